@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { Redis } from 'ioredis';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from './platform/context.js';
+import { run } from './platform/db/client.js';
+import { registerAuth } from './platform/http/auth.js';
+import { AppError, errorBody, handleError } from './platform/http/errors.js';
+import { authenticateKey } from './modules/projects/service.js';
+import { contactRoutes } from './modules/contacts/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(errorBody(request, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
+  );
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerAuth(app, (key) => authenticateKey(ctx.db, key));
+
+  const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true }) : undefined;
+  if (redis) app.addHook('onClose', async () => void redis.quit().catch(() => {}));
+  await app.register(rateLimit, {
+    global: true,
+    max: ctx.config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    redis,
+    nameSpace: 'ratelimit:',
+    // Counted per project; requests without one (health, docs) are not limited.
+    keyGenerator: (req) => req.project?.id ?? req.ip,
+    allowList: (req) => !req.project,
+    enableDraftSpec: true,
+    // A Redis outage must not take the API down with it.
+    skipOnError: true,
+    errorResponseBuilder: (_req, c) =>
+      new AppError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit of ${c.max} requests per minute exceeded`, {
+        details: { limit: c.max, retryAfterSeconds: Math.ceil(c.ttl / 1000) },
+      }),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Email platform API', version: '1.0.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), auth: 'none' };
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs' });
+    docs.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  });
+
+  app.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await run(ctx.db, sql`select 1`);
+      return { status: 'ok' };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable' });
+    }
+  });
+
+  await app.register(contactRoutes, { ctx });
+  await app.register(eventRoutes, { ctx });
+  return app;
+}

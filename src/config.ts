@@ -1,0 +1,69 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const hostPort = z
+  .string()
+  .regex(/^[^\s:,]+(:\d{1,5})?$/, 'expected host or host:port');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z.string().url().optional(),
+  SMTP_URL: z.string().url().optional(),
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+    .pipe(z.array(hostPort)),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Role = 'all' | 'serve' | 'worker';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl?: string;
+  dataDir: string;
+  redisUrl?: string;
+  smtpUrl?: string;
+  inboundSmtpPort?: number;
+  dnsServers: string[];
+  rateLimitPerMinute: number;
+  idempotencyTtlHours: number;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+}
+
+/** Reads the environment once; nothing else in the program looks at process.env. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const blankToUndefined = Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]),
+  );
+  const parsed = EnvSchema.safeParse(blankToUndefined);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    inboundSmtpPort: e.INBOUND_SMTP_PORT,
+    dnsServers: e.DNS_SERVERS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,202 @@
+import { parse } from 'csv-parse/sync';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../platform/context.js';
+import { run, type Tx } from '../../platform/db/client.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
+import { enqueue } from '../../platform/queue.js';
+import { emptyPatch, parseDataPatch } from '../../domain/contact-data.js';
+import { csvRowToContact, emailColumn } from '../../domain/csv-contacts.js';
+import * as repo from './repo.js';
+import { emitSubscriptionChange, upsertContact } from './service.js';
+
+export const CONTACT_JOB_QUEUE = 'contacts.job';
+export type BulkAction = 'subscribe' | 'unsubscribe' | 'delete';
+type JobKind = 'import' | BulkAction;
+
+const CHUNK = 500;
+const MAX_ERRORS = 100;
+
+interface JobRow {
+  id: string;
+  project_id: string;
+  kind: JobKind;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  input: { csv?: string; ids?: string[] };
+  total: number;
+  processed: number;
+  created: number;
+  updated: number;
+  failed: number;
+  errors: { row?: number; id?: string; email?: string; message: string }[];
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function toJobView(row: JobRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    total: row.total,
+    processed: row.processed,
+    progress: row.total === 0 ? (row.status === 'completed' ? 1 : 0) : Math.round((row.processed / row.total) * 1000) / 1000,
+    created: row.created,
+    updated: row.updated,
+    failed: row.failed,
+    errors: row.errors,
+    createdAt: iso(row.created_at)!,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+  };
+}
+
+function parseCsv(text: string): Record<string, string>[] {
+  return parse(text, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: true, trim: false });
+}
+
+/** Checks the header now so a file without an email column is refused at upload, not later. */
+function checkCsvHeader(text: string): void {
+  let header: string[];
+  try {
+    header = (parse(text, { to_line: 1, bom: true }) as string[][])[0] ?? [];
+  } catch (err) {
+    throw new AppError(400, 'INVALID_CSV', `The file is not valid CSV: ${(err as Error).message}`);
+  }
+  if (!emailColumn(header)) {
+    throw new AppError(400, 'INVALID_CSV', 'The CSV header has no "email" column', {
+      details: { columns: header },
+      suggestion: 'Add a header row whose columns include "email"; other columns become contact data.',
+    });
+  }
+}
+
+async function createJob(ctx: AppContext, projectId: string, kind: JobKind, input: JobRow['input'], total: number) {
+  return ctx.db.transaction(async (tx) => {
+    const r = await run(tx, sql`
+      insert into contact_jobs (project_id, kind, input, total)
+      values (${projectId}, ${kind}, ${JSON.stringify(input)}::jsonb, ${total})
+      returning *`);
+    const row = r.rows[0] as JobRow;
+    await enqueue(tx, CONTACT_JOB_QUEUE, { jobId: row.id });
+    return toJobView(row);
+  });
+}
+
+export function createImportJob(ctx: AppContext, projectId: string, csv: string) {
+  checkCsvHeader(csv);
+  return createJob(ctx, projectId, 'import', { csv }, 0);
+}
+
+export function createBulkJob(ctx: AppContext, projectId: string, action: BulkAction, ids: string[]) {
+  const unique = [...new Set(ids)];
+  return createJob(ctx, projectId, action, { ids: unique }, unique.length);
+}
+
+export async function getJob(ctx: AppContext, projectId: string, id: string, kinds: JobKind[]) {
+  const r = await run(ctx.db, sql`select * from contact_jobs where project_id = ${projectId} and id = ${id}`);
+  const row = r.rows[0] as JobRow | undefined;
+  if (!row || !kinds.includes(row.kind)) throw notFound('Job');
+  return toJobView(row);
+}
+
+interface ChunkResult {
+  created: number;
+  updated: number;
+  failed: number;
+  errors: JobRow['errors'];
+}
+
+async function saveProgress(tx: Tx, job: JobRow, processed: number, r: ChunkResult, total = job.total) {
+  await run(tx, sql`
+    update contact_jobs set
+      total = ${total},
+      processed = ${processed},
+      created = created + ${r.created},
+      updated = updated + ${r.updated},
+      failed = failed + ${r.failed},
+      errors = (errors || ${JSON.stringify(r.errors)}::jsonb)
+    where id = ${job.id}`);
+}
+
+async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<string, string>[], firstRow: number) {
+  const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
+  const room = MAX_ERRORS - job.errors.length;
+  for (const [i, record] of rows.entries()) {
+    const parsed = csvRowToContact(record);
+    if (!parsed.ok) {
+      result.failed++;
+      // Row numbers count the header as row 1, as a spreadsheet shows them.
+      if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message: parsed.message });
+      continue;
+    }
+    const { isNew } = await upsertContact(ctx, tx, {
+      projectId: job.project_id,
+      email: parsed.email,
+      subscribed: parsed.subscribed,
+      subscribedByDefault: true,
+      patch: parseDataPatch(parsed.data),
+      source: 'import',
+    });
+    if (isNew) result.created++;
+    else result.updated++;
+  }
+  return result;
+}
+
+async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
+  const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
+  let done: Set<string>;
+  if (job.kind === 'delete') {
+    done = new Set(await repo.deleteContacts(tx, job.project_id, ids));
+  } else {
+    done = new Set();
+    const subscribed = job.kind === 'subscribe';
+    const now = ctx.clock.now();
+    for (const id of ids) {
+      const row = await repo.updateContact(tx, { projectId: job.project_id, id }, { subscribed, patch: emptyPatch(), now });
+      if (!row) continue;
+      done.add(id);
+      await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source: 'bulk' });
+    }
+  }
+  for (const id of ids) {
+    if (done.has(id)) result.updated++;
+    else {
+      result.failed++;
+      if (job.errors.length + result.errors.length < MAX_ERRORS) result.errors.push({ id, message: 'Contact not found' });
+    }
+  }
+  return result;
+}
+
+/**
+ * Runs an import or bulk job in chunks; each chunk commits with the job's progress, so a job
+ * interrupted by a crash resumes after the last committed chunk instead of starting over.
+ */
+export async function runContactJob(ctx: AppContext, jobId: string): Promise<void> {
+  const load = async () =>
+    (await run(ctx.db, sql`select * from contact_jobs where id = ${jobId}`)).rows[0] as JobRow | undefined;
+  let job = await load();
+  if (!job || job.status === 'completed' || job.status === 'failed') return;
+  await run(ctx.db, sql`
+    update contact_jobs set status = 'running', started_at = coalesce(started_at, ${ctx.clock.now()}) where id = ${jobId}`);
+
+  const items: unknown[] = job.kind === 'import' ? parseCsv(job.input.csv ?? '') : job.input.ids ?? [];
+  while (job.processed < items.length) {
+    const slice = items.slice(job.processed, job.processed + CHUNK);
+    await ctx.db.transaction(async (tx) => {
+      const result =
+        job!.kind === 'import'
+          ? await importChunk(ctx, tx, job!, slice as Record<string, string>[], job!.processed)
+          : await bulkChunk(ctx, tx, job!, slice as string[]);
+      await saveProgress(tx, job!, job!.processed + slice.length, result, items.length);
+    });
+    job = (await load())!;
+  }
+  await run(ctx.db, sql`
+    update contact_jobs set status = 'completed', total = ${items.length}, finished_at = ${ctx.clock.now()}
+    where id = ${jobId}`);
+}

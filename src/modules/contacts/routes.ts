@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { projectOf } from '../../platform/http/auth.js';
+import { AppError } from '../../platform/http/errors.js';
+import { parseDataPatch } from '../../domain/contact-data.js';
+import * as fields from './fields.js';
+import * as jobs from './jobs.js';
+import * as s from './schemas.js';
+import * as service from './service.js';
+
+const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+
+export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10 } });
+  const tags = ['Contacts'];
+
+  app.get('/contacts', { schema: { tags, querystring: s.listContactsQuery, response: { 200: s.contactPageSchema } } }, (req) => {
+    const q = req.query;
+    return service.listContacts(ctx, {
+      projectId: projectOf(req).id,
+      search: q.search,
+      subscribed: q.subscribed,
+      sort: q.sort,
+      dir: q.dir,
+      after: q.cursor,
+      limit: q.limit,
+    });
+  });
+
+  app.post(
+    '/contacts',
+    {
+      config: { legacyRequired: ['email'] },
+      schema: { tags, body: s.createContactBody, response: { 200: s.upsertedContactSchema, 201: s.upsertedContactSchema } },
+    },
+    async (req, reply) => {
+      const projectId = projectOf(req).id;
+      const { contact, isNew } = await ctx.db.transaction((tx) =>
+        service.upsertContact(ctx, tx, {
+          projectId,
+          email: req.body.email,
+          subscribed: req.body.subscribed,
+          subscribedByDefault: true,
+          patch: parseDataPatch(req.body.data),
+          source: 'api',
+        }),
+      );
+      reply.status(isNew ? 201 : 200);
+      return { ...service.toContact(contact), _meta: { isNew, isUpdate: !isNew } };
+    },
+  );
+
+  app.post('/contacts/lookup', { schema: { tags, body: s.lookupBody, response: { 200: s.lookupResponse } } }, async (req) => ({
+    data: await service.lookupContacts(ctx, projectOf(req).id, req.body.emails),
+  }));
+
+  app.get('/contacts/fields', { schema: { tags, response: { 200: s.fieldsResponse } } }, (req) =>
+    fields.listFields(ctx, projectOf(req).id),
+  );
+  app.get(
+    '/contacts/fields/:field/values',
+    { schema: { tags, params: s.fieldParams, querystring: s.fieldValuesQuery, response: { 200: s.fieldValuesResponse } } },
+    (req) => fields.fieldValues(ctx, projectOf(req).id, req.params.field, req.query.limit),
+  );
+  app.get(
+    '/contacts/fields/:field/usage',
+    { schema: { tags, params: s.fieldParams, response: { 200: s.usageResponse.extend({ field: z.string() }) } } },
+    (req) => fields.fieldUsage(ctx, projectOf(req).id, req.params.field),
+  );
+  app.delete(
+    '/contacts/fields/:field',
+    { schema: { tags, params: s.fieldParams, response: { 200: z.object({ field: z.string(), removedFrom: z.number().int() }) } } },
+    (req) => fields.deleteField(ctx, projectOf(req).id, req.params.field),
+  );
+
+  app.post('/contacts/import', { schema: { tags, consumes: ['multipart/form-data'], response: { 202: s.jobAccepted } } }, async (req, reply) => {
+    if (!req.isMultipart()) {
+      throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Upload the CSV as multipart/form-data in a field named "file"');
+    }
+    const file = await req.file();
+    if (!file) throw new AppError(400, 'FILE_REQUIRED', 'No file in the upload; send the CSV in a field named "file"');
+    const buffer = await file.toBuffer();
+    const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'));
+    reply.status(202);
+    return { jobId: job.id, ...job };
+  });
+  app.get('/contacts/import/:jobId', { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
+    jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['import']),
+  );
+
+  for (const action of ['subscribe', 'unsubscribe', 'delete'] as const) {
+    app.post(`/contacts/bulk-${action}`, { schema: { tags, body: s.bulkBody, response: { 202: s.jobAccepted } } }, async (req, reply) => {
+      const job = await jobs.createBulkJob(ctx, projectOf(req).id, action, req.body.contactIds);
+      reply.status(202);
+      return { jobId: job.id, ...job };
+    });
+  }
+  app.get('/contacts/bulk/:jobId', { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
+    jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['subscribe', 'unsubscribe', 'delete']),
+  );
+
+  app.get('/contacts/:id', { schema: { tags, params: s.idParams, response: { 200: s.contactSchema } } }, (req) =>
+    service.getContact(ctx, projectOf(req).id, req.params.id),
+  );
+  app.patch('/contacts/:id', { schema: { tags, params: s.idParams, body: s.patchContactBody, response: { 200: s.contactSchema } } }, (req) =>
+    service.updateContactById(ctx, projectOf(req).id, req.params.id, {
+      email: req.body.email,
+      subscribed: req.body.subscribed,
+      snoozedUntil: req.body.snoozedUntil == null ? req.body.snoozedUntil : new Date(req.body.snoozedUntil),
+      patch: parseDataPatch(req.body.data),
+    }),
+  );
+  app.delete('/contacts/:id', { schema: { tags, params: s.idParams } }, async (req, reply) => {
+    await service.deleteContact(ctx, projectOf(req).id, req.params.id);
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { emailSchema } from '../../domain/email.js';
+import { booleanQuery, cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
+
+const MAX_DATA_BYTES = 64 * 1024;
+
+/** A `data` object as the API accepts it (contacts, track, send); the rules live in domain/contact-data. */
+export const dataSchema = z
+  .record(z.string().min(1).max(256), z.unknown())
+  .refine((d) => Object.keys(d).length <= 500, { message: 'At most 500 keys' })
+  .refine((d) => JSON.stringify(d).length <= MAX_DATA_BYTES, { message: `At most ${MAX_DATA_BYTES} bytes of JSON` });
+
+export const idParams = z.object({ id: z.string().uuid() });
+export const jobIdParams = z.object({ jobId: z.string().uuid() });
+export const fieldParams = z.object({ field: z.string().min(1).max(262) });
+
+export const contactSchema = z.object({
+  id: z.string().uuid(),
+  email: z.string(),
+  subscribed: z.boolean(),
+  snoozedUntil: z.string().nullable(),
+  data: z.record(z.unknown()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const upsertedContactSchema = contactSchema.extend({
+  _meta: z.object({ isNew: z.boolean(), isUpdate: z.boolean() }),
+});
+
+export const createContactBody = z.object({
+  email: emailSchema,
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+});
+
+export const patchContactBody = z.object({
+  email: emailSchema.optional(),
+  subscribed: z.boolean().optional(),
+  snoozedUntil: z.string().datetime({ offset: true }).nullable().optional(),
+  data: dataSchema.optional(),
+});
+
+export const listContactsQuery = z.object({
+  limit: limitQuery,
+  cursor: cursorQuery,
+  search: z.string().max(320).optional(),
+  subscribed: booleanQuery.optional(),
+  sort: z.enum(['email', 'createdAt']).catch('createdAt').default('createdAt'),
+  dir: dirQuery,
+});
+
+export const contactPageSchema = cursorPageSchema(contactSchema);
+
+export const lookupBody = z.object({ emails: z.array(emailSchema).min(1).max(500) });
+export const lookupResponse = z.object({
+  data: z.array(z.object({ email: z.string(), exists: z.boolean(), contactId: z.string().nullable() })),
+});
+
+export const bulkBody = z.object({ contactIds: z.array(z.string().uuid()).min(1).max(1000) });
+
+export const jobSchema = z.object({
+  id: z.string().uuid(),
+  kind: z.enum(['import', 'subscribe', 'unsubscribe', 'delete']),
+  status: z.enum(['queued', 'running', 'completed', 'failed']),
+  total: z.number().int(),
+  processed: z.number().int(),
+  progress: z.number(),
+  created: z.number().int(),
+  updated: z.number().int(),
+  failed: z.number().int(),
+  errors: z.array(z.object({ row: z.number().optional(), id: z.string().optional(), email: z.string().optional(), message: z.string() })),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export const jobAccepted = jobSchema.extend({ jobId: z.string().uuid() });
+
+export const fieldsResponse = z.object({
+  fields: z.array(z.object({ field: z.string(), type: z.string(), isCustom: z.boolean(), coverage: z.number() })),
+});
+export const fieldValuesQuery = z.object({ limit: z.coerce.number().int().min(1).default(50).transform((n) => Math.min(n, 500)) });
+export const fieldValuesResponse = z.object({
+  field: z.string(),
+  values: z.array(z.object({ value: z.unknown(), count: z.number().int() })),
+});
+const usageItems = z.array(z.object({ id: z.string(), name: z.string() }));
+export const usageResponse = z.object({ segments: usageItems, campaigns: usageItems, workflows: usageItems });

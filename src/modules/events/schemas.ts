@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { emailSchema } from '../../domain/email.js';
+import { cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
+import { dataSchema } from '../contacts/schemas.js';
+
+export const eventNameSchema = z.string().trim().min(1).max(255);
+
+export const trackBody = z.object({
+  email: emailSchema,
+  event: eventNameSchema,
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+});
+
+export const trackResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ contact: z.string().uuid(), event: z.string().uuid(), timestamp: z.string() }),
+});
+
+const dateTimeQuery = z.string().datetime({ offset: true }).transform((s) => new Date(s));
+
+export const listEventsQuery = z.object({
+  limit: limitQuery,
+  cursor: cursorQuery,
+  name: eventNameSchema.optional(),
+  since: dateTimeQuery.optional(),
+  until: dateTimeQuery.optional(),
+  dir: dirQuery,
+});
+
+export const eventSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  contactId: z.string().uuid(),
+  email: z.string(),
+  data: z.record(z.unknown()),
+  createdAt: z.string(),
+});
+export const eventPageSchema = cursorPageSchema(eventSchema);
+
+export const statsQuery = z.object({ since: dateTimeQuery.optional(), until: dateTimeQuery.optional() });
+export const statsResponse = z.object({
+  since: z.string(),
+  until: z.string(),
+  total: z.number().int(),
+  uniqueContacts: z.number().int(),
+  byName: z.array(
+    z.object({ name: z.string(), count: z.number().int(), uniqueContacts: z.number().int(), lastSeenAt: z.string() }),
+  ),
+});
+
+export const contactIdParams = z.object({ contactId: z.string().uuid() });
+export const eventNameParams = z.object({ eventName: eventNameSchema });
+const usageItems = z.array(z.object({ id: z.string(), name: z.string() }));
+export const eventUsageResponse = z.object({ event: z.string(), segments: usageItems, campaigns: usageItems, workflows: usageItems });

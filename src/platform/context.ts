@@ -1,0 +1,17 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from './clock.js';
+import type { Database, Db } from './db/client.js';
+import type { EventBus } from './event-bus.js';
+import type { UsageRegistry } from './usage.js';
+
+/** What every module's service needs; built once per process in main. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  clock: Clock;
+  bus: EventBus;
+  usage: UsageRegistry;
+  log: Logger;
+}

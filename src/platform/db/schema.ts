@@ -1,0 +1,133 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
+
+export const projects = pgTable('projects', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  publicKeyHash: text('public_key_hash').notNull().unique(),
+  secretKeyHash: text('secret_key_hash').notNull().unique(),
+  disabled: boolean('disabled').notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const contacts = pgTable(
+  'contacts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    subscribed: boolean('subscribed').notNull(),
+    snoozedUntil: timestamp('snoozed_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('contacts_project_email').on(t.projectId, t.email),
+    index('contacts_project_created').on(t.projectId, t.createdAt, t.id),
+    index('contacts_email_trgm').using('gin', sql`${t.email} gin_trgm_ops`),
+  ],
+);
+
+/** The type of each custom `data` key, fixed per project the first time a value is seen. */
+export const contactFields = pgTable(
+  'contact_fields',
+  {
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    type: text('type').$type<'string' | 'number' | 'boolean' | 'date'>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] })],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').notNull().references(() => contacts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('events_project_created').on(t.projectId, t.createdAt, t.id),
+    index('events_project_name_created').on(t.projectId, t.name, t.createdAt),
+    index('events_contact_created').on(t.contactId, t.createdAt, t.id),
+  ],
+);
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    statusCode: integer('status_code').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] }), index('idempotency_keys_expires').on(t.expiresAt)],
+);
+
+/**
+ * Background jobs. A job row is written in the same transaction as the work it stands for;
+ * a worker claims it with SKIP LOCKED and a lease, so a crashed worker's job runs again later.
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    queue: text('queue').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+    state: text('state').$type<'queued' | 'failed'>().notNull().default('queued'),
+    runAt: timestamp('run_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull().default(10),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    singletonKey: text('singleton_key').unique(),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('jobs_due').on(t.queue, t.runAt).where(sql`state = 'queued'`)],
+);
+
+/** CSV imports and bulk subscribe/unsubscribe/delete requests, polled by clients. */
+export const contactJobs = pgTable(
+  'contact_jobs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'import' | 'subscribe' | 'unsubscribe' | 'delete'>().notNull(),
+    status: text('status').$type<'queued' | 'running' | 'completed' | 'failed'>().notNull().default('queued'),
+    input: jsonb('input').$type<unknown>().notNull(),
+    total: integer('total').notNull().default(0),
+    processed: integer('processed').notNull().default(0),
+    created: integer('created').notNull().default(0),
+    updated: integer('updated').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    errors: jsonb('errors').$type<{ row?: number; id?: string; email?: string; message: string }[]>().notNull().default([]),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date', precision: 3 }),
+  },
+  (t) => [index('contact_jobs_project').on(t.projectId, t.createdAt)],
+);

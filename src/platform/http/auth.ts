@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from './errors.js';
+
+export type KeyRequirement = 'public' | 'secret' | 'none';
+
+export interface RequestProject {
+  id: string;
+  name: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which API key the route accepts; every route takes the secret key unless it says otherwise. */
+    auth?: KeyRequirement;
+  }
+  interface FastifyRequest {
+    project: RequestProject | null;
+  }
+}
+
+export type KeyResolver = (key: string) => Promise<{ id: string; name: string; disabled: boolean; keyKind: 'public' | 'secret' } | null>;
+
+const invalidKey = () => new AppError(401, 'INVALID_API_KEY', 'Missing, invalid or wrong kind of API key');
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/** Derives the project from the API key before anything else runs, per route's `config.auth`. */
+export function registerAuth(app: FastifyInstance, resolve: KeyResolver): void {
+  app.decorateRequest('project', null);
+  app.addHook('onRequest', async (request) => {
+    // Unknown routes have no config and answer 404 whatever the key.
+    const required = request.routeOptions.url ? (request.routeOptions.config?.auth ?? 'secret') : 'none';
+    if (required === 'none') return;
+    const token = bearerToken(request);
+    if (!token || token.length > 200) throw invalidKey();
+    const project = await resolve(token);
+    if (!project || project.keyKind !== required) throw invalidKey();
+    if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
+    request.project = { id: project.id, name: project.name };
+  });
+}
+
+/** The project of an authenticated request; routes behind auth always have one. */
+export function projectOf(request: FastifyRequest): RequestProject {
+  if (!request.project) throw invalidKey();
+  return request.project;
+}

@@ -1,0 +1,149 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { ZodIssue } from 'zod';
+
+export interface FieldError {
+  field: string;
+  message: string;
+  code: string;
+  received?: unknown;
+}
+
+interface ErrorOptions {
+  details?: Record<string, unknown>;
+  suggestion?: string;
+  errors?: FieldError[];
+}
+
+/** An error a client can act on; it leaves the service in the standard envelope. */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly options: ErrorOptions = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new AppError(404, 'NOT_FOUND', `${what} not found`);
+
+export function validationError(errors: FieldError[]): AppError {
+  return new AppError(422, 'VALIDATION_ERROR', 'Request validation failed', { errors });
+}
+
+const SUGGESTIONS: Record<string, string> = {
+  VALIDATION_ERROR: 'Correct the fields listed in errors and send the request again.',
+  INVALID_API_KEY: 'Send "Authorization: Bearer <key>" with the secret key (sk_) or, for /v1/track, the public key (pk_).',
+  PROJECT_DISABLED: 'The project is disabled; ask its owner to enable it.',
+  NOT_FOUND: 'Check the id or path; resources of other projects are not visible.',
+  RATE_LIMIT_EXCEEDED: 'Wait for the number of seconds in Retry-After before sending more requests.',
+  INVALID_JSON: 'Send a valid JSON body with Content-Type: application/json.',
+  IDEMPOTENCY_KEY_REUSED: 'Use a new Idempotency-Key for a new request.',
+  INTERNAL_SERVER_ERROR: 'Try again later; if it persists, contact support with the request id.',
+};
+
+export function errorBody(
+  request: FastifyRequest,
+  statusCode: number,
+  code: string,
+  message: string,
+  options: ErrorOptions = {},
+) {
+  return {
+    success: false as const,
+    error: {
+      code,
+      message,
+      statusCode,
+      requestId: String(request.id),
+      ...(options.errors ? { errors: options.errors } : {}),
+      details: options.details ?? {},
+      suggestion: options.suggestion ?? SUGGESTIONS[code] ?? 'Check the request against the API reference.',
+    },
+    timestamp: new Date().toISOString(),
+  };
+}
+
+function valueAt(input: unknown, path: (string | number)[]): unknown {
+  let value: unknown = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string | number, unknown>)[key];
+  }
+  return value;
+}
+
+export function fieldErrorsFromIssues(issues: ZodIssue[], input: unknown, prefix: (string | number)[] = []): FieldError[] {
+  return issues.map((issue) => {
+    const path = [...prefix, ...issue.path];
+    const received =
+      issue.code === 'invalid_type' ? issue.received : valueAt(input, issue.path);
+    const error: FieldError = { field: path.join('.'), message: issue.message, code: issue.code };
+    if (received !== undefined) error.received = truncate(received);
+    return error;
+  });
+}
+
+/** Echoing a multi-megabyte value back in an error helps nobody. */
+function truncate(value: unknown): unknown {
+  if (typeof value === 'string' && value.length > 200) return `${value.slice(0, 200)}…`;
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? '[array]' : '[object]';
+  return value;
+}
+
+function isMissingRequired(issue: ZodIssue, fields: string[]): boolean {
+  if (issue.path.length === 0) return true;
+  return (
+    issue.path.length === 1 &&
+    fields.includes(String(issue.path[0])) &&
+    issue.code === 'invalid_type' &&
+    issue.received === 'undefined'
+  );
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Required body fields whose absence answers the legacy `{ error }` 400 (see the spec's Errors). */
+    legacyRequired?: string[];
+  }
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) {
+    return reply.status(error.statusCode).send(errorBody(request, error.statusCode, error.code, error.message, error.options));
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const context = (error as FastifyError).validationContext ?? 'body';
+    const issues = error.validation.map((v) => v.params.issue);
+    const legacy = request.routeOptions.config?.legacyRequired;
+    if (legacy && context === 'body') {
+      const missing = issues.find((i) => isMissingRequired(i, legacy));
+      if (missing) {
+        const field = missing.path.length === 1 ? String(missing.path[0]) : legacy.join(', ');
+        return reply.status(400).send({ error: `Missing required field: ${field}` });
+      }
+    }
+    const input = context === 'body' ? request.body : context === 'querystring' ? request.query : context === 'params' ? request.params : request.headers;
+    return reply.status(422).send(errorBody(request, 422, 'VALIDATION_ERROR', 'Request validation failed', { errors: fieldErrorsFromIssues(issues, input) }));
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || /JSON/.test(error.message) && status === 400
+      ? 'INVALID_JSON'
+      : STATUS_CODES[status] ?? 'BAD_REQUEST';
+    return reply.status(status).send(errorBody(request, status, code, error.message));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.status(500).send(errorBody(request, 500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred'));
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+export type CursorValue = string | number | boolean | null;
+
+/** Opaque to clients: the sort key and id of the last row of the page, base64url-encoded JSON. */
+export function encodeCursor(values: CursorValue[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+function decodeCursor(raw: string): CursorValue[] | null {
+  try {
+    const values = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (!Array.isArray(values) || values.length === 0 || values.length > 4) return null;
+    return values.every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v)) ? values : null;
+  } catch {
+    return null;
+  }
+}
+
+export const limitQuery = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .default(20)
+  .transform((n) => Math.min(n, 100));
+
+export const cursorQuery = z
+  .string()
+  .max(1000)
+  .transform((raw, ctx) => {
+    const values = decodeCursor(raw);
+    if (!values) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'Invalid cursor; use the cursor of the previous response' });
+      return z.NEVER;
+    }
+    return values;
+  })
+  .optional();
+
+export const dirQuery = z.enum(['asc', 'desc']).catch('desc').default('desc');
+
+export const pageQuery = z.coerce.number().int().min(1).default(1);
+export const pageSizeQuery = (max?: number) => {
+  const base = z.coerce.number().int().min(1).default(20);
+  return max ? base.transform((n) => Math.min(n, max)) : base;
+};
+
+/** `?subscribed=true|false`; anything else is a validation error rather than a silent false. */
+export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export interface CursorPage<T> {
+  data: T[];
+  cursor: string | null;
+  hasMore: boolean;
+  total: number;
+}
+
+export const cursorPageSchema = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ data: z.array(item), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });

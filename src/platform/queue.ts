@@ -1,0 +1,198 @@
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import { run, type Database, type Executor } from './db/client.js';
+
+export interface Job<P = Record<string, unknown>> {
+  id: number;
+  queue: string;
+  payload: P;
+  attempts: number;
+  maxAttempts: number;
+}
+
+export interface EnqueueOptions {
+  runAt?: Date;
+  maxAttempts?: number;
+  /** At most one queued job carries a given key; enqueueing it again does nothing. */
+  singletonKey?: string;
+}
+
+export interface WorkOptions {
+  concurrency?: number;
+  /** How long a claimed job stays invisible to other workers; a crashed worker's job reappears after it. */
+  leaseMs?: number;
+  /** Delay before the first retry; doubled each attempt, capped at an hour. */
+  retryBaseMs?: number;
+}
+
+type Handler<P> = (job: Job<P>) => Promise<void>;
+
+const CHANNEL = 'jobs';
+const POLL_MS = 1000;
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+/** Writes a job; pass the transaction that writes the row the job is about. */
+export async function enqueue(
+  ex: Executor,
+  queue: string,
+  payload: Record<string, unknown>,
+  options: EnqueueOptions = {},
+): Promise<void> {
+  await run(ex, sql`
+    insert into jobs (queue, payload, run_at, max_attempts, singleton_key)
+    values (${queue}, ${JSON.stringify(payload)}::jsonb, ${options.runAt ?? new Date()}, ${options.maxAttempts ?? 10}, ${options.singletonKey ?? null})
+    on conflict (singleton_key) do nothing`);
+  await run(ex, sql`select pg_notify(${CHANNEL}, ${queue})`);
+}
+
+export function retryDelay(attempt: number, baseMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+}
+
+interface QueueWorker {
+  queue: string;
+  handler: Handler<any>;
+  concurrency: number;
+  leaseMs: number;
+  retryBaseMs: number;
+  intervalMs?: number;
+  running: number;
+  wake: () => void;
+}
+
+/** Runs the handlers of the queues this process works on, polling and woken by NOTIFY. */
+export class JobRunner {
+  private workers: QueueWorker[] = [];
+  private stopping = false;
+  private unlisten?: () => Promise<void>;
+  private loops: Promise<void>[] = [];
+  private active = new Set<Promise<void>>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  work<P>(queue: string, handler: Handler<P>, options: WorkOptions = {}): void {
+    this.workers.push({
+      queue,
+      handler,
+      concurrency: options.concurrency ?? 4,
+      leaseMs: options.leaseMs ?? 60_000,
+      retryBaseMs: options.retryBaseMs ?? 1000,
+      running: 0,
+      wake: () => {},
+    });
+  }
+
+  /** A recurring job: one row per name, rescheduled after each run, shared by every worker process. */
+  every(name: string, intervalMs: number, handler: () => Promise<void>): void {
+    this.work(`every:${name}`, handler, { concurrency: 1 });
+    this.workers[this.workers.length - 1]!.intervalMs = intervalMs;
+  }
+
+  async start(): Promise<void> {
+    const { db } = this.database;
+    for (const w of this.workers.filter((w) => w.intervalMs)) {
+      await enqueue(db, w.queue, {}, { singletonKey: w.queue });
+    }
+    this.unlisten = await this.database.listen(CHANNEL, (queue) => {
+      this.workers.find((w) => w.queue === queue)?.wake();
+    });
+    this.loops = this.workers.map((w) => this.loop(w));
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const w of this.workers) w.wake();
+    await Promise.all(this.loops);
+    await Promise.allSettled([...this.active]);
+    await this.unlisten?.();
+  }
+
+  private async loop(w: QueueWorker): Promise<void> {
+    while (!this.stopping) {
+      let claimed: Job[] = [];
+      const free = w.concurrency - w.running;
+      if (free > 0) {
+        try {
+          claimed = await this.claim(w, free);
+        } catch (err) {
+          if (!this.stopping) this.log.error({ err, queue: w.queue }, 'claiming jobs failed');
+        }
+      }
+      for (const job of claimed) this.track(this.run(w, job));
+      if (claimed.length === free && free > 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS);
+        w.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.active.add(p);
+    p.finally(() => this.active.delete(p));
+  }
+
+  private async claim(w: QueueWorker, limit: number): Promise<Job[]> {
+    const now = this.clock.now();
+    const leaseEnd = new Date(now.getTime() + w.leaseMs);
+    const result = await run(this.database.db, sql`
+      update jobs set locked_until = ${leaseEnd}, attempts = attempts + 1
+      where id in (
+        select id from jobs
+        where queue = ${w.queue} and state = 'queued' and run_at <= ${now}
+          and (locked_until is null or locked_until <= ${now})
+        order by run_at, id
+        limit ${limit}
+        for update skip locked)
+      returning id, queue, payload, attempts, max_attempts`);
+    return (result.rows as any[]).map((r) => ({
+      id: Number(r.id),
+      queue: r.queue,
+      payload: r.payload,
+      attempts: r.attempts,
+      maxAttempts: r.max_attempts,
+    }));
+  }
+
+  private async run(w: QueueWorker, job: Job): Promise<void> {
+    w.running++;
+    const { db } = this.database;
+    try {
+      await w.handler(job);
+      if (w.intervalMs) {
+        await run(db, sql`update jobs set run_at = ${new Date(this.clock.now().getTime() + w.intervalMs)}, attempts = 0, locked_until = null where id = ${job.id}`);
+      } else {
+        await run(db, sql`delete from jobs where id = ${job.id}`);
+      }
+    } catch (err) {
+      this.log.warn({ err, queue: job.queue, jobId: job.id, attempt: job.attempts }, 'job failed');
+      await this.fail(w, job, err).catch((e) => this.log.error({ err: e }, 'recording a job failure failed'));
+    } finally {
+      w.running--;
+      w.wake();
+    }
+  }
+
+  private async fail(w: QueueWorker, job: Job, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    const now = this.clock.now().getTime();
+    const finalFailure = !w.intervalMs && job.attempts >= job.maxAttempts;
+    const retryAt = new Date(now + (w.intervalMs ?? retryDelay(job.attempts, w.retryBaseMs)));
+    await run(this.database.db, sql`
+      update jobs set
+        state = ${finalFailure ? 'failed' : 'queued'},
+        run_at = ${retryAt},
+        locked_until = null,
+        attempts = ${w.intervalMs ? 0 : job.attempts},
+        last_error = ${message.slice(0, 2000)}
+      where id = ${job.id}`);
+  }
+}

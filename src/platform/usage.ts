@@ -1,0 +1,26 @@
+import type { Db } from './db/client.js';
+
+export type UsageKind = 'segments' | 'campaigns' | 'workflows';
+export interface UsageItem {
+  id: string;
+  name: string;
+}
+type Finder = (db: Db, projectId: string, name: string) => Promise<UsageItem[]>;
+
+/**
+ * Answers "what references this field / event name?". Each module that stores references
+ * (segments, campaigns, workflows) registers a finder; the contacts and events modules ask.
+ */
+export class UsageRegistry {
+  private finders = { field: new Map<UsageKind, Finder>(), event: new Map<UsageKind, Finder>() };
+
+  register(subject: 'field' | 'event', kind: UsageKind, finder: Finder): void {
+    this.finders[subject].set(kind, finder);
+  }
+
+  async find(db: Db, subject: 'field' | 'event', projectId: string, name: string): Promise<Record<UsageKind, UsageItem[]>> {
+    const result: Record<UsageKind, UsageItem[]> = { segments: [], campaigns: [], workflows: [] };
+    for (const [kind, finder] of this.finders[subject]) result[kind] = await finder(db, projectId, name);
+    return result;
+  }
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config, Role } from './config.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import type { AppContext } from './platform/context.js';
+import { openDatabase } from './platform/db/client.js';
+import { EventBus } from './platform/event-bus.js';
+import { JobRunner } from './platform/queue.js';
+import { UsageRegistry } from './platform/usage.js';
+import { registerJobs } from './jobs.js';
+import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
+
+export interface RunningService {
+  ctx: AppContext;
+  app?: FastifyInstance;
+  /** The address the API listens on, when this process serves it. */
+  url?: string;
+  defaultProject: ProjectWithKeys | null;
+  stop(): Promise<void>;
+}
+
+export async function createContext(config: Config, log: Logger, clock: Clock = systemClock): Promise<AppContext> {
+  const database = await openDatabase(config);
+  await database.migrate();
+  return { config, database, db: database.db, clock, bus: new EventBus(), usage: new UsageRegistry(), log };
+}
+
+/** Starts the API, the worker or both on one database; `stop` drains and closes everything. */
+export async function startService(config: Config, role: Role, options: { log?: Logger; clock?: Clock } = {}): Promise<RunningService> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const ctx = await createContext(config, log, options.clock);
+  const defaultProject = await ensureDefaultProject(ctx.db);
+
+  let runner: JobRunner | undefined;
+  if (role !== 'serve') {
+    runner = new JobRunner(ctx.database, ctx.clock, log);
+    registerJobs(runner, ctx);
+    await runner.start();
+  }
+  let app: FastifyInstance | undefined;
+  let url: string | undefined;
+  if (role !== 'worker') {
+    app = await buildApp(ctx);
+    url = await app.listen({ port: config.port, host: config.host });
+  }
+  return {
+    ctx,
+    app,
+    url,
+    defaultProject,
+    async stop() {
+      await app?.close();
+      await runner?.stop();
+      await ctx.database.close();
+    },
+  };
+}
