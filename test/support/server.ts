@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createProject, type ProjectWithKeys } from '../../src/modules/projects/service.js';
+import { startService, type RunningService } from '../../src/service.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface Client {
+  request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: BodyInit; headers?: Record<string, string>; key?: string | null }): Promise<ApiResponse<T>>;
+  get<T = any>(path: string, key?: string | null): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown, key?: string | null): Promise<ApiResponse<T>>;
+  patch<T = any>(path: string, body?: unknown, key?: string | null): Promise<ApiResponse<T>>;
+  delete<T = any>(path: string, key?: string | null): Promise<ApiResponse<T>>;
+}
+
+/** An HTTP client for one project: secret key by default; pass `key` to use another (or null for none). */
+export function client(baseUrl: string, defaultKey: string): Client {
+  const request: Client['request'] = async (method, p, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? defaultKey : options.key;
+    if (key) headers.authorization = `Bearer ${key}`;
+    let body: BodyInit | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(baseUrl + p, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+  return {
+    request,
+    get: (p, key) => request('GET', p, { key }),
+    post: (p, body, key) => request('POST', p, { body, key }),
+    patch: (p, body, key) => request('PATCH', p, { body, key }),
+    delete: (p, key) => request('DELETE', p, { key }),
+  };
+}
+
+export interface TestServer {
+  url: string;
+  service: RunningService;
+  /** Creates a project and returns its keys and a client using its secret key. */
+  project(name?: string): Promise<ProjectWithKeys & { api: Client }>;
+  stop(): Promise<void>;
+}
+
+/** The whole service (API and worker) in this process, on a fresh database and a free port. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...passthroughEnv(), ...database.env, ...env });
+  const service = await startService(config, 'all');
+  const url = service.url!;
+  let n = 0;
+  return {
+    url,
+    service,
+    async project(name = `project-${++n}`) {
+      const p = await createProject(service.ctx.db, name);
+      return { ...p, api: client(url, p.secretKey) };
+    },
+    async stop() {
+      await service.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** Settings of the suite's run that every server shares (Redis, when the run has one). */
+function passthroughEnv(): Record<string, string> {
+  return process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface ChildServer {
+  url: string;
+  process: ChildProcess;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** The service as its own process (`node src/main.ts`), for tests that kill it or read its output. */
+export async function spawnService(env: Record<string, string>, args: string[] = ['all'], port = 0): Promise<ChildServer> {
+  const chosen = port || 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...passthroughEnv(), LOG_LEVEL: 'warn', PORT: String(chosen), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const url = `http://127.0.0.1:${chosen}`;
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited early:\n${out}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    process: child,
+    output: () => out,
+    kill: (signal = 'SIGKILL') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}
+
+/** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+}
