@@ -6,9 +6,9 @@ import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
 
 /** Every background job of the worker role, named for what it does. */
 export function registerJobs(runner: JobRunner, ctx: AppContext): void {
-  runner.work<{ jobId: string }>(CONTACT_JOB_QUEUE, (job) => runContactJob(ctx, job.payload.jobId), {
+  runner.work<{ jobId: string }>(CONTACT_JOB_QUEUE, (job) => runContactJob(ctx, job.payload.jobId, job.heartbeat), {
     concurrency: 2,
-    leaseMs: 10 * 60_000,
+    leaseMs: 15_000,
   });
   runner.work<{ projectId: string; contactId: string }>(SNOOZE_END_QUEUE, (job) =>
     endSnooze(ctx, job.payload.projectId, job.payload.contactId),

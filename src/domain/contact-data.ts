@@ -82,3 +82,12 @@ export function inferPatchTypes(patch: DataPatch): Record<string, FieldType> {
   }
   return types;
 }
+
+/** One patch with the effect of applying `first` and then `second`. */
+export function mergeDataPatches(first: DataPatch, second: DataPatch): DataPatch {
+  const set = { ...first.set };
+  for (const key of second.unset) delete set[key];
+  Object.assign(set, second.set);
+  const unset = [...new Set([...first.unset.filter((k) => !(k in second.set)), ...second.unset])];
+  return { set, unset, transient: { ...first.transient, ...second.transient } };
+}

@@ -9,6 +9,8 @@ export interface Job<P = Record<string, unknown>> {
   payload: P;
   attempts: number;
   maxAttempts: number;
+  /** Extends the lease; long jobs call it between steps so their lease can stay short. */
+  heartbeat(): Promise<void>;
 }
 
 export interface EnqueueOptions {
@@ -75,7 +77,7 @@ export class JobRunner {
     private readonly log: Logger,
   ) {}
 
-  work<P>(queue: string, handler: Handler<P>, options: WorkOptions = {}): void {
+  work<P = Record<string, unknown>>(queue: string, handler: Handler<P>, options: WorkOptions = {}): void {
     this.workers.push({
       queue,
       handler,
@@ -104,11 +106,18 @@ export class JobRunner {
     this.loops = this.workers.map((w) => this.loop(w));
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits up to `drainMs` for running jobs; a job still running after that is
+   * abandoned and runs again elsewhere when its lease ends.
+   */
+  async stop(drainMs = 10_000): Promise<void> {
     this.stopping = true;
     for (const w of this.workers) w.wake();
     await Promise.all(this.loops);
-    await Promise.allSettled([...this.active]);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
+    await Promise.race([Promise.allSettled([...this.active]), deadline]);
+    clearTimeout(timer);
     await this.unlisten?.();
   }
 
@@ -124,7 +133,11 @@ export class JobRunner {
         }
       }
       for (const job of claimed) this.track(this.run(w, job));
-      if (claimed.length === free && free > 0) continue;
+      if (claimed.length === free && free > 0) {
+        // The embedded database runs on this thread: give waiting I/O a turn between claims.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
         w.wake = () => {
@@ -159,6 +172,10 @@ export class JobRunner {
       payload: r.payload,
       attempts: r.attempts,
       maxAttempts: r.max_attempts,
+      heartbeat: async () => {
+        const until = new Date(this.clock.now().getTime() + w.leaseMs);
+        await run(this.database.db, sql`update jobs set locked_until = ${until} where id = ${r.id}`);
+      },
     }));
   }
 

@@ -116,7 +116,7 @@ export async function spawnService(env: Record<string, string>, args: string[] =
     output: () => out,
     kill: (signal = 'SIGKILL') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill(signal);
       }),

@@ -4,10 +4,10 @@ import type { AppContext } from '../../platform/context.js';
 import { run, type Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { enqueue } from '../../platform/queue.js';
-import { emptyPatch, parseDataPatch } from '../../domain/contact-data.js';
+import { parseDataPatch } from '../../domain/contact-data.js';
 import { csvRowToContact, emailColumn } from '../../domain/csv-contacts.js';
 import * as repo from './repo.js';
-import { emitSubscriptionChange, upsertContact } from './service.js';
+import { setSubscription, upsertContacts, type UpsertInput } from './service.js';
 
 export const CONTACT_JOB_QUEUE = 'contacts.job';
 export type BulkAction = 'subscribe' | 'unsubscribe' | 'delete';
@@ -124,44 +124,36 @@ async function saveProgress(tx: Tx, job: JobRow, processed: number, r: ChunkResu
 async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<string, string>[], firstRow: number) {
   const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
   const room = MAX_ERRORS - job.errors.length;
+  const valid: UpsertInput[] = [];
   for (const [i, record] of rows.entries()) {
     const parsed = csvRowToContact(record);
-    if (!parsed.ok) {
-      result.failed++;
-      // Row numbers count the header as row 1, as a spreadsheet shows them.
-      if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message: parsed.message });
+    if (parsed.ok) {
+      valid.push({ email: parsed.email, subscribed: parsed.subscribed, patch: parseDataPatch(parsed.data) });
       continue;
     }
-    const { isNew } = await upsertContact(ctx, tx, {
-      projectId: job.project_id,
-      email: parsed.email,
-      subscribed: parsed.subscribed,
-      subscribedByDefault: true,
-      patch: parseDataPatch(parsed.data),
-      source: 'import',
-    });
-    if (isNew) result.created++;
+    result.failed++;
+    // Row numbers count the header as row 1, as a spreadsheet shows them.
+    if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message: parsed.message });
+  }
+  const upserted = await upsertContacts(ctx, tx, valid, { projectId: job.project_id, subscribedByDefault: true, source: 'import' });
+  // A row repeating an email earlier in the chunk updates the contact the earlier row created.
+  const seen = new Set<string>();
+  for (const [i, r] of upserted.entries()) {
+    const email = valid[i]!.email;
+    if (r.isNew && !seen.has(email)) result.created++;
     else result.updated++;
+    seen.add(email);
   }
   return result;
 }
 
 async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
   const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
-  let done: Set<string>;
-  if (job.kind === 'delete') {
-    done = new Set(await repo.deleteContacts(tx, job.project_id, ids));
-  } else {
-    done = new Set();
-    const subscribed = job.kind === 'subscribe';
-    const now = ctx.clock.now();
-    for (const id of ids) {
-      const row = await repo.updateContact(tx, { projectId: job.project_id, id }, { subscribed, patch: emptyPatch(), now });
-      if (!row) continue;
-      done.add(id);
-      await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source: 'bulk' });
-    }
-  }
+  const done = new Set(
+    job.kind === 'delete'
+      ? await repo.deleteContacts(tx, job.project_id, ids)
+      : await setSubscription(ctx, tx, job.project_id, ids, job.kind === 'subscribe', 'bulk'),
+  );
   for (const id of ids) {
     if (done.has(id)) result.updated++;
     else {
@@ -176,7 +168,7 @@ async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
  * Runs an import or bulk job in chunks; each chunk commits with the job's progress, so a job
  * interrupted by a crash resumes after the last committed chunk instead of starting over.
  */
-export async function runContactJob(ctx: AppContext, jobId: string): Promise<void> {
+export async function runContactJob(ctx: AppContext, jobId: string, heartbeat: () => Promise<void>): Promise<void> {
   const load = async () =>
     (await run(ctx.db, sql`select * from contact_jobs where id = ${jobId}`)).rows[0] as JobRow | undefined;
   let job = await load();
@@ -195,6 +187,9 @@ export async function runContactJob(ctx: AppContext, jobId: string): Promise<voi
       await saveProgress(tx, job!, job!.processed + slice.length, result, items.length);
     });
     job = (await load())!;
+    await heartbeat();
+    // Lets requests waiting on the embedded database's single connection in between chunks.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   await run(ctx.db, sql`
     update contact_jobs set status = 'completed', total = ${items.length}, finished_at = ${ctx.clock.now()}

@@ -15,54 +15,78 @@ export interface ContactRow {
 }
 
 const jsonb = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
-const textArray = (values: string[]) => sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 
-export async function insertContactIfAbsent(
-  ex: Executor,
-  c: { projectId: string; email: string; subscribed: boolean; data: Record<string, unknown>; now: Date },
-): Promise<ContactRow | null> {
+export interface NewContact {
+  email: string;
+  subscribed: boolean;
+  data: Record<string, unknown>;
+}
+
+/** Inserts the contacts whose email is new to the project; returns only those it inserted. */
+export async function insertContacts(ex: Executor, projectId: string, contacts: NewContact[], now: Date): Promise<ContactRow[]> {
   const r = await run(ex, sql`
     insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
-    values (${c.projectId}, ${c.email}, ${c.subscribed}, ${jsonb(c.data)}, ${c.now}, ${c.now})
+    select ${projectId}, r.email, r.subscribed, r.data, ${now}, ${now}
+    from jsonb_to_recordset(${jsonb(contacts)}) as r(email text, subscribed boolean, data jsonb)
     on conflict (project_id, email) do nothing
     returning *`);
-  return (r.rows[0] as ContactRow | undefined) ?? null;
+  return r.rows as ContactRow[];
 }
 
 export interface ContactChange {
+  /** The contact's id or email, as chosen by `updateContacts`' `by`. */
+  key: string;
   email?: string;
   subscribed?: boolean;
   /** undefined leaves the snooze alone; null ends it. */
   snoozedUntil?: Date | null;
   patch: DataPatch;
-  now: Date;
 }
 
-/** Applies a change to one contact, locking it; returns the new row and the previous subscription. */
-export async function updateContact(
+export type UpdatedContactRow = ContactRow & { old_subscribed: boolean };
+
+/**
+ * Applies changes to existing contacts of a project in one statement, locking them first;
+ * returns the new rows with their previous subscription. Keys that match no contact are skipped.
+ */
+export async function updateContacts(
   ex: Executor,
-  where: { projectId: string } & ({ id: string } | { email: string }),
-  change: ContactChange,
-): Promise<(ContactRow & { old_subscribed: boolean }) | null> {
-  const match = 'id' in where ? sql`id = ${where.id}` : sql`email = ${where.email}`;
-  // An explicit subscription change ends a snooze; an explicit snooze sets its own state.
-  const snooze: SQL =
-    change.snoozedUntil !== undefined
-      ? sql`${change.snoozedUntil}::timestamptz`
-      : change.subscribed !== undefined
-        ? sql`null`
-        : sql`c.snoozed_until`;
+  projectId: string,
+  by: 'id' | 'email',
+  changes: ContactChange[],
+  now: Date,
+): Promise<UpdatedContactRow[]> {
+  if (changes.length === 0) return [];
+  const rows = changes.map((c) => ({
+    key: c.key,
+    email: c.email ?? null,
+    subscribed: c.subscribed ?? null,
+    // An explicit snooze sets its own state; an explicit subscription change ends a snooze.
+    snooze: c.snoozedUntil !== undefined ? 'set' : c.subscribed !== undefined ? 'clear' : 'keep',
+    snoozed_until: c.snoozedUntil ? c.snoozedUntil.toISOString() : null,
+    set: c.patch.set,
+    unset: c.patch.unset,
+  }));
+  const match = by === 'id' ? sql`c2.id = r.key::uuid` : sql`c2.email = r.key`;
   const r = await run(ex, sql`
     update contacts c set
-      email = coalesce(${change.email ?? null}::text, c.email),
-      data = (c.data || ${jsonb(change.patch.set)}) - ${textArray(change.patch.unset)},
-      subscribed = coalesce(${change.subscribed ?? null}::boolean, c.subscribed),
-      snoozed_until = ${snooze},
-      updated_at = ${change.now}
-    from (select id, subscribed from contacts where project_id = ${where.projectId} and ${match} for update) old
-    where c.id = old.id
-    returning c.*, old.subscribed as old_subscribed`);
-  return (r.rows[0] as (ContactRow & { old_subscribed: boolean }) | undefined) ?? null;
+      email = coalesce(o.email, c.email),
+      data = (c.data || o.set) - array(select jsonb_array_elements_text(o.unset)),
+      subscribed = coalesce(o.subscribed, c.subscribed),
+      snoozed_until = case o.snooze when 'set' then o.snoozed_until when 'clear' then null else c.snoozed_until end,
+      updated_at = ${now}
+    from (
+      select c2.id, c2.subscribed as old_subscribed, r.*
+      from contacts c2
+      join jsonb_to_recordset(${jsonb(rows)})
+        as r(key text, email text, subscribed boolean, snooze text, snoozed_until timestamptz, set jsonb, unset jsonb)
+        on ${match}
+      where c2.project_id = ${projectId}
+      order by c2.id
+      for update of c2) o
+    where c.id = o.id
+    returning c.*, o.old_subscribed`);
+  return r.rows as UpdatedContactRow[];
 }
 
 export async function recordFieldTypes(ex: Executor, projectId: string, types: Record<string, FieldType>): Promise<void> {

@@ -40,14 +40,12 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     async (req, reply) => {
       const projectId = projectOf(req).id;
       const { contact, isNew } = await ctx.db.transaction((tx) =>
-        service.upsertContact(ctx, tx, {
-          projectId,
-          email: req.body.email,
-          subscribed: req.body.subscribed,
-          subscribedByDefault: true,
-          patch: parseDataPatch(req.body.data),
-          source: 'api',
-        }),
+        service.upsertContact(
+          ctx,
+          tx,
+          { email: req.body.email, subscribed: req.body.subscribed, patch: parseDataPatch(req.body.data) },
+          { projectId, subscribedByDefault: true, source: 'api' },
+        ),
       );
       reply.status(isNew ? 201 : 200);
       return { ...service.toContact(contact), _meta: { isNew, isUpdate: !isNew } };

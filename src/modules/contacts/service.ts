@@ -1,10 +1,10 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
-import { AppError, notFound } from '../../platform/http/errors.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { encodeCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
-import { inferPatchTypes, type DataPatch } from '../../domain/contact-data.js';
+import { emptyPatch, inferPatchTypes, mergeDataPatches, type DataPatch, type FieldType } from '../../domain/contact-data.js';
 import { recordEvent } from '../events/record.js';
 import * as repo from './repo.js';
 import type { ContactRow, ListQuery } from './repo.js';
@@ -34,14 +34,17 @@ export function toContact(row: ContactRow): Contact {
 export const SNOOZE_END_QUEUE = 'contacts.snooze-end';
 
 export interface UpsertInput {
-  projectId: string;
   email: string;
   /** Explicit subscription; omitted keeps an existing contact's state. */
   subscribed?: boolean;
+  patch: DataPatch;
+}
+
+export interface UpsertOptions {
+  projectId: string;
   /** The state of a new contact when `subscribed` is omitted: it differs per endpoint. */
   subscribedByDefault: boolean;
-  patch: DataPatch;
-  /** Free-form context stored on subscription events, e.g. which endpoint changed it. */
+  /** Stored on subscription events, to tell which path changed the subscription. */
   source: string;
 }
 
@@ -50,7 +53,7 @@ export interface UpsertResult {
   isNew: boolean;
 }
 
-/** Emits contact.subscribed / contact.unsubscribed when the state flipped. */
+/** Emits contact.subscribed / contact.unsubscribed for a contact whose subscription flipped. */
 export async function emitSubscriptionChange(ctx: AppContext, tx: Tx, before: boolean, row: ContactRow, data: Record<string, unknown>) {
   if (before === row.subscribed) return;
   await recordEvent(tx, ctx.bus, {
@@ -62,27 +65,62 @@ export async function emitSubscriptionChange(ctx: AppContext, tx: Tx, before: bo
   });
 }
 
-/** The one way to create-or-update a contact by email: contacts, track, send, imports and workflows use it. */
-export async function upsertContact(ctx: AppContext, tx: Tx, input: UpsertInput): Promise<UpsertResult> {
+/** The same email twice in one batch is one contact: its changes apply in order. */
+function mergeByEmail(inputs: UpsertInput[]): UpsertInput[] {
+  const merged = new Map<string, UpsertInput>();
+  for (const input of inputs) {
+    const prior = merged.get(input.email);
+    merged.set(
+      input.email,
+      prior
+        ? { email: input.email, subscribed: input.subscribed ?? prior.subscribed, patch: mergeDataPatches(prior.patch, input.patch) }
+        : input,
+    );
+  }
+  return [...merged.values()];
+}
+
+/**
+ * The one way to create-or-update contacts by email (contacts, track, send, imports, workflows):
+ * a few set-based statements whatever the batch size. Results follow the order of `inputs`.
+ */
+export async function upsertContacts(ctx: AppContext, tx: Tx, inputs: UpsertInput[], options: UpsertOptions): Promise<UpsertResult[]> {
   const now = ctx.clock.now();
-  await repo.recordFieldTypes(tx, input.projectId, inferPatchTypes(input.patch));
-  const inserted = await repo.insertContactIfAbsent(tx, {
-    projectId: input.projectId,
-    email: input.email,
-    subscribed: input.subscribed ?? input.subscribedByDefault,
-    data: input.patch.set,
-    now,
-  });
-  if (inserted) return { contact: inserted, isNew: true };
-  const updated = await repo.updateContact(
+  const unique = mergeByEmail(inputs);
+  const types: Record<string, FieldType> = {};
+  for (const input of unique) for (const [k, t] of Object.entries(inferPatchTypes(input.patch))) types[k] ??= t;
+  await repo.recordFieldTypes(tx, options.projectId, types);
+
+  const inserted = await repo.insertContacts(
     tx,
-    { projectId: input.projectId, email: input.email },
-    { subscribed: input.subscribed, patch: input.patch, now },
+    options.projectId,
+    unique.map((i) => ({ email: i.email, subscribed: i.subscribed ?? options.subscribedByDefault, data: i.patch.set })),
+    now,
   );
-  // The row existed a moment ago and deleting it needs the lock we now hold: it is there.
-  if (!updated) throw new Error('contact vanished during upsert');
-  await emitSubscriptionChange(ctx, tx, updated.old_subscribed, updated, { source: input.source });
-  return { contact: updated, isNew: false };
+  const results = new Map<string, UpsertResult>(inserted.map((row) => [row.email, { contact: row, isNew: true }]));
+  const existing = unique.filter((i) => !results.has(i.email));
+  const updated = await repo.updateContacts(
+    tx,
+    options.projectId,
+    'email',
+    existing.map((i) => ({ key: i.email, subscribed: i.subscribed, patch: i.patch })),
+    now,
+  );
+  for (const row of updated) {
+    results.set(row.email, { contact: row, isNew: false });
+    await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source: options.source });
+  }
+  return inputs.map((i) => {
+    const result = results.get(i.email);
+    // Every email was either inserted or locked and updated within this transaction.
+    if (!result) throw new Error(`contact ${i.email} was neither inserted nor updated`);
+    return result;
+  });
+}
+
+export async function upsertContact(ctx: AppContext, tx: Tx, input: UpsertInput, options: UpsertOptions): Promise<UpsertResult> {
+  const [result] = await upsertContacts(ctx, tx, [input], options);
+  return result!;
 }
 
 export interface ContactUpdate {
@@ -95,9 +133,9 @@ export interface ContactUpdate {
 export async function updateContactById(ctx: AppContext, projectId: string, id: string, change: ContactUpdate): Promise<Contact> {
   const now = ctx.clock.now();
   if (change.snoozedUntil && change.snoozedUntil.getTime() <= now.getTime()) {
-    throw new AppError(422, 'VALIDATION_ERROR', 'Request validation failed', {
-      errors: [{ field: 'snoozedUntil', message: 'Must be in the future', code: 'too_small', received: change.snoozedUntil.toISOString() }],
-    });
+    throw validationError([
+      { field: 'snoozedUntil', message: 'Must be in the future', code: 'too_small', received: change.snoozedUntil.toISOString() },
+    ]);
   }
   // Snoozing pauses the subscription; ending a snooze resumes it unless told otherwise.
   const subscribed =
@@ -105,7 +143,7 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
   try {
     return await ctx.db.transaction(async (tx) => {
       await repo.recordFieldTypes(tx, projectId, inferPatchTypes(change.patch));
-      const row = await repo.updateContact(tx, { projectId, id }, { ...change, subscribed, now });
+      const [row] = await repo.updateContacts(tx, projectId, 'id', [{ ...change, key: id, subscribed }], now);
       if (!row) throw notFound('Contact');
       await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
         source: 'api',
@@ -127,15 +165,30 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
   }
 }
 
+/** Sets the subscription of contacts by id; returns the ids found. */
+export async function setSubscription(ctx: AppContext, tx: Tx, projectId: string, ids: string[], subscribed: boolean, source: string) {
+  const rows = await repo.updateContacts(
+    tx,
+    projectId,
+    'id',
+    ids.map((key) => ({ key, subscribed, patch: emptyPatch() })),
+    ctx.clock.now(),
+  );
+  for (const row of rows) await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source });
+  return rows.map((r) => r.id);
+}
+
 /** Resubscribes a contact whose snooze has passed; a later or cancelled snooze makes this a no-op. */
 export async function endSnooze(ctx: AppContext, projectId: string, contactId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const row = await repo.findContact(tx, projectId, contactId);
     if (!row?.snoozed_until || new Date(row.snoozed_until).getTime() > ctx.clock.now().getTime()) return;
-    const updated = await repo.updateContact(
+    const [updated] = await repo.updateContacts(
       tx,
-      { projectId, id: contactId },
-      { subscribed: true, snoozedUntil: null, patch: { set: {}, unset: [], transient: {} }, now: ctx.clock.now() },
+      projectId,
+      'id',
+      [{ key: contactId, subscribed: true, snoozedUntil: null, patch: emptyPatch() }],
+      ctx.clock.now(),
     );
     if (updated) await emitSubscriptionChange(ctx, tx, updated.old_subscribed, updated, { source: 'snooze_ended' });
   });
@@ -152,7 +205,24 @@ export async function deleteContact(ctx: AppContext, projectId: string, id: stri
   if (deleted.length === 0) throw notFound('Contact');
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A client can forge any JSON as a cursor; only the shape we issue for this sort may reach the SQL casts. */
+function checkCursor(q: ListQuery): void {
+  if (!q.after) return;
+  const [value, id, ...rest] = q.after;
+  const valueOk =
+    typeof value === 'string' &&
+    (q.sort === 'email' || (!Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value));
+  if (!valueOk || rest.length > 0 || typeof id !== 'string' || !UUID.test(id)) {
+    throw validationError([
+      { field: 'cursor', code: 'custom', message: 'Invalid cursor; use the cursor of the previous response with the same sort' },
+    ]);
+  }
+}
+
 export async function listContacts(ctx: AppContext, q: ListQuery): Promise<CursorPage<Contact>> {
+  checkCursor(q);
   const [rows, total] = await Promise.all([
     repo.listContacts(ctx.db, { ...q, limit: q.limit + 1 }),
     q.after ? Promise.resolve(0) : repo.countContacts(ctx.db, q),

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
-import { encodeCursor, type CursorPage } from '../../platform/http/pagination.js';
+import { encodeCursor, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import { findContact } from '../contacts/repo.js';
@@ -46,14 +46,12 @@ export async function trackEvent(ctx: AppContext, projectId: string, input: Trac
         ttlHours: ctx.config.idempotencyTtlHours,
       });
     }
-    const { contact } = await upsertContact(ctx, tx, {
-      projectId,
-      email: input.email,
-      subscribed: input.subscribed,
-      subscribedByDefault: true,
-      patch,
-      source: 'track',
-    });
+    const { contact } = await upsertContact(
+      ctx,
+      tx,
+      { email: input.email, subscribed: input.subscribed, patch },
+      { projectId, subscribedByDefault: true, source: 'track' },
+    );
     const event = await recordEvent(tx, ctx.bus, {
       projectId,
       contactId: contact.id,
@@ -78,6 +76,7 @@ export function toEvent(row: EventRow) {
 export type EventView = ReturnType<typeof toEvent>;
 
 export async function listEvents(ctx: AppContext, q: EventListQuery): Promise<CursorPage<EventView>> {
+  if (q.after && !isKeysetCursor(q.after, 'timestamp')) throw invalidCursorError();
   const [rows, total] = await Promise.all([
     repo.listEvents(ctx.db, { ...q, limit: q.limit + 1 }),
     q.after ? Promise.resolve(0) : repo.countEvents(ctx.db, q),
