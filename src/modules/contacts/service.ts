@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
-import { encodeCursor, type CursorPage } from '../../platform/http/pagination.js';
+import { encodeCursor, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import { emptyPatch, inferPatchTypes, mergeDataPatches, type DataPatch, type FieldType } from '../../domain/contact-data.js';
 import { recordEvent } from '../events/record.js';
@@ -137,11 +137,18 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
       { field: 'snoozedUntil', message: 'Must be in the future', code: 'too_small', received: change.snoozedUntil.toISOString() },
     ]);
   }
-  // Snoozing pauses the subscription; ending a snooze resumes it unless told otherwise.
-  const subscribed =
-    change.subscribed ?? (change.snoozedUntil ? false : change.snoozedUntil === null ? true : undefined);
+  if (change.snoozedUntil && change.subscribed === true) {
+    throw validationError([
+      { field: 'subscribed', message: 'A snoozed contact is unsubscribed until the snooze ends', code: 'custom', received: true },
+    ]);
+  }
   try {
     return await ctx.db.transaction(async (tx) => {
+      const current = await repo.findContact(tx, projectId, id);
+      if (!current) throw notFound('Contact');
+      // Snoozing pauses the subscription; ending a running snooze resumes it unless told otherwise.
+      const resumes = change.snoozedUntil === null && current.snoozed_until !== null;
+      const subscribed = change.subscribed ?? (change.snoozedUntil ? false : resumes ? true : undefined);
       await repo.recordFieldTypes(tx, projectId, inferPatchTypes(change.patch));
       const [row] = await repo.updateContacts(tx, projectId, 'id', [{ ...change, key: id, subscribed }], now);
       if (!row) throw notFound('Contact');
@@ -205,24 +212,10 @@ export async function deleteContact(ctx: AppContext, projectId: string, id: stri
   if (deleted.length === 0) throw notFound('Contact');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A client can forge any JSON as a cursor; only the shape we issue for this sort may reach the SQL casts. */
-function checkCursor(q: ListQuery): void {
-  if (!q.after) return;
-  const [value, id, ...rest] = q.after;
-  const valueOk =
-    typeof value === 'string' &&
-    (q.sort === 'email' || (!Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value));
-  if (!valueOk || rest.length > 0 || typeof id !== 'string' || !UUID.test(id)) {
-    throw validationError([
-      { field: 'cursor', code: 'custom', message: 'Invalid cursor; use the cursor of the previous response with the same sort' },
-    ]);
-  }
-}
-
 export async function listContacts(ctx: AppContext, q: ListQuery): Promise<CursorPage<Contact>> {
-  checkCursor(q);
+  if (q.after && !isKeysetCursor(q.after, q.sort === 'email' ? 'text' : 'timestamp')) throw invalidCursorError();
   const [rows, total] = await Promise.all([
     repo.listContacts(ctx.db, { ...q, limit: q.limit + 1 }),
     q.after ? Promise.resolve(0) : repo.countContacts(ctx.db, q),
