@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,7 +10,7 @@ import type { AppContext } from './platform/context.js';
 import { run } from './platform/db/client.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
-import { authenticateKey } from './modules/projects/service.js';
+import { registerStorableInput } from './platform/http/storable-input.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 
@@ -20,6 +20,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    // Path parameters such as event names (255 characters) and field names (262) must reach
+    // validation, which answers longer ones with a 422; only absurd lengths stop at the router.
+    routerOptions: { maxParamLength: 1024 },
+    // Undecodable paths and over-long parameters are refused by the router before any hook runs:
+    // they still leave in the standard envelope, with the request id header.
+    frameworkErrors: (error, request, reply) => {
+      const status = error.statusCode ?? 400;
+      reply.header('x-request-id', request.id);
+      return (reply as FastifyReply).status(status).send(errorBody(request, status, status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', error.message));
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -36,7 +46,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  registerAuth(app, (key) => authenticateKey(ctx.db, key));
+  registerAuth(app, (key) => ctx.keys.resolve(key));
+  registerStorableInput(app);
 
   const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true }) : undefined;
   if (redis) app.addHook('onClose', async () => void redis.quit().catch(() => {}));

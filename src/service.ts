@@ -6,9 +6,11 @@ import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase } from './platform/db/client.js';
 import { EventBus } from './platform/event-bus.js';
+import { EventDispatcher } from './platform/event-dispatcher.js';
 import { JobRunner } from './platform/queue.js';
 import { UsageRegistry } from './platform/usage.js';
 import { registerJobs } from './jobs.js';
+import { ProjectKeyCache } from './modules/projects/key-cache.js';
 import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
 
 export interface RunningService {
@@ -23,7 +25,9 @@ export interface RunningService {
 export async function createContext(config: Config, log: Logger, clock: Clock = systemClock): Promise<AppContext> {
   const database = await openDatabase(config);
   await database.migrate();
-  return { config, database, db: database.db, clock, bus: new EventBus(), usage: new UsageRegistry(), log };
+  const keys = new ProjectKeyCache(database);
+  await keys.start();
+  return { config, database, db: database.db, clock, bus: new EventBus(), usage: new UsageRegistry(), keys, log };
 }
 
 /** Starts the API, the worker or both on one database; `stop` drains and closes everything. */
@@ -33,10 +37,13 @@ export async function startService(config: Config, role: Role, options: { log?: 
   const defaultProject = await ensureDefaultProject(ctx.db);
 
   let runner: JobRunner | undefined;
+  let dispatcher: EventDispatcher | undefined;
   if (role !== 'serve') {
     runner = new JobRunner(ctx.database, ctx.clock, log);
     registerJobs(runner, ctx);
     await runner.start();
+    dispatcher = new EventDispatcher(ctx.database, ctx.bus, ctx.clock, log);
+    dispatcher.start();
   }
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -51,6 +58,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
     defaultProject,
     async stop() {
       await app?.close();
+      await dispatcher?.stop();
       await runner?.stop();
       await ctx.database.close();
     },

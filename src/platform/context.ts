@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { Database, Db } from './db/client.js';
 import type { EventBus } from './event-bus.js';
 import type { UsageRegistry } from './usage.js';
+import type { ProjectKeyCache } from '../modules/projects/key-cache.js';
 
 /** What every module's service needs; built once per process in main. */
 export interface AppContext {
@@ -13,5 +14,7 @@ export interface AppContext {
   clock: Clock;
   bus: EventBus;
   usage: UsageRegistry;
+  /** API key → project, shared by every request of this process. */
+  keys: ProjectKeyCache;
   log: Logger;
 }

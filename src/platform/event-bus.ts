@@ -12,14 +12,19 @@ export interface RecordedEvent {
 export type EventSubscriber = (tx: Tx, event: RecordedEvent) => Promise<void>;
 
 /**
- * Every stored event is published here inside the transaction that stored it, so a subscriber
- * (segment tracking, workflow triggers) can write its own rows and jobs atomically with the event.
+ * Every stored event reaches the subscribers (segment tracking, workflow triggers) once it is
+ * committed, through the outbox drained by the worker (platform/event-dispatcher). A subscriber gets
+ * a transaction: what it writes commits together with the event's delivery, or not at all.
  */
 export class EventBus {
   private subscribers: EventSubscriber[] = [];
 
   subscribe(subscriber: EventSubscriber): void {
     this.subscribers.push(subscriber);
+  }
+
+  hasSubscribers(): boolean {
+    return this.subscribers.length > 0;
   }
 
   async publish(tx: Tx, event: RecordedEvent): Promise<void> {

@@ -333,6 +333,21 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     expect(await getContact(main.api, c.id)).toEqual(withoutMeta(c));
   });
 
+  it('an upsert that flips the subscription emits its event; one that keeps it emits none', async () => {
+    const email = uniqueEmail('upsert-flip');
+    const created = await createContact(main.api, { email });
+    const same = await main.api.post('/contacts', { email, subscribed: true, data: { a: 1 } });
+    expect(same.status).toBe(200);
+    expect(await eventsOf(main.api, created.id)).toEqual([]);
+
+    const off = await main.api.post('/contacts', { email, subscribed: false });
+    expect(off.status).toBe(200);
+    expect(off.body.subscribed).toBe(false);
+    const events = await eventsOf(main.api, created.id);
+    expect(events.map((e) => e.name)).toEqual(['contact.unsubscribed']);
+    expect(events[0]!.data).toEqual({ source: 'api' });
+  });
+
   it('a subscription flip emits exactly one event; an unchanged value emits none', async () => {
     const c = await createContact(main.api, { email: uniqueEmail('flip') });
     expect(await eventsOf(main.api, c.id)).toEqual([]);

@@ -31,8 +31,8 @@ export async function listFields(ctx: AppContext, projectId: string): Promise<{ 
   const share = (n: number) => (coverage.total === 0 ? 0 : Math.round((n / coverage.total) * 10_000) / 10_000);
   const standard = STANDARD_FIELDS.map((f) => ({ field: f.field, type: f.type, isCustom: false, coverage: coverage.total ? 1 : 0 }));
   const typed = new Map(types.map((t) => [t.key, t.type]));
-  // Keys present on contacts but never typed (for example only ever null) still show, as strings.
-  const keys = [...new Set([...typed.keys(), ...coverage.keys.keys()])].sort();
+  // A field is listed while some contact has it; its type outlives it, as types are fixed per project.
+  const keys = [...coverage.keys.keys()].sort();
   const custom = keys.map((key) => ({
     field: `data.${key}`,
     type: typed.get(key) ?? 'string',

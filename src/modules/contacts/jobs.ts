@@ -59,6 +59,8 @@ function parseCsv(text: string): Record<string, string>[] {
 
 /** Checks the header now so a file without an email column is refused at upload, not later. */
 function checkCsvHeader(text: string): void {
+  // The file waits for the worker in a jsonb column, which cannot hold NUL; nor is it a text CSV.
+  if (text.includes('\u0000')) throw new AppError(400, 'INVALID_CSV', 'The file is not valid CSV: it contains NUL characters');
   let header: string[];
   try {
     header = (parse(text, { to_line: 1, bom: true }) as string[][])[0] ?? [];

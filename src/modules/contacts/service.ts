@@ -1,11 +1,12 @@
 import type { AppContext } from '../../platform/context.js';
-import type { Tx } from '../../platform/db/client.js';
+import type { Executor, Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { encodeCursor, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import { emptyPatch, inferPatchTypes, mergeDataPatches, type DataPatch, type FieldType } from '../../domain/contact-data.js';
 import { recordEvent } from '../events/record.js';
+import { knownFieldTypes } from './field-types.js';
 import * as repo from './repo.js';
 import type { ContactRow, ListQuery } from './repo.js';
 
@@ -51,12 +52,14 @@ export interface UpsertOptions {
 export interface UpsertResult {
   contact: ContactRow;
   isNew: boolean;
+  /** The event recorded with the upsert, when one was asked for. */
+  eventId: string | null;
 }
 
 /** Emits contact.subscribed / contact.unsubscribed for a contact whose subscription flipped. */
-export async function emitSubscriptionChange(ctx: AppContext, tx: Tx, before: boolean, row: ContactRow, data: Record<string, unknown>) {
-  if (before === row.subscribed) return;
-  await recordEvent(tx, ctx.bus, {
+export async function emitSubscriptionChange(ctx: AppContext, ex: Executor, before: boolean | null, row: ContactRow, data: Record<string, unknown>) {
+  if (before === null || before === row.subscribed) return;
+  await recordEvent(ex, {
     projectId: row.project_id,
     contactId: row.id,
     name: row.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
@@ -82,44 +85,43 @@ function mergeByEmail(inputs: UpsertInput[]): UpsertInput[] {
 
 /**
  * The one way to create-or-update contacts by email (contacts, track, send, imports, workflows):
- * a few set-based statements whatever the batch size. Results follow the order of `inputs`.
+ * one statement whatever the batch size, plus one per subscription that flipped. Pass a transaction
+ * when an input sets `subscribed`, so the flip events commit with the change. Results follow the
+ * order of `inputs`.
  */
-export async function upsertContacts(ctx: AppContext, tx: Tx, inputs: UpsertInput[], options: UpsertOptions): Promise<UpsertResult[]> {
-  const now = ctx.clock.now();
+export async function upsertContacts(
+  ctx: AppContext,
+  ex: Executor,
+  inputs: UpsertInput[],
+  options: UpsertOptions & { event?: { name: string; data: Record<string, unknown> } },
+): Promise<UpsertResult[]> {
+  if (inputs.length === 0) return [];
   const unique = mergeByEmail(inputs);
   const types: Record<string, FieldType> = {};
   for (const input of unique) for (const [k, t] of Object.entries(inferPatchTypes(input.patch))) types[k] ??= t;
-  await repo.recordFieldTypes(tx, options.projectId, types);
-
-  const inserted = await repo.insertContacts(
-    tx,
-    options.projectId,
-    unique.map((i) => ({ email: i.email, subscribed: i.subscribed ?? options.subscribedByDefault, data: i.patch.set })),
-    now,
-  );
-  const results = new Map<string, UpsertResult>(inserted.map((row) => [row.email, { contact: row, isNew: true }]));
-  const existing = unique.filter((i) => !results.has(i.email));
-  const updated = await repo.updateContacts(
-    tx,
-    options.projectId,
-    'email',
-    existing.map((i) => ({ key: i.email, subscribed: i.subscribed, patch: i.patch })),
-    now,
-  );
-  for (const row of updated) {
-    results.set(row.email, { contact: row, isNew: false });
-    await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source: options.source });
-  }
-  return inputs.map((i) => {
-    const result = results.get(i.email);
-    // Every email was either inserted or locked and updated within this transaction.
-    if (!result) throw new Error(`contact ${i.email} was neither inserted nor updated`);
-    return result;
+  const rows = await repo.upsertContacts(ex, {
+    projectId: options.projectId,
+    rows: unique.map((i) => ({ email: i.email, subscribed: i.subscribed ?? null, set: i.patch.set, unset: i.patch.unset })),
+    subscribedByDefault: options.subscribedByDefault,
+    newTypes: await knownFieldTypes.untyped(ex, options.projectId, types),
+    event: options.event,
+    now: ctx.clock.now(),
   });
+  const results = new Map<string, UpsertResult>();
+  for (const row of rows) {
+    results.set(row.email, { contact: row, isNew: row.inserted, eventId: row.event_id });
+    await emitSubscriptionChange(ctx, ex, row.old_subscribed, row, { source: options.source });
+  }
+  return inputs.map((i) => results.get(i.email)!);
 }
 
-export async function upsertContact(ctx: AppContext, tx: Tx, input: UpsertInput, options: UpsertOptions): Promise<UpsertResult> {
-  const [result] = await upsertContacts(ctx, tx, [input], options);
+export async function upsertContact(
+  ctx: AppContext,
+  ex: Executor,
+  input: UpsertInput,
+  options: UpsertOptions & { event?: { name: string; data: Record<string, unknown> } },
+): Promise<UpsertResult> {
+  const [result] = await upsertContacts(ctx, ex, [input], options);
   return result!;
 }
 
@@ -149,8 +151,8 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
       // Snoozing pauses the subscription; ending a running snooze resumes it unless told otherwise.
       const resumes = change.snoozedUntil === null && current.snoozed_until !== null;
       const subscribed = change.subscribed ?? (change.snoozedUntil ? false : resumes ? true : undefined);
-      await repo.recordFieldTypes(tx, projectId, inferPatchTypes(change.patch));
-      const [row] = await repo.updateContacts(tx, projectId, 'id', [{ ...change, key: id, subscribed }], now);
+      await repo.recordFieldTypes(tx, projectId, await knownFieldTypes.untyped(tx, projectId, inferPatchTypes(change.patch)));
+      const [row] = await repo.updateContacts(tx, projectId, [{ ...change, id, subscribed }], now);
       if (!row) throw notFound('Contact');
       await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
         source: 'api',
@@ -177,8 +179,7 @@ export async function setSubscription(ctx: AppContext, tx: Tx, projectId: string
   const rows = await repo.updateContacts(
     tx,
     projectId,
-    'id',
-    ids.map((key) => ({ key, subscribed, patch: emptyPatch() })),
+    ids.map((id) => ({ id, subscribed, patch: emptyPatch() })),
     ctx.clock.now(),
   );
   for (const row of rows) await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source });
@@ -193,8 +194,7 @@ export async function endSnooze(ctx: AppContext, projectId: string, contactId: s
     const [updated] = await repo.updateContacts(
       tx,
       projectId,
-      'id',
-      [{ key: contactId, subscribed: true, snoozedUntil: null, patch: emptyPatch() }],
+      [{ id: contactId, subscribed: true, snoozedUntil: null, patch: emptyPatch() }],
       ctx.clock.now(),
     );
     if (updated) await emitSubscriptionChange(ctx, tx, updated.old_subscribed, updated, { source: 'snooze_ended' });

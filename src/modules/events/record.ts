@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { run, type Tx } from '../../platform/db/client.js';
-import type { EventBus, RecordedEvent } from '../../platform/event-bus.js';
+import { run, type Executor } from '../../platform/db/client.js';
 
 export interface NewEvent {
   projectId: string;
@@ -10,21 +9,18 @@ export interface NewEvent {
   at: Date;
 }
 
-/** The one writer of the events table: stores the event and publishes it in the same transaction. */
-export async function recordEvent(tx: Tx, bus: EventBus, event: NewEvent): Promise<RecordedEvent> {
-  const data = event.data ?? {};
-  const result = await run(tx, sql`
-    insert into events (project_id, contact_id, name, data, created_at)
-    values (${event.projectId}, ${event.contactId}, ${event.name}, ${JSON.stringify(data)}::jsonb, ${event.at})
-    returning id`);
-  const recorded: RecordedEvent = {
-    id: (result.rows[0] as { id: string }).id,
-    projectId: event.projectId,
-    contactId: event.contactId,
-    name: event.name,
-    data,
-    createdAt: event.at,
-  };
-  await bus.publish(tx, recorded);
-  return recorded;
+/**
+ * Stores an event and its outbox entry in one statement; the worker hands it to the subscribers
+ * (platform/event-bus). Events recorded together with a contact upsert go through
+ * contacts/repo `upsertContacts` instead, which writes the same two rows.
+ */
+export async function recordEvent(ex: Executor, event: NewEvent): Promise<string> {
+  const r = await run(ex, sql`
+    with stored as (
+      insert into events (project_id, contact_id, name, data, created_at)
+      values (${event.projectId}, ${event.contactId}, ${event.name}, ${JSON.stringify(event.data ?? {})}::jsonb, ${event.at})
+      returning id),
+    outbox as (insert into event_outbox (event_id, available_at) select id, ${event.at} from stored)
+    select id from stored`);
+  return (r.rows[0] as { id: string }).id;
 }

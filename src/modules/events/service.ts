@@ -1,4 +1,5 @@
 import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
 import { encodeCursor, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
@@ -6,7 +7,6 @@ import { parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import { findContact } from '../contacts/repo.js';
 import { upsertContact } from '../contacts/service.js';
-import { recordEvent } from './record.js';
 import * as repo from './repo.js';
 import type { EventListQuery, EventRow } from './repo.js';
 
@@ -29,16 +29,31 @@ export function reservedEventError(field: string, name: string): AppError {
   });
 }
 
-/** Upserts the contact and records the event in one transaction, idempotently when a key is given. */
+/**
+ * Upserts the contact and records the event: one statement in the common case. A transaction is
+ * needed only to claim an Idempotency-Key with the work, or when an explicit `subscribed` may flip
+ * the subscription and add its event.
+ */
 export async function trackEvent(ctx: AppContext, projectId: string, input: TrackInput, request: RequestIdentity) {
   if (isReservedEventName(input.event)) throw reservedEventError('event', input.event);
   const patch = parseDataPatch(input.data);
+  const now = ctx.clock.now();
+  const track = async (ex: Executor) => {
+    const { contact, eventId } = await upsertContact(
+      ctx,
+      ex,
+      { email: input.email, subscribed: input.subscribed, patch },
+      { projectId, subscribedByDefault: true, source: 'track', event: { name: input.event, data: renderData({}, patch) } },
+    );
+    return { contact: contact.id, event: eventId!, timestamp: now.toISOString() };
+  };
+  const key = request.idempotencyKey;
+  if (!key && input.subscribed === undefined) return track(ctx.db);
   return ctx.db.transaction(async (tx) => {
-    const now = ctx.clock.now();
-    if (request.idempotencyKey) {
+    if (key) {
       await claimIdempotencyKey(tx, {
         projectId,
-        key: request.idempotencyKey,
+        key,
         method: request.method,
         path: request.path,
         statusCode: 200,
@@ -46,20 +61,7 @@ export async function trackEvent(ctx: AppContext, projectId: string, input: Trac
         ttlHours: ctx.config.idempotencyTtlHours,
       });
     }
-    const { contact } = await upsertContact(
-      ctx,
-      tx,
-      { email: input.email, subscribed: input.subscribed, patch },
-      { projectId, subscribedByDefault: true, source: 'track' },
-    );
-    const event = await recordEvent(tx, ctx.bus, {
-      projectId,
-      contactId: contact.id,
-      name: input.event,
-      data: renderData({}, patch),
-      at: now,
-    });
-    return { contact: contact.id, event: event.id, timestamp: now.toISOString() };
+    return track(tx);
   });
 }
 

@@ -1,5 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import { run, type Db } from '../../platform/db/client.js';
+import type { AppContext } from '../../platform/context.js';
+import { notify, run, type Db } from '../../platform/db/client.js';
+import { PROJECTS_CHANGED } from './key-cache.js';
 import { projects } from '../../platform/db/schema.js';
 import { generateKey, hashKey, keyKindOf, type KeyKind } from '../../domain/api-keys.js';
 
@@ -51,6 +53,11 @@ export async function authenticateKey(db: Db, key: string): Promise<Authenticate
   return row ? { ...row, keyKind: kind } : null;
 }
 
-export async function setProjectDisabled(db: Db, id: string, disabled: boolean): Promise<void> {
-  await db.update(projects).set({ disabled, updatedAt: new Date() }).where(eq(projects.id, id));
+/** Disables or enables a project; every process stops (or resumes) accepting its keys at once. */
+export async function setProjectDisabled(ctx: AppContext, id: string, disabled: boolean): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    await tx.update(projects).set({ disabled, updatedAt: new Date() }).where(eq(projects.id, id));
+    await notify(tx, PROJECTS_CHANGED);
+  });
+  ctx.keys.clear();
 }

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -55,6 +56,12 @@ async function openPostgres(url: string): Promise<Database> {
   // An idle client losing its server connection must not bring the process down.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const dialect = new PgDialect();
+  preparedRunners.set(db, (query) => {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    const name = `q${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    return pool.query({ name, text, values: params as unknown[] });
+  });
   const listeners: pg.Client[] = [];
   return {
     db,
@@ -93,7 +100,16 @@ export async function notify(ex: Executor, channel: string, payload = ''): Promi
   await ex.execute(sql`select pg_notify(${channel}, ${payload})`);
 }
 
-/** Runs a statement on either driver; both return the rows under `rows`. */
-export async function run<T = any>(ex: Executor, query: SQL): Promise<{ rows: T[] }> {
+type Runner = (query: SQL) => Promise<{ rows: any[] }>;
+const preparedRunners = new WeakMap<object, Runner>();
+
+/**
+ * Runs a statement on either driver; both return the rows under `rows`. With `prepared`, a hot
+ * statement run outside a transaction on PostgreSQL becomes a named prepared statement, planned
+ * once per connection instead of on every call.
+ */
+export async function run<T = any>(ex: Executor, query: SQL, options: { prepared?: boolean } = {}): Promise<{ rows: T[] }> {
+  const prepared = options.prepared ? preparedRunners.get(ex) : undefined;
+  if (prepared) return prepared(query);
   return (await ex.execute(query)) as unknown as { rows: T[] };
 }

@@ -61,7 +61,9 @@ export const events = pgTable(
   'events',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    // No key to projects: the contact's key already ties the event to its project, and each check
+    // costs on the hottest insert.
+    projectId: uuid('project_id').notNull(),
     contactId: uuid('contact_id').notNull().references(() => contacts.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
@@ -131,3 +133,16 @@ export const contactJobs = pgTable(
   },
   (t) => [index('contact_jobs_project').on(t.projectId, t.createdAt)],
 );
+
+/**
+ * Events waiting to be handed to the in-process subscribers (segment tracking, workflow triggers).
+ * Written in the statement that stores the event; a worker drains it, so a subscriber's failure
+ * or slowness never touches the request that tracked the event.
+ */
+export const eventOutbox = pgTable('event_outbox', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  eventId: uuid('event_id').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  availableAt: timestamp('available_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+  lastError: text('last_error'),
+});

@@ -110,6 +110,8 @@ declare module 'fastify' {
   }
 }
 
+const JSON_BODY_ERRORS = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
+
 const STATUS_CODES: Record<number, string> = {
   400: 'BAD_REQUEST',
   404: 'NOT_FOUND',
@@ -139,9 +141,7 @@ export function handleError(error: FastifyError | AppError, request: FastifyRequ
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    const code = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError || /JSON/.test(error.message) && status === 400
-      ? 'INVALID_JSON'
-      : STATUS_CODES[status] ?? 'BAD_REQUEST';
+    const code = JSON_BODY_ERRORS.has(error.code) ? 'INVALID_JSON' : (STATUS_CODES[status] ?? 'BAD_REQUEST');
     return reply.status(status).send(errorBody(request, status, code, error.message));
   }
   request.log.error({ err: error }, 'unhandled error');

@@ -1,0 +1,187 @@
+/**
+ * POST /v1/track throughput and latency, on PostgreSQL and on embedded PGlite, each next to a bare
+ * Fastify route doing one INSERT through the same driver: the ratio shows what the service's own
+ * work (auth, validation, rate limit, contact upsert, event, transaction) costs over the floor that
+ * HTTP plus one write already sets on this machine.
+ *
+ *   npx tsx bench/track.ts            # prints one JSON line
+ *
+ * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_DURATION (seconds per target, 12),
+ * BENCH_WARMUP (seconds, 3), BENCH_ONLY (postgres | pglite).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { createProject } from '../src/modules/projects/service.js';
+import { startService } from '../src/service.js';
+import { Cleanup, createScratchPg, round, runTrackLoad, scratchDir, waitForQuiet, type LoadResult } from './lib.js';
+
+const CONNECTIONS = 50;
+const DISTINCT_EMAILS = 20_000;
+const EVENT_NAME = 'page_viewed';
+const DURATION = Number(process.env.BENCH_DURATION ?? 12);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const GOAL_RATIO = 0.5;
+const GOAL_P99_MS = 50;
+
+type Kind = 'postgres' | 'pglite';
+
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+}
+
+async function measure(target: Target): Promise<LoadResult & { busyBeforePct: number | null }> {
+  const busyBeforePct = await waitForQuiet(60_000);
+  const load = { ...target, connections: CONNECTIONS, distinctEmails: DISTINCT_EMAILS, eventName: EVENT_NAME };
+  // A single request first, so a broken setup fails loudly instead of as a run of errors.
+  const probe = await fetch(target.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...target.headers },
+    body: JSON.stringify({ email: 'probe@bench.example.com', event: EVENT_NAME, data: { plan: 'free', step: 0 } }),
+  });
+  if (!probe.ok) throw new Error(`probe ${target.url} answered ${probe.status}: ${await probe.text()}`);
+  await runTrackLoad({ ...load, durationSeconds: WARMUP });
+  return { ...(await runTrackLoad({ ...load, durationSeconds: DURATION })), busyBeforePct };
+}
+
+interface Insert {
+  query(text: string, params: unknown[]): Promise<unknown>;
+}
+
+const BARE_TABLE = `
+  create table if not exists bench_track (
+    id uuid primary key default gen_random_uuid(),
+    email text not null,
+    event text not null,
+    data jsonb not null default '{}',
+    created_at timestamptz not null default now()
+  )`;
+
+/** The floor: Fastify with its default JSON parsing, no auth, no validation, one INSERT. */
+async function startBare(db: Insert): Promise<{ app: FastifyInstance; url: string }> {
+  await db.query(BARE_TABLE, []);
+  const app = Fastify({ logger: false });
+  app.post('/track', async (req) => {
+    const body = req.body as { email: string; event: string; data?: unknown };
+    await db.query('insert into bench_track (email, event, data) values ($1, $2, $3::jsonb)', [
+      body.email,
+      body.event,
+      JSON.stringify(body.data ?? {}),
+    ]);
+    return { success: true };
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, url: `${address}/track` };
+}
+
+async function benchKind(kind: Kind, cleanup: Cleanup) {
+  const env: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  };
+  const dir = scratchDir(`pbx-bench-track-${kind}-`);
+  cleanup.add(dir.remove);
+  env.DATA_DIR = dir.dir;
+  let pgUrl: string | undefined;
+  if (kind === 'postgres') {
+    const scratch = await createScratchPg('pbx_bench_track');
+    cleanup.add(() => scratch.drop());
+    pgUrl = env.DATABASE_URL = scratch.url;
+  }
+
+  const service = await startService(loadConfig(env), 'all');
+  let serviceResult: Awaited<ReturnType<typeof measure>>;
+  try {
+    const project = await createProject(service.ctx.db, 'bench');
+    serviceResult = await measure({ url: `${service.url}/v1/track`, headers: { authorization: `Bearer ${project.publicKey}` } });
+  } finally {
+    await service.stop();
+  }
+
+  // Same database, same driver, same pool size as the service uses.
+  let bareResult: Awaited<ReturnType<typeof measure>>;
+  if (kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: pgUrl, max: 20 });
+    pool.on('error', () => {});
+    const bare = await startBare(pool);
+    try {
+      bareResult = await measure({ url: bare.url, headers: {} });
+    } finally {
+      await bare.app.close();
+      await pool.end();
+    }
+  } else {
+    const lite = await PGlite.create(path.join(dir.dir, 'pg'), { extensions: { pg_trgm } });
+    const bare = await startBare(lite);
+    try {
+      bareResult = await measure({ url: bare.url, headers: {} });
+    } finally {
+      await bare.app.close();
+      await lite.close();
+    }
+  }
+
+  const ratio = serviceResult.rps / bareResult.rps;
+  return {
+    service: {
+      rps: round(serviceResult.rps),
+      p50: serviceResult.p50,
+      p99: serviceResult.p99,
+      errors: serviceResult.errors,
+      timeouts: serviceResult.timeouts,
+      non2xx: serviceResult.non2xx,
+      requests: serviceResult.total,
+      cpuBusyBeforePct: serviceResult.busyBeforePct,
+    },
+    bare: {
+      rps: round(bareResult.rps),
+      p50: bareResult.p50,
+      p99: bareResult.p99,
+      errors: bareResult.errors + bareResult.non2xx,
+      cpuBusyBeforePct: bareResult.busyBeforePct,
+    },
+    ratio: round(ratio, 3),
+    goals: {
+      ratioAtLeast: GOAL_RATIO,
+      ratioMet: ratio >= GOAL_RATIO,
+      p99AtMostMs: GOAL_P99_MS,
+      p99Met: serviceResult.p99 <= GOAL_P99_MS,
+    },
+  };
+}
+
+async function main() {
+  const cleanup = new Cleanup();
+  const kinds: Kind[] = process.env.BENCH_ONLY ? [process.env.BENCH_ONLY as Kind] : ['postgres', 'pglite'];
+  const results: Record<string, unknown> = {};
+  try {
+    for (const kind of kinds) results[kind] = await benchKind(kind, cleanup);
+  } finally {
+    await cleanup.run();
+  }
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'track',
+      connections: CONNECTIONS,
+      distinctEmails: DISTINCT_EMAILS,
+      durationSeconds: DURATION,
+      ...results,
+      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: round(os.totalmem() / 2 ** 30), node: process.version },
+    })}\n`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,108 @@
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import { run, type Database } from './db/client.js';
+import type { EventBus, RecordedEvent } from './event-bus.js';
+import { retryDelay } from './queue.js';
+
+const BATCH = 200;
+const POLL_MS = 200;
+const MAX_ATTEMPTS = 10;
+
+interface OutboxEntry {
+  id: number;
+  event_id: string;
+  attempts: number;
+}
+
+/**
+ * Hands stored events to the bus's subscribers in the order they were written. A batch is claimed
+ * and deleted from the outbox in one transaction; each event is published in a savepoint of it, so
+ * whatever a subscriber writes (a job, a row) commits together with the event leaving the outbox.
+ * An event whose subscriber fails goes back with a delay, and after MAX_ATTEMPTS is parked for good.
+ */
+export class EventDispatcher {
+  private stopping = false;
+  private loopDone?: Promise<void>;
+  private wake = () => {};
+
+  constructor(
+    private readonly database: Database,
+    private readonly bus: EventBus,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loopDone;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let handled = 0;
+      try {
+        handled = await this.dispatchBatch();
+      } catch (err) {
+        if (!this.stopping) this.log.error({ err }, 'dispatching events failed');
+      }
+      if (handled === BATCH) {
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Publishes up to one batch of due events; returns how many entries it took from the outbox. */
+  async dispatchBatch(): Promise<number> {
+    const now = this.clock.now();
+    return this.database.db.transaction(async (tx) => {
+      const claimed = (
+        await run<OutboxEntry>(tx, sql`
+          delete from event_outbox where id in (
+            select id from event_outbox where available_at <= ${now} order by id limit ${BATCH} for update skip locked)
+          returning id, event_id, attempts`)
+      ).rows.sort((a, b) => Number(a.id) - Number(b.id));
+      if (claimed.length === 0 || !this.bus.hasSubscribers()) return claimed.length;
+
+      const events = new Map(
+        (
+          await run(tx, sql`
+            select id, project_id, contact_id, name, data, created_at from events
+            where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(claimed.map((c) => c.event_id))}::jsonb))`)
+        ).rows.map((r): [string, RecordedEvent] => [
+          r.id,
+          { id: r.id, projectId: r.project_id, contactId: r.contact_id, name: r.name, data: r.data, createdAt: new Date(r.created_at) },
+        ]),
+      );
+      for (const entry of claimed) {
+        // Deleted since (with its contact, or by name): nothing left to announce.
+        const event = events.get(entry.event_id);
+        if (!event) continue;
+        try {
+          await tx.transaction((savepoint) => this.bus.publish(savepoint, event));
+        } catch (err) {
+          const attempts = entry.attempts + 1;
+          this.log.warn({ err, eventId: event.id, attempts }, 'an event subscriber failed');
+          const retryAt = attempts >= MAX_ATTEMPTS ? sql`'infinity'::timestamptz` : sql`${new Date(now.getTime() + retryDelay(attempts, 1000))}`;
+          await run(tx, sql`
+            insert into event_outbox (event_id, attempts, available_at, last_error)
+            values (${event.id}, ${attempts}, ${retryAt}, ${String((err as Error)?.message ?? err).slice(0, 2000)})`);
+        }
+      }
+      return claimed.length;
+    });
+  }
+}
