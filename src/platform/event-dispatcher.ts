@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { run, type Database } from './db/client.js';
 import type { EventBus, RecordedEvent } from './event-bus.js';
+import { PollTimer } from './polling.js';
 import { retryDelay } from './queue.js';
 
 const BATCH = 200;
@@ -24,7 +25,7 @@ interface OutboxEntry {
 export class EventDispatcher {
   private stopping = false;
   private loopDone?: Promise<void>;
-  private wake = () => {};
+  private readonly poll = new PollTimer(POLL_MS);
 
   constructor(
     private readonly database: Database,
@@ -39,7 +40,7 @@ export class EventDispatcher {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake();
+    this.poll.wake();
     await this.loopDone;
   }
 
@@ -51,17 +52,7 @@ export class EventDispatcher {
       } catch (err) {
         if (!this.stopping) this.log.error({ err }, 'dispatching events failed');
       }
-      if (handled === BATCH) {
-        await new Promise((resolve) => setImmediate(resolve));
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await this.poll.next(handled === BATCH);
     }
   }
 

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { run, type Database, type Executor } from './db/client.js';
+import { PollTimer } from './polling.js';
 
 export interface Job<P = Record<string, unknown>> {
   id: number;
@@ -60,7 +61,7 @@ interface QueueWorker {
   retryBaseMs: number;
   intervalMs?: number;
   running: number;
-  wake: () => void;
+  poll: PollTimer;
 }
 
 /** Runs the handlers of the queues this process works on, polling and woken by NOTIFY. */
@@ -85,7 +86,7 @@ export class JobRunner {
       leaseMs: options.leaseMs ?? 60_000,
       retryBaseMs: options.retryBaseMs ?? 1000,
       running: 0,
-      wake: () => {},
+      poll: new PollTimer(POLL_MS),
     });
   }
 
@@ -101,7 +102,7 @@ export class JobRunner {
       await enqueue(db, w.queue, {}, { singletonKey: w.queue });
     }
     this.unlisten = await this.database.listen(CHANNEL, (queue) => {
-      this.workers.find((w) => w.queue === queue)?.wake();
+      this.workers.find((w) => w.queue === queue)?.poll.wake();
     });
     this.loops = this.workers.map((w) => this.loop(w));
   }
@@ -112,7 +113,7 @@ export class JobRunner {
    */
   async stop(drainMs = 10_000): Promise<void> {
     this.stopping = true;
-    for (const w of this.workers) w.wake();
+    for (const w of this.workers) w.poll.wake();
     await Promise.all(this.loops);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
@@ -133,18 +134,7 @@ export class JobRunner {
         }
       }
       for (const job of claimed) this.track(this.run(w, job));
-      if (claimed.length === free && free > 0) {
-        // The embedded database runs on this thread: give waiting I/O a turn between claims.
-        await new Promise((resolve) => setImmediate(resolve));
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
-        w.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await w.poll.next(free > 0 && claimed.length === free);
     }
   }
 
@@ -194,7 +184,7 @@ export class JobRunner {
       await this.fail(w, job, err).catch((e) => this.log.error({ err: e }, 'recording a job failure failed'));
     } finally {
       w.running--;
-      w.wake();
+      w.poll.wake();
     }
   }
 

@@ -47,6 +47,8 @@ export interface UpsertOptions {
   subscribedByDefault: boolean;
   /** Stored on subscription events, to tell which path changed the subscription. */
   source: string;
+  /** The moment of the request, when the caller reports it; now otherwise. */
+  at?: Date;
 }
 
 export interface UpsertResult {
@@ -105,7 +107,7 @@ export async function upsertContacts(
     subscribedByDefault: options.subscribedByDefault,
     newTypes: await knownFieldTypes.untyped(ex, options.projectId, types),
     event: options.event,
-    now: ctx.clock.now(),
+    now: options.at ?? ctx.clock.now(),
   });
   const results = new Map<string, UpsertResult>();
   for (const row of rows) {
