@@ -79,6 +79,20 @@ describe('POST /v1/track', () => {
     expect((await contact(p, other.body.data.contact)).subscribed).toBe(true);
   });
 
+  it('keeps the tracked properties on the event record, one-request values included, reserved keys dropped', async () => {
+    const p = await server.project();
+    const res = await track(p, {
+      email: 'props@example.com',
+      event: 'purchased',
+      data: { plan: 'pro', seats: 3, coupon: { value: 'SPRING', persistent: false }, gone: null, blank: '', email: 'x@y.z' },
+    });
+    expect(res.status).toBe(200);
+    const stored = await events(p);
+    expect(stored.data[0]).toMatchObject({ id: res.body.data.event, data: { plan: 'pro', seats: 3, coupon: 'SPRING' } });
+    expect(Object.keys(stored.data[0].data).sort()).toEqual(['coupon', 'plan', 'seats']);
+    expect((await contact(p, res.body.data.contact)).data).toEqual({ plan: 'pro', seats: 3 });
+  });
+
   it('changes an existing contact’s subscription when subscribed is given', async () => {
     const p = await server.project();
     const first = await track(p, { email: 'flip@example.com', event: 'a', subscribed: false });

@@ -43,7 +43,7 @@ export async function trackEvent(ctx: AppContext, projectId: string, input: Trac
       ctx,
       ex,
       { email: input.email, subscribed: input.subscribed, patch },
-      { projectId, subscribedByDefault: true, source: 'track', at: now, event: { name: input.event, data: renderData({}, patch) } },
+      { projectId, subscribedByDefault: true, source: 'track', at: now, event: { name: input.event, data: renderData(patch.set, patch) } },
     );
     return { contact: contact.id, event: eventId!, timestamp: now.toISOString() };
   };
