@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Db } from './db/client.js';
 
 export type UsageKind = 'segments' | 'campaigns' | 'workflows';
@@ -24,3 +25,7 @@ export class UsageRegistry {
     return result;
   }
 }
+
+const usageItems = z.array(z.object({ id: z.string(), name: z.string() }));
+/** What the usage endpoints answer, besides the name asked about. */
+export const usageListsSchema = z.object({ segments: usageItems, campaigns: usageItems, workflows: usageItems });

@@ -24,7 +24,7 @@ async function contact(p: Project, id: string) {
 async function events(p: Project, name?: string) {
   const res = await p.api.get(`/events?limit=100${name ? `&name=${encodeURIComponent(name)}` : ''}`);
   expect(res.status).toBe(200);
-  return res.body as { data: { id: string; name: string; contactId: string; email: string }[]; total: number };
+  return res.body as { data: { id: string; name: string; contactId: string; email: string; data: Record<string, unknown> }[]; total: number };
 }
 
 describe('POST /v1/track', () => {

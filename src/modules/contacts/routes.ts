@@ -66,7 +66,7 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
   );
   app.get(
     '/contacts/fields/:field/usage',
-    { schema: { tags, params: s.fieldParams, response: { 200: s.usageResponse.extend({ field: z.string() }) } } },
+    { schema: { tags, params: s.fieldParams, response: { 200: s.fieldUsageResponse } } },
     (req) => fields.fieldUsage(ctx, projectOf(req).id, req.params.field),
   );
   app.delete(

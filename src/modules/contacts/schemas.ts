@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
+import { usageListsSchema } from '../../platform/usage.js';
 import { booleanQuery, cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
 
 const MAX_DATA_BYTES = 64 * 1024;
@@ -84,5 +85,4 @@ export const fieldValuesResponse = z.object({
   field: z.string(),
   values: z.array(z.object({ value: z.unknown(), count: z.number().int() })),
 });
-const usageItems = z.array(z.object({ id: z.string(), name: z.string() }));
-export const usageResponse = z.object({ segments: usageItems, campaigns: usageItems, workflows: usageItems });
+export const fieldUsageResponse = usageListsSchema.extend({ field: z.string() });

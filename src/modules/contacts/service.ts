@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
-import { encodeCursor, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
+import { cursorPage, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import { emptyPatch, inferPatchTypes, mergeDataPatches, type DataPatch, type FieldType } from '../../domain/contact-data.js';
 import { recordEvent } from '../events/record.js';
@@ -222,14 +222,8 @@ export async function listContacts(ctx: AppContext, q: ListQuery): Promise<Curso
     repo.listContacts(ctx.db, { ...q, limit: q.limit + 1 }),
     q.after ? Promise.resolve(0) : repo.countContacts(ctx.db, q),
   ]);
-  const hasMore = rows.length > q.limit;
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  const cursor =
-    hasMore && last
-      ? encodeCursor([q.sort === 'email' ? last.email : new Date(last.created_at).toISOString(), last.id])
-      : null;
-  return { data: page.map(toContact), cursor, hasMore, total };
+  const keyOf = (row: ContactRow) => [q.sort === 'email' ? row.email : new Date(row.created_at).toISOString(), row.id];
+  return cursorPage(rows, q.limit, total, keyOf, toContact);
 }
 
 export async function lookupContacts(ctx: AppContext, projectId: string, emails: string[]) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
+import { usageListsSchema } from '../../platform/usage.js';
 import { cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
 import { dataSchema } from '../contacts/schemas.js';
 
@@ -51,5 +52,4 @@ export const statsResponse = z.object({
 
 export const contactIdParams = z.object({ contactId: z.string().uuid() });
 export const eventNameParams = z.object({ eventName: eventNameSchema });
-const usageItems = z.array(z.object({ id: z.string(), name: z.string() }));
-export const eventUsageResponse = z.object({ event: z.string(), segments: usageItems, campaigns: usageItems, workflows: usageItems });
+export const eventUsageResponse = usageListsSchema.extend({ event: z.string() });

@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
-import { encodeCursor, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
+import { cursorPage, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import { findContact } from '../contacts/repo.js';
@@ -83,15 +83,7 @@ export async function listEvents(ctx: AppContext, q: EventListQuery): Promise<Cu
     repo.listEvents(ctx.db, { ...q, limit: q.limit + 1 }),
     q.after ? Promise.resolve(0) : repo.countEvents(ctx.db, q),
   ]);
-  const hasMore = rows.length > q.limit;
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  return {
-    data: page.map(toEvent),
-    cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-    hasMore,
-    total,
-  };
+  return cursorPage(rows, q.limit, total, (row) => [new Date(row.created_at).toISOString(), row.id], toEvent);
 }
 
 export async function listContactEvents(ctx: AppContext, q: EventListQuery & { contactId: string }) {

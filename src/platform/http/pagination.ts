@@ -57,12 +57,6 @@ export const cursorQuery = z
 
 export const dirQuery = z.enum(['asc', 'desc']).catch('desc').default('desc');
 
-export const pageQuery = z.coerce.number().int().min(1).default(1);
-export const pageSizeQuery = (max?: number) => {
-  const base = z.coerce.number().int().min(1).default(20);
-  return max ? base.transform((n) => Math.min(n, max)) : base;
-};
-
 /** `?subscribed=true|false`; anything else is a validation error rather than a silent false. */
 export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
@@ -71,6 +65,17 @@ export interface CursorPage<T> {
   cursor: string | null;
   hasMore: boolean;
   total: number;
+}
+
+/**
+ * A page from rows fetched with `limit + 1`: the extra row only tells that more follow. The cursor
+ * holds the sort key of the last row returned, as `keyOf` gives it.
+ */
+export function cursorPage<R, T>(rows: R[], limit: number, total: number, keyOf: (row: R) => CursorValue[], toItem: (row: R) => T): CursorPage<T> {
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { data: page.map(toItem), cursor: hasMore && last ? encodeCursor(keyOf(last)) : null, hasMore, total };
 }
 
 export const cursorPageSchema = <T extends z.ZodTypeAny>(item: T) =>
