@@ -5,6 +5,9 @@ import type { Config, Role } from './config.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase } from './platform/db/client.js';
+import { Dns } from './platform/dns.js';
+import { instanceSecret } from './platform/secrets.js';
+import { LinkSigner } from './domain/signed-links.js';
 import { EventBus } from './platform/event-bus.js';
 import { EventDispatcher } from './platform/event-dispatcher.js';
 import { JobRunner } from './platform/queue.js';
@@ -27,7 +30,18 @@ export async function createContext(config: Config, log: Logger, clock: Clock = 
   await database.migrate();
   const keys = new ProjectKeyCache(database);
   await keys.start();
-  return { config, database, db: database.db, clock, bus: new EventBus(), usage: new UsageRegistry(), keys, log };
+  return {
+    config,
+    database,
+    db: database.db,
+    clock,
+    bus: new EventBus(),
+    usage: new UsageRegistry(),
+    keys,
+    log,
+    dns: new Dns(config.dnsServers),
+    links: new LinkSigner(await instanceSecret(database.db, 'link-signing-key')),
+  };
 }
 
 /** Starts the API, the worker or both on one database; `stop` drains and closes everything. */

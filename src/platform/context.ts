@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { LinkSigner } from '../domain/signed-links.js';
 import type { Clock } from './clock.js';
 import type { Database, Db } from './db/client.js';
+import type { Dns } from './dns.js';
 import type { EventBus } from './event-bus.js';
 import type { UsageRegistry } from './usage.js';
 import type { ProjectKeyCache } from '../modules/projects/key-cache.js';
@@ -17,4 +19,8 @@ export interface AppContext {
   /** API key → project, shared by every request of this process. */
   keys: ProjectKeyCache;
   log: Logger;
+  /** Lookups through `DNS_SERVERS`. */
+  dns: Dns;
+  /** Signs and checks tracking and subscriber links. */
+  links: LinkSigner;
 }

@@ -146,3 +146,110 @@ export const eventOutbox = pgTable('event_outbox', {
   availableAt: timestamp('available_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
   lastError: text('last_error'),
 });
+
+/** Values the instance generates once and every process shares, such as the key that signs links. */
+export const instanceSecrets = pgTable('instance_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});
+
+export type RecordCheck = { status: 'verified' | 'pending' | 'failed'; found?: string[]; error?: string };
+
+/** A sender domain: its DKIM key pair, ownership token and the outcome of the last DNS check. */
+export const domains = pgTable(
+  'domains',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    domain: text('domain').notNull(),
+    dkimSelector: text('dkim_selector').notNull(),
+    dkimPrivateKey: text('dkim_private_key').notNull(),
+    dkimPublicKey: text('dkim_public_key').notNull(),
+    verificationToken: text('verification_token').notNull(),
+    verified: boolean('verified').notNull().default(false),
+    verifiedAt: timestamp('verified_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    checkedAt: timestamp('checked_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    checks: jsonb('checks').$type<Record<string, RecordCheck>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('domains_project_domain').on(t.projectId, t.domain)],
+);
+
+export type EmailType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+
+export const templates = pgTable(
+  'templates',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    from: text('from_email').notNull(),
+    fromName: text('from_name'),
+    replyTo: text('reply_to'),
+    type: text('type').$type<EmailType>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('templates_project_created').on(t.projectId, t.createdAt)],
+);
+
+export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
+
+export interface StoredAttachment {
+  filename: string;
+  /** base64, as the client sent it */
+  content: string;
+  contentType: string;
+  contentId?: string;
+  disposition: 'attachment' | 'inline';
+}
+
+/**
+ * One message to one recipient, rendered when it was accepted. The row is also its own delivery
+ * job: the delivery engine claims due `queued` rows with SKIP LOCKED and a lease.
+ */
+export const emails = pgTable(
+  'emails',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    templateId: uuid('template_id'),
+    campaignId: uuid('campaign_id'),
+    type: text('type').$type<EmailType>().notNull(),
+    status: text('status').$type<EmailStatus>().notNull(),
+    fromEmail: text('from_email').notNull(),
+    fromName: text('from_name'),
+    toEmail: text('to_email').notNull(),
+    toName: text('to_name'),
+    replyTo: text('reply_to'),
+    subject: text('subject').notNull(),
+    html: text('html').notNull(),
+    headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+    attachments: jsonb('attachments').$type<StoredAttachment[]>(),
+    messageId: text('message_id').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    lastError: text('last_error'),
+    smtpResponse: text('smtp_response'),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    openedAt: timestamp('opened_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    clickedAt: timestamp('clicked_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    openCount: integer('open_count').notNull().default(0),
+    clickCount: integer('click_count').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('emails_project_created').on(t.projectId, t.createdAt, t.id),
+    index('emails_contact').on(t.contactId),
+    index('emails_due').on(t.nextAttemptAt).where(sql`status = 'queued'`),
+  ],
+);

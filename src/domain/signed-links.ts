@@ -1,0 +1,63 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export interface SubscriberRef {
+  projectId: string;
+  contactId: string;
+  /** The email the link came in, when there was one. */
+  emailId?: string;
+}
+
+/**
+ * Signs what the service puts in links (tracking, unsubscribe, manage) so a link can be neither
+ * forged nor pointed somewhere else. Signatures are 128-bit HMAC-SHA256 over the purpose and the
+ * values; links never expire, since an unsubscribe link must keep working.
+ */
+export class LinkSigner {
+  constructor(private readonly key: Buffer) {}
+
+  sign(purpose: string, ...values: string[]): string {
+    return createHmac('sha256', this.key).update([purpose, ...values].join('\n')).digest().subarray(0, 16).toString('base64url');
+  }
+
+  verify(signature: string, purpose: string, ...values: string[]): boolean {
+    const expected = Buffer.from(this.sign(purpose, ...values));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** A token for the subscriber pages: the contact it is about and its signature. */
+  subscriberToken(ref: SubscriberRef): string {
+    const body = [ref.projectId, ref.contactId, ref.emailId ?? ''].join('.');
+    return `${body}.${this.sign('subscriber', body)}`;
+  }
+
+  readSubscriberToken(token: string): SubscriberRef | null {
+    const parts = token.split('.');
+    if (parts.length !== 4) return null;
+    const [projectId, contactId, emailId, signature] = parts as [string, string, string, string];
+    if (![projectId, contactId].every(isUuid) || (emailId && !isUuid(emailId))) return null;
+    if (!this.verify(signature, 'subscriber', parts.slice(0, 3).join('.'))) return null;
+    return { projectId, contactId, ...(emailId ? { emailId } : {}) };
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isUuid = (s: string) => UUID.test(s);
+
+/** The links the service offers to every template as `unsubscribeUrl`, `subscribeUrl` and `manageUrl`. */
+export function subscriberUrls(publicUrl: string, signer: LinkSigner, ref: SubscriberRef) {
+  const token = signer.subscriberToken(ref);
+  return {
+    unsubscribeUrl: `${publicUrl}/unsubscribe/${token}`,
+    subscribeUrl: `${publicUrl}/subscribe/${token}`,
+    manageUrl: `${publicUrl}/manage/${token}`,
+  };
+}
+
+export function openPixelUrl(publicUrl: string, signer: LinkSigner, emailId: string): string {
+  return `${publicUrl}/t/open/${emailId}/${signer.sign('open', emailId)}`;
+}
+
+export function clickUrl(publicUrl: string, signer: LinkSigner, emailId: string, target: string): string {
+  return `${publicUrl}/t/click/${emailId}/${signer.sign('click', emailId, target)}?url=${encodeURIComponent(target)}`;
+}
