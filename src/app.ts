@@ -13,6 +13,10 @@ import { AppError, errorBody, handleError } from './platform/http/errors.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { emailRoutes } from './modules/emails/routes.js';
+import { verifyRoutes } from './modules/verify/routes.js';
+import { domainRoutes } from './modules/domains/routes.js';
+import { templateRoutes } from './modules/templates/routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -97,5 +101,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(contactRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
+  await app.register(emailRoutes, { ctx });
+  await app.register(verifyRoutes, { ctx });
+  await app.register(domainRoutes, { ctx });
+  await app.register(templateRoutes, { ctx });
   return app;
 }

@@ -13,6 +13,10 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z.string().url().optional(),
   SMTP_URL: z.string().url().optional(),
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(5),
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().positive().default(30),
+  DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DNS_SERVERS: z
     .string()
@@ -34,6 +38,8 @@ export interface Config {
   dataDir: string;
   redisUrl?: string;
   smtpUrl?: string;
+  smtpMaxConnections: number;
+  delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number };
   inboundSmtpPort?: number;
   dnsServers: string[];
   rateLimitPerMinute: number;
@@ -55,11 +61,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    // With PORT=0 the port is known only once listening; the service fills the URL in then.
+    publicUrl: (e.PUBLIC_URL ?? (e.PORT === 0 ? '' : `http://localhost:${e.PORT}`)).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
     redisUrl: e.REDIS_URL,
     smtpUrl: e.SMTP_URL,
+    smtpMaxConnections: e.SMTP_MAX_CONNECTIONS,
+    delivery: {
+      concurrency: e.DELIVERY_CONCURRENCY,
+      retryBaseMs: e.DELIVERY_RETRY_BASE_SECONDS * 1000,
+      maxAttempts: e.DELIVERY_MAX_ATTEMPTS,
+    },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     dnsServers: e.DNS_SERVERS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -3,6 +3,7 @@ import { purgeExpiredIdempotencyKeys } from './platform/http/idempotency.js';
 import type { JobRunner } from './platform/queue.js';
 import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
 import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
+import { checkAllDomains } from './modules/domains/service.js';
 
 /** Every background job of the worker role, named for what it does. */
 export function registerJobs(runner: JobRunner, ctx: AppContext): void {
@@ -15,5 +16,8 @@ export function registerJobs(runner: JobRunner, ctx: AppContext): void {
   );
   runner.every('purge-idempotency-keys', 60 * 60_000, async () => {
     await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
+  });
+  runner.every('verify-domains', 5 * 60_000, async () => {
+    await checkAllDomains(ctx);
   });
 }

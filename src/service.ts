@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -13,8 +14,17 @@ import { EventDispatcher } from './platform/event-dispatcher.js';
 import { JobRunner } from './platform/queue.js';
 import { UsageRegistry } from './platform/usage.js';
 import { registerJobs } from './jobs.js';
+import { DeliveryEngine } from './modules/emails/delivery.js';
+import { outboxTransport, smtpTransport } from './platform/mail/transport.js';
 import { ProjectKeyCache } from './modules/projects/key-cache.js';
 import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
+
+/**
+ * How long a claimed email stays with one worker. Longer than any SMTP timeout, so a slow send
+ * finishes before another worker may take the message; short enough that a crashed worker's
+ * messages go out again within minutes.
+ */
+const DELIVERY_LEASE_MS = 2 * 60_000;
 
 export interface RunningService {
   ctx: AppContext;
@@ -52,18 +62,25 @@ export async function startService(config: Config, role: Role, options: { log?: 
 
   let runner: JobRunner | undefined;
   let dispatcher: EventDispatcher | undefined;
+  let delivery: DeliveryEngine | undefined;
   if (role !== 'serve') {
     runner = new JobRunner(ctx.database, ctx.clock, log);
     registerJobs(runner, ctx);
     await runner.start();
     dispatcher = new EventDispatcher(ctx.database, ctx.bus, ctx.clock, log);
     dispatcher.start();
+    const transport = config.smtpUrl
+      ? smtpTransport(config.smtpUrl, { maxConnections: config.smtpMaxConnections })
+      : outboxTransport(path.join(config.dataDir, 'outbox'));
+    delivery = new DeliveryEngine(ctx, transport, { ...config.delivery, leaseMs: DELIVERY_LEASE_MS });
+    await delivery.start();
   }
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   if (role !== 'worker') {
     app = await buildApp(ctx);
     url = await app.listen({ port: config.port, host: config.host });
+    if (!config.publicUrl) config.publicUrl = url;
   }
   return {
     ctx,
@@ -72,6 +89,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
     defaultProject,
     async stop() {
       await app?.close();
+      await delivery?.stop();
       await dispatcher?.stop();
       await runner?.stop();
       await ctx.database.close();

@@ -6,20 +6,22 @@ export interface UsageItem {
   id: string;
   name: string;
 }
+/** What can be referenced: a contact field or event name (by name), or a template (by id). */
+export type UsageSubject = 'field' | 'event' | 'template';
 type Finder = (db: Db, projectId: string, name: string) => Promise<UsageItem[]>;
 
 /**
- * Answers "what references this field / event name?". Each module that stores references
- * (segments, campaigns, workflows) registers a finder; the contacts and events modules ask.
+ * Answers "what references this field / event name / template?". Each module that stores references
+ * (segments, campaigns, workflows) registers a finder; the contacts, events and templates modules ask.
  */
 export class UsageRegistry {
-  private finders = { field: new Map<UsageKind, Finder>(), event: new Map<UsageKind, Finder>() };
+  private finders: Record<UsageSubject, Map<UsageKind, Finder>> = { field: new Map(), event: new Map(), template: new Map() };
 
-  register(subject: 'field' | 'event', kind: UsageKind, finder: Finder): void {
+  register(subject: UsageSubject, kind: UsageKind, finder: Finder): void {
     this.finders[subject].set(kind, finder);
   }
 
-  async find(db: Db, subject: 'field' | 'event', projectId: string, name: string): Promise<Record<UsageKind, UsageItem[]>> {
+  async find(db: Db, subject: UsageSubject, projectId: string, name: string): Promise<Record<UsageKind, UsageItem[]>> {
     const result: Record<UsageKind, UsageItem[]> = { segments: [], campaigns: [], workflows: [] };
     for (const [kind, finder] of this.finders[subject]) result[kind] = await finder(db, projectId, name);
     return result;

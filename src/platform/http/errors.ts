@@ -80,7 +80,9 @@ export function fieldErrorsFromIssues(issues: ZodIssue[], input: unknown, prefix
     const path = [...prefix, ...issue.path];
     const received =
       issue.code === 'invalid_type' ? issue.received : valueAt(input, issue.path);
-    const error: FieldError = { field: path.join('.'), message: issue.message, code: issue.code };
+    // A refinement may name its own code (such as `reserved_header`) in its params.
+    const code = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : issue.code;
+    const error: FieldError = { field: path.join('.'), message: issue.message, code };
     if (received !== undefined) error.received = truncate(received);
     return error;
   });

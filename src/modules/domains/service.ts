@@ -1,0 +1,263 @@
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
+import { isUniqueViolation } from '../../platform/db/errors.js';
+import type { RecordCheck } from '../../platform/db/schema.js';
+import type { Lookup } from '../../platform/dns.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
+import * as repo from './repo.js';
+import type { DomainRow } from './repo.js';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+export type RecordPurpose = 'dkim' | 'verification' | 'spf' | 'return-path';
+export type RecordStatus = RecordCheck['status'];
+
+export interface DnsRecord {
+  type: 'TXT' | 'MX';
+  name: string;
+  value: string;
+  purpose: RecordPurpose;
+  required: boolean;
+  status: RecordStatus;
+}
+
+export interface Domain {
+  id: string;
+  domain: string;
+  verified: boolean;
+  verifiedAt: string | null;
+  checkedAt: string | null;
+  records: DnsRecord[];
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Expected = Omit<DnsRecord, 'status'>;
+
+/**
+ * The records a domain asks for, in the order they are shown. DKIM and the ownership token are
+ * required; SPF and the return-path MX (only offered when inbound mail is on) are guidance.
+ */
+export function expectedRecords(ctx: AppContext, row: Pick<DomainRow, 'domain' | 'dkim_selector' | 'dkim_public_key' | 'verification_token'>): Expected[] {
+  const records: Expected[] = [
+    {
+      type: 'TXT',
+      name: `${row.dkim_selector}._domainkey.${row.domain}`,
+      value: `v=DKIM1; k=rsa; p=${row.dkim_public_key}`,
+      purpose: 'dkim',
+      required: true,
+    },
+    {
+      type: 'TXT',
+      name: `_postbox.${row.domain}`,
+      value: `postbox-verification=${row.verification_token}`,
+      purpose: 'verification',
+      required: true,
+    },
+    { type: 'TXT', name: row.domain, value: 'v=spf1 a mx ~all', purpose: 'spf', required: false },
+  ];
+  if (ctx.config.inboundSmtpPort) {
+    records.push({
+      type: 'MX',
+      name: `bounces.${row.domain}`,
+      value: `10 ${returnPathHost(ctx)}`,
+      purpose: 'return-path',
+      required: false,
+    });
+  }
+  return records;
+}
+
+const returnPathHost = (ctx: AppContext) => new URL(ctx.config.publicUrl).hostname;
+
+export function toDomain(ctx: AppContext, row: DomainRow): Domain {
+  return {
+    id: row.id,
+    domain: row.domain,
+    verified: row.verified,
+    verifiedAt: row.verified_at ? new Date(row.verified_at).toISOString() : null,
+    checkedAt: row.checked_at ? new Date(row.checked_at).toISOString() : null,
+    records: expectedRecords(ctx, row).map((r) => ({ ...r, status: row.checks[r.purpose]?.status ?? 'pending' })),
+    projectId: row.project_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+const domainExists = (domain: string) =>
+  new AppError(409, 'DOMAIN_EXISTS', `The domain ${domain} is already registered to this project`, {
+    details: { domain },
+    suggestion: 'Use the existing domain (GET /domains/project/{projectId}), or delete it first to start over with new records.',
+  });
+
+/** Registers a domain with a fresh 2048-bit DKIM key, a selector of its own and an ownership token. */
+export async function createDomain(ctx: AppContext, projectId: string, domain: string): Promise<Domain> {
+  if (await repo.senderStatus(ctx.db, projectId, domain)) throw domainExists(domain);
+  // The async variant: generating an RSA key takes tens of milliseconds of CPU, off the event loop.
+  const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  try {
+    const row = await repo.insertDomain(ctx.db, {
+      projectId,
+      domain,
+      selector: `pbx${randomBytes(4).toString('hex')}`,
+      privateKey,
+      publicKey: publicKey.toString('base64'),
+      token: randomBytes(16).toString('hex'),
+      now: ctx.clock.now(),
+    });
+    return toDomain(ctx, row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw domainExists(domain);
+    throw err;
+  }
+}
+
+/** Tenancy: another project's id is answered as if it did not exist. */
+export async function listDomains(ctx: AppContext, keyProjectId: string, projectId: string): Promise<Domain[]> {
+  if (projectId !== keyProjectId) throw notFound('Project');
+  return (await repo.listDomains(ctx.db, projectId)).map((row) => toDomain(ctx, row));
+}
+
+export async function deleteDomain(ctx: AppContext, projectId: string, id: string): Promise<void> {
+  if (!(await repo.deleteDomain(ctx.db, projectId, id))) throw notFound('Domain');
+}
+
+export async function verifyDomain(ctx: AppContext, projectId: string, id: string): Promise<Domain> {
+  const row = await repo.findDomain(ctx.db, projectId, id);
+  if (!row) throw notFound('Domain');
+  const checked = await checkDomain(ctx, row);
+  if (!checked) throw notFound('Domain');
+  return toDomain(ctx, checked);
+}
+
+/** `p=` of a DKIM record, with quotes and whitespace removed; null when the text is not DKIM. */
+function dkimKey(txt: string): string | null {
+  for (const tag of txt.replace(/["\s]/g, '').split(';')) {
+    const eq = tag.indexOf('=');
+    if (eq > 0 && tag.slice(0, eq) === 'p') return tag.slice(eq + 1);
+  }
+  return null;
+}
+
+const MAX_FOUND = 5;
+const shown = (values: string[]) => values.slice(0, MAX_FOUND).map((v) => (v.length > 1000 ? `${v.slice(0, 1000)}…` : v));
+
+/** A lookup error is `failed`; otherwise `verified` when some record matches, else `pending`. */
+function judge<T>(lookup: Lookup<T>, show: (record: T) => string, matches: (record: T) => boolean, wrong?: (record: T) => boolean): RecordCheck {
+  if (!lookup.ok) return { status: 'failed', error: lookup.error };
+  const found = shown(lookup.records.map(show));
+  if (lookup.records.some(matches)) return { status: 'verified', found };
+  if (wrong && lookup.records.some(wrong)) return { status: 'failed', found, error: 'A record with a different value is published' };
+  return found.length ? { status: 'pending', found } : { status: 'pending' };
+}
+
+const unquote = (txt: string) => txt.replace(/^"|"$/g, '').trim();
+const hostOf = (name: string) => name.toLowerCase().replace(/\.$/, '');
+
+/** Looks up every record of the domain in parallel and stores the outcome; null if the domain is gone. */
+export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<DomainRow | null> {
+  const records = expectedRecords(ctx, row);
+  const outcomes = await Promise.all(
+    records.map(async (record): Promise<[RecordPurpose, RecordCheck]> => {
+      switch (record.purpose) {
+        case 'dkim': {
+          const lookup = await ctx.dns.txt(record.name);
+          return ['dkim', judge(lookup, (t) => t, (t) => dkimKey(t) === row.dkim_public_key, (t) => dkimKey(t) !== null)];
+        }
+        case 'verification': {
+          const lookup = await ctx.dns.txt(record.name);
+          return ['verification', judge(lookup, (t) => t, (t) => unquote(t) === record.value)];
+        }
+        case 'spf': {
+          const lookup = await ctx.dns.txt(record.name);
+          return ['spf', judge(lookup, (t) => t, (t) => /^v=spf1(\s|$)/i.test(unquote(t)))];
+        }
+        case 'return-path': {
+          const lookup = await ctx.dns.mx(record.name);
+          const host = returnPathHost(ctx).toLowerCase();
+          return ['return-path', judge(lookup, (mx) => `${mx.priority} ${mx.exchange}`, (mx) => hostOf(mx.exchange) === host)];
+        }
+      }
+    }),
+  );
+  const checks = Object.fromEntries(outcomes);
+  const verified = records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
+  return repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
+}
+
+const CHECK_PAGE = 100;
+/** Domains checked at once: each asks for 3 or 4 records, kept well below what a resolver takes. */
+const CHECK_CONCURRENCY = 20;
+
+/**
+ * Re-checks every domain of every project (the recurring `verify-domains` job), walking them by id
+ * in pages of 100. A domain whose check throws is logged and skipped; the walk goes on. Returns how
+ * many domains were checked.
+ */
+export async function checkAllDomains(ctx: AppContext): Promise<number> {
+  let after: string | null = null;
+  let checked = 0;
+  for (;;) {
+    const page = await repo.domainsAfter(ctx.db, after, CHECK_PAGE);
+    for (let i = 0; i < page.length; i += CHECK_CONCURRENCY) {
+      await Promise.all(
+        page.slice(i, i + CHECK_CONCURRENCY).map((row) =>
+          checkDomain(ctx, row).then(
+            () => void checked++,
+            (err) => ctx.log.warn({ err, domainId: row.id }, 'domain check failed'),
+          ),
+        ),
+      );
+    }
+    if (page.length < CHECK_PAGE) return checked;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/** The domain of an address: what follows its last `@`, lower-cased. */
+export function senderDomain(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+}
+
+/**
+ * Throws the spec's 403 unless `fromEmail`'s domain is a verified domain of the project.
+ * The domain must match exactly: a subdomain of a verified domain is not verified (its mail would
+ * not be covered by the DKIM key and ownership record published for the parent).
+ */
+export async function assertVerifiedSender(ctx: AppContext, ex: Executor, projectId: string, fromEmail: string): Promise<void> {
+  const domain = senderDomain(fromEmail);
+  const status = await repo.senderStatus(ex, projectId, domain);
+  if (status?.verified) return;
+  const registered = status !== null;
+  ctx.log.debug({ projectId, domain, registered }, 'sender domain refused');
+  throw new AppError(
+    403,
+    'INTERNAL_SERVER_ERROR',
+    registered
+      ? `The sender domain ${domain} is registered to this project but not verified yet: its DNS records have not passed the check`
+      : `The sender domain ${domain} is not registered to this project`,
+    {
+      details: { domain, registered, verified: false },
+      suggestion: registered
+        ? `Publish the DNS records listed for ${domain} (GET /domains/project/{projectId}), then check them with GET /domains/{id}/verify.`
+        : `Add ${domain} with POST /domains, publish the DNS records it returns, then check them with GET /domains/{id}/verify.`,
+    },
+  );
+}
+
+/** The DKIM key to sign mail from `fromEmail` with, or null when its domain is not (or no longer) verified. */
+export async function signingKeyFor(
+  ex: Executor,
+  projectId: string,
+  fromEmail: string,
+): Promise<{ domain: string; selector: string; privateKey: string } | null> {
+  const row = await repo.signingKey(ex, projectId, senderDomain(fromEmail));
+  return row ? { domain: row.domain, selector: row.dkim_selector, privateKey: row.dkim_private_key } : null;
+}

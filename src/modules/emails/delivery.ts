@@ -1,0 +1,170 @@
+import type { AppContext } from '../../platform/context.js';
+import { PollTimer } from '../../platform/polling.js';
+import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
+import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
+import { signingKeyFor } from '../domains/service.js';
+import * as repo from './repo.js';
+import type { ClaimedEmail, Outcome } from './repo.js';
+
+export interface DeliveryOptions {
+  /** Messages in flight at once; the transport's pool queues what its connections cannot take yet. */
+  concurrency: number;
+  /** How long a claimed email stays with this worker before another may take it over. */
+  leaseMs: number;
+  /** First retry delay after a temporary failure; doubled each attempt up to an hour. */
+  retryBaseMs: number;
+  /** Attempts before a message that keeps failing temporarily is given up as failed. */
+  maxAttempts: number;
+}
+
+const MAX_RETRY_MS = 60 * 60_000;
+const FLUSH_EVERY_MS = 20;
+const FLUSH_AT = 100;
+const KEY_CACHE_MS = 10_000;
+
+export function retryAt(now: Date, attempt: number, baseMs: number): Date {
+  return new Date(now.getTime() + Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_MS));
+}
+
+/**
+ * Delivers queued emails: claims due rows in batches, sends them through the transport with at
+ * most `concurrency` in flight, and writes the outcomes back in batches. Back-pressure is explicit:
+ * nothing more is claimed while the window is full.
+ */
+export class DeliveryEngine {
+  private inFlight = 0;
+  private stopping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private readonly poll = new PollTimer(1000);
+  private pending: Outcome[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer?: NodeJS.Timeout;
+  private unlisten?: () => Promise<void>;
+  private keys = new Map<string, { key: DkimKey | null; until: number }>();
+  private sends = new Set<Promise<void>>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly transport: MailTransport,
+    private readonly options: DeliveryOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => this.poll.wake());
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming, waits up to `drainMs` for messages in flight, and writes their outcomes. */
+  async stop(drainMs = 10_000): Promise<void> {
+    this.stopping = true;
+    this.poll.wake();
+    await this.loopDone;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.sends]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
+    clearTimeout(timer);
+    await this.flush();
+    await this.unlisten?.();
+    this.transport.close();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      const room = this.options.concurrency - this.inFlight;
+      // Claiming waits until half the window is free, so rows are fetched in batches, not one by one.
+      const claiming = room >= Math.ceil(this.options.concurrency / 2);
+      let claimed: ClaimedEmail[] = [];
+      if (claiming) {
+        try {
+          const now = this.ctx.clock.now();
+          claimed = await repo.claimDueEmails(this.ctx.db, now, new Date(now.getTime() + this.options.leaseMs), room);
+        } catch (err) {
+          if (!this.stopping) this.ctx.log.error({ err }, 'claiming emails failed');
+        }
+      }
+      for (const email of claimed) this.track(this.deliver(email));
+      await this.poll.next(claiming && claimed.length === room);
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.sends.add(p);
+    p.finally(() => this.sends.delete(p));
+  }
+
+  private async deliver(email: ClaimedEmail): Promise<void> {
+    this.inFlight++;
+    try {
+      this.settle(await this.attempt(email));
+    } finally {
+      this.inFlight--;
+      this.poll.wake();
+    }
+  }
+
+  private async attempt(email: ClaimedEmail): Promise<Outcome> {
+    const retry = (error: string): Outcome =>
+      email.attempts >= this.options.maxAttempts
+        ? { id: email.id, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
+        : { id: email.id, status: 'retry', error, nextAttemptAt: retryAt(this.ctx.clock.now(), email.attempts, this.options.retryBaseMs) };
+    try {
+      const dkim = await this.signingKey(email.project_id, email.from_email);
+      // A domain that stops verifying stops sending; its mail waits in case it verifies again.
+      if (!dkim) return retry(`Sender domain of ${email.from_email} is not verified`);
+      const attachments = email.has_attachments ? await repo.emailAttachments(this.ctx.db, email.id) : [];
+      const info = await this.transport.send(
+        mailOptions(
+          {
+            messageId: email.message_id,
+            from: { email: email.from_email, name: email.from_name },
+            to: { email: email.to_email, name: email.to_name },
+            replyTo: email.reply_to,
+            subject: email.subject,
+            html: email.html,
+            headers: email.headers,
+            attachments,
+          },
+          dkim,
+        ),
+      );
+      return { id: email.id, status: 'sent', response: info.response };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return classifyFailure(err) === 'permanent' ? { id: email.id, status: 'failed', error: message } : retry(message);
+    }
+  }
+
+  private async signingKey(projectId: string, fromEmail: string): Promise<DkimKey | null> {
+    const cacheKey = `${projectId}:${fromEmail.slice(fromEmail.lastIndexOf('@') + 1)}`;
+    const now = Date.now();
+    const cached = this.keys.get(cacheKey);
+    if (cached && cached.until > now) return cached.key;
+    const key = await signingKeyFor(this.ctx.db, projectId, fromEmail);
+    this.keys.set(cacheKey, { key, until: now + KEY_CACHE_MS });
+    return key;
+  }
+
+  private settle(outcome: Outcome): void {
+    this.pending.push(outcome);
+    if (this.pending.length >= FLUSH_AT) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
+  }
+
+  /** Outcomes are written in order, one batch at a time; a failed write is tried again with the next. */
+  private flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.pending;
+      if (batch.length === 0) return;
+      this.pending = [];
+      try {
+        await repo.recordOutcomes(this.ctx.db, batch, this.ctx.clock.now());
+      } catch (err) {
+        this.ctx.log.error({ err }, 'recording delivery outcomes failed');
+        this.pending.unshift(...batch);
+        this.flushTimer ??= setTimeout(() => void this.flush(), 1000);
+      }
+    });
+    return this.flushing;
+  }
+}

@@ -1,0 +1,174 @@
+import { sql } from 'drizzle-orm';
+import { run, type Executor } from '../../platform/db/client.js';
+import type { EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
+
+/** Every query on `emails` lives here. */
+
+export const EMAILS_CHANNEL = 'emails';
+
+export interface NewEmail {
+  id: string;
+  projectId: string;
+  contactId: string;
+  templateId: string | null;
+  campaignId: string | null;
+  type: EmailType;
+  status: Extract<EmailStatus, 'queued' | 'skipped'>;
+  fromEmail: string;
+  fromName: string | null;
+  toEmail: string;
+  toName: string | null;
+  replyTo: string | null;
+  subject: string;
+  html: string;
+  headers: Record<string, string>;
+  attachments: StoredAttachment[] | null;
+  messageId: string;
+  lastError: string | null;
+}
+
+/** Stores accepted emails and wakes the delivery engine once the transaction commits. */
+export async function insertEmails(ex: Executor, emails: NewEmail[], now: Date): Promise<void> {
+  if (emails.length === 0) return;
+  await run(ex, sql`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
+        "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
+        "fromEmail" text, "fromName" text, "toEmail" text, "toName" text, "replyTo" text, "subject" text, "html" text,
+        "headers" jsonb, "attachments" jsonb, "messageId" text, "lastError" text)),
+    stored as (
+      insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email,
+        to_name, reply_to, subject, html, headers, attachments, message_id, last_error, next_attempt_at, created_at, updated_at)
+      select "id", "projectId", "contactId", "templateId", "campaignId", "type", "status", "fromEmail", "fromName", "toEmail",
+        "toName", "replyTo", "subject", "html", "headers", "attachments", "messageId", "lastError", ${now}, ${now}, ${now}
+      from input
+      returning 1)
+    select pg_notify(${EMAILS_CHANNEL}, '') from (select count(*) from stored) s`);
+}
+
+export interface ClaimedEmail {
+  id: string;
+  project_id: string;
+  contact_id: string | null;
+  campaign_id: string | null;
+  type: EmailType;
+  from_email: string;
+  from_name: string | null;
+  to_email: string;
+  to_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  html: string;
+  headers: Record<string, string>;
+  has_attachments: boolean;
+  message_id: string;
+  attempts: number;
+}
+
+/**
+ * Leases up to `limit` due emails to this worker. Another worker skips them while the lease
+ * runs; if this one dies, they are due again when it ends. Attachments are fetched one email
+ * at a time, so a batch never holds many of them in memory.
+ */
+export async function claimDueEmails(ex: Executor, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedEmail[]> {
+  const r = await run<ClaimedEmail>(ex, sql`
+    update emails e set locked_until = ${leaseUntil}, attempts = e.attempts + 1
+    where e.id in (
+      select id from emails
+      where status = 'queued' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked)
+    returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
+      e.reply_to, e.subject, e.html, e.headers, e.attachments is not null as has_attachments, e.message_id, e.attempts`);
+  return r.rows;
+}
+
+export async function emailAttachments(ex: Executor, id: string): Promise<StoredAttachment[]> {
+  const r = await run<{ attachments: StoredAttachment[] | null }>(ex, sql`select attachments from emails where id = ${id}`);
+  return r.rows[0]?.attachments ?? [];
+}
+
+export type Outcome =
+  | { id: string; status: 'sent'; response: string }
+  | { id: string; status: 'failed'; error: string }
+  | { id: string; status: 'retry'; error: string; nextAttemptAt: Date };
+
+/**
+ * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
+ * event (and its outbox entry) for each final one. Only rows still queued change, so a late
+ * duplicate outcome is a no-op.
+ */
+export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date): Promise<void> {
+  if (outcomes.length === 0) return;
+  const rows = outcomes.map((o) => ({
+    id: o.id,
+    status: o.status === 'retry' ? 'queued' : o.status,
+    error: 'error' in o ? o.error.slice(0, 2000) : null,
+    response: o.status === 'sent' ? o.response.slice(0, 1000) : null,
+    next: o.status === 'retry' ? o.nextAttemptAt.toISOString() : null,
+  }));
+  await run(ex, sql`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(id uuid, status text, error text, response text, next timestamptz)),
+    changed as (
+      update emails e set
+        status = i.status,
+        locked_until = null,
+        last_error = i.error,
+        smtp_response = coalesce(i.response, e.smtp_response),
+        next_attempt_at = coalesce(i.next, e.next_attempt_at),
+        sent_at = case when i.status = 'sent' then ${now}::timestamptz else e.sent_at end,
+        failed_at = case when i.status = 'failed' then ${now}::timestamptz else e.failed_at end,
+        updated_at = ${now}
+      from input i
+      where e.id = i.id and e.status = 'queued'
+      returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error),
+    stored as (
+      insert into events (project_id, contact_id, name, data, created_at)
+      select project_id, contact_id, 'email.' || status,
+        jsonb_strip_nulls(jsonb_build_object('emailId', id, 'campaignId', campaign_id, 'reason', case when status = 'failed' then error end)),
+        ${now}
+      from changed where status in ('sent', 'failed') and contact_id is not null
+      returning id)
+    insert into event_outbox (event_id, available_at) select id, ${now} from stored`);
+}
+
+export interface EmailRow {
+  id: string;
+  project_id: string;
+  contact_id: string | null;
+  template_id: string | null;
+  campaign_id: string | null;
+  type: EmailType;
+  status: EmailStatus;
+  from_email: string;
+  from_name: string | null;
+  to_email: string;
+  to_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  message_id: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  smtp_response: string | null;
+  sent_at: string | null;
+  failed_at: string | null;
+  opened_at: string | null;
+  clicked_at: string | null;
+  open_count: number;
+  click_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export async function findEmail(ex: Executor, projectId: string, id: string): Promise<EmailRow | null> {
+  const r = await run<EmailRow>(ex, sql`
+    select id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email, to_name,
+      reply_to, subject, message_id, attempts, next_attempt_at, last_error, smtp_response, sent_at, failed_at, opened_at,
+      clicked_at, open_count, click_count, created_at, updated_at
+    from emails where project_id = ${projectId} and id = ${id}`);
+  return r.rows[0] ?? null;
+}

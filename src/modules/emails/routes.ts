@@ -1,0 +1,37 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../platform/context.js';
+import { projectOf } from '../../platform/http/auth.js';
+import { idempotencyKeyOf } from '../../platform/http/idempotency.js';
+import * as s from './schemas.js';
+import * as service from './service.js';
+
+/** A 40 MB message arrives base64-encoded inside JSON: about 54 MB of request body. */
+const SEND_BODY_LIMIT = 56 * 1024 * 1024;
+
+export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Emails'];
+
+  app.post(
+    '/v1/send',
+    {
+      bodyLimit: SEND_BODY_LIMIT,
+      // The key header is checked before the body so a bad key is a 400 whatever the body holds.
+      onRequest: async (req: FastifyRequest) => void idempotencyKeyOf(req),
+      schema: { tags, body: s.sendBody, response: { 200: s.sendResponse } },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await service.sendEmails(ctx, projectOf(req).id, req.body, {
+        idempotencyKey: idempotencyKeyOf(req),
+        method: req.method,
+        path: req.routeOptions.url ?? req.url,
+      }),
+    }),
+  );
+
+  app.get('/emails/:id', { schema: { tags, params: s.emailIdParams, response: { 200: s.emailRecordSchema } } }, (req) =>
+    service.getEmail(ctx, projectOf(req).id, req.params.id),
+  );
+}

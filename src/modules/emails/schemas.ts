@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { emailSchema } from '../../domain/email.js';
+import { dataSchema } from '../contacts/schemas.js';
+
+const NO_NEWLINE = /^[^\r\n]*$/;
+/** RFC 5322 field names: printable ASCII except the colon. */
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]{1,76}$/;
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+const MIME_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/;
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
+
+const nameSchema = z.string().max(256).regex(NO_NEWLINE, 'Must not contain line breaks');
+const addressSchema = z.union([emailSchema, z.object({ name: nameSchema.optional(), email: emailSchema })]);
+
+const attachmentSchema = z
+  .object({
+    filename: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\r\n"']*$/, 'Must not contain line breaks or quotes'),
+    content: z.string().min(1).regex(BASE64, 'Must be base64'),
+    contentType: z.string().max(255).regex(MIME_TYPE, 'Must be a MIME type such as application/pdf'),
+    contentId: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s<>"']+$/, 'Must not contain spaces, angle brackets or quotes')
+      .optional(),
+    disposition: z.enum(['attachment', 'inline']).default('attachment'),
+  })
+  .refine((a) => a.disposition !== 'inline' || a.contentId, {
+    message: 'Required when disposition is inline',
+    path: ['contentId'],
+  });
+
+/** Headers the service writes itself; a request may not set them. */
+const RESERVED_HEADERS = new Set(
+  ['from', 'to', 'cc', 'bcc', 'subject', 'reply-to', 'sender', 'date', 'message-id', 'mime-version', 'content-type',
+    'content-transfer-encoding', 'dkim-signature', 'return-path', 'list-unsubscribe', 'list-unsubscribe-post'],
+);
+
+const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  const entries = Object.entries(headers);
+  if (entries.length > 50) ctx.addIssue({ code: z.ZodIssueCode.too_big, maximum: 50, type: 'array', inclusive: true, message: 'At most 50 headers' });
+  for (const [name, value] of entries) {
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({ code: z.ZodIssueCode.invalid_string, validation: 'regex', path: [name], message: 'Header names are printable ASCII without colon, spaces or line breaks' });
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: `${name} is set by the service and cannot be overridden`, params: { code: 'reserved_header' } });
+    }
+    if (!NO_NEWLINE.test(value)) ctx.addIssue({ code: z.ZodIssueCode.invalid_string, validation: 'regex', path: [name], message: 'Header values must not contain line breaks' });
+    if (value.length > 998) ctx.addIssue({ code: z.ZodIssueCode.too_big, maximum: 998, type: 'string', inclusive: true, path: [name], message: 'At most 998 characters' });
+  }
+});
+
+export const sendBody = z
+  .object({
+    to: z.union([addressSchema, z.array(addressSchema).min(1).max(MAX_RECIPIENTS)]),
+    subject: z.string().min(1).max(998).regex(NO_NEWLINE, 'Must not contain line breaks').optional(),
+    body: z.string().min(1).max(MAX_MESSAGE_BYTES).optional(),
+    template: z.string().uuid().optional(),
+    from: addressSchema.optional(),
+    name: nameSchema.optional(),
+    subscribed: z.boolean().optional(),
+    data: dataSchema.optional(),
+    headers: headersSchema.optional(),
+    reply: emailSchema.optional(),
+    attachments: z.array(attachmentSchema).max(10).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.template) return;
+    if (body.subject === undefined) ctx.addIssue({ code: z.ZodIssueCode.invalid_type, expected: 'string', received: 'undefined', path: ['subject'], message: 'Required without a template' });
+    if (body.body === undefined) ctx.addIssue({ code: z.ZodIssueCode.invalid_type, expected: 'string', received: 'undefined', path: ['body'], message: 'Required without a template' });
+  });
+export type SendBody = z.infer<typeof sendBody>;
+
+export const sendResponse = z.object({
+  success: z.literal(true),
+  data: z.object({
+    emails: z.array(z.object({ contact: z.object({ id: z.string().uuid(), email: z.string() }), email: z.string().uuid() })),
+    timestamp: z.string(),
+  }),
+});
+
+export const emailIdParams = z.object({ id: z.string().uuid() });
+
+export const emailRecordSchema = z.object({
+  id: z.string().uuid(),
+  projectId: z.string().uuid(),
+  contactId: z.string().uuid().nullable(),
+  templateId: z.string().uuid().nullable(),
+  campaignId: z.string().uuid().nullable(),
+  type: z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']),
+  status: z.enum(['queued', 'sent', 'failed', 'skipped']),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  to: z.string(),
+  toName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  subject: z.string(),
+  messageId: z.string(),
+  attempts: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  smtpResponse: z.string().nullable(),
+  sentAt: z.string().nullable(),
+  failedAt: z.string().nullable(),
+  openedAt: z.string().nullable(),
+  clickedAt: z.string().nullable(),
+  openCount: z.number().int(),
+  clickCount: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});

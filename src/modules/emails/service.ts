@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../platform/context.js';
+import { notFound, validationError } from '../../platform/http/errors.js';
+import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
+import type { StoredAttachment } from '../../platform/db/schema.js';
+import { parseDataPatch } from '../../domain/contact-data.js';
+import { TemplateError } from '../../domain/render.js';
+import { upsertContact } from '../contacts/service.js';
+import { assertVerifiedSender } from '../domains/service.js';
+import { findTemplate } from '../templates/service.js';
+import type { RequestIdentity } from '../events/service.js';
+import { composeEmail, type Content } from './compose.js';
+import * as repo from './repo.js';
+import { MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendBody } from './schemas.js';
+
+type Address = NonNullable<SendBody['from']>;
+const asAddress = (a: Address) => (typeof a === 'string' ? { email: a, name: undefined } : a);
+
+/** Decoded size of base64 text without decoding it. */
+const decodedBytes = (b64: string) => {
+  const clean = b64.replace(/\s+/g, '');
+  return Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
+};
+
+function checkSizes(body: SendBody): void {
+  const attachments = body.attachments ?? [];
+  const attached = attachments.reduce((n, a) => n + decodedBytes(a.content), 0);
+  if (attached > MAX_ATTACHMENT_BYTES) {
+    throw validationError([{ field: 'attachments', message: `Attachments total ${attached} bytes; at most ${MAX_ATTACHMENT_BYTES}`, code: 'too_big' }]);
+  }
+  // Base64 in the message costs 4/3 of the decoded size, plus line breaks.
+  const message = (body.body?.length ?? 0) + attachments.reduce((n, a) => n + a.content.length * 1.03, 0);
+  if (message > MAX_MESSAGE_BYTES) {
+    throw validationError([{ field: 'attachments', message: `The message would exceed ${MAX_MESSAGE_BYTES} bytes`, code: 'too_big' }]);
+  }
+}
+
+function templateErrorAsValidation(err: unknown): never {
+  if (err instanceof TemplateError) {
+    throw validationError([{ field: err.part, message: err.message, code: 'invalid_template' }]);
+  }
+  throw err;
+}
+
+/**
+ * POST /v1/send: upserts each recipient in turn, renders its email and stores it with its
+ * delivery, all in one transaction; the delivery engine sends after the commit. Nothing is sent,
+ * and nothing changes, when any recipient's email cannot be made.
+ */
+export async function sendEmails(ctx: AppContext, projectId: string, body: SendBody, request: RequestIdentity) {
+  checkSizes(body);
+  const now = ctx.clock.now();
+  const patch = parseDataPatch(body.data);
+  const recipients = (Array.isArray(body.to) ? body.to : [body.to]).map(asAddress);
+  const attachments: StoredAttachment[] | null = body.attachments?.length
+    ? body.attachments.map((a) => ({ ...a, content: a.content.replace(/\s+/g, '') }))
+    : null;
+
+  return ctx.db.transaction(async (tx) => {
+    if (request.idempotencyKey) {
+      await claimIdempotencyKey(tx, {
+        projectId,
+        key: request.idempotencyKey,
+        method: request.method,
+        path: request.path,
+        statusCode: 200,
+        now,
+        ttlHours: ctx.config.idempotencyTtlHours,
+      });
+    }
+    const template = body.template ? await findTemplate(tx, projectId, body.template) : null;
+    if (body.template && !template) throw notFound('Template');
+    const from = body.from ? asAddress(body.from) : template ? { email: template.from, name: undefined } : undefined;
+    if (!from) {
+      throw validationError([{ field: 'from', message: 'Required when the template has no sender', code: 'invalid_type', received: 'undefined' }]);
+    }
+    await assertVerifiedSender(ctx, tx, projectId, from.email);
+    const content: Content = {
+      type: template?.type ?? 'TRANSACTIONAL',
+      subject: body.subject ?? template!.subject,
+      body: body.body ?? template!.body,
+      from: { email: from.email, name: from.name ?? body.name ?? template?.fromName ?? null },
+      replyTo: body.reply ?? template?.replyTo ?? null,
+      headers: body.headers ?? {},
+      attachments,
+      templateId: template?.id ?? null,
+      campaignId: null,
+    };
+
+    const emails: repo.NewEmail[] = [];
+    for (const recipient of recipients) {
+      const { contact } = await upsertContact(
+        ctx,
+        tx,
+        { email: recipient.email, subscribed: body.subscribed, patch },
+        { projectId, subscribedByDefault: false, source: 'send', at: now },
+      );
+      try {
+        emails.push(
+          composeEmail(randomUUID(), projectId, content, { contact, name: recipient.name ?? null, transient: patch.transient }, {
+            publicUrl: ctx.config.publicUrl,
+            signer: ctx.links,
+          }),
+        );
+      } catch (err) {
+        templateErrorAsValidation(err);
+      }
+    }
+    await repo.insertEmails(tx, emails, now);
+    return {
+      emails: emails.map((e) => ({ contact: { id: e.contactId, email: e.toEmail }, email: e.id })),
+      timestamp: now.toISOString(),
+    };
+  });
+}
+
+const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
+
+export async function getEmail(ctx: AppContext, projectId: string, id: string) {
+  const row = await repo.findEmail(ctx.db, projectId, id);
+  if (!row) throw notFound('Email');
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    contactId: row.contact_id,
+    templateId: row.template_id,
+    campaignId: row.campaign_id,
+    type: row.type,
+    status: row.status,
+    from: row.from_email,
+    fromName: row.from_name,
+    to: row.to_email,
+    toName: row.to_name,
+    replyTo: row.reply_to,
+    subject: row.subject,
+    messageId: row.message_id,
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'queued' ? iso(row.next_attempt_at) : null,
+    lastError: row.last_error,
+    smtpResponse: row.smtp_response,
+    sentAt: iso(row.sent_at),
+    failedAt: iso(row.failed_at),
+    openedAt: iso(row.opened_at),
+    clickedAt: iso(row.clicked_at),
+    openCount: row.open_count,
+    clickCount: row.click_count,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}

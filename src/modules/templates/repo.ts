@@ -1,0 +1,122 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { run, type Executor } from '../../platform/db/client.js';
+import type { EmailType } from '../../platform/db/schema.js';
+
+export interface TemplateRow {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+  type: EmailType;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TemplateValues {
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  type: EmailType;
+}
+
+const COLUMNS: Record<keyof TemplateValues, SQL> = {
+  name: sql`name`,
+  description: sql`description`,
+  subject: sql`subject`,
+  body: sql`body`,
+  from: sql`from_email`,
+  fromName: sql`from_name`,
+  replyTo: sql`reply_to`,
+  type: sql`type`,
+};
+
+export async function insertTemplate(ex: Executor, projectId: string, v: TemplateValues, now: Date): Promise<TemplateRow> {
+  const r = await run(ex, sql`
+    insert into templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type, created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo}, ${v.type}, ${now}, ${now})
+    returning *`);
+  return r.rows[0] as TemplateRow;
+}
+
+export async function findTemplate(ex: Executor, projectId: string, id: string): Promise<TemplateRow | null> {
+  const r = await run(ex, sql`select * from templates where project_id = ${projectId} and id = ${id}`);
+  return (r.rows[0] as TemplateRow | undefined) ?? null;
+}
+
+/** Sets the given fields (undefined ones are left alone); null if the template is not the project's. */
+export async function updateTemplate(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  change: Partial<TemplateValues>,
+  now: Date,
+): Promise<TemplateRow | null> {
+  const sets = (Object.keys(COLUMNS) as (keyof TemplateValues)[])
+    .filter((k) => change[k] !== undefined)
+    .map((k) => sql`${COLUMNS[k]} = ${change[k]}`);
+  const r = await run(ex, sql`
+    update templates set ${sql.join([...sets, sql`updated_at = ${now}`], sql`, `)}
+    where project_id = ${projectId} and id = ${id}
+    returning *`);
+  return (r.rows[0] as TemplateRow | undefined) ?? null;
+}
+
+export async function deleteTemplate(ex: Executor, projectId: string, id: string): Promise<boolean> {
+  const r = await run(ex, sql`delete from templates where project_id = ${projectId} and id = ${id} returning id`);
+  return r.rows.length > 0;
+}
+
+export interface TemplateListQuery {
+  projectId: string;
+  type?: EmailType;
+  search?: string;
+  sort: 'name' | 'createdAt' | 'updatedAt';
+  dir: 'asc' | 'desc';
+  offset: number;
+  limit: number;
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function listFilter(q: TemplateListQuery): SQL {
+  const parts: SQL[] = [sql`project_id = ${q.projectId}`];
+  if (q.type) parts.push(sql`type = ${q.type}`);
+  if (q.search) {
+    const pattern = `%${escapeLike(q.search)}%`;
+    parts.push(sql`(name ilike ${pattern} or description ilike ${pattern} or subject ilike ${pattern})`);
+  }
+  return sql.join(parts, sql` and `);
+}
+
+/**
+ * Names sort case-insensitively by code point (`collate "C"`), so the order is the same on every
+ * database whatever its locale; the id breaks ties so pages never overlap or skip.
+ */
+export async function listTemplates(ex: Executor, q: TemplateListQuery): Promise<TemplateRow[]> {
+  const dir = q.dir === 'asc' ? sql`asc` : sql`desc`;
+  const keys =
+    q.sort === 'name'
+      ? [sql`lower(name) collate "C" ${dir}`, sql`name collate "C" ${dir}`]
+      : [q.sort === 'updatedAt' ? sql`updated_at ${dir}` : sql`created_at ${dir}`];
+  const r = await run(ex, sql`
+    select * from templates where ${listFilter(q)}
+    order by ${sql.join([...keys, sql`id ${dir}`], sql`, `)}
+    limit ${q.limit} offset ${q.offset}`);
+  return r.rows as TemplateRow[];
+}
+
+export async function countTemplates(ex: Executor, q: TemplateListQuery): Promise<number> {
+  const r = await run(ex, sql`select count(*)::int as n from templates where ${listFilter(q)}`);
+  return (r.rows[0] as { n: number }).n;
+}

@@ -1,0 +1,171 @@
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
+import type { EmailType } from '../../platform/db/schema.js';
+import { notFound, validationError, type FieldError } from '../../platform/http/errors.js';
+import { parseCheck, TemplateError } from '../../domain/render.js';
+import { assertVerifiedSender } from '../domains/service.js';
+import * as repo from './repo.js';
+import type { TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
+import { MAX_NAME } from './schemas.js';
+
+/** The API shape of a template (the spec's Template). */
+export interface Template {
+  id: string;
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  type: EmailType;
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toTemplate(row: TemplateRow): Template {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    subject: row.subject,
+    body: row.body,
+    from: row.from_email,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    type: row.type,
+    projectId: row.project_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export interface TemplateInput {
+  name: string;
+  description?: string | null;
+  subject: string;
+  body: string;
+  from: string;
+  fromName?: string | null;
+  replyTo?: string | null;
+  type: EmailType;
+}
+
+/** Liquid syntax errors of the subject and body, as 422 field errors (code `invalid_template`). */
+function checkSyntax(parts: { subject?: string; body?: string }): void {
+  const errors: FieldError[] = [];
+  for (const part of ['subject', 'body'] as const) {
+    const source = parts[part];
+    if (source === undefined) continue;
+    try {
+      parseCheck(source, part);
+    } catch (err) {
+      if (!(err instanceof TemplateError)) throw err;
+      errors.push({ field: err.part, message: err.message, code: 'invalid_template' });
+    }
+  }
+  if (errors.length) throw validationError(errors);
+}
+
+export async function createTemplate(ctx: AppContext, projectId: string, input: TemplateInput): Promise<Template> {
+  checkSyntax(input);
+  await assertVerifiedSender(ctx, ctx.db, projectId, input.from);
+  const row = await repo.insertTemplate(
+    ctx.db,
+    projectId,
+    {
+      name: input.name,
+      description: input.description ?? null,
+      subject: input.subject,
+      body: input.body,
+      from: input.from,
+      fromName: input.fromName ?? null,
+      replyTo: input.replyTo ?? null,
+      type: input.type,
+    },
+    ctx.clock.now(),
+  );
+  return toTemplate(row);
+}
+
+/** A template of the project, or null (another project's id included). */
+export async function findTemplate(ex: Executor, projectId: string, id: string): Promise<Template | null> {
+  const row = await repo.findTemplate(ex, projectId, id);
+  return row ? toTemplate(row) : null;
+}
+
+export async function getTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template> {
+  const template = await findTemplate(ctx.db, projectId, id);
+  if (!template) throw notFound('Template');
+  return template;
+}
+
+/**
+ * Applies any subset of the fields. A changed `from` must be on a verified domain; an unchanged one
+ * is not checked again, so a template whose domain lapsed can still be edited (sending checks anew).
+ */
+export async function updateTemplate(ctx: AppContext, projectId: string, id: string, change: Partial<TemplateValues>): Promise<Template> {
+  const current = await repo.findTemplate(ctx.db, projectId, id);
+  if (!current) throw notFound('Template');
+  checkSyntax(change);
+  if (change.from !== undefined && change.from !== current.from_email) {
+    await assertVerifiedSender(ctx, ctx.db, projectId, change.from);
+  }
+  if (Object.values(change).every((v) => v === undefined)) return toTemplate(current);
+  const row = await repo.updateTemplate(ctx.db, projectId, id, change, ctx.clock.now());
+  if (!row) throw notFound('Template');
+  return toTemplate(row);
+}
+
+export async function deleteTemplate(ctx: AppContext, projectId: string, id: string): Promise<void> {
+  if (!(await repo.deleteTemplate(ctx.db, projectId, id))) throw notFound('Template');
+}
+
+const COPY_SUFFIX = ' (copy)';
+
+/** A new template with the same content, named "<name> (copy)"; the sender is not checked again. */
+export async function duplicateTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template> {
+  const source = await repo.findTemplate(ctx.db, projectId, id);
+  if (!source) throw notFound('Template');
+  const row = await repo.insertTemplate(
+    ctx.db,
+    projectId,
+    {
+      name: `${source.name.slice(0, MAX_NAME - COPY_SUFFIX.length)}${COPY_SUFFIX}`,
+      description: source.description,
+      subject: source.subject,
+      body: source.body,
+      from: source.from_email,
+      fromName: source.from_name,
+      replyTo: source.reply_to,
+      type: source.type,
+    },
+    ctx.clock.now(),
+  );
+  return toTemplate(row);
+}
+
+export interface TemplatePage {
+  data: Template[];
+  total: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+}
+
+export async function listTemplates(
+  ctx: AppContext,
+  q: Omit<TemplateListQuery, 'offset' | 'limit'> & { page: number; pageSize: number },
+): Promise<TemplatePage> {
+  const query: TemplateListQuery = { ...q, offset: (q.page - 1) * q.pageSize, limit: q.pageSize };
+  const [rows, total] = await Promise.all([repo.listTemplates(ctx.db, query), repo.countTemplates(ctx.db, query)]);
+  return { data: rows.map(toTemplate), total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+}
+
+/** Campaigns and workflows referencing the template, as the modules holding them report. */
+export async function templateUsage(ctx: AppContext, projectId: string, id: string) {
+  if (!(await repo.findTemplate(ctx.db, projectId, id))) throw notFound('Template');
+  const { campaigns, workflows } = await ctx.usage.find(ctx.db, 'template', projectId, id);
+  return { templateId: id, campaigns, workflows };
+}

@@ -1,0 +1,414 @@
+import { createPublicKey, createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/platform/db/client.js';
+import { checkAllDomains, signingKeyFor } from '../../src/modules/domains/service.js';
+import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { publishRecords, verifiedDomain, type DomainRecord, type DomainView } from '../support/domains.js';
+import { startTestServer, type Client, type TestServer } from '../support/server.js';
+
+type Project = Awaited<ReturnType<TestServer['project']>>;
+
+let dns: DnsServer;
+let server: TestServer;
+let main: Project;
+let other: Project;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  server = await startTestServer({ DNS_SERVERS: dns.address });
+  main = await server.project('domains-main');
+  other = await server.project('domains-other');
+});
+afterAll(async () => {
+  await server?.stop();
+  await dns?.stop();
+});
+
+let seq = 0;
+/** A fresh name per test, so tests in this file never see each other's domains or DNS records. */
+const uniqueDomain = (tag: string) => `${tag}-${++seq}.domains.test`;
+
+const DOMAIN_KEYS = ['checkedAt', 'createdAt', 'domain', 'id', 'projectId', 'records', 'updatedAt', 'verified', 'verifiedAt'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+async function addDomain(api: Client, domain: string): Promise<DomainView> {
+  const res = await api.post('/domains', { domain });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+async function verify(api: Client, id: string): Promise<DomainView> {
+  const res = await api.get(`/domains/${id}/verify`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+const record = (view: DomainView, purpose: DomainRecord['purpose']) => view.records.find((r) => r.purpose === purpose)!;
+const statuses = (view: DomainView) => Object.fromEntries(view.records.map((r) => [r.purpose, r.status]));
+const publicKeyOf = (view: DomainView) => /p=([A-Za-z0-9+/=]+)$/.exec(record(view, 'dkim').value)![1]!;
+
+function expectEnvelope(res: { status: number; body: any }, status: number, code: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
+  expect(typeof res.body.error.message).toBe('string');
+  expect(typeof res.body.error.requestId).toBe('string');
+}
+
+describe('POST /domains', () => {
+  it('registers a domain and returns the records to publish, all pending', async () => {
+    const res = await main.api.post('/domains', { domain: '  Mail.Example-Co.TEST ' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const view = res.body as DomainView;
+    expect(Object.keys(view).sort()).toEqual(DOMAIN_KEYS);
+    expect(view).toMatchObject({ domain: 'mail.example-co.test', verified: false, verifiedAt: null, checkedAt: null, projectId: main.id });
+    expect(view.id).toMatch(UUID);
+    expect(Date.parse(view.createdAt)).not.toBeNaN();
+    expect(view.updatedAt).toBe(view.createdAt);
+
+    // Without INBOUND_SMTP_PORT there is no return-path record.
+    expect(view.records.map((r) => [r.type, r.purpose, r.required, r.status])).toEqual([
+      ['TXT', 'dkim', true, 'pending'],
+      ['TXT', 'verification', true, 'pending'],
+      ['TXT', 'spf', false, 'pending'],
+    ]);
+    for (const r of view.records) expect(Object.keys(r).sort()).toEqual(['name', 'purpose', 'required', 'status', 'type', 'value']);
+
+    const dkim = record(view, 'dkim');
+    expect(dkim.name).toMatch(/^pbx[0-9a-f]{8}\._domainkey\.mail\.example-co\.test$/);
+    expect(dkim.value).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/);
+    const key = createPublicKey({ key: Buffer.from(publicKeyOf(view), 'base64'), format: 'der', type: 'spki' });
+    expect(key.asymmetricKeyType).toBe('rsa');
+    expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+
+    expect(record(view, 'verification')).toMatchObject({ name: '_postbox.mail.example-co.test' });
+    expect(record(view, 'verification').value).toMatch(/^postbox-verification=[0-9a-f]{32}$/);
+    expect(record(view, 'spf')).toMatchObject({ name: 'mail.example-co.test', value: 'v=spf1 a mx ~all' });
+  });
+
+  it('gives every domain its own selector, key and token', async () => {
+    const a = await addDomain(main.api, uniqueDomain('own-a'));
+    const b = await addDomain(main.api, uniqueDomain('own-b'));
+    const selector = (v: DomainView) => record(v, 'dkim').name.split('.')[0];
+    expect(selector(a)).not.toBe(selector(b));
+    expect(publicKeyOf(a)).not.toBe(publicKeyOf(b));
+    expect(record(a, 'verification').value).not.toBe(record(b, 'verification').value);
+  });
+
+  it('refuses a domain the project already has (409 DOMAIN_EXISTS), whatever its case', async () => {
+    const name = uniqueDomain('dup');
+    await addDomain(main.api, name);
+    const again = await main.api.post('/domains', { domain: name.toUpperCase() });
+    expectEnvelope(again, 409, 'DOMAIN_EXISTS');
+    expect(again.body.error.details).toEqual({ domain: name });
+    // Another project may register the same name: it proves ownership with its own records.
+    const elsewhere = await addDomain(other.api, name);
+    expect(elsewhere.projectId).toBe(other.id);
+  });
+
+  it('normalises a trailing dot and internationalised names', async () => {
+    const dotted = uniqueDomain('dot');
+    expect((await addDomain(main.api, `${dotted}.`)).domain).toBe(dotted);
+    expect((await addDomain(main.api, 'Bücher.domains.test')).domain).toBe('xn--bcher-kva.domains.test');
+  });
+
+  it.each([
+    ['empty', ''],
+    ['blank', '   '],
+    ['a single label', 'localhost'],
+    ['a space', 'exa mple.test'],
+    ['a leading hyphen', '-bad.test'],
+    ['a trailing hyphen', 'bad-.test'],
+    ['an empty label', 'a..test'],
+    ['a 64-character label', `${'a'.repeat(64)}.test`],
+    ['more than 253 characters', `${Array.from({ length: 5 }, () => 'a'.repeat(60)).join('.')}.test`],
+    ['an IP address', '192.168.1.10'],
+    ['an underscore', 'ex_ample.test'],
+    ['a URL', 'https://example.test'],
+    ['an email address', 'ada@example.test'],
+  ])('refuses %s with 422', async (_what, domain) => {
+    const res = await main.api.post('/domains', { domain });
+    expectEnvelope(res, 422, 'VALIDATION_ERROR');
+    expect(res.body.error.errors.map((e: any) => e.field)).toEqual(['domain']);
+  });
+
+  it('refuses a missing or non-string domain with 422', async () => {
+    for (const body of [{}, { domain: 42 }, { domain: null }]) {
+      const res = await main.api.post('/domains', body);
+      expectEnvelope(res, 422, 'VALIDATION_ERROR');
+      expect(res.body.error.errors[0]).toMatchObject({ field: 'domain', code: 'invalid_type' });
+    }
+  });
+});
+
+describe('GET /domains/{id}/verify', () => {
+  it('reports every record pending before anything is published', async () => {
+    const view = await addDomain(main.api, uniqueDomain('unpublished'));
+    const checked = await verify(main.api, view.id);
+    expect(checked.verified).toBe(false);
+    expect(checked.verifiedAt).toBeNull();
+    expect(Date.parse(checked.checkedAt!)).not.toBeNaN();
+    expect(statuses(checked)).toEqual({ dkim: 'pending', verification: 'pending', spf: 'pending' });
+  });
+
+  it('verifies a domain once its records are published, and keeps verifiedAt on later checks', async () => {
+    const view = await addDomain(main.api, uniqueDomain('published'));
+    publishRecords(dns, view);
+    const checked = await verify(main.api, view.id);
+    expect(checked.verified).toBe(true);
+    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
+    expect(checked.verifiedAt).toBe(checked.checkedAt);
+    expect(checked.records.map((r) => r.value)).toEqual(view.records.map((r) => r.value));
+
+    const again = await verify(main.api, view.id);
+    expect(again.verified).toBe(true);
+    expect(again.verifiedAt).toBe(checked.verifiedAt);
+    expect(Date.parse(again.checkedAt!)).toBeGreaterThanOrEqual(Date.parse(checked.checkedAt!));
+
+    const listed = (await main.api.get(`/domains/project/${main.id}`)).body as DomainView[];
+    expect(listed.find((d) => d.id === view.id)).toEqual(again);
+  });
+
+  it('needs only the required records: SPF is guidance', async () => {
+    const view = await addDomain(main.api, uniqueDomain('no-spf'));
+    for (const r of view.records.filter((r) => r.required)) dns.set(r.name, 'TXT', [r.value]);
+    const checked = await verify(main.api, view.id);
+    expect(checked.verified).toBe(true);
+    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'pending' });
+  });
+
+  it('accepts any published SPF policy, and a DKIM record written with other spacing and quotes', async () => {
+    const view = await addDomain(main.api, uniqueDomain('spacing'));
+    publishRecords(dns, view);
+    const key = publicKeyOf(view);
+    const spaced = key.match(/.{1,64}/g)!.join(' ');
+    dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1;k=rsa;  t=s; p="${spaced}"`]);
+    dns.set(view.domain, 'TXT', ['google-site-verification=abc', 'v=spf1 include:_spf.example.test -all']);
+    const checked = await verify(main.api, view.id);
+    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
+    expect(checked.verified).toBe(true);
+  });
+
+  it('fails a DKIM record that carries another key', async () => {
+    const view = await addDomain(main.api, uniqueDomain('wrong-key'));
+    publishRecords(dns, view);
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const wrong = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1; k=rsa; p=${wrong}`]);
+    const checked = await verify(main.api, view.id);
+    expect(checked.verified).toBe(false);
+    expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'verified', spf: 'verified' });
+  });
+
+  it('leaves an ownership record with another token pending', async () => {
+    const view = await addDomain(main.api, uniqueDomain('wrong-token'));
+    publishRecords(dns, view);
+    dns.set(record(view, 'verification').name, 'TXT', [`postbox-verification=${'0'.repeat(32)}`]);
+    const checked = await verify(main.api, view.id);
+    expect(checked.verified).toBe(false);
+    expect(record(checked, 'verification').status).toBe('pending');
+  });
+
+  it('unverifies a domain whose record is removed', async () => {
+    const view = await verifiedDomain(main.api, dns, uniqueDomain('lapsed'));
+    dns.remove(record(view, 'verification').name);
+    const checked = await verify(main.api, view.id);
+    expect(checked.verified).toBe(false);
+    expect(checked.verifiedAt).toBeNull();
+    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'pending', spf: 'verified' });
+
+    publishRecords(dns, view);
+    const back = await verify(main.api, view.id);
+    expect(back.verified).toBe(true);
+    expect(back.verifiedAt).toBe(back.checkedAt);
+  });
+
+  it('answers 404 for another project, an unknown id, and 422 for a non-uuid', async () => {
+    const view = await addDomain(main.api, uniqueDomain('tenancy'));
+    expectEnvelope(await other.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
+    expectEnvelope(await main.api.get(`/domains/${UNKNOWN_ID}/verify`), 404, 'NOT_FOUND');
+    const bad = await main.api.get('/domains/not-a-uuid/verify');
+    expectEnvelope(bad, 422, 'VALIDATION_ERROR');
+    expect(bad.body.error.errors[0].field).toBe('id');
+  });
+});
+
+describe('the recurring check', () => {
+  it('verifies and unverifies domains without the endpoint', async () => {
+    const view = await addDomain(main.api, uniqueDomain('background'));
+    publishRecords(dns, view);
+    await checkAllDomains(server.service.ctx);
+    const find = async () => ((await main.api.get(`/domains/project/${main.id}`)).body as DomainView[]).find((d) => d.id === view.id)!;
+    const verified = await find();
+    expect(verified.verified).toBe(true);
+    expect(statuses(verified)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
+
+    dns.remove(record(view, 'dkim').name);
+    await checkAllDomains(server.service.ctx);
+    const lapsed = await find();
+    expect(lapsed.verified).toBe(false);
+    expect(record(lapsed, 'dkim').status).toBe('pending');
+  });
+
+  it('walks every domain, past the first page of 100', async () => {
+    const p = await server.project('domains-many');
+    const { db } = server.service.ctx;
+    await run(db, sql`
+      insert into domains (project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verification_token)
+      select ${p.id}, 'bulk-' || i || '.domains.test', 'pbx00000000', 'none', 'none', 'token' from generate_series(1, 150) i`);
+    const total = (await run(db, sql`select count(*)::int as n from domains`)).rows[0].n as number;
+    expect(await checkAllDomains(server.service.ctx)).toBe(total);
+    const unchecked = await run(db, sql`select count(*)::int as n from domains where checked_at is null`);
+    expect(unchecked.rows[0].n).toBe(0);
+    const listed = (await p.api.get(`/domains/project/${p.id}`)).body as DomainView[];
+    expect(listed).toHaveLength(150);
+    expect(listed.every((d) => d.checkedAt !== null && !d.verified)).toBe(true);
+  });
+});
+
+describe('GET /domains/project/{projectId}', () => {
+  it("lists the key's project's domains as a bare array, newest first", async () => {
+    const p = await server.project('domains-list');
+    const names = ['first', 'second', 'third'].map(uniqueDomain);
+    const created: DomainView[] = [];
+    for (const name of names) created.push(await addDomain(p.api, name));
+    const res = await p.api.get(`/domains/project/${p.id}`);
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body)).toBe(true);
+    expect(res.body).toEqual([...created].reverse());
+  });
+
+  it('answers an empty array for a project without domains', async () => {
+    const p = await server.project('domains-empty');
+    const res = await p.api.get(`/domains/project/${p.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([]);
+  });
+
+  it("answers 404 for another project's id or an unknown one, 422 for a non-uuid", async () => {
+    expectEnvelope(await main.api.get(`/domains/project/${other.id}`), 404, 'NOT_FOUND');
+    expectEnvelope(await main.api.get(`/domains/project/${UNKNOWN_ID}`), 404, 'NOT_FOUND');
+    const bad = await main.api.get('/domains/project/nope');
+    expectEnvelope(bad, 422, 'VALIDATION_ERROR');
+    expect(bad.body.error.errors[0].field).toBe('projectId');
+  });
+});
+
+describe('DELETE /domains/{id}', () => {
+  it('removes a domain: 204, then 404', async () => {
+    const view = await addDomain(main.api, uniqueDomain('delete'));
+    expectEnvelope(await other.api.delete(`/domains/${view.id}`), 404, 'NOT_FOUND');
+    const res = await main.api.delete(`/domains/${view.id}`);
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
+    expectEnvelope(await main.api.delete(`/domains/${view.id}`), 404, 'NOT_FOUND');
+    expectEnvelope(await main.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
+    const listed = (await main.api.get(`/domains/project/${main.id}`)).body as DomainView[];
+    expect(listed.some((d) => d.id === view.id)).toBe(false);
+    // The name can be registered again, with new records.
+    const again = await addDomain(main.api, view.domain);
+    expect(publicKeyOf(again)).not.toBe(publicKeyOf(view));
+  });
+
+  it('answers 422 for a non-uuid', async () => {
+    expectEnvelope(await main.api.delete('/domains/123'), 422, 'VALIDATION_ERROR');
+  });
+});
+
+describe('authentication', () => {
+  it('refuses every endpoint without a key or with the public key (401)', async () => {
+    const view = await addDomain(main.api, uniqueDomain('auth'));
+    const calls: [string, string, unknown?][] = [
+      ['POST', '/domains', { domain: uniqueDomain('auth-new') }],
+      ['GET', `/domains/project/${main.id}`],
+      ['GET', `/domains/${view.id}/verify`],
+      ['DELETE', `/domains/${view.id}`],
+    ];
+    for (const [method, path, body] of calls) {
+      for (const key of [null, main.publicKey]) {
+        expectEnvelope(await main.api.request(method, path, { body, key }), 401, 'INVALID_API_KEY');
+      }
+    }
+    expect((await main.api.get(`/domains/${view.id}/verify`)).status).toBe(200);
+  });
+});
+
+describe('sender rules', () => {
+  it('signingKeyFor returns the PEM key of a verified domain only, matched exactly', async () => {
+    const { db } = server.service.ctx;
+    const name = uniqueDomain('signing');
+    const view = await verifiedDomain(main.api, dns, name);
+    const key = await signingKeyFor(db, main.id, `Sender@${name.toUpperCase()}`);
+    expect(key).toEqual({ domain: name, selector: record(view, 'dkim').name.split('.')[0], privateKey: expect.any(String) });
+    expect(key!.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+    const derived = createPublicKey(createPrivateKey(key!.privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
+    expect(derived).toBe(publicKeyOf(view));
+
+    expect(await signingKeyFor(db, main.id, `a@sub.${name}`)).toBeNull();
+    expect(await signingKeyFor(db, other.id, `a@${name}`)).toBeNull();
+    const pending = await addDomain(main.api, uniqueDomain('signing-pending'));
+    expect(await signingKeyFor(db, main.id, `a@${pending.domain}`)).toBeNull();
+
+    dns.remove(record(view, 'dkim').name);
+    await verify(main.api, view.id);
+    expect(await signingKeyFor(db, main.id, `a@${name}`)).toBeNull();
+  });
+});
+
+describe('with INBOUND_SMTP_PORT set', () => {
+  let inbound: TestServer;
+  let p: Project;
+  beforeAll(async () => {
+    inbound = await startTestServer({ DNS_SERVERS: dns.address, INBOUND_SMTP_PORT: '2525', PUBLIC_URL: 'https://mail.postbox.test' });
+    p = await inbound.project('domains-inbound');
+  });
+  afterAll(() => inbound?.stop());
+
+  it('adds a return-path MX record pointing at the public host; it is not required', async () => {
+    const view = await addDomain(p.api, uniqueDomain('bounce'));
+    expect(view.records.map((r) => r.purpose)).toEqual(['dkim', 'verification', 'spf', 'return-path']);
+    expect(record(view, 'return-path')).toEqual({
+      type: 'MX',
+      name: `bounces.${view.domain}`,
+      value: '10 mail.postbox.test',
+      purpose: 'return-path',
+      required: false,
+      status: 'pending',
+    });
+
+    publishRecords(dns, view);
+    const checked = await verify(p.api, view.id);
+    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified', 'return-path': 'verified' });
+
+    dns.set(`bounces.${view.domain}`, 'MX', [{ exchange: 'mx.elsewhere.test', priority: 10 }]);
+    const elsewhere = await verify(p.api, view.id);
+    expect(record(elsewhere, 'return-path').status).toBe('pending');
+    expect(elsewhere.verified).toBe(true);
+  });
+
+  it('verifies through the shared helper', async () => {
+    const view = await verifiedDomain(p.api, dns, uniqueDomain('bounce-helper'));
+    expect(record(view, 'return-path').status).toBe('verified');
+  });
+});
+
+describe('when the DNS server does not answer', () => {
+  let down: TestServer;
+  let p: Project;
+  beforeAll(async () => {
+    const gone = await startDnsServer();
+    await gone.stop();
+    down = await startTestServer({ DNS_SERVERS: gone.address });
+    p = await down.project('domains-dns-down');
+  });
+  afterAll(() => down?.stop());
+
+  it('marks every record failed and answers 200, not 500', async () => {
+    const view = await addDomain(p.api, uniqueDomain('dns-down'));
+    const checked = await verify(p.api, view.id);
+    expect(checked.verified).toBe(false);
+    expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed' });
+    expect(checked.checkedAt).not.toBeNull();
+  });
+});
