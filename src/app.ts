@@ -13,6 +13,8 @@ import { AppError, errorBody, handleError } from './platform/http/errors.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { subscriptionRoutes } from './modules/subscriptions/routes.js';
+import { trackingRoutes } from './modules/tracking/routes.js';
 import { emailRoutes } from './modules/emails/routes.js';
 import { verifyRoutes } from './modules/verify/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
@@ -101,6 +103,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(contactRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
+  await app.register(subscriptionRoutes, { ctx });
+  await app.register(trackingRoutes, { ctx });
   await app.register(emailRoutes, { ctx });
   await app.register(verifyRoutes, { ctx });
   await app.register(domainRoutes, { ctx });

@@ -46,7 +46,7 @@ const A_TAG = /<a(?=[\s/>])(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
 // Comments are left alone, conditional ones (`<!--[if mso]>…<![endif]-->`) included.
 const COMMENT_OR_A_TAG = new RegExp(`<!--[\\s\\S]*?(?:-->|$)|${A_TAG.source}`, 'gi');
 // One attribute of a start tag: its name and its value in one of the three syntaxes.
-const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
 const HTTP_URL = /^https?:\/\//i;
 
 /**

@@ -127,16 +127,21 @@ export function renderBody(source: string, scope: Record<string, unknown>): stri
   return render(source, 'body', scope);
 }
 
-// `{% raw %}` blocks are matched first so that their contents stay untouched.
-const PLACEHOLDER = /\{%-?\s*raw\s*-?%\}[\s\S]*?\{%-?\s*endraw\s*-?%\}|\{\{(-?)([\s\S]*?)(-?)\}\}/g;
+// `raw` and `comment` blocks are matched first so that their contents stay untouched.
+const PLACEHOLDER = /\{%-?\s*(raw|comment)\s*-?%\}[\s\S]*?\{%-?\s*end\1\s*-?%\}|\{\{(-?)([\s\S]*?)(-?)\}\}/g;
 // String literals, `??`, `|`, other text: enough to find operands without being fooled by quotes.
 const PIECE = /"[^"]*"|'[^']*'|\?\?|\||[^"'?|]+|[\s\S]/g;
 const SPACED_KEY = /^[\p{L}_][\p{L}\p{N}_-]*(?: [\p{L}_][\p{L}\p{N}_-]*)+$/u;
 
+/** Plain words separated by single spaces, which Liquid would not read as an expression (`a and b` it would). */
+function isSpacedKey(text: string): boolean {
+  return SPACED_KEY.test(text) && !text.split(' ').some((word) => Object.hasOwn(operators, word));
+}
+
 /** Rewrites `{{ first name ?? "there" }}` to `{{ ["first name"] ?? "there" }}`; rejects `??` missing an operand. */
 function rewritePlaceholders(source: string): string {
   if (!source.includes('{{')) return source;
-  return source.replace(PLACEHOLDER, (whole, open?: string, inner?: string, close?: string) => {
+  return source.replace(PLACEHOLDER, (whole, _block, open?: string, inner?: string, close?: string) => {
     if (inner === undefined) return whole;
     const pieces: string[] = inner.match(PIECE) ?? [];
     const pipe = pieces.indexOf('|');
@@ -145,12 +150,12 @@ function rewritePlaceholders(source: string): string {
       if (piece === '??') operands.push('');
       else operands[operands.length - 1] += piece;
     }
-    if (operands.length === 1 && !SPACED_KEY.test(operands[0]!.trim())) return whole;
+    if (operands.length === 1 && !isSpacedKey(operands[0]!.trim())) return whole;
     if (operands.length > 1 && operands.some((operand) => !operand.trim())) {
       throw new Error(`"??" needs a value on each side: ${whole}`);
     }
     const head = operands.map((operand) => operand.replace(/^(\s*)(.*?)(\s*)$/s, (text, before: string, words: string, after: string) =>
-      SPACED_KEY.test(words) && !words.split(' ').some((word) => Object.hasOwn(operators, word)) ? `${before}["${words}"]${after}` : text,
+      isSpacedKey(words) ? `${before}["${words}"]${after}` : text,
     ));
     return `{{${open}${head.join('??')}${pipe < 0 ? '' : pieces.slice(pipe).join('')}${close}}}`;
   });

@@ -173,6 +173,7 @@ describe('keys containing spaces', () => {
     const s = scopeOf({ a: true, b: false, 'a and b': 'spaced' });
     expect(body('{{ a and b }}|{{ a or b }}|{{ not a }}', s)).toBe('false|true|false');
     expect(body('{% raw %}{{ first name }}{% endraw %}')).toBe('{{ first name }}');
+    expect(body('a{% comment %}{{ first name ?? }}{% endcomment %}b')).toBe('ab');
   });
 });
 
@@ -215,17 +216,13 @@ describe('safety', () => {
   });
 
   it('stops a runaway loop quickly', () => {
-    const started = performance.now();
     const error = templateErrorOf(() => body('{% for i in (1..100000000) %}x{% endfor %}'));
     expect(error.message).toMatch(/limit/);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('stops a slow render at its time limit', () => {
-    const started = performance.now();
     const error = templateErrorOf(() => body('{% for i in (1..3000) %}{% for j in (1..3000) %}x{% endfor %}{% endfor %}'));
     expect(error.message).toMatch(/render limit/);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('refuses undefined filters', () => {
@@ -244,27 +241,7 @@ describe('safety', () => {
   });
 });
 
-describe('speed', () => {
-  it('renders a cached typical body in tens of microseconds', () => {
-    const source = `<html><body><h1>Hello {{ firstName ?? "friend" }}</h1><p>Plan: {{ plan | upcase }} at {{ company.name }}.</p>
-{% if plan == "pro" %}<p>Thanks, {{ first name }}!</p>{% endif %}
-<ul>{% for item in items %}<li>{{ item.name }}: {{ item.price }}</li>{% endfor %}</ul>
-<a href="{{ unsubscribeUrl }}">Unsubscribe</a> <a href="{{ manageUrl }}">Manage preferences</a></body></html>`;
-    expect(body(source)).toContain('<li>Ink: 5</li>');
-    const microsecondsPerRender = (run: () => void) => {
-      for (let i = 0; i < 500; i++) run();
-      let best = Infinity;
-      for (let batch = 0; batch < 5; batch++) {
-        const started = performance.now();
-        for (let i = 0; i < 1000; i++) run();
-        best = Math.min(best, performance.now() - started); // ms per 1000 = µs per render
-      }
-      return best;
-    };
-    const cached = microsecondsPerRender(() => body(source));
-    expect(cached).toBeLessThan(100); // about 35 µs measured here, against about 80 µs when parsed each time
-  });
-
+describe('parse cache', () => {
   it('parses a source once, keeping the 1,000 most recently used', () => {
     const parse = vi.spyOn(Liquid.prototype, 'parse');
     try {
@@ -275,13 +252,18 @@ describe('speed', () => {
       expect(parse).toHaveBeenCalledTimes(1);
       renderSubject(first, scope); // subjects are parsed differently (no escaping), so cached apart
       expect(parse).toHaveBeenCalledTimes(2);
-      for (let i = 0; i < 999; i++) body(`{{ plan }} ${i}`);
-      body(first); // still cached, and now the most recently used
-      expect(parse).toHaveBeenCalledTimes(2 + 999);
-      for (let i = 999; i < 1999; i++) body(`{{ plan }} ${i}`);
-      expect(parse).toHaveBeenCalledTimes(2 + 1999);
-      expect(body(first)).toBe('Ann <!-- cache test -->'); // evicted by 1,000 newer sources
-      expect(parse).toHaveBeenCalledTimes(2 + 1999 + 1);
+      let n = 0;
+      const fresh = (count: number) => {
+        for (const end = n + count; n < end; ) body(`{{ plan }} ${n++}`);
+      };
+      fresh(999); // the cache is now first and these 999
+      body(first); // a hit, which makes it the most recently used
+      fresh(999);
+      expect(body(first)).toBe('Ann <!-- cache test -->'); // still a hit: the 999 older ones went first
+      expect(parse).toHaveBeenCalledTimes(2 + 1998);
+      fresh(1000);
+      expect(body(first)).toBe('Ann <!-- cache test -->'); // evicted by 1,000 newer sources: parsed again
+      expect(parse).toHaveBeenCalledTimes(2 + 2998 + 1);
     } finally {
       parse.mockRestore();
     }

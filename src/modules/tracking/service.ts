@@ -71,7 +71,7 @@ export async function recordClick(ctx: AppContext, emailId: string, url: string)
   });
 }
 
-/** The contact of a deleted email recipient is gone (`contact_id` null): its events are skipped. */
+/** Deleting a contact leaves `contact_id` null on its emails: they still count, but emit no event. */
 async function emitOpened(tx: Tx, emailId: string, hit: Hit, at: Date): Promise<void> {
   if (!hit.contact_id) return;
   await recordEvent(tx, {
