@@ -214,7 +214,9 @@ describe('manage', () => {
     expect(until).toBeLessThanOrEqual(Date.now() + 30 * 86_400_000 + 1000);
     const date = new Intl.DateTimeFormat('es', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(until));
     expect(res.html).toContain(`En pausa hasta el ${date}`);
-    expect((await eventsOf(c.id, 'contact.unsubscribed'))).toHaveLength(1);
+    const paused = await eventsOf(c.id, 'contact.unsubscribed');
+    expect(paused).toHaveLength(1);
+    expect(paused[0]!.data).toMatchObject({ source: 'manage_page', snoozedUntil: snoozed.snoozedUntil });
 
     // Snoozing again moves the end, without another event.
     await page('POST', `/manage/${token}`, { action: 'snooze', days: '90' });
@@ -239,7 +241,8 @@ describe('manage', () => {
   it('answers an unknown action or snooze length with a 400 page and changes nothing', async () => {
     const c = await createContact(p.api);
     const token = tokenOf(c.id);
-    for (const form of [{ action: 'delete' }, {}, { action: 'snooze', days: '12' }, { action: 'snooze' }]) {
+    const forms: Record<string, string>[] = [{ action: 'delete' }, {}, { action: 'snooze', days: '12' }, { action: 'snooze' }];
+    for (const form of forms) {
       const res = await page('POST', `/manage/${token}`, form);
       expectHtml(res, 400, 'en');
       expect(res.html).toContain('Request not understood');
@@ -310,6 +313,17 @@ describe('bad links', () => {
     const c = await createContact(p.api);
     const res = await page('GET', `/manage/${tokenOf(c.id)}`, undefined, { authorization: 'Bearer sk_nonsense' });
     expectHtml(res, 200);
+  });
+});
+
+describe('form bodies', () => {
+  it('are parsed for these pages only: the JSON API still refuses them', async () => {
+    const res = await p.api.request('POST', '/contacts', {
+      raw: 'email=form%40pages.test',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ success: false, error: { statusCode: 415 } });
   });
 });
 

@@ -132,6 +132,8 @@ export interface ContactUpdate {
   subscribed?: boolean;
   snoozedUntil?: Date | null;
   patch: DataPatch;
+  /** Stored on the subscription event; `api` unless another path made the change. */
+  source?: string;
 }
 
 export async function updateContactById(ctx: AppContext, projectId: string, id: string, change: ContactUpdate): Promise<Contact> {
@@ -157,7 +159,7 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
       const [row] = await repo.updateContacts(tx, projectId, [{ ...change, id, subscribed }], now);
       if (!row) throw notFound('Contact');
       await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
-        source: 'api',
+        source: change.source ?? 'api',
         ...(row.snoozed_until ? { snoozedUntil: new Date(row.snoozed_until).toISOString() } : {}),
       });
       if (change.snoozedUntil) {

@@ -48,7 +48,7 @@ export async function setSubscribed(ctx: AppContext, ref: SubscriberRef, subscri
 export async function snooze(ctx: AppContext, ref: SubscriberRef, days: SnoozeDays): Promise<Contact | null> {
   const until = new Date(ctx.clock.now().getTime() + days * 86_400_000);
   try {
-    return await updateContactById(ctx, ref.projectId, ref.contactId, { snoozedUntil: until, patch: emptyPatch() });
+    return await updateContactById(ctx, ref.projectId, ref.contactId, { snoozedUntil: until, patch: emptyPatch(), source: 'manage_page' });
   } catch (err) {
     if (isNotFound(err)) return null;
     throw err;
