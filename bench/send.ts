@@ -516,6 +516,7 @@ async function main() {
     cleanup.add(() => child.stop());
     const pid = child.process.pid!;
     const rss = new RssSampler(pid);
+    const rssAtStartKb = statusKb(pid, 'VmRSS');
     cleanup.add(() => rss.stop());
     if (scratch) {
       stats = new pg.Client({ connectionString: scratch.url });
@@ -633,6 +634,7 @@ async function main() {
         e2eSeconds: round(e2eSeconds, 2),
         deliveredWhileApiRan: deliveredAtApiEnd,
         drainSeconds: round((arrivals.last - load.finished) / 1000, 2),
+        workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
         workerHwmRssMb: hwmKb === null ? null : round(hwmKb / 1024),
         serviceCpuSeconds: { api: round(childCpuApi - childCpu0, 2), drain: round(childCpu1 - childCpuApi, 2) },
         benchCpuSeconds: round((benchCpu1.user + benchCpu1.system) / 1e6, 2),
