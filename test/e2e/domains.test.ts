@@ -411,4 +411,20 @@ describe('when the DNS server does not answer', () => {
     expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed' });
     expect(checked.checkedAt).not.toBeNull();
   });
+
+  it('keeps a verified domain verified while its DNS lookups fail', async () => {
+    const flaky = await startDnsServer();
+    const other = await startTestServer({ DNS_SERVERS: flaky.address });
+    try {
+      const q = await other.project('domains-dns-flaky');
+      const view = await verifiedDomain(q.api, flaky, uniqueDomain('dns-flaky'));
+      await flaky.stop();
+      const checked = await verify(q.api, view.id);
+      expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed' });
+      expect(checked.verified).toBe(true);
+      expect(checked.verifiedAt).toBe(view.verifiedAt);
+    } finally {
+      await other.stop();
+    }
+  });
 });

@@ -188,7 +188,10 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
     }),
   );
   const checks = Object.fromEntries(outcomes);
-  const verified = records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
+  // A lookup that could not be made (DNS timeout, refused) says nothing about the records: the
+  // domain keeps its state rather than stopping its mail over a resolver outage.
+  const unanswered = records.some((r) => r.required && checks[r.purpose]?.status === 'failed' && !checks[r.purpose]?.found);
+  const verified = unanswered ? row.verified : records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
   return repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
 }
 
