@@ -357,8 +357,6 @@ interface PgCounters {
   inserted: number;
   updated: number;
   deleted: number;
-  /** CPU seconds of the backends serving the bench database (those alive now). */
-  backendCpu: Map<number, number>;
 }
 
 async function pgCounters(client: pg.Client, db: string): Promise<PgCounters> {
@@ -367,26 +365,70 @@ async function pgCounters(client: pg.Client, db: string): Promise<PgCounters> {
      from pg_stat_database where datname = $1`,
     [db],
   );
-  const pids = await client.query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [db]);
-  const backendCpu = new Map<number, number>();
-  for (const { pid } of pids.rows) {
-    const cpu = processCpuSeconds(pid);
-    if (cpu !== null) backendCpu.set(pid, cpu);
-  }
   const r = s.rows[0]!;
-  return { xacts: Number(r.x), inserted: Number(r.i), updated: Number(r.u), deleted: Number(r.d), backendCpu };
+  return { xacts: Number(r.x), inserted: Number(r.i), updated: Number(r.u), deleted: Number(r.d) };
 }
 
-function pgDelta(a: PgCounters, b: PgCounters, n: number) {
-  let cpu = 0;
-  for (const [pid, v] of b.backendCpu) cpu += v - (a.backendCpu.get(pid) ?? 0);
+/**
+ * CPU used by the server processes serving the bench database. Pool connections come and go, so
+ * the backends are looked up every 500 ms and each one's CPU counted from when it was first seen
+ * (from zero for one that started during the phase); one that ends loses at most its last 500 ms.
+ */
+class BackendCpu {
+  private seen = new Map<number, { from: number; last: number }>();
+  private timer?: NodeJS.Timeout;
+  private busy = false;
+
+  constructor(
+    private readonly client: pg.Client,
+    private readonly db: string,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.sample(true);
+    this.timer = setInterval(() => void this.sample(false), 500);
+  }
+
+  private async sample(initial: boolean): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const r = await this.client.query<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+        [this.db],
+      );
+      for (const { pid } of r.rows) {
+        const cpu = processCpuSeconds(pid);
+        if (cpu === null) continue;
+        const entry = this.seen.get(pid);
+        if (entry) entry.last = cpu;
+        else this.seen.set(pid, { from: initial ? cpu : 0, last: cpu });
+      }
+    } catch {
+      // the database is going away at the end of the run
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async stop(): Promise<{ seconds: number; backends: number }> {
+    clearInterval(this.timer);
+    while (this.busy) await new Promise((r) => setTimeout(r, 10));
+    await this.sample(false);
+    let seconds = 0;
+    for (const { from, last } of this.seen.values()) seconds += last - from;
+    return { seconds, backends: this.seen.size };
+  }
+}
+
+function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds: number; backends: number }) {
   return {
     transactionsPerMessage: round((b.xacts - a.xacts) / n, 2),
     rowsInsertedPerMessage: round((b.inserted - a.inserted) / n, 2),
     rowsUpdatedPerMessage: round((b.updated - a.updated) / n, 2),
     rowsDeletedPerMessage: round((b.deleted - a.deleted) / n, 2),
-    backendCpuSeconds: round(cpu, 2),
-    backends: b.backendCpu.size,
+    backendCpuSeconds: round(cpu.seconds, 2),
+    backends: cpu.backends,
   };
 }
 
@@ -582,6 +624,8 @@ async function main() {
     const busyBeforeSendPct = await waitForQuiet(30_000);
     arrivals.reset();
     const pgBefore = stats && scratch ? await pgCounters(stats, scratch.name) : undefined;
+    const backendCpu = stats && scratch ? new BackendCpu(stats, scratch.name) : undefined;
+    await backendCpu?.start();
     const childCpu0 = processCpuSeconds(pid) ?? 0;
     const benchCpu0 = process.cpuUsage();
     const load = await runWorker<LoadOutcome>(LOAD_WORKER, {
@@ -597,13 +641,14 @@ async function main() {
     await arrivals.waitFor(load.ok, 'send');
     const childCpu1 = processCpuSeconds(pid) ?? 0;
     const benchCpu1 = process.cpuUsage(benchCpu0);
+    const backendCpuUsed = await backendCpu?.stop();
     rss.sample();
     const hwmKb = statusKb(pid, 'VmHWM');
 
     let db: ReturnType<typeof pgDelta> | undefined;
-    if (stats && scratch && pgBefore) {
+    if (stats && scratch && pgBefore && backendCpuUsed) {
       await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second
-      db = pgDelta(pgBefore, await pgCounters(stats, scratch.name), load.ok);
+      db = pgDelta(pgBefore, await pgCounters(stats, scratch.name), load.ok, backendCpuUsed);
     }
 
     const apiSeconds = (load.finished - load.started) / 1000;

@@ -251,5 +251,90 @@ export const emails = pgTable(
     index('emails_project_created').on(t.projectId, t.createdAt, t.id),
     index('emails_contact').on(t.contactId),
     index('emails_due').on(t.nextAttemptAt).where(sql`status = 'queued'`),
+    index('emails_campaign').on(t.campaignId).where(sql`campaign_id is not null`),
+  ],
+);
+
+export type SegmentType = 'DYNAMIC' | 'STATIC';
+
+export const segments = pgTable(
+  'segments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** Names the segment's events, `segment.<slug>.entry` and `.exit`; unique in the project. */
+    slug: text('slug').notNull(),
+    description: text('description'),
+    type: text('type').$type<SegmentType>().notNull(),
+    condition: jsonb('condition').$type<unknown>(),
+    trackMembership: boolean('track_membership').notNull().default(false),
+    memberCount: integer('member_count').notNull().default(0),
+    countedAt: timestamp('counted_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('segments_project_slug').on(t.projectId, t.slug), index('segments_project_created').on(t.projectId, t.createdAt)],
+);
+
+/** Members of static segments, and the last computed members of tracked dynamic ones. */
+export const segmentMembers = pgTable(
+  'segment_members',
+  {
+    segmentId: uuid('segment_id').notNull().references(() => segments.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').notNull().references(() => contacts.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.segmentId, t.contactId] }), index('segment_members_contact').on(t.contactId)],
+);
+
+export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
+export type AudienceType = 'ALL' | 'SEGMENT' | 'FILTERED';
+
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    from: text('from_email').notNull(),
+    fromName: text('from_name'),
+    replyTo: text('reply_to'),
+    type: text('type').$type<EmailType>().notNull(),
+    status: text('status').$type<CampaignStatus>().notNull().default('DRAFT'),
+    audienceType: text('audience_type').$type<AudienceType>().notNull(),
+    audienceCondition: jsonb('audience_condition').$type<unknown>(),
+    segmentId: uuid('segment_id').references(() => segments.id, { onDelete: 'set null' }),
+    scheduledFor: timestamp('scheduled_for', { withTimezone: true, mode: 'date', precision: 3 }),
+    totalRecipients: integer('total_recipients').notNull().default(0),
+    sentCount: integer('sent_count').notNull().default(0),
+    deliveredCount: integer('delivered_count').notNull().default(0),
+    openedCount: integer('opened_count').notNull().default(0),
+    clickedCount: integer('clicked_count').notNull().default(0),
+    bouncedCount: integer('bounced_count').notNull().default(0),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('campaigns_project_created').on(t.projectId, t.createdAt)],
+);
+
+/**
+ * A campaign's audience, frozen when sending starts: one row per recipient, given its email when
+ * the fan-out reaches it. A restart resumes from the rows still without an email.
+ */
+export const campaignRecipients = pgTable(
+  'campaign_recipients',
+  {
+    campaignId: uuid('campaign_id').notNull().references(() => campaigns.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').notNull(),
+    emailId: uuid('email_id'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignId, t.contactId] }),
+    index('campaign_recipients_pending').on(t.campaignId, t.contactId).where(sql`email_id is null`),
   ],
 );
