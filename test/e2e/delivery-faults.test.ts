@@ -90,7 +90,7 @@ describe('temporary failures', () => {
     }, 20_000, 50);
     for (const [i, r] of sent.entries()) {
       expect(r).toMatchObject({ status: 'sent', lastError: null, failedAt: null, nextAttemptAt: null });
-      expect(r.attempts).toBeGreaterThanOrEqual(3);
+      expect(r.attempts).toBeGreaterThanOrEqual(2);
       expect(r.smtpResponse).toMatch(/^250\b/);
       expect(sinkMessagesFor(sink, ids[i]!)).toHaveLength(1);
       expect(sinkMessagesTo(sink, recipients[i]!)).toHaveLength(1);
@@ -218,7 +218,7 @@ describe('a sender domain that stops verifying', () => {
       error: { code: 'INTERNAL_SERVER_ERROR', statusCode: 403, details: { domain: fading, registered: true, verified: false } },
     });
 
-    // The engine's view of the domain may lag by its key cache (10 s); then attempts stop reaching the relay.
+    // The check notifies the delivery engine, which drops its cached key: the next attempt is held back.
     const held: EmailRecord = await recordWhen(project.api, id, (r) => /not verified/.test(r.lastError ?? ''), 30_000);
     expect(held.status).toBe('queued');
     expect(held.attempts).toBeGreaterThan(relayed);
@@ -255,13 +255,14 @@ describe('a crash between accepting and delivering', () => {
     const ids = await Promise.all(recipients.map((to) => sendOne(api, to, 'ops@crash.faults.test')));
     expect(new Set(ids).size).toBe(20);
 
-    // Kill only when every message has failed at least once and none is due (so none is leased)
-    // for longer than it takes to read the records and kill.
+    // Kill only when every message has failed at least once (its outcome written, its lease
+    // released) and none falls due before the kill: a message is claimed only once due, so
+    // none can be leased at the moment of the kill.
     await eventually(async () => {
-      const checkedAt = Date.now();
       const records = await Promise.all(ids.map((id) => emailRecord(api, id)));
+      const now = Date.now();
       const quiet = records.every(
-        (r) => r.status === 'queued' && r.attempts >= 1 && r.lastError && r.nextAttemptAt && Date.parse(r.nextAttemptAt) > checkedAt + 500,
+        (r) => r.status === 'queued' && r.attempts >= 1 && r.lastError && r.nextAttemptAt && Date.parse(r.nextAttemptAt) > now + 300,
       );
       return quiet ? records : undefined;
     }, 30_000, 50);

@@ -1,7 +1,7 @@
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/client.js';
+import { notify, type Executor } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { RecordCheck } from '../../platform/db/schema.js';
 import type { Lookup } from '../../platform/dns.js';
@@ -10,6 +10,9 @@ import * as repo from './repo.js';
 import type { DomainRow } from './repo.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
+
+/** Notified when a domain is deleted or its verification changes, so senders drop cached keys. */
+export const DOMAINS_CHANNEL = 'domains_changed';
 
 export type RecordPurpose = 'dkim' | 'verification' | 'spf' | 'return-path';
 export type RecordStatus = RecordCheck['status'];
@@ -127,6 +130,7 @@ export async function listDomains(ctx: AppContext, keyProjectId: string, project
 
 export async function deleteDomain(ctx: AppContext, projectId: string, id: string): Promise<void> {
   if (!(await repo.deleteDomain(ctx.db, projectId, id))) throw notFound('Domain');
+  await notify(ctx.db, DOMAINS_CHANNEL);
 }
 
 export async function verifyDomain(ctx: AppContext, projectId: string, id: string): Promise<Domain> {
@@ -192,7 +196,9 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
   // domain keeps its state rather than stopping its mail over a resolver outage.
   const unanswered = records.some((r) => r.required && checks[r.purpose]?.status === 'failed' && !checks[r.purpose]?.found);
   const verified = unanswered ? row.verified : records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
-  return repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
+  const checked = await repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
+  if (checked && checked.verified !== row.verified) await notify(ctx.db, DOMAINS_CHANNEL);
+  return checked;
 }
 
 const CHECK_PAGE = 100;

@@ -2,7 +2,7 @@ import type { AppContext } from '../../platform/context.js';
 import { PollTimer } from '../../platform/polling.js';
 import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
 import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
-import { signingKeyFor } from '../domains/service.js';
+import { DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import * as repo from './repo.js';
 import type { ClaimedEmail, Outcome } from './repo.js';
 
@@ -20,7 +20,8 @@ export interface DeliveryOptions {
 const MAX_RETRY_MS = 60 * 60_000;
 const FLUSH_EVERY_MS = 20;
 const FLUSH_AT = 100;
-const KEY_CACHE_MS = 10_000;
+/** Signing keys are cached briefly; a domain that changes state clears the cache at once. */
+const KEY_CACHE_MS = 60_000;
 
 export function retryAt(now: Date, attempt: number, baseMs: number): Date {
   return new Date(now.getTime() + Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_MS));
@@ -39,7 +40,7 @@ export class DeliveryEngine {
   private pending: Outcome[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private flushTimer?: NodeJS.Timeout;
-  private unlisten?: () => Promise<void>;
+  private unlisten: (() => Promise<void>)[] = [];
   private keys = new Map<string, { key: DkimKey | null; until: number }>();
   private sends = new Set<Promise<void>>();
 
@@ -50,7 +51,10 @@ export class DeliveryEngine {
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten = await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => this.poll.wake());
+    this.unlisten = [
+      await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => this.poll.wake()),
+      await this.ctx.database.listen(DOMAINS_CHANNEL, () => this.keys.clear()),
+    ];
     this.loopDone = this.loop();
   }
 
@@ -63,7 +67,7 @@ export class DeliveryEngine {
     await Promise.race([Promise.allSettled([...this.sends]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
     clearTimeout(timer);
     await this.flush();
-    await this.unlisten?.();
+    await Promise.all(this.unlisten.map((stop) => stop()));
     this.transport.close();
   }
 

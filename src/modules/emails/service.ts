@@ -35,6 +35,13 @@ function checkSizes(body: SendBody): void {
   }
 }
 
+/** The deprecated `name` names the sender only when `from` is a bare address. */
+function senderName(body: SendBody, templateName: string | null): string | null {
+  if (typeof body.from === 'string') return body.name ?? templateName;
+  if (body.from) return body.from.name ?? null;
+  return templateName;
+}
+
 function templateErrorAsValidation(err: unknown): never {
   if (err instanceof TemplateError) {
     throw validationError([{ field: err.part, message: err.message, code: 'invalid_template' }]);
@@ -79,7 +86,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       type: template?.type ?? 'TRANSACTIONAL',
       subject: body.subject ?? template!.subject,
       body: body.body ?? template!.body,
-      from: { email: from.email, name: from.name ?? body.name ?? template?.fromName ?? null },
+      from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
       replyTo: body.reply ?? template?.replyTo ?? null,
       headers: body.headers ?? {},
       attachments,
