@@ -258,8 +258,36 @@ describe('evaluateCondition, operator by operator', () => {
   it('refuses segments that include each other, naming the loop, in both the evaluator and the compiler', () => {
     const tree = only({ field: 'segment', operator: 'memberOfSegment', value: SEG.loopA });
     const message = `Segments include each other through memberOfSegment: ${SEG.loopA} → ${SEG.loopB} → ${SEG.loopA}`;
-    expect(() => evaluateCondition(tree, people[0]!, ctx)).toThrow(new FilterError(message));
+    expect(() => evaluateCondition(tree, people[0]!, ctx)).toThrow(message);
+    expect(() => evaluateCondition(tree, people[0]!, ctx)).toThrow(expect.objectContaining({ code: 'segment_cycle' }));
     expect(() => compileCondition(tree, { ...ctx, projectId: SEG.unknown })).toThrow(FilterError);
+  });
+});
+
+describe('segment inlining', () => {
+  // Segment i includes segment i-1 twice: a diamond, not a cycle, doubling at each level.
+  const chain = (levels: number) => {
+    const refs = new Map<string, SegmentRef>();
+    const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    refs.set(id(0), { id: id(0), type: 'DYNAMIC', trackMembership: false, condition: only({ field: 'email', operator: 'exists' }) });
+    for (let i = 1; i <= levels; i++) {
+      const twice: Filter = { field: 'segment', operator: 'memberOfSegment', value: id(i - 1) };
+      refs.set(id(i), { id: id(i), type: 'DYNAMIC', trackMembership: false, condition: { logic: 'OR', groups: [{ filters: [twice, twice] }] } });
+    }
+    const context: FilterContext = { ...ctx, segments: (s) => refs.get(s) };
+    return { c: context, tree: only({ field: 'segment', operator: 'memberOfSegment', value: id(levels) }) };
+  };
+
+  it('inlines the same segment more than once when it is no cycle', () => {
+    const { c, tree } = chain(3);
+    expect(evaluateCondition(tree, people[0]!, c)).toBe(true);
+    expect(() => compileCondition(tree, { ...c, projectId: SEG.unknown })).not.toThrow();
+  });
+
+  it('refuses a tree that grows past the expansion limit', () => {
+    const { c, tree } = chain(12);
+    expect(() => evaluateCondition(tree, people[0]!, c)).toThrow(expect.objectContaining({ code: 'too_many_filters' }));
+    expect(() => compileCondition(tree, { ...c, projectId: SEG.unknown })).toThrow(FilterError);
   });
 });
 
