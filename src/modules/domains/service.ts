@@ -5,13 +5,14 @@ import { notify, type Executor } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { RecordCheck } from '../../platform/db/schema.js';
 import type { Lookup } from '../../platform/dns.js';
+import { notifiedCache } from '../../platform/notified-cache.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import * as repo from './repo.js';
 import type { DomainRow } from './repo.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-/** Notified when a domain is deleted or its verification changes, so senders drop cached keys. */
+/** Notified when a domain is added, deleted or changes verification, so processes drop cached sender states. */
 export const DOMAINS_CHANNEL = 'domains_changed';
 
 export type RecordPurpose = 'dkim' | 'verification' | 'spf' | 'return-path';
@@ -115,6 +116,7 @@ export async function createDomain(ctx: AppContext, projectId: string, domain: s
       token: randomBytes(16).toString('hex'),
       now: ctx.clock.now(),
     });
+    await notify(ctx.db, DOMAINS_CHANNEL);
     return toDomain(ctx, row);
   } catch (err) {
     if (isUniqueViolation(err)) throw domainExists(domain);
@@ -242,7 +244,9 @@ export function senderDomain(email: string): string {
  */
 export async function assertVerifiedSender(ctx: AppContext, ex: Executor, projectId: string, fromEmail: string): Promise<void> {
   const domain = senderDomain(fromEmail);
-  const status = await repo.senderStatus(ex, projectId, domain);
+  const status = await notifiedCache<{ verified: boolean } | null>(ctx.database, DOMAINS_CHANNEL).get(`${projectId}:${domain}`, () =>
+    repo.senderStatus(ex, projectId, domain),
+  );
   if (status?.verified) return;
   const registered = status !== null;
   ctx.log.debug({ projectId, domain, registered }, 'sender domain refused');

@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
 import { PollTimer } from '../../platform/polling.js';
 import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
@@ -36,7 +37,8 @@ export class DeliveryEngine {
   private inFlight = 0;
   private stopping = false;
   private loopDone: Promise<void> = Promise.resolve();
-  private readonly poll = new PollTimer(1000);
+  // Polled four times a second: sends wake the engine at most every 100 ms (see emails/service).
+  private readonly poll = new PollTimer(250);
   private pending: Outcome[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private flushTimer?: NodeJS.Timeout;
@@ -142,7 +144,8 @@ export class DeliveryEngine {
     const now = Date.now();
     const cached = this.keys.get(cacheKey);
     if (cached && cached.until > now) return cached.key;
-    const key = await signingKeyFor(this.ctx.db, projectId, fromEmail);
+    const found = await signingKeyFor(this.ctx.db, projectId, fromEmail);
+    const key = found && { ...found, privateKey: createPrivateKey(found.privateKey) };
     this.keys.set(cacheKey, { key, until: now + KEY_CACHE_MS });
     return key;
   }

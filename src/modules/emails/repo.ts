@@ -27,8 +27,11 @@ export interface NewEmail {
   lastError: string | null;
 }
 
-/** Stores accepted emails and wakes the delivery engine once the transaction commits. */
-export async function insertEmails(ex: Executor, emails: NewEmail[], now: Date): Promise<void> {
+/**
+ * Stores accepted emails; with `wake`, also wakes the delivery engines once the transaction
+ * commits (NOTIFY serializes commits in PostgreSQL, so callers send it sparingly).
+ */
+export async function insertEmails(ex: Executor, emails: NewEmail[], now: Date, wake: boolean): Promise<void> {
   if (emails.length === 0) return;
   await run(ex, sql`
     with input as (
@@ -43,7 +46,7 @@ export async function insertEmails(ex: Executor, emails: NewEmail[], now: Date):
         "toName", "replyTo", "subject", "html", "headers", "attachments", "messageId", "lastError", ${now}, ${now}, ${now}
       from input
       returning 1)
-    select pg_notify(${EMAILS_CHANNEL}, '') from (select count(*) from stored) s`);
+    select count(*), ${wake ? sql`pg_notify(${EMAILS_CHANNEL}, '')` : sql`null`} from stored`);
 }
 
 export interface ClaimedEmail {

@@ -7,7 +7,7 @@ import { parseDataPatch } from '../../domain/contact-data.js';
 import { TemplateError } from '../../domain/render.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
-import { findTemplate } from '../templates/service.js';
+import { cachedTemplate } from '../templates/service.js';
 import type { RequestIdentity } from '../events/service.js';
 import { composeEmail, type Content } from './compose.js';
 import * as repo from './repo.js';
@@ -15,6 +15,20 @@ import { MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendBody } from './schema
 
 type Address = NonNullable<SendBody['from']>;
 const asAddress = (a: Address) => (typeof a === 'string' ? { email: a, name: undefined } : a);
+
+const WAKE_EVERY_MS = 100;
+const lastWake = new WeakMap<object, number>();
+
+/**
+ * Whether this send should wake the delivery engines: at most every 100 ms per process. Sends in
+ * between are picked up by the engine's current round or its next poll (a quarter second).
+ */
+function wakeDue(ctx: AppContext): boolean {
+  const now = Date.now();
+  if (now - (lastWake.get(ctx.database) ?? 0) < WAKE_EVERY_MS) return false;
+  lastWake.set(ctx.database, now);
+  return true;
+}
 
 /** Decoded size of base64 text without decoding it. */
 const decodedBytes = (b64: string) => {
@@ -63,6 +77,26 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
     ? body.attachments.map((a) => ({ ...a, content: a.content.replace(/\s+/g, '') }))
     : null;
 
+  // Read before the transaction: both are cached per process and need no lock.
+  const template = body.template ? await cachedTemplate(ctx, projectId, body.template) : null;
+  if (body.template && !template) throw notFound('Template');
+  const from = body.from ? asAddress(body.from) : template ? { email: template.from, name: undefined } : undefined;
+  if (!from) {
+    throw validationError([{ field: 'from', message: 'Required when the template has no sender', code: 'invalid_type', received: 'undefined' }]);
+  }
+  await assertVerifiedSender(ctx, ctx.db, projectId, from.email);
+  const content: Content = {
+    type: template?.type ?? 'TRANSACTIONAL',
+    subject: body.subject ?? template!.subject,
+    body: body.body ?? template!.body,
+    from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
+    replyTo: body.reply ?? template?.replyTo ?? null,
+    headers: body.headers ?? {},
+    attachments,
+    templateId: template?.id ?? null,
+    campaignId: null,
+  };
+
   return ctx.db.transaction(async (tx) => {
     if (request.idempotencyKey) {
       await claimIdempotencyKey(tx, {
@@ -75,25 +109,6 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
         ttlHours: ctx.config.idempotencyTtlHours,
       });
     }
-    const template = body.template ? await findTemplate(tx, projectId, body.template) : null;
-    if (body.template && !template) throw notFound('Template');
-    const from = body.from ? asAddress(body.from) : template ? { email: template.from, name: undefined } : undefined;
-    if (!from) {
-      throw validationError([{ field: 'from', message: 'Required when the template has no sender', code: 'invalid_type', received: 'undefined' }]);
-    }
-    await assertVerifiedSender(ctx, tx, projectId, from.email);
-    const content: Content = {
-      type: template?.type ?? 'TRANSACTIONAL',
-      subject: body.subject ?? template!.subject,
-      body: body.body ?? template!.body,
-      from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
-      replyTo: body.reply ?? template?.replyTo ?? null,
-      headers: body.headers ?? {},
-      attachments,
-      templateId: template?.id ?? null,
-      campaignId: null,
-    };
-
     const emails: repo.NewEmail[] = [];
     for (const recipient of recipients) {
       const { contact } = await upsertContact(
@@ -113,7 +128,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
         templateErrorAsValidation(err);
       }
     }
-    await repo.insertEmails(tx, emails, now);
+    await repo.insertEmails(tx, emails, now, wakeDue(ctx));
     return {
       emails: emails.map((e) => ({ contact: { id: e.contactId, email: e.toEmail }, email: e.id })),
       timestamp: now.toISOString(),

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
-import type { Executor } from '../../platform/db/client.js';
+import { notify, type Executor } from '../../platform/db/client.js';
+import { notifiedCache } from '../../platform/notified-cache.js';
 import type { EmailType } from '../../platform/db/schema.js';
 import { notFound, validationError, type FieldError } from '../../platform/http/errors.js';
 import { parseCheck, TemplateError } from '../../domain/render.js';
@@ -95,6 +96,14 @@ export async function findTemplate(ex: Executor, projectId: string, id: string):
   return row ? toTemplate(row) : null;
 }
 
+/** Notified with `<projectId>:<id>` when a template changes or goes, so processes drop cached copies. */
+const TEMPLATES_CHANNEL = 'templates_changed';
+
+/** `findTemplate` for the send path: read once per process, until the template changes. */
+export function cachedTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template | null> {
+  return notifiedCache<Template | null>(ctx.database, TEMPLATES_CHANNEL).get(`${projectId}:${id}`, () => findTemplate(ctx.db, projectId, id));
+}
+
 export async function getTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template> {
   const template = await findTemplate(ctx.db, projectId, id);
   if (!template) throw notFound('Template');
@@ -115,11 +124,13 @@ export async function updateTemplate(ctx: AppContext, projectId: string, id: str
   if (Object.values(change).every((v) => v === undefined)) return toTemplate(current);
   const row = await repo.updateTemplate(ctx.db, projectId, id, change, ctx.clock.now());
   if (!row) throw notFound('Template');
+  await notify(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
   return toTemplate(row);
 }
 
 export async function deleteTemplate(ctx: AppContext, projectId: string, id: string): Promise<void> {
   if (!(await repo.deleteTemplate(ctx.db, projectId, id))) throw notFound('Template');
+  await notify(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
 }
 
 const COPY_SUFFIX = ' (copy)';

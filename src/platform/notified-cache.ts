@@ -1,0 +1,46 @@
+import type { Database } from './db/client.js';
+
+/**
+ * A small read-through cache shared by the requests of one process, for rows read on every send
+ * and changed rarely (sender domains, templates). A change anywhere NOTIFYs `channel` with the key
+ * (or nothing, for everything) and every process drops its copy; the TTL bounds staleness should a
+ * notification ever be missed.
+ */
+export class NotifiedCache<V> {
+  private entries = new Map<string, { value: V; until: number }>();
+  private listening: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly database: Database,
+    private readonly channel: string,
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    this.listening ??= this.database.listen(this.channel, (changed) => this.evict(changed)).catch(() => undefined);
+    await this.listening;
+    const hit = this.entries.get(key);
+    if (hit && hit.until > Date.now()) return hit.value;
+    const value = await load();
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { value, until: Date.now() + this.ttlMs });
+    return value;
+  }
+
+  evict(key = ''): void {
+    if (key) this.entries.delete(key);
+    else this.entries.clear();
+  }
+}
+
+const caches = new WeakMap<Database, Map<string, NotifiedCache<unknown>>>();
+
+/** The process's cache for `channel` on this database, made on first use. */
+export function notifiedCache<V>(database: Database, channel: string): NotifiedCache<V> {
+  let byChannel = caches.get(database);
+  if (!byChannel) caches.set(database, (byChannel = new Map()));
+  let cache = byChannel.get(channel);
+  if (!cache) byChannel.set(channel, (cache = new NotifiedCache<unknown>(database, channel)));
+  return cache as NotifiedCache<V>;
+}
