@@ -5,8 +5,10 @@
  *   npx tsx bench/send.ts [--count 20000] [--connections 32]       # embedded database (PGlite)
  *   DATABASE_URL=postgres://… npx tsx bench/send.ts [--count …]      # a fresh database on that server
  *
- * The service runs as a child process (`node --import tsx src/main.ts all`), so its RSS and CPU are
- * its own: VmRSS is sampled every 250 ms and the peak reported. The sink, the DNS server and the
+ * The service runs as child processes, so their RSS and CPU are their own: on PostgreSQL `serve`
+ * and `worker` apart, as deployed (BENCH_ROLES=all keeps them in one process); on the embedded
+ * database `all`, since only one process can open it. The worker's VmRSS is sampled every 250 ms
+ * and the peak reported. The sink, the DNS server and the
  * load generator live in this process (the load generator and the raw sender in worker threads).
  *
  * Order: raw reference first (the service idles), then N `/v1/send` calls from `--connections`
@@ -246,8 +248,8 @@ interface Child {
   stop(): Promise<void>;
 }
 
-async function startChild(env: NodeJS.ProcessEnv, port: number, cpuProfDir?: string): Promise<Child> {
-  const args = ['--import', 'tsx', ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), 'src/main.ts', 'all'];
+async function startChild(env: NodeJS.ProcessEnv, port: number, role: 'all' | 'serve' | 'worker', cpuProfDir?: string): Promise<Child> {
+  const args = ['--import', 'tsx', ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), 'src/main.ts', role];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   forward(child, 'service');
   let exited: number | null | undefined;
@@ -259,7 +261,9 @@ async function startChild(env: NodeJS.ProcessEnv, port: number, cpuProfDir?: str
   );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 180_000;
-  for (;;) {
+  // A worker serves no HTTP: it is ready once it has started its engines.
+  if (role === 'worker') await new Promise((r) => setTimeout(r, 3000));
+  for (; role !== 'worker'; ) {
     if (exited !== undefined) throw new Error(`the service exited with ${exited} before it was ready`);
     try {
       const res = await fetch(`${url}/health`);
@@ -554,9 +558,16 @@ async function main() {
     const project = await createProjectKeys(childEnv(env));
     const port = await freePort();
     const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-    const child = await startChild(childEnv({ ...env, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` }), port, cpuProfDir);
+    // On PostgreSQL the API and the worker run as separate processes, as in production; the embedded
+    // database can be opened by one process only, so there both roles share one.
+    const split = Boolean(scratch) && process.env.BENCH_ROLES !== 'all';
+    const childEnvAt = childEnv({ ...env, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
+    const child = await startChild(childEnvAt, port, split ? 'serve' : 'all', cpuProfDir);
     cleanup.add(() => child.stop());
-    const pid = child.process.pid!;
+    const worker = split ? await startChild(childEnvAt, port, 'worker', cpuProfDir) : child;
+    if (split) cleanup.add(() => worker.stop());
+    const pid = worker.process.pid!;
+    const apiPid = child.process.pid!;
     const rss = new RssSampler(pid);
     const rssAtStartKb = statusKb(pid, 'VmRSS');
     cleanup.add(() => rss.stop());
@@ -627,6 +638,7 @@ async function main() {
     const backendCpu = stats && scratch ? new BackendCpu(stats, scratch.name) : undefined;
     await backendCpu?.start();
     const childCpu0 = processCpuSeconds(pid) ?? 0;
+    const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
     const benchCpu0 = process.cpuUsage();
     const load = await runWorker<LoadOutcome>(LOAD_WORKER, {
       url: child.url,
@@ -636,6 +648,7 @@ async function main() {
       count,
     });
     const childCpuApi = processCpuSeconds(pid) ?? 0;
+    const apiCpu1 = processCpuSeconds(apiPid) ?? 0;
     const deliveredAtApiEnd = arrivals.n;
     if (load.ok !== count) process.stderr.write(`${load.ok} of ${count} calls answered 200 (${load.issued} issued); ${load.samples.join(' | ')}\n`);
     await arrivals.waitFor(load.ok, 'send');
@@ -679,9 +692,14 @@ async function main() {
         e2eSeconds: round(e2eSeconds, 2),
         deliveredWhileApiRan: deliveredAtApiEnd,
         drainSeconds: round((arrivals.last - load.finished) / 1000, 2),
+        // Delivery once the API is idle: what the engine does with the process to itself.
+        drainPerSec: round((load.ok - deliveredAtApiEnd) / ((arrivals.last - load.finished) / 1000)),
         workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
         workerHwmRssMb: hwmKb === null ? null : round(hwmKb / 1024),
+        roles: split ? 'serve + worker processes' : 'all in one process',
+        // CPU of the measured process (the worker when split) during the API phase and the drain.
         serviceCpuSeconds: { api: round(childCpuApi - childCpu0, 2), drain: round(childCpu1 - childCpuApi, 2) },
+        ...(split ? { apiProcessCpuSeconds: round(apiCpu1 - apiCpu0, 2) } : {}),
         benchCpuSeconds: round((benchCpu1.user + benchCpu1.system) / 1e6, 2),
         ...(db ? { db } : {}),
         cpuBusyBeforePct: { raw: busyBeforeRawPct, send: busyBeforeSendPct },
