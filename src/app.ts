@@ -19,6 +19,8 @@ import { emailRoutes } from './modules/emails/routes.js';
 import { verifyRoutes } from './modules/verify/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
+import { segmentRoutes } from './modules/segments/routes.js';
+import { campaignRoutes } from './modules/campaigns/routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -109,5 +111,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(verifyRoutes, { ctx });
   await app.register(domainRoutes, { ctx });
   await app.register(templateRoutes, { ctx });
+  await app.register(segmentRoutes, { ctx });
+  await app.register(campaignRoutes, { ctx });
   return app;
 }

@@ -17,6 +17,7 @@ const EnvSchema = z.object({
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
   DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().positive().default(30),
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
+  DELIVERY_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DNS_SERVERS: z
     .string()
@@ -39,7 +40,7 @@ export interface Config {
   redisUrl?: string;
   smtpUrl?: string;
   smtpMaxConnections: number;
-  delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number };
+  delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number; leaseMs: number };
   inboundSmtpPort?: number;
   dnsServers: string[];
   rateLimitPerMinute: number;
@@ -72,6 +73,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.DELIVERY_CONCURRENCY,
       retryBaseMs: e.DELIVERY_RETRY_BASE_SECONDS * 1000,
       maxAttempts: e.DELIVERY_MAX_ATTEMPTS,
+      leaseMs: e.DELIVERY_LEASE_SECONDS * 1000,
     },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     dnsServers: e.DNS_SERVERS,

@@ -4,6 +4,17 @@ import type { JobRunner } from './platform/queue.js';
 import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
 import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
 import { checkAllDomains } from './modules/domains/service.js';
+import { countSegment, refreshAllSegmentCounts, SEGMENT_COUNT_QUEUE } from './modules/segments/service.js';
+import {
+  CAMPAIGN_FANOUT_QUEUE,
+  CAMPAIGN_START_QUEUE,
+  fanOutCampaign,
+  rescueCampaigns,
+  startScheduledCampaign,
+} from './modules/campaigns/sending.js';
+
+/** Short, renewed by the fan-out's heartbeat, so a crashed worker's campaign resumes within seconds. */
+const FANOUT_LEASE_MS = 15_000;
 
 /** Every background job of the worker role, named for what it does. */
 export function registerJobs(runner: JobRunner, ctx: AppContext): void {
@@ -20,4 +31,16 @@ export function registerJobs(runner: JobRunner, ctx: AppContext): void {
   runner.every('verify-domains', 5 * 60_000, async () => {
     await checkAllDomains(ctx);
   });
+  runner.work<{ segmentId: string }>(SEGMENT_COUNT_QUEUE, (job) => countSegment(ctx, job.payload.segmentId), { concurrency: 1 });
+  runner.every('refresh-segment-counts', 5 * 60_000, async () => {
+    await refreshAllSegmentCounts(ctx);
+  });
+  runner.work<{ campaignId: string; scheduledFor: string }>(CAMPAIGN_START_QUEUE, (job) =>
+    startScheduledCampaign(ctx, job.payload.campaignId, job.payload.scheduledFor),
+  );
+  runner.work<{ campaignId: string }>(CAMPAIGN_FANOUT_QUEUE, (job) => fanOutCampaign(ctx, job.payload.campaignId, job), {
+    concurrency: 2,
+    leaseMs: FANOUT_LEASE_MS,
+  });
+  runner.every('rescue-campaigns', 30_000, () => rescueCampaigns(ctx));
 }

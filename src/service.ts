@@ -18,13 +18,8 @@ import { DeliveryEngine } from './modules/emails/delivery.js';
 import { outboxTransport, smtpTransport } from './platform/mail/transport.js';
 import { ProjectKeyCache } from './modules/projects/key-cache.js';
 import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
-
-/**
- * How long a claimed email stays with one worker. Longer than any SMTP timeout, so a slow send
- * finishes before another worker may take the message; short enough that a crashed worker's
- * messages go out again within minutes.
- */
-const DELIVERY_LEASE_MS = 2 * 60_000;
+import { registerSegmentUsage } from './modules/segments/service.js';
+import { registerCampaignUsage } from './modules/campaigns/service.js';
 
 export interface RunningService {
   ctx: AppContext;
@@ -40,13 +35,16 @@ export async function createContext(config: Config, log: Logger, clock: Clock = 
   await database.migrate();
   const keys = new ProjectKeyCache(database);
   await keys.start();
+  const usage = new UsageRegistry();
+  registerSegmentUsage(usage);
+  registerCampaignUsage(usage);
   return {
     config,
     database,
     db: database.db,
     clock,
     bus: new EventBus(),
-    usage: new UsageRegistry(),
+    usage,
     keys,
     log,
     dns: new Dns(config.dnsServers),
@@ -72,7 +70,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
     const transport = config.smtpUrl
       ? smtpTransport(config.smtpUrl, { maxConnections: config.smtpMaxConnections })
       : outboxTransport(path.join(config.dataDir, 'outbox'));
-    delivery = new DeliveryEngine(ctx, transport, { ...config.delivery, leaseMs: DELIVERY_LEASE_MS });
+    delivery = new DeliveryEngine(ctx, transport, config.delivery);
     await delivery.start();
   }
   let app: FastifyInstance | undefined;

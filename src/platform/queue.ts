@@ -12,6 +12,19 @@ export interface Job<P = Record<string, unknown>> {
   maxAttempts: number;
   /** Extends the lease; long jobs call it between steps so their lease can stay short. */
   heartbeat(): Promise<void>;
+  /**
+   * Aborted when the process stops: a long job checks it between steps and throws JobInterrupted,
+   * which hands the job back at once, without counting an attempt, to be resumed by any worker.
+   */
+  signal: AbortSignal;
+}
+
+/** Thrown by a job that stops between steps because its process is stopping. */
+export class JobInterrupted extends Error {
+  override name = 'JobInterrupted';
+  constructor() {
+    super('The worker is stopping; the job resumes elsewhere');
+  }
 }
 
 export interface EnqueueOptions {
@@ -71,6 +84,7 @@ export class JobRunner {
   private unlisten?: () => Promise<void>;
   private loops: Promise<void>[] = [];
   private active = new Set<Promise<void>>();
+  private readonly stopped = new AbortController();
 
   constructor(
     private readonly database: Database,
@@ -113,6 +127,7 @@ export class JobRunner {
    */
   async stop(drainMs = 10_000): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     for (const w of this.workers) w.poll.wake();
     await Promise.all(this.loops);
     let timer: NodeJS.Timeout | undefined;
@@ -166,6 +181,7 @@ export class JobRunner {
         const until = new Date(this.clock.now().getTime() + w.leaseMs);
         await run(this.database.db, sql`update jobs set locked_until = ${until} where id = ${r.id}`);
       },
+      signal: this.stopped.signal,
     }));
   }
 
@@ -180,6 +196,10 @@ export class JobRunner {
         await run(db, sql`delete from jobs where id = ${job.id}`);
       }
     } catch (err) {
+      if (err instanceof JobInterrupted) {
+        await run(db, sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0) where id = ${job.id}`).catch(() => {});
+        return;
+      }
       this.log.warn({ err, queue: job.queue, jobId: job.id, attempt: job.attempts }, 'job failed');
       await this.fail(w, job, err).catch((e) => this.log.error({ err: e }, 'recording a job failure failed'));
     } finally {

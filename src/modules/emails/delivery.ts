@@ -3,6 +3,7 @@ import type { AppContext } from '../../platform/context.js';
 import { PollTimer } from '../../platform/polling.js';
 import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
 import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
+import { completeCampaigns } from '../campaigns/counters.js';
 import { DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import * as repo from './repo.js';
 import type { ClaimedEmail, Outcome } from './repo.js';
@@ -165,7 +166,9 @@ export class DeliveryEngine {
       if (batch.length === 0) return;
       this.pending = [];
       try {
-        await repo.recordOutcomes(this.ctx.db, batch, this.ctx.clock.now());
+        const campaigns = await repo.recordOutcomes(this.ctx.db, batch, this.ctx.clock.now());
+        // A second statement: the check must see the outcomes just committed.
+        await completeCampaigns(this.ctx.db, campaigns, this.ctx.clock.now());
       } catch (err) {
         this.ctx.log.error({ err }, 'recording delivery outcomes failed');
         this.pending.unshift(...batch);

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { run, type Executor } from '../../platform/db/client.js';
 import type { EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
+import { deliveryCountsCte } from '../campaigns/counters.js';
 
 /** Every query on `emails` lives here. */
 
@@ -9,7 +10,8 @@ export const EMAILS_CHANNEL = 'emails';
 export interface NewEmail {
   id: string;
   projectId: string;
-  contactId: string;
+  /** Null only for a campaign's test email to an address that is no contact. */
+  contactId: string | null;
   templateId: string | null;
   campaignId: string | null;
   type: EmailType;
@@ -27,26 +29,36 @@ export interface NewEmail {
   lastError: string | null;
 }
 
+/** The CTE `input`: the emails as rows of a statement that stores them. */
+export function emailInputCte(emails: NewEmail[]): SQL {
+  return sql`input as (
+    select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
+      "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
+      "fromEmail" text, "fromName" text, "toEmail" text, "toName" text, "replyTo" text, "subject" text, "html" text,
+      "headers" jsonb, "attachments" jsonb, "messageId" text, "lastError" text))`;
+}
+
+/** The CTE `stored`: inserts the rows of `input` (aliased `i`) that `admit` lets through, returning `id` and `status`. */
+export function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
+  return sql`stored as (
+    insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email,
+      to_name, reply_to, subject, html, headers, attachments, message_id, last_error, next_attempt_at, created_at, updated_at)
+    select "id", "projectId", "contactId", "templateId", "campaignId", "type", "status", "fromEmail", "fromName", "toEmail",
+      "toName", "replyTo", "subject", "html", "headers", "attachments", "messageId", "lastError", ${now}, ${now}, ${now}
+    from input i where ${admit}
+    returning id, status)`;
+}
+
+/** NOTIFY the delivery engines, as a select-list item of a statement that stores emails. */
+export const wakeDelivery = (wake: boolean): SQL => (wake ? sql`pg_notify(${EMAILS_CHANNEL}, '')` : sql`null`);
+
 /**
  * Stores accepted emails; with `wake`, also wakes the delivery engines once the transaction
  * commits (NOTIFY serializes commits in PostgreSQL, so callers send it sparingly).
  */
 export async function insertEmails(ex: Executor, emails: NewEmail[], now: Date, wake: boolean): Promise<void> {
   if (emails.length === 0) return;
-  await run(ex, sql`
-    with input as (
-      select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
-        "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
-        "fromEmail" text, "fromName" text, "toEmail" text, "toName" text, "replyTo" text, "subject" text, "html" text,
-        "headers" jsonb, "attachments" jsonb, "messageId" text, "lastError" text)),
-    stored as (
-      insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email,
-        to_name, reply_to, subject, html, headers, attachments, message_id, last_error, next_attempt_at, created_at, updated_at)
-      select "id", "projectId", "contactId", "templateId", "campaignId", "type", "status", "fromEmail", "fromName", "toEmail",
-        "toName", "replyTo", "subject", "html", "headers", "attachments", "messageId", "lastError", ${now}, ${now}, ${now}
-      from input
-      returning 1)
-    select count(*), ${wake ? sql`pg_notify(${EMAILS_CHANNEL}, '')` : sql`null`} from stored`);
+  await run(ex, sql`with ${emailInputCte(emails)}, ${emailStoreCte(now)} select count(*), ${wakeDelivery(wake)} from stored`);
 }
 
 export interface ClaimedEmail {
@@ -99,11 +111,12 @@ export type Outcome =
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
- * event (and its outbox entry) for each final one. Only rows still queued change, so a late
- * duplicate outcome is a no-op.
+ * event (and its outbox entry) for each final one, and the campaign counters they change. Only
+ * rows still queued change, so a late duplicate outcome is a no-op. Returns the campaigns whose
+ * emails reached a final state, which may now be complete.
  */
-export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date): Promise<void> {
-  if (outcomes.length === 0) return;
+export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date): Promise<string[]> {
+  if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => ({
     id: o.id,
     status: o.status === 'retry' ? 'queued' : o.status,
@@ -111,7 +124,7 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
     response: o.status === 'sent' ? o.response.slice(0, 1000) : null,
     next: o.status === 'retry' ? o.nextAttemptAt.toISOString() : null,
   }));
-  await run(ex, sql`
+  const r = await run<{ campaign_id: string }>(ex, sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as r(id uuid, status text, error text, response text, next timestamptz)),
@@ -128,14 +141,18 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
       from input i
       where e.id = i.id and e.status = 'queued'
       returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error),
+    final as (select * from changed where status in ('sent', 'failed')),
     stored as (
       insert into events (project_id, contact_id, name, data, created_at)
       select project_id, contact_id, 'email.' || status,
         jsonb_strip_nulls(jsonb_build_object('emailId', id, 'campaignId', campaign_id, 'reason', case when status = 'failed' then error end)),
         ${now}
-      from changed where status in ('sent', 'failed') and contact_id is not null
-      returning id)
-    insert into event_outbox (event_id, available_at) select id, ${now} from stored`);
+      from final where contact_id is not null
+      returning id),
+    outbox as (insert into event_outbox (event_id, available_at) select id, ${now} from stored),
+    ${deliveryCountsCte('final')}
+    select distinct campaign_id from final where campaign_id is not null`);
+  return r.rows.map((row) => row.campaign_id);
 }
 
 export interface EmailRow {

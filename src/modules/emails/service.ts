@@ -130,7 +130,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
     }
     await repo.insertEmails(tx, emails, now, wakeDue(ctx));
     return {
-      emails: emails.map((e) => ({ contact: { id: e.contactId, email: e.toEmail }, email: e.id })),
+      emails: emails.map((e) => ({ contact: { id: e.contactId!, email: e.toEmail }, email: e.id })),
       timestamp: now.toISOString(),
     };
   });

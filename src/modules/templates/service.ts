@@ -54,7 +54,7 @@ export interface TemplateInput {
 }
 
 /** Liquid syntax errors of the subject and body, as 422 field errors (code `invalid_template`). */
-function checkSyntax(parts: { subject?: string; body?: string }): void {
+export function checkSyntax(parts: { subject?: string; body?: string }): void {
   const errors: FieldError[] = [];
   for (const part of ['subject', 'body'] as const) {
     const source = parts[part];

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../platform/context.js';
 import { run, type Tx } from '../../platform/db/client.js';
+import { countEngagement } from '../campaigns/counters.js';
 import { recordEvent } from '../events/record.js';
 
 /**
@@ -20,6 +21,7 @@ interface Hit {
   contact_id: string | null;
   campaign_id: string | null;
   first_open: boolean;
+  first_click: boolean;
 }
 
 /** Counts an open; false when the email does not exist. */
@@ -33,10 +35,10 @@ export async function recordOpen(ctx: AppContext, emailId: string): Promise<bool
         open_count = e.open_count + 1,
         opened_at = coalesce(e.opened_at, ${now})
       from before where e.id = before.id
-      returning e.project_id, e.contact_id, e.campaign_id, (before.opened_at is null) as first_open`);
+      returning e.project_id, e.contact_id, e.campaign_id, (before.opened_at is null) as first_open, false as first_click`);
     const hit = r.rows[0];
     if (!hit) return false;
-    if (hit.first_open) await emitOpened(tx, emailId, hit, now);
+    await recordFirsts(tx, emailId, hit, now);
     return true;
   });
 }
@@ -47,17 +49,18 @@ export async function recordClick(ctx: AppContext, emailId: string, url: string)
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
     const r = await run<Hit>(tx, sql`
-      with before as (select id, opened_at from emails where id = ${emailId} for update)
+      with before as (select id, opened_at, clicked_at from emails where id = ${emailId} for update)
       update emails e set
         click_count = e.click_count + 1,
         clicked_at = coalesce(e.clicked_at, ${now}),
         open_count = e.open_count + (case when before.opened_at is null then 1 else 0 end),
         opened_at = coalesce(e.opened_at, ${now})
       from before where e.id = before.id
-      returning e.project_id, e.contact_id, e.campaign_id, (before.opened_at is null) as first_open`);
+      returning e.project_id, e.contact_id, e.campaign_id, (before.opened_at is null) as first_open,
+        (before.clicked_at is null) as first_click`);
     const hit = r.rows[0];
     if (!hit) return false;
-    if (hit.first_open) await emitOpened(tx, emailId, hit, now);
+    await recordFirsts(tx, emailId, hit, now);
     if (hit.contact_id) {
       await recordEvent(tx, {
         projectId: hit.project_id,
@@ -71,9 +74,13 @@ export async function recordClick(ctx: AppContext, emailId: string, url: string)
   });
 }
 
-/** Deleting a contact leaves `contact_id` null on its emails: they still count, but emit no event. */
-async function emitOpened(tx: Tx, emailId: string, hit: Hit, at: Date): Promise<void> {
-  if (!hit.contact_id) return;
+/**
+ * The campaign counters of a first open or click, and `email.opened` on the first open. Deleting a
+ * contact leaves `contact_id` null on its emails: they still count, but emit no event.
+ */
+async function recordFirsts(tx: Tx, emailId: string, hit: Hit, at: Date): Promise<void> {
+  if (hit.campaign_id) await countEngagement(tx, hit.campaign_id, { open: hit.first_open, click: hit.first_click });
+  if (!hit.first_open || !hit.contact_id) return;
   await recordEvent(tx, {
     projectId: hit.project_id,
     contactId: hit.contact_id,

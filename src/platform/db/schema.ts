@@ -252,6 +252,8 @@ export const emails = pgTable(
     index('emails_contact').on(t.contactId),
     index('emails_due').on(t.nextAttemptAt).where(sql`status = 'queued'`),
     index('emails_campaign').on(t.campaignId).where(sql`campaign_id is not null`),
+    // A running campaign's backlog and completion check, and cancelling its remaining sends.
+    index('emails_campaign_queued').on(t.campaignId).where(sql`status = 'queued' and campaign_id is not null`),
   ],
 );
 
@@ -315,6 +317,12 @@ export const campaigns = pgTable(
     openedCount: integer('opened_count').notNull().default(0),
     clickedCount: integer('clicked_count').notNull().default(0),
     bouncedCount: integer('bounced_count').notNull().default(0),
+    /** Recipients not sent to: unsubscribed or deleted since the audience was frozen, or cancelled. */
+    skippedCount: integer('skipped_count').notNull().default(0),
+    /** When the recipient list was written (sending started); null before. */
+    frozenAt: timestamp('frozen_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    /** When every recipient had its email record; the campaign is SENT once those are all delivered or failed. */
+    fannedOutAt: timestamp('fanned_out_at', { withTimezone: true, mode: 'date', precision: 3 }),
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date', precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -1,0 +1,54 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { run, type Executor } from '../../platform/db/client.js';
+
+/**
+ * A campaign's counters change in the statement that changes what they count, so they stay exact
+ * without ever recounting its emails:
+ *
+ *   totalRecipients  the audience when it was frozen (campaigns/repo `freezeAudience`)
+ *   sentCount        messages the relay accepted                 (delivery outcomes, below)
+ *   deliveredCount   accepted messages that have not bounced     (delivery outcomes, below)
+ *   bouncedCount     messages refused with a 5xx or given up after the retries (delivery outcomes)
+ *   openedCount      emails opened at least once                 (tracking, `countEngagement`)
+ *   clickedCount     emails with at least one click              (tracking, `countEngagement`)
+ *   skippedCount     recipients not sent to: unsubscribed or deleted before their turn, or cancelled
+ */
+
+/**
+ * A CTE for the statement that records delivery outcomes: adds the final outcomes among the rows
+ * of the CTE `source` (columns `campaign_id`, `status`: `sent` or `failed`) to their campaigns.
+ */
+export function deliveryCountsCte(source: string): SQL {
+  return sql`campaign_counts as (
+    update campaigns c set
+      sent_count = c.sent_count + t.sent,
+      delivered_count = c.delivered_count + t.sent,
+      bounced_count = c.bounced_count + t.failed
+    from (
+      select campaign_id, count(*) filter (where status = 'sent')::int as sent, count(*) filter (where status = 'failed')::int as failed
+      from ${sql.raw(source)} where campaign_id is not null group by campaign_id) t
+    where c.id = t.campaign_id)`;
+}
+
+/** A first open or first click of a campaign's email, in the transaction that records it. */
+export async function countEngagement(ex: Executor, campaignId: string, first: { open: boolean; click: boolean }): Promise<void> {
+  if (!first.open && !first.click) return;
+  await run(ex, sql`
+    update campaigns set
+      opened_count = opened_count + ${first.open ? 1 : 0},
+      clicked_count = clicked_count + ${first.click ? 1 : 0}
+    where id = ${campaignId}`);
+}
+
+/**
+ * SENDING → SENT for the campaigns among `ids` whose every recipient has an email and whose
+ * emails have all left the queue (sent, failed or skipped). Safe to call any number of times.
+ */
+export async function completeCampaigns(ex: Executor, ids: string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await run(ex, sql`
+    update campaigns c set status = 'SENT', updated_at = ${now}
+    where c.id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+      and c.status = 'SENDING' and c.fanned_out_at is not null
+      and not exists (select 1 from emails e where e.campaign_id = c.id and e.status = 'queued')`);
+}

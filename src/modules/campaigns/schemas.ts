@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { emailSchema } from '../../domain/email.js';
+import { filterConditionSchema } from '../../domain/filters/index.js';
+import { dirQuery } from '../../platform/http/pagination.js';
+import { emailTypeSchema } from '../templates/schemas.js';
+
+export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
+export const campaignStatusSchema = z.enum(CAMPAIGN_STATUSES);
+export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
+
+const NO_LINE_BREAKS = /^[^\r\n]*$/;
+export const MAX_NAME = 255;
+export const MAX_PAGE_SIZE = 100;
+
+/** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
+export const campaignBody = z.object({
+  name: z.string().trim().min(1).max(MAX_NAME),
+  description: z.string().max(2000).nullable().optional(),
+  subject: z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not contain line breaks'),
+  body: z.string().min(1),
+  from: emailSchema,
+  fromName: z.string().max(255).regex(NO_LINE_BREAKS, 'Must not contain line breaks').nullable().optional(),
+  replyTo: emailSchema.nullable().optional(),
+  type: emailTypeSchema.default('MARKETING'),
+  audienceType: audienceTypeSchema,
+  /** Required when audienceType is SEGMENT (400 otherwise). */
+  segmentId: z.string().uuid().nullable().optional(),
+  /** Required when audienceType is FILTERED (400 otherwise). */
+  audienceCondition: filterConditionSchema.nullable().optional(),
+});
+export type CampaignBody = z.infer<typeof campaignBody>;
+
+export const idParams = z.object({ id: z.string().uuid() });
+
+export const campaignSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: emailTypeSchema,
+  status: campaignStatusSchema,
+  audienceType: audienceTypeSchema,
+  audienceCondition: z.unknown().nullable(),
+  segmentId: z.string().uuid().nullable(),
+  scheduledFor: z.string().nullable(),
+  totalRecipients: z.number().int(),
+  sentCount: z.number().int(),
+  deliveredCount: z.number().int(),
+  openedCount: z.number().int(),
+  clickedCount: z.number().int(),
+  bouncedCount: z.number().int(),
+  projectId: z.string().uuid(),
+  sentAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const wrappedCampaign = z.object({ success: z.literal(true), data: campaignSchema });
+export const campaignAction = wrappedCampaign.extend({ message: z.string() });
+
+export const listCampaignsQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+  /** Checked by the service: an unknown status is a 400, as the spec says, not a 422. */
+  status: z.string().max(100).optional(),
+  search: z.string().max(200).optional(),
+  sort: z.enum(['name', 'createdAt', 'updatedAt']).catch('createdAt').default('createdAt'),
+  dir: dirQuery,
+});
+
+export const campaignPageSchema = z.object({
+  data: z.array(campaignSchema),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
+
+/** `scheduledFor`: anything `Date` parses (an ISO string, an RFC 2822 date, epoch milliseconds); unparseable is a 400. */
+export const sendBody = z
+  .object({
+    scheduledFor: z
+      .unknown()
+      .describe('When to send (any date the standard parser accepts); omit or null to send now'),
+  })
+  .passthrough()
+  .nullish();
+
+export const testBody = z.object({ email: emailSchema });
+export const testResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ emailId: z.string().uuid(), to: z.string() }),
+  message: z.string(),
+});
+
+export const statsSchema = z.object({
+  campaignId: z.string().uuid(),
+  status: campaignStatusSchema,
+  totalRecipients: z.number().int(),
+  sent: z.number().int(),
+  delivered: z.number().int(),
+  opened: z.number().int(),
+  clicked: z.number().int(),
+  bounced: z.number().int(),
+  skipped: z.number().int(),
+  /** Recipients whose email has no outcome yet. */
+  pending: z.number().int(),
+  /** opened / delivered, clicked / delivered, bounced / (sent + bounced); 0 when the divisor is 0. */
+  openRate: z.number(),
+  clickRate: z.number(),
+  bounceRate: z.number(),
+});

@@ -1,0 +1,169 @@
+/**
+ * How a campaign goes out. Sending starts (at once, or when the start job of its schedule fires)
+ * by moving it to SENDING and enqueueing its fan-out job in the same transaction. The fan-out:
+ *
+ * 1. freezes the audience: one statement writes a recipient row for every contact matching at that
+ *    moment, so later changes to a dynamic segment neither add nor drop anyone;
+ * 2. walks the recipients without an email in pages (keyset by contact id, never the whole list in
+ *    memory), renders each one's email and stores the page in one statement that also marks the
+ *    recipients, so a crash or a second worker can never make two emails for one recipient;
+ * 3. keeps at most BACKLOG of the campaign's emails waiting for delivery (explicit back-pressure:
+ *    transactional mail is never stuck behind a whole campaign, and a cancel leaves little to skip);
+ * 4. marks the campaign fanned out. The delivery engine moves it to SENT when its last email has
+ *    left the queue (campaigns/counters `completeCampaigns`).
+ *
+ * A rescue job restarts what a crash could leave behind: a SENDING campaign without a fan-out job,
+ * a finished one not yet marked SENT, queued emails of a cancelled one.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type SQL } from 'drizzle-orm';
+import type { FilterCondition } from '../../domain/filters/index.js';
+import { TemplateError } from '../../domain/render.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
+import { enqueue, JobInterrupted, type Job } from '../../platform/queue.js';
+import { composeEmail, type Content, type Linking } from '../emails/compose.js';
+import type { NewEmail } from '../emails/repo.js';
+import { compileAudience, filterContext } from '../segments/audience.js';
+import { completeCampaigns } from './counters.js';
+import * as repo from './repo.js';
+import type { CampaignRow, PendingRecipient } from './repo.js';
+
+export const CAMPAIGN_START_QUEUE = 'campaigns.start';
+export const CAMPAIGN_FANOUT_QUEUE = 'campaigns.fan-out';
+
+const PAGE = 500;
+const BACKLOG = 2_000;
+const BACKLOG_WAIT_MS = 100;
+/** The fan-out job's lease is renewed this often; see FANOUT_LEASE_MS in jobs.ts. */
+const HEARTBEAT_MS = 2_000;
+
+export async function enqueueFanOut(ex: Executor, campaignId: string): Promise<void> {
+  await enqueue(ex, CAMPAIGN_FANOUT_QUEUE, { campaignId }, { singletonKey: `campaign-fan-out:${campaignId}`, maxAttempts: 50 });
+}
+
+export async function enqueueStart(ex: Executor, campaignId: string, at: Date): Promise<void> {
+  await enqueue(ex, CAMPAIGN_START_QUEUE, { campaignId, scheduledFor: at.toISOString() }, { runAt: at, maxAttempts: 50 });
+}
+
+/** The start job of a schedule: a schedule changed or cancelled since leaves the campaign alone. */
+export async function startScheduledCampaign(ctx: AppContext, campaignId: string, scheduledFor: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const started = await repo.startScheduled(tx, campaignId, new Date(scheduledFor), ctx.clock.now());
+    if (started) await enqueueFanOut(tx, campaignId);
+  });
+}
+
+/** Who a campaign is for, as a filter tree (`ALL` has none). */
+export function audienceOf(c: Pick<CampaignRow, 'audience_type' | 'segment_id' | 'audience_condition'>): FilterCondition | null {
+  switch (c.audience_type) {
+    case 'ALL':
+      return null;
+    case 'SEGMENT':
+      return { logic: 'AND', groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: c.segment_id }] }] };
+    case 'FILTERED':
+      return c.audience_condition;
+  }
+}
+
+async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Promise<SQL> {
+  const condition = audienceOf(c);
+  if (!condition) return sql`true`;
+  return compileAudience(condition, await filterContext(ex, c.project_id, now), 'audienceCondition');
+}
+
+/** Writes the recipient list, once: a second run finds the campaign frozen and does nothing. */
+async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const c = await repo.campaignById(tx, campaignId, true);
+    if (!c || c.status !== 'SENDING' || c.frozen_at) return;
+    const now = ctx.clock.now();
+    await repo.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
+  });
+}
+
+export function campaignContent(c: CampaignRow): Content {
+  return {
+    type: c.type,
+    subject: c.subject,
+    body: c.body,
+    from: { email: c.from_email, name: c.from_name },
+    replyTo: c.reply_to,
+    headers: {},
+    attachments: null,
+    templateId: null,
+    campaignId: c.id,
+  };
+}
+
+/**
+ * One recipient's email. A render that fails for this contact's data (a template that times out,
+ * say) is stored as skipped with the reason, so one recipient never holds up the rest.
+ */
+function recipientEmail(c: CampaignRow, content: Content, r: PendingRecipient, linking: Linking): NewEmail {
+  const id = randomUUID();
+  const contact = { id: r.contact_id, email: r.email!, subscribed: r.subscribed!, data: r.data ?? {} };
+  try {
+    return composeEmail(id, c.project_id, content, { contact, name: null, transient: {} }, linking);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return {
+      ...composeEmail(id, c.project_id, { ...content, subject: '(not rendered)', body: '-' }, { contact, name: null, transient: {} }, linking),
+      status: 'skipped',
+      lastError: `Not sent: the ${err.part} could not be rendered for this contact: ${err.message}`,
+    };
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The fan-out job of one campaign (see the top of this file); resumable at any point. */
+export async function fanOutCampaign(ctx: AppContext, campaignId: string, job: Pick<Job, 'heartbeat' | 'signal'>): Promise<void> {
+  await freeze(ctx, campaignId);
+  const c = await repo.campaignById(ctx.db, campaignId);
+  if (!c || c.status !== 'SENDING' || !c.frozen_at) return;
+  const content = campaignContent(c);
+  const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
+  let after: string | null = null;
+  let beat = Date.now();
+  for (;;) {
+    if (job.signal.aborted) throw new JobInterrupted();
+    if (Date.now() - beat >= HEARTBEAT_MS) {
+      await job.heartbeat();
+      beat = Date.now();
+    }
+    if ((await repo.campaignStatus(ctx.db, campaignId)) !== 'SENDING') return;
+    if ((await repo.queuedBacklog(ctx.db, campaignId, BACKLOG)) >= BACKLOG) {
+      await sleep(BACKLOG_WAIT_MS);
+      continue;
+    }
+    const page = await repo.pendingRecipients(ctx.db, campaignId, after, PAGE);
+    if (page.length === 0) {
+      // One more pass from the start picks up anything a racing worker left behind.
+      if (after === null) break;
+      after = null;
+      continue;
+    }
+    after = page[page.length - 1]!.contact_id;
+    const present = page.filter((r) => r.email !== null);
+    const gone = page.filter((r) => r.email === null).map((r) => r.contact_id);
+    const emails = present.map((r) => recipientEmail(c, content, r, linking));
+    await repo.storeCampaignEmails(ctx.db, campaignId, emails, gone, ctx.clock.now(), true);
+  }
+  const now = ctx.clock.now();
+  await repo.markFannedOut(ctx.db, campaignId, now);
+  await completeCampaigns(ctx.db, [campaignId], now);
+}
+
+/** The recurring rescue: nothing a crash interrupts stays stuck. */
+export async function rescueCampaigns(ctx: AppContext): Promise<void> {
+  const now = ctx.clock.now();
+  await repo.skipCancelledLeftovers(ctx.db, now);
+  const sending = await repo.sendingCampaigns(ctx.db);
+  for (const c of sending.filter((c) => !c.fanned_out_at)) await enqueueFanOut(ctx.db, c.id);
+  await completeCampaigns(
+    ctx.db,
+    sending.filter((c) => c.fanned_out_at).map((c) => c.id),
+    now,
+  );
+}

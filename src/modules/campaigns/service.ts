@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import type { FilterCondition } from '../../domain/filters/index.js';
+import { TemplateError } from '../../domain/render.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
+import type { CampaignStatus } from '../../platform/db/schema.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import type { UsageRegistry } from '../../platform/usage.js';
+import { findContact, lookupEmails } from '../contacts/repo.js';
+import { assertVerifiedSender } from '../domains/service.js';
+import { composeEmail } from '../emails/compose.js';
+import { insertEmails } from '../emails/repo.js';
+import { checkAudience, filterContext, registerFilterUsage } from '../segments/audience.js';
+import { findSegment } from '../segments/repo.js';
+import { checkSyntax } from '../templates/service.js';
+import * as repo from './repo.js';
+import type { CampaignRow, CampaignValues } from './repo.js';
+import { CAMPAIGN_STATUSES, MAX_NAME, type CampaignBody } from './schemas.js';
+import { campaignContent, enqueueFanOut, enqueueStart } from './sending.js';
+
+/** The API shape of a campaign (the spec's Campaign). */
+export interface Campaign {
+  id: string;
+  name: string;
+  description: string | null;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  type: CampaignRow['type'];
+  status: CampaignStatus;
+  audienceType: CampaignRow['audience_type'];
+  audienceCondition: FilterCondition | null;
+  segmentId: string | null;
+  scheduledFor: string | null;
+  totalRecipients: number;
+  sentCount: number;
+  deliveredCount: number;
+  openedCount: number;
+  clickedCount: number;
+  bouncedCount: number;
+  projectId: string;
+  sentAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export function toCampaign(row: CampaignRow): Campaign {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    subject: row.subject,
+    body: row.body,
+    from: row.from_email,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    type: row.type,
+    status: row.status,
+    audienceType: row.audience_type,
+    audienceCondition: row.audience_condition,
+    segmentId: row.segment_id,
+    scheduledFor: iso(row.scheduled_for),
+    totalRecipients: row.total_recipients,
+    sentCount: row.sent_count,
+    deliveredCount: row.delivered_count,
+    openedCount: row.opened_count,
+    clickedCount: row.clicked_count,
+    bouncedCount: row.bounced_count,
+    projectId: row.project_id,
+    sentAt: iso(row.sent_at),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+async function requireCampaign(ex: Executor, projectId: string, id: string, lock = false): Promise<CampaignRow> {
+  const row = await repo.findCampaign(ex, projectId, id, lock);
+  if (!row) throw notFound('Campaign');
+  return row;
+}
+
+/** The stored values of a request: only the audience field its type uses is kept. */
+function valuesOf(body: CampaignBody): CampaignValues {
+  const missing = (field: string, type: string) =>
+    new AppError(400, 'VALIDATION_ERROR', `${field} is required when audienceType is ${type}`, {
+      errors: [{ field, message: `Required when audienceType is ${type}`, code: 'invalid_type', received: 'undefined' }],
+    });
+  if (body.audienceType === 'SEGMENT' && !body.segmentId) throw missing('segmentId', 'SEGMENT');
+  if (body.audienceType === 'FILTERED' && !body.audienceCondition) throw missing('audienceCondition', 'FILTERED');
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    subject: body.subject,
+    body: body.body,
+    from: body.from,
+    fromName: body.fromName ?? null,
+    replyTo: body.replyTo ?? null,
+    type: body.type,
+    audienceType: body.audienceType,
+    segmentId: body.audienceType === 'SEGMENT' ? body.segmentId!.toLowerCase() : null,
+    audienceCondition: body.audienceType === 'FILTERED' ? body.audienceCondition! : null,
+  };
+}
+
+/** The audience names only segments of the project, and a filtered one compiles (no segment cycle). */
+async function checkAudienceOf(ex: Executor, projectId: string, v: Pick<CampaignValues, 'audienceType' | 'segmentId' | 'audienceCondition'>, now: Date) {
+  if (v.audienceType === 'SEGMENT' && !(await findSegment(ex, projectId, v.segmentId!))) {
+    throw validationError([{ field: 'segmentId', message: 'No segment of this project has this id', code: 'unknown_segment', received: v.segmentId }]);
+  }
+  if (v.audienceType === 'FILTERED') checkAudience(v.audienceCondition!, await filterContext(ex, projectId, now), 'audienceCondition');
+}
+
+export async function createCampaign(ctx: AppContext, projectId: string, body: CampaignBody) {
+  const v = valuesOf(body);
+  checkSyntax(v);
+  const now = ctx.clock.now();
+  await checkAudienceOf(ctx.db, projectId, v, now);
+  await assertVerifiedSender(ctx, ctx.db, projectId, v.from);
+  return { success: true as const, data: toCampaign(await repo.insertCampaign(ctx.db, projectId, v, now)) };
+}
+
+export async function getCampaign(ctx: AppContext, projectId: string, id: string): Promise<Campaign> {
+  return toCampaign(await requireCampaign(ctx.db, projectId, id));
+}
+
+export async function listCampaigns(
+  ctx: AppContext,
+  q: { projectId: string; page: number; pageSize: number; status?: string; search?: string; sort: repo.CampaignListQuery['sort']; dir: 'asc' | 'desc' },
+) {
+  if (q.status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(q.status)) {
+    throw new AppError(400, 'INVALID_STATUS', `Unknown campaign status "${q.status}"; use one of ${CAMPAIGN_STATUSES.join(', ')}`, {
+      errors: [{ field: 'status', message: `Expected one of ${CAMPAIGN_STATUSES.join(', ')}`, code: 'invalid_enum_value', received: q.status }],
+    });
+  }
+  const query: repo.CampaignListQuery = {
+    projectId: q.projectId,
+    status: q.status as CampaignStatus | undefined,
+    search: q.search,
+    sort: q.sort,
+    dir: q.dir,
+    offset: (q.page - 1) * q.pageSize,
+    limit: q.pageSize,
+  };
+  const [rows, total] = await Promise.all([repo.listCampaigns(ctx.db, query), repo.countCampaigns(ctx.db, query)]);
+  return { data: rows.map(toCampaign), page: q.page, pageSize: q.pageSize, total, totalPages: Math.ceil(total / q.pageSize) };
+}
+
+const EDITABLE: ReadonlySet<CampaignStatus> = new Set(['DRAFT', 'SCHEDULED']);
+
+/**
+ * PUT: replaces every field. Only a DRAFT or SCHEDULED campaign can change (a scheduled one keeps
+ * its schedule); the sender is checked again only when it changes, as for templates.
+ */
+export async function replaceCampaign(ctx: AppContext, projectId: string, id: string, body: CampaignBody): Promise<Campaign> {
+  const v = valuesOf(body);
+  checkSyntax(v);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const current = await requireCampaign(tx, projectId, id, true);
+    if (!EDITABLE.has(current.status)) {
+      throw new AppError(409, 'CAMPAIGN_NOT_EDITABLE', `A ${current.status} campaign cannot be changed`, {
+        suggestion: 'Duplicate the campaign and edit the copy.',
+      });
+    }
+    await checkAudienceOf(tx, projectId, v, now);
+    if (v.from !== current.from_email) await assertVerifiedSender(ctx, tx, projectId, v.from);
+    return toCampaign((await repo.replaceCampaign(tx, projectId, id, v, now))!);
+  });
+}
+
+/** Refused (409) while the campaign is sending; a scheduled campaign's start then finds nothing. */
+export async function deleteCampaign(ctx: AppContext, projectId: string, id: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const current = await requireCampaign(tx, projectId, id, true);
+    if (current.status === 'SENDING') {
+      throw new AppError(409, 'CAMPAIGN_SENDING', 'The campaign is being sent', {
+        suggestion: 'Cancel the campaign first, then delete it.',
+      });
+    }
+    await repo.deleteCampaign(tx, projectId, id);
+  });
+}
+
+const COPY_SUFFIX = ' (copy)';
+
+/** A new DRAFT with the same content and audience, named "<name> (copy)". */
+export async function duplicateCampaign(ctx: AppContext, projectId: string, id: string) {
+  const source = await requireCampaign(ctx.db, projectId, id);
+  const row = await repo.insertCampaign(
+    ctx.db,
+    projectId,
+    {
+      name: `${source.name.slice(0, MAX_NAME - COPY_SUFFIX.length)}${COPY_SUFFIX}`,
+      description: source.description,
+      subject: source.subject,
+      body: source.body,
+      from: source.from_email,
+      fromName: source.from_name,
+      replyTo: source.reply_to,
+      type: source.type,
+      audienceType: source.audience_type,
+      segmentId: source.segment_id,
+      audienceCondition: source.audience_condition,
+    },
+    ctx.clock.now(),
+  );
+  return { success: true as const, data: toCampaign(row) };
+}
+
+/** `scheduledFor` as the spec allows it: anything the standard date parser accepts; null or absent is now. */
+function parseScheduledFor(value: unknown): Date | null {
+  if (value === undefined || value === null) return null;
+  const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(at.getTime())) {
+    throw new AppError(400, 'INVALID_SCHEDULED_FOR', 'scheduledFor is not a date', {
+      errors: [{ field: 'scheduledFor', message: 'Expected a date, such as 2030-01-31T09:00:00Z', code: 'invalid_date', received: value }],
+    });
+  }
+  return at;
+}
+
+const notSendable = (message: string, details: Record<string, unknown> = {}) =>
+  new AppError(400, 'CAMPAIGN_NOT_SENDABLE', message, { details, suggestion: 'Only DRAFT and SCHEDULED campaigns can be sent; duplicate a sent or cancelled one.' });
+
+/**
+ * POST /campaigns/{id}/send: DRAFT or SCHEDULED → SENDING now, or → SCHEDULED for `scheduledFor`
+ * (sending a scheduled campaign again sends it now or moves its schedule). The sender and the
+ * audience are checked again, since a domain or a segment may have changed since the campaign was saved.
+ */
+export async function sendCampaign(ctx: AppContext, projectId: string, id: string, scheduledFor: unknown) {
+  const at = parseScheduledFor(scheduledFor);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const c = await requireCampaign(tx, projectId, id, true);
+    if (!EDITABLE.has(c.status)) throw notSendable(`A ${c.status} campaign cannot be sent`, { status: c.status });
+    if (c.audience_type === 'SEGMENT' && !c.segment_id) throw notSendable('The segment of this campaign was deleted; choose another audience');
+    try {
+      await checkAudienceOf(tx, projectId, { audienceType: c.audience_type, segmentId: c.segment_id, audienceCondition: c.audience_condition }, now);
+    } catch (err) {
+      if (err instanceof AppError && err.statusCode === 422) throw notSendable(`The audience cannot be used: ${err.options.errors?.[0]?.message ?? err.message}`);
+      throw err;
+    }
+    await assertVerifiedSender(ctx, tx, projectId, c.from_email);
+    if (at === null) {
+      const row = (await repo.markSending(tx, projectId, id, now))!;
+      await enqueueFanOut(tx, id);
+      return { success: true as const, data: toCampaign(row), message: 'The campaign is being sent' };
+    }
+    const row = (await repo.markScheduled(tx, projectId, id, at, now))!;
+    await enqueueStart(tx, id, at);
+    return { success: true as const, data: toCampaign(row), message: `The campaign is scheduled for ${at.toISOString()}` };
+  });
+}
+
+/**
+ * SCHEDULED or SENDING → CANCELLED. Nothing more is handed to delivery: queued emails are
+ * skipped and the fan-out stops at its next page; only messages already in a worker's hands finish.
+ */
+export async function cancelCampaign(ctx: AppContext, projectId: string, id: string) {
+  const current = await requireCampaign(ctx.db, projectId, id);
+  const row = await repo.cancelCampaign(ctx.db, projectId, id, ctx.clock.now());
+  if (!row) {
+    throw new AppError(400, 'CAMPAIGN_NOT_CANCELLABLE', `A ${current.status} campaign cannot be cancelled`, {
+      details: { status: current.status },
+      suggestion: 'Only SCHEDULED and SENDING campaigns can be cancelled.',
+    });
+  }
+  return { success: true as const, data: toCampaign(row), message: 'The campaign is cancelled' };
+}
+
+/**
+ * POST /campaigns/{id}/test: one email to an address, whatever the campaign's state, rendered with
+ * the data of the contact that has the address (if any) and sent whatever its subscription. It is
+ * not part of the campaign: it counts in no campaign figure, and creates no contact.
+ */
+export async function sendTest(ctx: AppContext, projectId: string, id: string, email: string) {
+  const c = await requireCampaign(ctx.db, projectId, id);
+  await assertVerifiedSender(ctx, ctx.db, projectId, c.from_email);
+  const [known] = await lookupEmails(ctx.db, projectId, [email]);
+  const row = known ? await findContact(ctx.db, projectId, known.id) : null;
+  const contact = { id: row?.id ?? randomUUID(), email, subscribed: true, data: row?.data ?? {} };
+  const emailId = randomUUID();
+  const content = { ...campaignContent(c), subject: `[Test] ${c.subject}`, campaignId: null };
+  let message;
+  try {
+    message = composeEmail(emailId, projectId, content, { contact, name: null, transient: {} }, { publicUrl: ctx.config.publicUrl, signer: ctx.links });
+  } catch (err) {
+    if (err instanceof TemplateError) throw validationError([{ field: err.part, message: err.message, code: 'invalid_template' }]);
+    throw err;
+  }
+  await insertEmails(ctx.db, [{ ...message, contactId: row?.id ?? null }], ctx.clock.now(), true);
+  return { success: true as const, data: { emailId, to: email }, message: `A test email is on its way to ${email}` };
+}
+
+const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 10_000);
+
+/** GET /campaigns/{id}/stats: the counters, what is still pending, and rates. */
+export async function campaignStats(ctx: AppContext, projectId: string, id: string) {
+  const c = await requireCampaign(ctx.db, projectId, id);
+  return {
+    campaignId: c.id,
+    status: c.status,
+    totalRecipients: c.total_recipients,
+    sent: c.sent_count,
+    delivered: c.delivered_count,
+    opened: c.opened_count,
+    clicked: c.clicked_count,
+    bounced: c.bounced_count,
+    skipped: c.skipped_count,
+    pending: Math.max(0, c.total_recipients - c.sent_count - c.bounced_count - c.skipped_count),
+    openRate: rate(c.opened_count, c.delivered_count),
+    clickRate: rate(c.clicked_count, c.delivered_count),
+    bounceRate: rate(c.bounced_count, c.sent_count + c.bounced_count),
+  };
+}
+
+/** Campaigns whose filtered audience names a field or an event, for the usage endpoints. */
+export function registerCampaignUsage(usage: UsageRegistry): void {
+  registerFilterUsage(usage, 'campaigns', repo.campaignConditions);
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { emailSchema } from '../../domain/email.js';
+import { filterConditionSchema } from '../../domain/filters/index.js';
+import { contactSchema } from '../contacts/schemas.js';
+
+export const MAX_NAME = 100;
+export const MAX_DESCRIPTION = 500;
+/** Emails per members request, as for the contacts bulk operations. */
+export const MAX_MEMBER_EMAILS = 1000;
+export const MAX_PAGE_SIZE = 100;
+
+const name = z.string().trim().min(1).max(MAX_NAME);
+const description = z.string().max(MAX_DESCRIPTION);
+
+export const segmentTypeSchema = z.enum(['DYNAMIC', 'STATIC']);
+
+export const createSegmentBody = z.object({
+  name,
+  description: description.nullable().optional(),
+  type: segmentTypeSchema.default('DYNAMIC'),
+  /** Required for DYNAMIC (a missing or non-object condition is the legacy 400); ignored for STATIC. */
+  condition: filterConditionSchema.optional(),
+  trackMembership: z.boolean().default(false),
+});
+
+export const patchSegmentBody = z.object({
+  name: name.optional(),
+  description: description.nullable().optional(),
+  condition: filterConditionSchema.optional(),
+  trackMembership: z.boolean().optional(),
+});
+
+export const idParams = z.object({ id: z.string().uuid() });
+
+export const segmentSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  /** Names the membership events: `segment.<slug>.entry` and `segment.<slug>.exit`. */
+  slug: z.string(),
+  description: z.string().nullable(),
+  type: segmentTypeSchema,
+  condition: z.unknown().nullable(),
+  trackMembership: z.boolean(),
+  memberCount: z.number().int(),
+  /** When `memberCount` was last computed; null until the first count. */
+  memberCountUpdatedAt: z.string().nullable(),
+  projectId: z.string().uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const membersQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+});
+
+export const memberPageSchema = z.object({
+  data: z.array(contactSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+  totalPages: z.number().int(),
+});
+
+const emails = z.array(emailSchema).min(1).max(MAX_MEMBER_EMAILS);
+
+export const addMembersBody = z.object({
+  emails,
+  /** Create contacts for emails the project does not know yet (otherwise they are reported in `notFound`). */
+  createMissing: z.boolean().default(false),
+  /** The subscription of contacts created here; new contacts are subscribed by default. */
+  subscribed: z.boolean().optional(),
+});
+
+export const removeMembersBody = z.object({ emails });
+
+export const addMembersResponse = z.object({
+  segmentId: z.string().uuid(),
+  added: z.number().int(),
+  alreadyMembers: z.number().int(),
+  created: z.number().int(),
+  notFound: z.array(z.string()),
+  memberCount: z.number().int(),
+});
+
+export const removeMembersResponse = z.object({
+  segmentId: z.string().uuid(),
+  removed: z.number().int(),
+  notMembers: z.array(z.string()),
+  memberCount: z.number().int(),
+});
+
+export const computeResponse = z.object({
+  segmentId: z.string().uuid(),
+  entered: z.number().int(),
+  exited: z.number().int(),
+  memberCount: z.number().int(),
+});
