@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { verifiedDomain } from '../support/domains.js';
+import { messageIdOf } from '../support/sending.js';
+import { client, eventually, spawnService, type ChildServer, type Client } from '../support/server.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+
+const RECIPIENTS = 10_000;
+const DOMAIN = 'crash.campaign.test';
+/**
+ * The most a kill can make go out twice: messages in a worker's hands (DELIVERY_CONCURRENCY's
+ * default, 20) plus relay answers waiting for their batched write (at most 100).
+ */
+const UNRECORDED_PER_KILL = 120;
+
+let db: TestDatabase;
+let dns: DnsServer;
+let sink: SmtpSink;
+let server: ChildServer | undefined;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dns = await startDnsServer();
+  sink = await startSmtpSink();
+});
+afterAll(async () => {
+  await server?.kill();
+  await sink?.stop();
+  await dns?.stop();
+  await db?.drop();
+});
+
+const env = () => ({
+  ...db.env,
+  SMTP_URL: sink.url,
+  DNS_SERVERS: dns.address,
+  // Short leases so a killed worker's messages and fan-out come back within seconds.
+  DELIVERY_LEASE_SECONDS: '5',
+  DELIVERY_RETRY_BASE_SECONDS: '0.2',
+});
+
+const random = (min: number, max: number) => min + Math.random() * (max - min);
+
+async function start(): Promise<void> {
+  server = await spawnService(env());
+}
+
+function secretKey(output: string): string {
+  const key = /secret key: (sk_\S+)/.exec(output)?.[1];
+  if (!key) throw new Error(`no keys in output:\n${output}`);
+  return key;
+}
+
+async function importContacts(api: Client): Promise<void> {
+  const rows = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@rcpt.crash.test,${i}`);
+  const form = new FormData();
+  form.append('file', new Blob([['email,n', ...rows].join('\n')], { type: 'text/csv' }), 'contacts.csv');
+  const accepted = await api.request('POST', '/contacts/import', { raw: form });
+  expect(accepted.status).toBe(202);
+  await eventually(async () => {
+    const job = (await api.get(`/contacts/import/${accepted.body.jobId}`)).body;
+    return job.status === 'completed' ? job : undefined;
+  }, 120_000, 200);
+}
+
+describe('a campaign whose worker is killed again and again', () => {
+  it(`reaches each of ${RECIPIENTS} recipients with exactly one email, none missing`, async () => {
+    await start();
+    const key = secretKey(server!.output());
+    let api = client(server!.url, key);
+    await verifiedDomain(api, dns, DOMAIN);
+    await importContacts(api);
+
+    const created = await api.post('/campaigns', {
+      name: 'Crash',
+      subject: 'Hello {{ n }}',
+      body: '<p>Number {{ n }}</p>',
+      from: `news@${DOMAIN}`,
+      audienceType: 'ALL',
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    expect((await api.post(`/campaigns/${id}/send`)).status).toBe(200);
+
+    // Kills at random moments: right after the send (freezing or early fan-out), then at random
+    // points of early, middle and late delivery.
+    const kills: string[] = [];
+    const killAt = async (when: string, ready: () => boolean) => {
+      await eventually(async () => (ready() ? true : undefined), 300_000, 20);
+      await server!.kill('SIGKILL');
+      kills.push(`${when} (sink had ${sink.messages.length})`);
+      await start();
+      api = client(server!.url, key);
+    };
+    const soon = Date.now() + random(0, 800);
+    await killAt('after send', () => Date.now() >= soon);
+    for (const [lo, hi] of [
+      [0.05, 0.25],
+      [0.35, 0.55],
+      [0.65, 0.85],
+    ] as const) {
+      const threshold = Math.floor(RECIPIENTS * random(lo, hi));
+      await killAt(`at ${threshold}`, () => sink.messages.length >= threshold);
+    }
+
+    const done = await eventually(async () => {
+      const c = (await api.get(`/campaigns/${id}`)).body;
+      return c.status === 'SENT' ? c : undefined;
+    }, 600_000, 500);
+    expect(done).toMatchObject({ totalRecipients: RECIPIENTS, sentCount: RECIPIENTS, deliveredCount: RECIPIENTS, bouncedCount: 0 });
+
+    // Every recipient received mail, and all of it is one email: one Message-ID per recipient.
+    const byRecipient = new Map<string, Set<string>>();
+    for (const m of sink.messages) {
+      const messageId = messageIdOf(m.raw)!;
+      for (const to of m.to) {
+        if (!byRecipient.has(to)) byRecipient.set(to, new Set());
+        byRecipient.get(to)!.add(messageId);
+      }
+    }
+    const missing = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@rcpt.crash.test`).filter((a) => !byRecipient.has(a));
+    expect(missing, `kills: ${kills.join(', ')}`).toEqual([]);
+    const twoEmails = [...byRecipient].filter(([, ids]) => ids.size !== 1).map(([to]) => to);
+    expect(twoEmails).toEqual([]);
+    expect(new Set([...byRecipient.values()].flatMap((ids) => [...ids])).size).toBe(RECIPIENTS);
+
+    // A message is sent again only when a worker died holding it, with the relay's answer unrecorded.
+    const redelivered = sink.messages.length - RECIPIENTS;
+    expect(redelivered).toBeGreaterThanOrEqual(0);
+    expect(redelivered).toBeLessThanOrEqual(kills.length * UNRECORDED_PER_KILL);
+  }, 900_000);
+});
