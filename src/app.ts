@@ -21,6 +21,7 @@ import { domainRoutes } from './modules/domains/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
+import { workflowRoutes } from './modules/workflows/routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -113,5 +114,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(templateRoutes, { ctx });
   await app.register(segmentRoutes, { ctx });
   await app.register(campaignRoutes, { ctx });
+  await app.register(workflowRoutes, { ctx });
   return app;
 }

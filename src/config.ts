@@ -26,6 +26,7 @@ const EnvSchema = z.object({
     .pipe(z.array(hostPort)),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -45,6 +46,8 @@ export interface Config {
   dnsServers: string[];
   rateLimitPerMinute: number;
   idempotencyTtlHours: number;
+  /** Whether webhooks may reach private, loopback and link-local addresses. */
+  webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
 }
 
@@ -79,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dnsServers: e.DNS_SERVERS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -20,6 +20,14 @@ import { ProjectKeyCache } from './modules/projects/key-cache.js';
 import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
 import { registerSegmentUsage } from './modules/segments/service.js';
 import { registerCampaignUsage } from './modules/campaigns/service.js';
+import { registerWorkflowUsage } from './modules/workflows/service.js';
+import { subscribeWorkflowTriggers } from './modules/workflows/triggers.js';
+import { WorkflowEngine } from './modules/workflows/engine.js';
+
+/** Executions claimed per round by a worker's workflow engine. */
+const WORKFLOW_BATCH = 200;
+/** Longer than a webhook step's timeout (10 s), short enough that a crashed worker's executions resume within a minute. */
+const WORKFLOW_LEASE_MS = 60_000;
 
 export interface RunningService {
   ctx: AppContext;
@@ -38,6 +46,7 @@ export async function createContext(config: Config, log: Logger, clock: Clock = 
   const usage = new UsageRegistry();
   registerSegmentUsage(usage);
   registerCampaignUsage(usage);
+  registerWorkflowUsage(usage);
   return {
     config,
     database,
@@ -61,10 +70,12 @@ export async function startService(config: Config, role: Role, options: { log?: 
   let runner: JobRunner | undefined;
   let dispatcher: EventDispatcher | undefined;
   let delivery: DeliveryEngine | undefined;
+  let workflows: WorkflowEngine | undefined;
   if (role !== 'serve') {
     runner = new JobRunner(ctx.database, ctx.clock, log);
     registerJobs(runner, ctx);
     await runner.start();
+    await subscribeWorkflowTriggers(ctx);
     dispatcher = new EventDispatcher(ctx.database, ctx.bus, ctx.clock, log);
     dispatcher.start();
     const transport = config.smtpUrl
@@ -72,6 +83,8 @@ export async function startService(config: Config, role: Role, options: { log?: 
       : outboxTransport(path.join(config.dataDir, 'outbox'));
     delivery = new DeliveryEngine(ctx, transport, config.delivery);
     await delivery.start();
+    workflows = new WorkflowEngine(ctx, { batch: WORKFLOW_BATCH, leaseMs: WORKFLOW_LEASE_MS });
+    await workflows.start();
   }
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -87,6 +100,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
     defaultProject,
     async stop() {
       await app?.close();
+      await workflows?.stop();
       await delivery?.stop();
       await dispatcher?.stop();
       await runner?.stop();

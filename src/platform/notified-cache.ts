@@ -17,9 +17,18 @@ export class NotifiedCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  async get(key: string, load: () => Promise<V>): Promise<V> {
+  /**
+   * Starts listening for changes. `get` does it on first use; a cache first used inside a
+   * transaction on the embedded database must be started before, since LISTEN needs the connection
+   * the transaction holds.
+   */
+  async listen(): Promise<void> {
     this.listening ??= this.database.listen(this.channel, (changed) => this.evict(changed)).catch(() => undefined);
     await this.listening;
+  }
+
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    await this.listen();
     const hit = this.entries.get(key);
     if (hit && hit.until > Date.now()) return hit.value;
     const value = await load();

@@ -17,11 +17,15 @@ import {
   type FilterContext,
   type Range,
 } from './compile.js';
+import { inferFieldType, type FieldType } from '../contact-data.js';
 import {
+  EVENT_OPERATORS,
+  parseContextField,
   parseField,
   parseIsoInstant,
   parseIsoSpan,
   windowStart,
+  type FieldRef,
   type Filter,
   type FilterCondition,
   type FilterGroup,
@@ -34,6 +38,8 @@ export interface FilterSubject {
   events: { name: string; createdAt: Date }[];
   /** Ids of the static and tracked segments listing the contact (`segment_members`). */
   memberOf: Set<string>;
+  /** A workflow execution's context, for `context.<key>` fields. */
+  context?: Record<string, unknown>;
 }
 
 export function evaluateCondition(condition: FilterCondition, subject: FilterSubject, ctx: FilterContext): boolean {
@@ -79,8 +85,25 @@ const OPERATOR_TEST: Record<Operator, (f: Filter, s: State) => boolean> = {
   notMemberOfSegment: (f, s) => !memberOf(f, s),
 };
 
+/**
+ * The field a filter names: a standard field, a `data` value (typed by its key), or a `context`
+ * value (typed by itself, since contexts have no declared types).
+ */
+type Ref = Exclude<FieldRef, { kind: 'data' }> | { kind: 'data'; stored: unknown; type: FieldType };
+
+function resolve(field: string, s: State): Ref | null {
+  const contextPath = parseContextField(field);
+  if (contextPath) {
+    const stored = valueAt(s.subject.context ?? {}, contextPath);
+    return { kind: 'data', stored, type: inferFieldType(stored) ?? 'string' };
+  }
+  const ref = parseField(field);
+  if (ref?.kind !== 'data') return ref;
+  return { kind: 'data', stored: valueAt(s.subject.contact.data, ref.path), type: fieldType(ref.path, s.ctx.fieldTypes) };
+}
+
 function compare(f: Filter, cmp: Comparison, s: State): boolean {
-  const ref = parseField(f.field);
+  const ref = resolve(f.field, s);
   if (!ref) return false;
   const { contact } = s.subject;
   switch (ref.kind) {
@@ -93,9 +116,9 @@ function compare(f: Filter, cmp: Comparison, s: State): boolean {
       return span !== null && inRangeMs(contact.createdAt.getTime(), rangeFor(cmp, span));
     }
     case 'data': {
-      const operand = dataOperand(fieldType(ref.path, s.ctx.fieldTypes), cmp, f.value);
+      const operand = dataOperand(ref.type, cmp, f.value);
       if (!operand) return false;
-      const stored = valueAt(contact.data, ref.path);
+      const { stored } = ref;
       switch (operand.type) {
         case 'number':
           return typeof stored === 'number' && order(stored - operand.value, cmp);
@@ -130,27 +153,25 @@ function order(difference: number, cmp: Comparison): boolean {
 }
 
 function contains(f: Filter, s: State): boolean {
-  const ref = parseField(f.field);
+  const ref = resolve(f.field, s);
   if (!ref || typeof f.value !== 'string') return false;
-  const text = ref.kind === 'email' ? s.subject.contact.email : ref.kind === 'data' ? scalarText(valueAt(s.subject.contact.data, ref.path)) : null;
+  const text = ref.kind === 'email' ? s.subject.contact.email : ref.kind === 'data' ? scalarText(ref.stored) : null;
   return text !== null && foldCase(text).includes(foldCase(f.value));
 }
 
 function exists(f: Filter, s: State): boolean {
-  const ref = parseField(f.field);
+  const ref = resolve(f.field, s);
   if (!ref) return false;
-  if (ref.kind !== 'data') return true;
-  const stored = valueAt(s.subject.contact.data, ref.path);
-  return stored !== undefined && stored !== null;
+  return ref.kind !== 'data' || (ref.stored !== undefined && ref.stored !== null);
 }
 
 function dateWindow(f: Filter, s: State, range: (since: number) => Range): boolean {
-  const ref = parseField(f.field);
+  const ref = resolve(f.field, s);
   const since = windowStart(s.ctx.now, f.value, f.unit);
   if (!ref || since === null) return false;
   if (ref.kind === 'createdAt') return inRangeMs(s.subject.contact.createdAt.getTime(), range(since));
   if (ref.kind !== 'data') return false;
-  const at = parseIsoInstant(valueAt(s.subject.contact.data, ref.path));
+  const at = parseIsoInstant(ref.stored);
   return at !== null && inRangeMs(at, range(since));
 }
 
@@ -184,4 +205,24 @@ function valueAt(data: Record<string, unknown>, path: string[]): unknown {
     value = (value as Record<string, unknown>)[key];
   }
   return value;
+}
+
+/**
+ * The event names a tree asks about, through the segments it inlines: the events a subject must
+ * carry for `evaluateCondition` to judge it (run `checkSegments` first).
+ */
+export function eventNamesIn(condition: FilterCondition, ctx: FilterContext): string[] {
+  const names = new Set<string>();
+  const walk = (c: FilterCondition): void => {
+    for (const g of c.groups) {
+      for (const f of g.filters) {
+        if (EVENT_OPERATORS.has(f.operator)) names.add(f.field);
+        const target = f.operator === 'memberOfSegment' || f.operator === 'notMemberOfSegment' ? segmentTarget(f.value, ctx) : null;
+        if (target?.kind === 'inline') walk(target.condition);
+      }
+      if (g.conditions) walk(g.conditions);
+    }
+  };
+  walk(condition);
+  return [...names];
 }

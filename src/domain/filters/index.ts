@@ -51,6 +51,9 @@
  *                       by their condition; an unknown segment has no members
  *   notMemberOfSegment  { field: 'segment', operator: 'notMemberOfSegment', value: '<segment uuid>' }
  *
+ * Workflow CONDITION steps may also name `context.<key>` (nested keys by dotted path): a value of the
+ * execution's context, compared by the type of the value itself. Only the evaluator reads it.
+ *
  * Units: `days` (24 hours), `hours`, `minutes`; windows are measured back from `ctx.now`.
  * Every negative operator is exactly the negation of its positive one.
  */
@@ -69,7 +72,9 @@ export {
   filterGroupSchema,
   filterReferences,
   filterSchema,
+  workflowConditionSchema,
   operatorKind,
+  parseContextField,
   parseField,
   parseIsoInstant,
   type FieldRef,
@@ -91,4 +96,4 @@ export {
   type FilterContext,
   type SegmentRef,
 } from './compile.js';
-export { evaluateCondition, type FilterSubject } from './evaluate.js';
+export { evaluateCondition, eventNamesIn, type FilterSubject } from './evaluate.js';

@@ -136,6 +136,16 @@ export function parseField(field: string): FieldRef | null {
   return { kind: 'data', path };
 }
 
+/**
+ * `context.a.b` (the path `['a', 'b']`): a value of a workflow execution's context. Only workflow
+ * CONDITION steps read it (`workflowConditionSchema`); segments and campaigns have no context.
+ */
+export function parseContextField(field: string): string[] | null {
+  if (!field.startsWith('context.')) return null;
+  const path = field.slice(8).split('.');
+  return path.length > FILTER_LIMITS.maxPathKeys || path.some((key) => key === '') ? null : path;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Dates, shared by the schema, the compiler and the evaluator so that all three agree.
 
@@ -196,7 +206,16 @@ export function windowStart(now: Date, value: unknown, unit: unknown): number | 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const typeName = (value: unknown): z.ZodParsedType => z.getParsedType(value);
 
-function checkFilter(filter: { field: string; operator: Operator; value?: unknown; unit?: TimeUnit }, ctx: z.RefinementCtx) {
+interface SchemaOptions {
+  /** Whether `context.<key>` fields are allowed (workflow conditions). */
+  contextFields: boolean;
+}
+
+function checkFilter(
+  filter: { field: string; operator: Operator; value?: unknown; unit?: TimeUnit },
+  ctx: z.RefinementCtx,
+  options: SchemaOptions,
+) {
   const { field, operator, value } = filter;
   const kind = operatorKind(operator);
   const invalidType = (path: 'value' | 'unit', expected: z.ZodParsedType, message: string) =>
@@ -205,12 +224,14 @@ function checkFilter(filter: { field: string; operator: Operator; value?: unknow
   // field
   let ref: FieldRef | null = null;
   if (kind === 'field') {
-    ref = parseField(field);
+    // A context value is checked like a `data` value.
+    const contextPath = options.contextFields ? parseContextField(field) : null;
+    ref = contextPath ? { kind: 'data', path: contextPath } : parseField(field);
     if (!ref) {
       ctx.addIssue({
         code: 'custom',
         path: ['field'],
-        message: 'Use email, subscribed, createdAt or data.<key> (nested keys by dotted path)',
+        message: `Use email, subscribed, createdAt${options.contextFields ? ', context.<key>' : ''} or data.<key> (nested keys by dotted path)`,
         params: { code: 'invalid_field' },
       });
     } else if (ref.kind !== 'data' && !STANDARD_FIELD_OPERATORS[ref.kind].has(operator)) {
@@ -315,21 +336,6 @@ const filterObject = z.object({
   unit: z.enum(TIME_UNITS).optional(),
 });
 
-export const filterSchema: z.ZodType<Filter> = filterObject.superRefine(checkFilter) as z.ZodType<Filter>;
-
-/** The recursive shape, without the whole-tree limits (those run once, at the root). */
-const conditionShape: z.ZodType<FilterCondition> = z.lazy(() =>
-  z.object({
-    logic: z.enum(LOGICS),
-    groups: z.array(filterGroupSchema).min(1),
-  }),
-);
-
-export const filterGroupSchema: z.ZodType<FilterGroup> = z.object({
-  filters: z.array(filterSchema),
-  conditions: conditionShape.optional(),
-});
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -375,13 +381,28 @@ function checkLimits(input: unknown, ctx: z.RefinementCtx) {
 }
 
 /**
- * A whole filter tree: `{ logic, groups: [{ filters, conditions? }, …] }`. The limits run first, as a
+ * The schemas of a filter, a group and a whole tree. The whole-tree limits run first, as a
  * preprocess step whose issues are fatal, so the OpenAPI document shows the tree's plain shape.
  */
-export const filterConditionSchema: z.ZodType<FilterCondition, z.ZodTypeDef, unknown> = z.preprocess((input, ctx) => {
-  checkLimits(input, ctx);
-  return input;
-}, conditionShape);
+function schemas(options: SchemaOptions) {
+  const filter = filterObject.superRefine((f, ctx) => checkFilter(f, ctx, options)) as z.ZodType<Filter>;
+  // The recursive shape, without the whole-tree limits (those run once, at the root).
+  const shape: z.ZodType<FilterCondition> = z.lazy(() => z.object({ logic: z.enum(LOGICS), groups: z.array(group).min(1) }));
+  const group: z.ZodType<FilterGroup> = z.object({ filters: z.array(filter), conditions: shape.optional() });
+  const condition: z.ZodType<FilterCondition, z.ZodTypeDef, unknown> = z.preprocess((input, ctx) => {
+    checkLimits(input, ctx);
+    return input;
+  }, shape);
+  return { filter, group, condition };
+}
+
+const standard = schemas({ contextFields: false });
+export const filterSchema = standard.filter;
+export const filterGroupSchema = standard.group;
+/** A whole filter tree: `{ logic, groups: [{ filters, conditions? }, …] }`. */
+export const filterConditionSchema = standard.condition;
+/** A workflow CONDITION step's tree, which may also read the execution's `context.<key>`. */
+export const workflowConditionSchema = schemas({ contextFields: true }).condition;
 
 /**
  * What a tree names directly (segments are not followed): the fields (`email`, `data.plan.tier`),

@@ -150,21 +150,8 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
   }
   try {
     return await ctx.db.transaction(async (tx) => {
-      const current = await repo.findContact(tx, projectId, id);
-      if (!current) throw notFound('Contact');
-      // Snoozing pauses the subscription; ending a running snooze resumes it unless told otherwise.
-      const resumes = change.snoozedUntil === null && current.snoozed_until !== null;
-      const subscribed = change.subscribed ?? (change.snoozedUntil ? false : resumes ? true : undefined);
-      await repo.recordFieldTypes(tx, projectId, await knownFieldTypes.untyped(tx, projectId, inferPatchTypes(change.patch)));
-      const [row] = await repo.updateContacts(tx, projectId, [{ ...change, id, subscribed }], now);
+      const row = await changeContact(ctx, tx, projectId, id, change, now);
       if (!row) throw notFound('Contact');
-      await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
-        source: change.source ?? 'api',
-        ...(row.snoozed_until ? { snoozedUntil: new Date(row.snoozed_until).toISOString() } : {}),
-      });
-      if (change.snoozedUntil) {
-        await enqueue(tx, SNOOZE_END_QUEUE, { projectId, contactId: id }, { runAt: change.snoozedUntil });
-      }
       return toContact(row);
     });
   } catch (err) {
@@ -176,6 +163,30 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
     }
     throw err;
   }
+}
+
+/**
+ * Applies a change to one contact inside the caller's transaction: the `data` patch with its field
+ * types, the subscription (with its event) and a snooze (with the job that ends it). Null when the
+ * contact is not the project's.
+ */
+export async function changeContact(ctx: AppContext, tx: Tx, projectId: string, id: string, change: ContactUpdate, now: Date): Promise<ContactRow | null> {
+  const current = await repo.findContact(tx, projectId, id);
+  if (!current) return null;
+  // Snoozing pauses the subscription; ending a running snooze resumes it unless told otherwise.
+  const resumes = change.snoozedUntil === null && current.snoozed_until !== null;
+  const subscribed = change.subscribed ?? (change.snoozedUntil ? false : resumes ? true : undefined);
+  await repo.recordFieldTypes(tx, projectId, await knownFieldTypes.untyped(tx, projectId, inferPatchTypes(change.patch)));
+  const [row] = await repo.updateContacts(tx, projectId, [{ ...change, id, subscribed }], now);
+  if (!row) return null;
+  await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
+    source: change.source ?? 'api',
+    ...(row.snoozed_until ? { snoozedUntil: new Date(row.snoozed_until).toISOString() } : {}),
+  });
+  if (change.snoozedUntil) {
+    await enqueue(tx, SNOOZE_END_QUEUE, { projectId, contactId: id }, { runAt: change.snoozedUntil });
+  }
+  return row;
 }
 
 /** Sets the subscription of contacts by id; returns the ids found. */

@@ -90,3 +90,17 @@ export async function deleteEventsNamed(ex: Executor, projectId: string, name: s
     select count(*)::int as n from gone`);
   return (r.rows[0] as { n: number }).n;
 }
+
+/** The events of these contacts with these names (for judging one contact at a time in memory). */
+export async function eventsOfContacts(
+  ex: Executor,
+  contactIds: string[],
+  names: string[],
+): Promise<{ contact_id: string; name: string; created_at: Date }[]> {
+  if (contactIds.length === 0 || names.length === 0) return [];
+  const r = await run<{ contact_id: string; name: string; created_at: Date }>(ex, sql`
+    select contact_id, name, created_at from events
+    where contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))
+      and name in (select value from jsonb_array_elements_text(${JSON.stringify(names)}::jsonb))`);
+  return r.rows;
+}

@@ -224,3 +224,12 @@ export async function computeMembers(ex: Executor, t: Tracking, condition: SQL):
 export async function clearMembers(ex: Executor, segmentId: string): Promise<void> {
   await run(ex, sql`delete from segment_members where segment_id = ${segmentId}`);
 }
+
+/** The static and tracked segments listing these contacts. */
+export async function membershipsOf(ex: Executor, contactIds: string[]): Promise<{ contact_id: string; segment_id: string }[]> {
+  if (contactIds.length === 0) return [];
+  const r = await run<{ contact_id: string; segment_id: string }>(ex, sql`
+    select contact_id, segment_id from segment_members
+    where contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))`);
+  return r.rows;
+}

@@ -346,3 +346,119 @@ export const campaignRecipients = pgTable(
     index('campaign_recipients_pending').on(t.campaignId, t.contactId).where(sql`email_id is null`),
   ],
 );
+
+export type WorkflowTriggerType = 'EVENT' | 'MANUAL';
+export type StepType = 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
+export type Branch = 'yes' | 'no' | 'arrived' | 'timeout';
+export type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'exited' | 'failed' | 'cancelled';
+
+export const workflows = pgTable(
+  'workflows',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    triggerType: text('trigger_type').$type<WorkflowTriggerType>().notNull().default('EVENT'),
+    triggerConfig: jsonb('trigger_config').$type<Record<string, unknown>>().notNull().default({}),
+    enabled: boolean('enabled').notNull().default(false),
+    allowReentry: boolean('allow_reentry').notNull().default(false),
+    /** Signs the payloads of the workflow's WEBHOOK steps. */
+    signingSecret: text('signing_secret').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('workflows_project_created').on(t.projectId, t.createdAt)],
+);
+
+export const workflowSteps = pgTable(
+  'workflow_steps',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workflowId: uuid('workflow_id').notNull().references(() => workflows.id, { onDelete: 'cascade' }),
+    type: text('type').$type<StepType>().notNull(),
+    name: text('name'),
+    config: jsonb('config').$type<Record<string, unknown>>().notNull().default({}),
+    /** Where the dashboard draws the step; the engine ignores it. */
+    position: jsonb('position').$type<{ x: number; y: number }>(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('workflow_steps_workflow').on(t.workflowId)],
+);
+
+export const workflowTransitions = pgTable(
+  'workflow_transitions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    workflowId: uuid('workflow_id').notNull().references(() => workflows.id, { onDelete: 'cascade' }),
+    fromStepId: uuid('from_step_id').notNull().references(() => workflowSteps.id, { onDelete: 'cascade' }),
+    toStepId: uuid('to_step_id').notNull().references(() => workflowSteps.id, { onDelete: 'cascade' }),
+    branch: text('branch').$type<Branch>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('workflow_transitions_workflow').on(t.workflowId),
+    // One way out of a step per branch (or one, unbranched).
+    uniqueIndex('workflow_transitions_from_branch').on(t.fromStepId, sql`coalesce(${t.branch}, '')`),
+  ],
+);
+
+/**
+ * One contact's run through a workflow. The row is also its own job: the engine claims executions
+ * whose `next_run_at` has come (SKIP LOCKED, with a lease), runs their current step and writes the
+ * outcome back only if `step_seq` is unchanged, so a step is never applied twice.
+ */
+export const workflowExecutions = pgTable(
+  'workflow_executions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    workflowId: uuid('workflow_id').notNull().references(() => workflows.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').notNull().references(() => contacts.id, { onDelete: 'cascade' }),
+    status: text('status').$type<ExecutionStatus>().notNull(),
+    context: jsonb('context').$type<Record<string, unknown>>().notNull().default({}),
+    currentStepId: uuid('current_step_id'),
+    /** Counts the steps taken; a claim's outcome is written only if it has not moved since. */
+    stepSeq: integer('step_seq').notNull().default(0),
+    /** When the current step is due (now, or the end of a delay or of a wait). */
+    nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    /** The event a WAIT_FOR_EVENT step waits for, and whether it arrived. */
+    waitEvent: text('wait_event'),
+    waitArrived: boolean('wait_arrived').notNull().default(false),
+    waitStartedAt: timestamp('wait_started_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    attempts: integer('attempts').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    lastError: text('last_error'),
+    /** 'once' when the workflow did not allow re-entry at the start: a contact starts it once. */
+    entryKey: text('entry_key'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('workflow_executions_due').on(t.nextRunAt).where(sql`status in ('running', 'waiting')`),
+    index('workflow_executions_waiting').on(t.contactId, t.waitEvent).where(sql`status = 'waiting' and wait_event is not null`),
+    index('workflow_executions_workflow').on(t.workflowId, t.startedAt, t.id),
+    index('workflow_executions_contact').on(t.contactId),
+    uniqueIndex('workflow_executions_once').on(t.workflowId, t.contactId).where(sql`entry_key = 'once'`),
+  ],
+);
+
+/** The steps an execution has taken, in order. */
+export const workflowExecutionSteps = pgTable(
+  'workflow_execution_steps',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    executionId: uuid('execution_id').notNull().references(() => workflowExecutions.id, { onDelete: 'cascade' }),
+    stepId: uuid('step_id').notNull(),
+    stepType: text('step_type').$type<StepType>().notNull(),
+    status: text('status').$type<'completed' | 'failed'>().notNull(),
+    branch: text('branch').$type<Branch>(),
+    output: jsonb('output').$type<Record<string, unknown>>(),
+    error: text('error'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (t) => [index('workflow_execution_steps_execution').on(t.executionId, t.id)],
+);

@@ -1,0 +1,427 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { notify, run, type Executor } from '../../platform/db/client.js';
+import type { Branch, ExecutionStatus, StepType, WorkflowTriggerType } from '../../platform/db/schema.js';
+import type { CursorValue } from '../../platform/http/pagination.js';
+import { emailInputCte, emailStoreCte, type NewEmail } from '../emails/repo.js';
+
+/** Every query on the workflow tables lives here. */
+
+/** Any change to a workflow, its steps or transitions: processes drop their cached graphs and triggers. */
+export const WORKFLOWS_CHANNEL = 'workflows_changed';
+/** Executions became due: the engines look at once instead of at their next poll. */
+export const EXECUTIONS_CHANNEL = 'workflow_executions_due';
+
+export const announceChange = (ex: Executor) => notify(ex, WORKFLOWS_CHANNEL, '');
+
+export interface WorkflowRow {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  trigger_type: WorkflowTriggerType;
+  trigger_config: Record<string, unknown>;
+  enabled: boolean;
+  allow_reentry: boolean;
+  signing_secret: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface StepRow {
+  id: string;
+  workflow_id: string;
+  type: StepType;
+  name: string | null;
+  config: Record<string, unknown>;
+  position: { x: number; y: number } | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TransitionRow {
+  id: string;
+  workflow_id: string;
+  from_step_id: string;
+  to_step_id: string;
+  branch: Branch | null;
+  created_at: Date;
+}
+
+export interface ExecutionRow {
+  id: string;
+  project_id: string;
+  workflow_id: string;
+  contact_id: string;
+  status: ExecutionStatus;
+  context: Record<string, unknown>;
+  current_step_id: string | null;
+  step_seq: number;
+  next_run_at: Date | null;
+  wait_event: string | null;
+  wait_arrived: boolean;
+  wait_started_at: Date | null;
+  attempts: number;
+  last_error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+  updated_at: Date;
+}
+
+export interface HistoryRow {
+  step_id: string;
+  step_type: StepType;
+  status: 'completed' | 'failed';
+  branch: Branch | null;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflows
+
+export interface WorkflowValues {
+  name: string;
+  description: string | null;
+  triggerType: WorkflowTriggerType;
+  triggerConfig: Record<string, unknown>;
+  enabled: boolean;
+  allowReentry: boolean;
+}
+
+export async function insertWorkflow(ex: Executor, projectId: string, v: WorkflowValues, secret: string, now: Date): Promise<WorkflowRow> {
+  const r = await run<WorkflowRow>(ex, sql`
+    insert into workflows (project_id, name, description, trigger_type, trigger_config, enabled, allow_reentry, signing_secret, created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.description}, ${v.triggerType}, ${JSON.stringify(v.triggerConfig)}::jsonb, ${v.enabled},
+      ${v.allowReentry}, ${secret}, ${now}, ${now})
+    returning *`);
+  return r.rows[0]!;
+}
+
+export async function findWorkflow(ex: Executor, projectId: string, id: string, lock = false): Promise<WorkflowRow | null> {
+  const r = await run<WorkflowRow>(ex, sql`
+    select * from workflows where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
+  return r.rows[0] ?? null;
+}
+
+export async function workflowById(ex: Executor, id: string): Promise<WorkflowRow | null> {
+  const r = await run<WorkflowRow>(ex, sql`select * from workflows where id = ${id}`);
+  return r.rows[0] ?? null;
+}
+
+export async function listWorkflows(ex: Executor, projectId: string): Promise<WorkflowRow[]> {
+  const r = await run<WorkflowRow>(ex, sql`select * from workflows where project_id = ${projectId} order by created_at desc, id desc`);
+  return r.rows;
+}
+
+export async function updateWorkflow(ex: Executor, id: string, v: WorkflowValues, now: Date): Promise<WorkflowRow> {
+  const r = await run<WorkflowRow>(ex, sql`
+    update workflows set name = ${v.name}, description = ${v.description}, trigger_type = ${v.triggerType},
+      trigger_config = ${JSON.stringify(v.triggerConfig)}::jsonb, enabled = ${v.enabled}, allow_reentry = ${v.allowReentry}, updated_at = ${now}
+    where id = ${id}
+    returning *`);
+  return r.rows[0]!;
+}
+
+export async function deleteWorkflow(ex: Executor, id: string): Promise<void> {
+  await run(ex, sql`delete from workflows where id = ${id}`);
+}
+
+/** Enabled EVENT workflows of a project with their trigger event, for starting executions. */
+export async function enabledEventWorkflows(ex: Executor, projectId: string): Promise<WorkflowRow[]> {
+  const r = await run<WorkflowRow>(ex, sql`
+    select * from workflows where project_id = ${projectId} and enabled and trigger_type = 'EVENT'`);
+  return r.rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Steps and transitions
+
+export async function workflowSteps(ex: Executor, workflowId: string): Promise<StepRow[]> {
+  const r = await run<StepRow>(ex, sql`select * from workflow_steps where workflow_id = ${workflowId} order by created_at, id`);
+  return r.rows;
+}
+
+export async function workflowTransitions(ex: Executor, workflowId: string): Promise<TransitionRow[]> {
+  const r = await run<TransitionRow>(ex, sql`select * from workflow_transitions where workflow_id = ${workflowId} order by created_at, id`);
+  return r.rows;
+}
+
+export async function insertStep(
+  ex: Executor,
+  workflowId: string,
+  v: { type: StepType; name: string | null; config: unknown; position: { x: number; y: number } | null },
+  now: Date,
+): Promise<StepRow> {
+  const r = await run<StepRow>(ex, sql`
+    insert into workflow_steps (workflow_id, type, name, config, position, created_at, updated_at)
+    values (${workflowId}, ${v.type}, ${v.name}, ${JSON.stringify(v.config)}::jsonb, ${v.position === null ? null : JSON.stringify(v.position)}::jsonb, ${now}, ${now})
+    returning *`);
+  return r.rows[0]!;
+}
+
+export async function updateStep(
+  ex: Executor,
+  id: string,
+  v: { name: string | null; config: unknown; position: { x: number; y: number } | null },
+  now: Date,
+): Promise<StepRow> {
+  const r = await run<StepRow>(ex, sql`
+    update workflow_steps set name = ${v.name}, config = ${JSON.stringify(v.config)}::jsonb,
+      position = ${v.position === null ? null : JSON.stringify(v.position)}::jsonb, updated_at = ${now}
+    where id = ${id}
+    returning *`);
+  return r.rows[0]!;
+}
+
+export async function deleteStep(ex: Executor, id: string): Promise<void> {
+  await run(ex, sql`delete from workflow_steps where id = ${id}`);
+}
+
+export async function insertTransition(
+  ex: Executor,
+  workflowId: string,
+  v: { from: string; to: string; branch: Branch | null },
+  now: Date,
+): Promise<TransitionRow> {
+  const r = await run<TransitionRow>(ex, sql`
+    insert into workflow_transitions (workflow_id, from_step_id, to_step_id, branch, created_at)
+    values (${workflowId}, ${v.from}, ${v.to}, ${v.branch}, ${now})
+    returning *`);
+  return r.rows[0]!;
+}
+
+export async function retargetTransition(ex: Executor, id: string, to: string): Promise<void> {
+  await run(ex, sql`update workflow_transitions set to_step_id = ${to} where id = ${id}`);
+}
+
+export async function deleteTransition(ex: Executor, id: string): Promise<void> {
+  await run(ex, sql`delete from workflow_transitions where id = ${id}`);
+}
+
+/** Touches the workflow's `updated_at`, for changes to its steps and transitions. */
+export async function touchWorkflow(ex: Executor, id: string, now: Date): Promise<void> {
+  await run(ex, sql`update workflows set updated_at = ${now} where id = ${id}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Executions: the API side
+
+const ACTIVE = sql`status in ('running', 'waiting')`;
+
+export async function countActiveExecutions(ex: Executor, workflowId: string, stepId?: string): Promise<number> {
+  const r = await run<{ n: number }>(ex, sql`
+    select count(*)::int as n from workflow_executions
+    where workflow_id = ${workflowId} and ${ACTIVE} ${stepId ? sql`and current_step_id = ${stepId}` : sql``}`);
+  return r.rows[0]!.n;
+}
+
+export async function executionCounts(ex: Executor, workflowId: string): Promise<Record<string, number>> {
+  const r = await run<{ status: string; n: number }>(ex, sql`
+    select status, count(*)::int as n from workflow_executions where workflow_id = ${workflowId} group by status`);
+  return Object.fromEntries(r.rows.map((row) => [row.status, row.n]));
+}
+
+export interface NewExecution {
+  workflowId: string;
+  contactId: string;
+  entryStepId: string;
+  context: Record<string, unknown>;
+  /** Start only if the contact never started this workflow. */
+  once: boolean;
+}
+
+/**
+ * The CTE `started`: executions inserted at their entry step, due now. A workflow that does not
+ * allow re-entry is started at most once per contact, even by concurrent writers (the `once` key
+ * is unique per workflow and contact).
+ */
+function startExecutionsCte(projectId: string, starts: NewExecution[], now: Date): SQL {
+  return sql`started as (
+    insert into workflow_executions (project_id, workflow_id, contact_id, status, context, current_step_id, next_run_at, entry_key, started_at, updated_at)
+    select ${projectId}::uuid, s."workflowId", s."contactId", 'running', s.context, s."entryStepId", ${now}::timestamptz,
+      case when s.once then 'once' end, ${now}::timestamptz, ${now}::timestamptz
+    from jsonb_to_recordset(${JSON.stringify(starts)}::jsonb)
+      as s("workflowId" uuid, "contactId" uuid, "entryStepId" uuid, context jsonb, once boolean)
+    where not s.once or not exists (
+      select 1 from workflow_executions x where x.workflow_id = s."workflowId" and x.contact_id = s."contactId")
+    on conflict do nothing
+    returning id)`;
+}
+
+export async function startExecution(ex: Executor, projectId: string, start: NewExecution, now: Date): Promise<ExecutionRow | null> {
+  const r = await run<{ id: string }>(ex, sql`
+    with ${startExecutionsCte(projectId, [start], now)}
+    select id, pg_notify(${EXECUTIONS_CHANNEL}, '') from started`);
+  const id = r.rows[0]?.id;
+  return id ? findExecution(ex, start.workflowId, id) : null;
+}
+
+/**
+ * What one stored event does to workflows, in one statement: executions of the contact waiting for
+ * that event (since before it happened) are marked arrived and due now; and the workflows it
+ * triggers start for the contact. Wakes the engines when anything became due.
+ */
+export async function applyEvent(
+  ex: Executor,
+  event: { projectId: string; contactId: string; name: string; createdAt: Date },
+  starts: NewExecution[],
+  now: Date,
+): Promise<void> {
+  await run(ex, sql`
+    with resumed as (
+      update workflow_executions set wait_arrived = true, next_run_at = ${now}, step_seq = step_seq + 1, updated_at = ${now}
+      where contact_id = ${event.contactId} and status = 'waiting' and wait_event = ${event.name}
+        and wait_started_at <= ${event.createdAt} and next_run_at > ${event.createdAt}
+        and (locked_until is null or locked_until <= ${now})
+      returning 1),
+    ${startExecutionsCte(event.projectId, starts, now)}
+    select case when exists (select 1 from resumed) or exists (select 1 from started) then pg_notify(${EXECUTIONS_CHANNEL}, '') end`);
+}
+
+export async function findExecution(ex: Executor, workflowId: string, id: string): Promise<ExecutionRow | null> {
+  const r = await run<ExecutionRow>(ex, sql`select * from workflow_executions where workflow_id = ${workflowId} and id = ${id}`);
+  return r.rows[0] ?? null;
+}
+
+export async function executionHistory(ex: Executor, executionId: string): Promise<HistoryRow[]> {
+  const r = await run<HistoryRow>(ex, sql`
+    select step_id, step_type, status, branch, output, error, started_at, finished_at
+    from workflow_execution_steps where execution_id = ${executionId} order by id`);
+  return r.rows;
+}
+
+export async function listExecutions(
+  ex: Executor,
+  q: { workflowId: string; status?: ExecutionStatus; after?: CursorValue[]; limit: number },
+): Promise<ExecutionRow[]> {
+  const where: SQL[] = [sql`workflow_id = ${q.workflowId}`];
+  if (q.status) where.push(sql`status = ${q.status}`);
+  if (q.after) where.push(sql`(started_at, id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const r = await run<ExecutionRow>(ex, sql`
+    select * from workflow_executions where ${sql.join(where, sql` and `)}
+    order by started_at desc, id desc limit ${q.limit}`);
+  return r.rows;
+}
+
+export async function countExecutions(ex: Executor, q: { workflowId: string; status?: ExecutionStatus }): Promise<number> {
+  const r = await run<{ n: number }>(ex, sql`
+    select count(*)::int as n from workflow_executions
+    where workflow_id = ${q.workflowId} ${q.status ? sql`and status = ${q.status}` : sql``}`);
+  return r.rows[0]!.n;
+}
+
+/** Cancels running and waiting executions (one, or all of the workflow); returns the ids cancelled. */
+export async function cancelExecutions(ex: Executor, workflowId: string, id: string | null, now: Date): Promise<string[]> {
+  const r = await run<{ id: string }>(ex, sql`
+    update workflow_executions set status = 'cancelled', next_run_at = null, finished_at = ${now}, step_seq = step_seq + 1,
+      wait_event = null, updated_at = ${now}
+    where workflow_id = ${workflowId} and ${ACTIVE} ${id ? sql`and id = ${id}` : sql``}
+    returning id`);
+  return r.rows.map((row) => row.id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Executions: the engine side
+
+export interface ClaimedExecution {
+  id: string;
+  project_id: string;
+  workflow_id: string;
+  contact_id: string;
+  status: ExecutionStatus;
+  context: Record<string, unknown>;
+  current_step_id: string | null;
+  step_seq: number;
+  wait_arrived: boolean;
+  wait_started_at: Date | null;
+  attempts: number;
+  email: string;
+  subscribed: boolean;
+  data: Record<string, unknown>;
+  contact_created_at: Date;
+}
+
+/** Leases up to `limit` due executions to this engine, with their contacts. */
+export async function claimDueExecutions(ex: Executor, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedExecution[]> {
+  const r = await run<ClaimedExecution>(ex, sql`
+    with claimed as (
+      update workflow_executions x set locked_until = ${leaseUntil}, attempts = x.attempts + 1
+      where x.id in (
+        select id from workflow_executions
+        where status in ('running', 'waiting') and next_run_at <= ${now} and (locked_until is null or locked_until <= ${now})
+        order by next_run_at
+        limit ${limit}
+        for update skip locked)
+      returning x.id, x.project_id, x.workflow_id, x.contact_id, x.status, x.context, x.current_step_id, x.step_seq,
+        x.wait_arrived, x.wait_started_at, x.attempts)
+    select claimed.*, c.email, c.subscribed, c.data, c.created_at as contact_created_at
+    from claimed join contacts c on c.id = claimed.contact_id`);
+  return r.rows;
+}
+
+/** What became of one claimed execution. */
+export interface ExecutionWrite {
+  id: string;
+  /** The `step_seq` it was claimed with; the write is dropped if the execution moved since. */
+  seq: number;
+  status: ExecutionStatus;
+  stepId: string | null;
+  nextRunAt: string | null;
+  waitEvent: string | null;
+  waitStartedAt: string | null;
+  /** True when the step is retried later: the attempts counted so far are kept. */
+  retry: boolean;
+  error: string | null;
+  finished: boolean;
+  history: Omit<HistoryRow, 'started_at' | 'finished_at'> & { started_at: string } | null;
+  /** The email a SEND_EMAIL step made. */
+  emailId: string | null;
+}
+
+/**
+ * Writes a batch of outcomes in one statement: each execution moves on only if it is still where it
+ * was claimed (same `step_seq`, still running or waiting), and only for those do its history row and
+ * its email get stored. Returns the ids written.
+ */
+export async function writeOutcomes(ex: Executor, writes: ExecutionWrite[], emails: NewEmail[], now: Date): Promise<Set<string>> {
+  const r = await run<{ id: string }>(ex, sql`
+    with writes as (
+      select * from jsonb_to_recordset(${JSON.stringify(writes)}::jsonb) as w(
+        id uuid, seq int, status text, "stepId" uuid, "nextRunAt" timestamptz, "waitEvent" text, "waitStartedAt" timestamptz,
+        retry boolean, error text, finished boolean, history jsonb, "emailId" uuid)),
+    moved as (
+      update workflow_executions x set
+        status = w.status, current_step_id = w."stepId", next_run_at = w."nextRunAt", wait_event = w."waitEvent",
+        wait_started_at = w."waitStartedAt", wait_arrived = false, step_seq = x.step_seq + 1,
+        attempts = case when w.retry then x.attempts else 0 end, locked_until = null, last_error = w.error,
+        finished_at = case when w.finished then ${now}::timestamptz end, updated_at = ${now}
+      from writes w
+      where x.id = w.id and x.step_seq = w.seq and x.status in ('running', 'waiting')
+      returning x.id),
+    history as (
+      insert into workflow_execution_steps (execution_id, step_id, step_type, status, branch, output, error, started_at, finished_at)
+      select w.id, (w.history->>'step_id')::uuid, w.history->>'step_type', w.history->>'status', w.history->>'branch',
+        w.history->'output', w.history->>'error', (w.history->>'started_at')::timestamptz, ${now}
+      from writes w join moved m on m.id = w.id
+      where w.history is not null),
+    ${emailInputCte(emails)},
+    ${emailStoreCte(now, sql`i.id in (select w."emailId" from writes w join moved m on m.id = w.id)`)}
+    select id from moved`);
+  return new Set(r.rows.map((row) => row.id));
+}
+
+/** How many steps an execution has finished: tells one visit of a step from the next. */
+export async function historyCount(ex: Executor, executionId: string): Promise<number> {
+  const r = await run<{ n: number }>(ex, sql`select count(*)::int as n from workflow_execution_steps where execution_id = ${executionId}`);
+  return r.rows[0]!.n;
+}
+
+/** Releases claimed executions without moving them (the engine is stopping). */
+export async function releaseExecutions(ex: Executor, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await run(ex, sql`
+    update workflow_executions set locked_until = null, attempts = greatest(attempts - 1, 0)
+    where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { emailSchema } from '../../domain/email.js';
+import { STEP_TYPES, stepConfigSchemas } from '../../domain/workflows/steps.js';
+import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
+
+export const TRIGGER_TYPES = ['EVENT', 'MANUAL'] as const;
+export const BRANCHES = ['yes', 'no', 'arrived', 'timeout'] as const;
+export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'exited', 'failed', 'cancelled'] as const;
+
+const MAX_CONTEXT_BYTES = 64 * 1024;
+const name = z.string().trim().min(1).max(255);
+const description = z.string().max(2000);
+const eventName = z.string().trim().min(1).max(255);
+
+/** `EVENT`: `{ event }`, the event name that starts an execution; `MANUAL`: `{}` (started only by the API). */
+export const triggerConfigSchemas = {
+  EVENT: z.object({ event: eventName }).strict(),
+  MANUAL: z.object({}).strict(),
+} as const;
+
+export const createWorkflowBody = z.object({
+  name,
+  description: description.nullable().optional(),
+  triggerConfig: triggerConfigSchemas.EVENT.optional(),
+  allowReentry: z.boolean().default(false),
+});
+
+export const patchWorkflowBody = z.object({
+  name: name.optional(),
+  description: description.nullable().optional(),
+  triggerType: z.enum(TRIGGER_TYPES).optional(),
+  /** Checked against the trigger type the workflow will have. */
+  triggerConfig: z.record(z.unknown()).optional(),
+  enabled: z.boolean().optional(),
+  allowReentry: z.boolean().optional(),
+});
+
+const position = z.object({ x: z.number().finite(), y: z.number().finite() }).strict();
+
+export const createStepBody = z.discriminatedUnion(
+  'type',
+  STEP_TYPES.map((type) =>
+    z.object({
+      type: z.literal(type),
+      name: z.string().max(255).nullable().optional(),
+      config: type === 'EXIT' ? stepConfigSchemas.EXIT.default({}) : stepConfigSchemas[type],
+      position: position.nullable().optional(),
+    }),
+  ) as unknown as [z.ZodDiscriminatedUnionOption<'type'>, ...z.ZodDiscriminatedUnionOption<'type'>[]],
+);
+
+export const patchStepBody = z.object({
+  name: z.string().max(255).nullable().optional(),
+  /** Checked against the step's type. */
+  config: z.record(z.unknown()).optional(),
+  position: position.nullable().optional(),
+});
+
+export const createTransitionBody = z.object({
+  fromStepId: z.string().uuid(),
+  toStepId: z.string().uuid(),
+  /** `yes`/`no` out of a CONDITION step, `arrived`/`timeout` out of a WAIT_FOR_EVENT step; omitted otherwise. */
+  branch: z.enum(BRANCHES).nullable().optional(),
+});
+
+export const startExecutionBody = z
+  .object({
+    contactId: z.string().uuid().optional(),
+    email: emailSchema.optional(),
+    context: z
+      .record(z.unknown())
+      .refine((c) => JSON.stringify(c).length <= MAX_CONTEXT_BYTES, { message: `At most ${MAX_CONTEXT_BYTES} bytes of JSON` })
+      .default({}),
+  })
+  .refine((b) => b.contactId !== undefined || b.email !== undefined, { message: 'Give contactId or email', path: ['contactId'] });
+
+export const idParams = z.object({ id: z.string().uuid() });
+export const stepParams = z.object({ id: z.string().uuid(), stepId: z.string().uuid() });
+export const transitionParams = z.object({ id: z.string().uuid(), transitionId: z.string().uuid() });
+export const executionParams = z.object({ id: z.string().uuid(), executionId: z.string().uuid() });
+export const deleteStepQuery = z.object({ splice: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
+
+export const listExecutionsQuery = z.object({
+  status: z.enum(EXECUTION_STATUSES).optional(),
+  limit: limitQuery,
+  cursor: cursorQuery,
+});
+
+export const stepSchema = z.object({
+  id: z.string().uuid(),
+  workflowId: z.string().uuid(),
+  type: z.enum(STEP_TYPES),
+  name: z.string().nullable(),
+  config: z.record(z.unknown()),
+  position: z.object({ x: z.number(), y: z.number() }).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const transitionSchema = z.object({
+  id: z.string().uuid(),
+  workflowId: z.string().uuid(),
+  fromStepId: z.string().uuid(),
+  toStepId: z.string().uuid(),
+  branch: z.enum(BRANCHES).nullable(),
+  createdAt: z.string(),
+});
+
+export const workflowSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  triggerType: z.enum(TRIGGER_TYPES),
+  triggerConfig: z.record(z.unknown()),
+  enabled: z.boolean(),
+  allowReentry: z.boolean(),
+  /** The `whsec_` secret that signs this workflow's WEBHOOK requests. */
+  signingSecret: z.string(),
+  projectId: z.string().uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const workflowDetailSchema = workflowSchema.extend({
+  steps: z.array(stepSchema),
+  transitions: z.array(transitionSchema),
+  /** Executions by status. */
+  executions: z.record(z.number().int()),
+});
+
+export const executionSchema = z.object({
+  id: z.string().uuid(),
+  workflowId: z.string().uuid(),
+  contactId: z.string().uuid(),
+  status: z.enum(EXECUTION_STATUSES),
+  context: z.record(z.unknown()),
+  currentStepId: z.string().uuid().nullable(),
+  /** What a waiting execution waits for: an event (with its timeout) or the end of a delay. */
+  waitingFor: z.object({ event: z.string().nullable(), until: z.string() }).nullable(),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  updatedAt: z.string(),
+});
+
+export const historyEntrySchema = z.object({
+  stepId: z.string().uuid(),
+  type: z.enum(STEP_TYPES),
+  status: z.enum(['completed', 'failed']),
+  branch: z.enum(BRANCHES).nullable(),
+  output: z.record(z.unknown()).nullable(),
+  error: z.string().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+});
+
+export const executionDetailSchema = executionSchema.extend({ steps: z.array(historyEntrySchema) });
+export const executionPageSchema = cursorPageSchema(executionSchema);
+
+export const fieldsResponse = z.object({
+  fields: z.array(z.object({ field: z.string(), type: z.string(), isCustom: z.boolean() })),
+  events: z.array(z.string()),
+});

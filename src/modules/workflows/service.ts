@@ -1,0 +1,434 @@
+import { filterReferences, type FilterCondition } from '../../domain/filters/index.js';
+import { graphFaults, spliceChanges, transitionFault, type GraphFault } from '../../domain/workflows/graph.js';
+import { stepConfigSchemas, type StepType } from '../../domain/workflows/steps.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Executor, Tx } from '../../platform/db/client.js';
+import type { Branch, ExecutionStatus, WorkflowTriggerType } from '../../platform/db/schema.js';
+import { AppError, fieldErrorsFromIssues, notFound, validationError } from '../../platform/http/errors.js';
+import { cursorPage, invalidCursorError, isKeysetCursor, type CursorValue } from '../../platform/http/pagination.js';
+import type { UsageRegistry } from '../../platform/usage.js';
+import { newSigningSecret } from '../../platform/webhook.js';
+import { findContact, lookupEmails } from '../contacts/repo.js';
+import { listFields } from '../contacts/fields.js';
+import { eventNames } from '../events/repo.js';
+import { checkAudience, filterContext } from '../segments/audience.js';
+import { findTemplate } from '../templates/repo.js';
+import { loadGraph } from './graphs.js';
+import * as repo from './repo.js';
+import type { ExecutionRow, HistoryRow, StepRow, TransitionRow, WorkflowRow } from './repo.js';
+import { triggerConfigSchemas } from './schemas.js';
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
+
+export function toWorkflow(row: WorkflowRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    triggerType: row.trigger_type,
+    triggerConfig: row.trigger_config,
+    enabled: row.enabled,
+    allowReentry: row.allow_reentry,
+    signingSecret: row.signing_secret,
+    projectId: row.project_id,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export function toStep(row: StepRow) {
+  return {
+    id: row.id,
+    workflowId: row.workflow_id,
+    type: row.type,
+    name: row.name,
+    config: row.config,
+    position: row.position,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+export function toTransition(row: TransitionRow) {
+  return { id: row.id, workflowId: row.workflow_id, fromStepId: row.from_step_id, toStepId: row.to_step_id, branch: row.branch, createdAt: iso(row.created_at) };
+}
+
+export function toExecution(row: ExecutionRow) {
+  return {
+    id: row.id,
+    workflowId: row.workflow_id,
+    contactId: row.contact_id,
+    status: row.status,
+    context: row.context,
+    currentStepId: row.current_step_id,
+    waitingFor: row.status === 'waiting' && row.next_run_at ? { event: row.wait_event, until: iso(row.next_run_at) } : null,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    startedAt: iso(row.started_at),
+    finishedAt: isoOrNull(row.finished_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+function toHistory(row: HistoryRow) {
+  return {
+    stepId: row.step_id,
+    type: row.step_type,
+    status: row.status,
+    branch: row.branch,
+    output: row.output,
+    error: row.error,
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+  };
+}
+
+async function requireWorkflow(ex: Executor, projectId: string, id: string, lock = false): Promise<WorkflowRow> {
+  const row = await repo.findWorkflow(ex, projectId, id, lock);
+  if (!row) throw notFound('Workflow');
+  return row;
+}
+
+/** Every change to a workflow runs here: the row locked, the change, caches told. */
+function changeWorkflow<T>(ctx: AppContext, projectId: string, id: string, change: (tx: Tx, workflow: WorkflowRow) => Promise<T>): Promise<T> {
+  return ctx.db.transaction(async (tx) => {
+    const workflow = await requireWorkflow(tx, projectId, id, true);
+    const result = await change(tx, workflow);
+    await repo.touchWorkflow(tx, id, ctx.clock.now());
+    await repo.announceChange(tx);
+    return result;
+  });
+}
+
+/** Steps and transitions change only while the workflow is disabled, so a running graph never changes shape under new executions. */
+function requireDisabled(workflow: WorkflowRow): void {
+  if (workflow.enabled) {
+    throw new AppError(409, 'WORKFLOW_ENABLED', 'Steps and transitions of an enabled workflow cannot be added or removed', {
+      suggestion: 'Disable the workflow (PATCH {"enabled": false}), change it, then enable it again.',
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflows
+
+export async function createWorkflow(
+  ctx: AppContext,
+  projectId: string,
+  body: { name: string; description?: string | null; triggerConfig?: { event: string }; allowReentry: boolean },
+) {
+  const now = ctx.clock.now();
+  const row = await repo.insertWorkflow(
+    ctx.db,
+    projectId,
+    {
+      name: body.name,
+      description: body.description ?? null,
+      triggerType: 'EVENT',
+      triggerConfig: body.triggerConfig ?? {},
+      enabled: false,
+      allowReentry: body.allowReentry,
+    },
+    newSigningSecret(),
+    now,
+  );
+  return toWorkflow(row);
+}
+
+export async function listWorkflows(ctx: AppContext, projectId: string) {
+  return (await repo.listWorkflows(ctx.db, projectId)).map(toWorkflow);
+}
+
+export async function getWorkflow(ctx: AppContext, projectId: string, id: string) {
+  const row = await requireWorkflow(ctx.db, projectId, id);
+  const [steps, transitions, executions] = await Promise.all([
+    repo.workflowSteps(ctx.db, id),
+    repo.workflowTransitions(ctx.db, id),
+    repo.executionCounts(ctx.db, id),
+  ]);
+  return { ...toWorkflow(row), steps: steps.map(toStep), transitions: transitions.map(toTransition), executions };
+}
+
+/** The faults of a workflow's graph and trigger: empty when it can run. */
+async function runFaults(ex: Executor, workflow: WorkflowRow): Promise<GraphFault[]> {
+  const graph = await loadGraph(ex, workflow);
+  const faults = graphFaults(
+    [...graph.steps.values()].map((s) => ({ id: s.id, type: s.type })),
+    graph.transitions,
+  );
+  if (workflow.trigger_type === 'EVENT' && typeof workflow.trigger_config.event !== 'string') {
+    faults.push({ code: 'no_trigger_event', message: 'An EVENT workflow needs triggerConfig.event, the event that starts it' });
+  }
+  return faults;
+}
+
+function faultsError(faults: GraphFault[]): AppError {
+  return new AppError(422, 'WORKFLOW_INVALID', 'The workflow cannot run as it is', {
+    errors: faults.map((f) => ({ field: 'graph', message: f.message, code: f.code, ...(f.stepIds ? { received: f.stepIds.join(', ') } : {}) })),
+    details: { faults },
+    suggestion: 'Fix the faults listed in errors, then try again.',
+  });
+}
+
+export interface WorkflowPatch {
+  name?: string;
+  description?: string | null;
+  triggerType?: WorkflowTriggerType;
+  triggerConfig?: Record<string, unknown>;
+  enabled?: boolean;
+  allowReentry?: boolean;
+}
+
+/**
+ * Metadata, trigger and settings. A trigger config is checked against the trigger type the workflow
+ * will have (changing the type without a config clears it); enabling checks the whole graph and
+ * answers 422 with every fault. Disabling stops new executions; running ones go on.
+ */
+export async function updateWorkflow(ctx: AppContext, projectId: string, id: string, patch: WorkflowPatch) {
+  return changeWorkflow(ctx, projectId, id, async (tx, current) => {
+    const triggerType = patch.triggerType ?? current.trigger_type;
+    let triggerConfig = current.trigger_config;
+    if (patch.triggerConfig !== undefined) {
+      const parsed = triggerConfigSchemas[triggerType].safeParse(patch.triggerConfig);
+      if (!parsed.success) throw validationError(fieldErrorsFromIssues(parsed.error.issues, patch.triggerConfig, ['triggerConfig']));
+      triggerConfig = parsed.data;
+    } else if (triggerType !== current.trigger_type) {
+      triggerConfig = {};
+    }
+    const next = {
+      name: patch.name ?? current.name,
+      description: patch.description !== undefined ? patch.description : current.description,
+      triggerType,
+      triggerConfig,
+      enabled: patch.enabled ?? current.enabled,
+      allowReentry: patch.allowReentry ?? current.allow_reentry,
+    };
+    const row = await repo.updateWorkflow(tx, id, next, ctx.clock.now());
+    if (row.enabled) {
+      const faults = await runFaults(tx, row);
+      if (faults.length > 0) throw faultsError(faults);
+    }
+    return toWorkflow(row);
+  });
+}
+
+/** Refused (409) while executions are running or waiting: cancel them first. */
+export async function deleteWorkflow(ctx: AppContext, projectId: string, id: string): Promise<void> {
+  await changeWorkflow(ctx, projectId, id, async (tx) => {
+    const active = await repo.countActiveExecutions(tx, id);
+    if (active > 0) {
+      throw new AppError(409, 'WORKFLOW_HAS_ACTIVE_EXECUTIONS', `${active} executions of this workflow are running or waiting`, {
+        details: { active },
+        suggestion: 'Cancel them (POST /workflows/{id}/executions/cancel-all) or let them finish, then delete the workflow.',
+      });
+    }
+    await repo.deleteWorkflow(tx, id);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Steps and transitions
+
+/** A step's config checked against its type and the project: its template, its segments. */
+async function checkStepConfig(ex: Executor, projectId: string, type: StepType, raw: unknown, now: Date): Promise<Record<string, unknown>> {
+  const parsed = stepConfigSchemas[type].safeParse(raw ?? {});
+  if (!parsed.success) throw validationError(fieldErrorsFromIssues(parsed.error.issues, raw, ['config']));
+  const config = parsed.data as Record<string, unknown>;
+  if (type === 'SEND_EMAIL' && !(await findTemplate(ex, projectId, config.templateId as string))) {
+    throw validationError([{ field: 'config.templateId', message: 'No template of this project has this id', code: 'unknown_template', received: config.templateId }]);
+  }
+  if (type === 'CONDITION') checkAudience(config.condition as FilterCondition, await filterContext(ex, projectId, now), 'config.condition');
+  return config;
+}
+
+export async function addStep(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  body: { type: StepType; name?: string | null; config?: unknown; position?: { x: number; y: number } | null },
+) {
+  return changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
+    requireDisabled(workflow);
+    const now = ctx.clock.now();
+    const config = await checkStepConfig(tx, projectId, body.type, body.config, now);
+    return toStep(await repo.insertStep(tx, id, { type: body.type, name: body.name ?? null, config, position: body.position ?? null }, now));
+  });
+}
+
+async function requireStep(tx: Executor, workflowId: string, stepId: string): Promise<StepRow> {
+  const step = (await repo.workflowSteps(tx, workflowId)).find((s) => s.id === stepId);
+  if (!step) throw notFound('Step');
+  return step;
+}
+
+/** Name, position and config (checked against the step's type); allowed while enabled: the graph keeps its shape. */
+export async function updateStep(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  stepId: string,
+  body: { name?: string | null; config?: unknown; position?: { x: number; y: number } | null },
+) {
+  return changeWorkflow(ctx, projectId, id, async (tx) => {
+    const step = await requireStep(tx, id, stepId);
+    const now = ctx.clock.now();
+    const config = body.config === undefined ? step.config : await checkStepConfig(tx, projectId, step.type, body.config, now);
+    const name = body.name !== undefined ? body.name : step.name;
+    const position = body.position !== undefined ? body.position : step.position;
+    return toStep(await repo.updateStep(tx, stepId, { name, config, position }, now));
+  });
+}
+
+/**
+ * Deletes a step and its transitions; with `splice`, the transitions into it are pointed at the step
+ * after it. Refused while executions are at the step.
+ */
+export async function deleteStep(ctx: AppContext, projectId: string, id: string, stepId: string, splice: boolean): Promise<void> {
+  await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
+    requireDisabled(workflow);
+    await requireStep(tx, id, stepId);
+    const active = await repo.countActiveExecutions(tx, id, stepId);
+    if (active > 0) {
+      throw new AppError(409, 'STEP_IN_USE', `${active} executions are at this step`, {
+        suggestion: 'Cancel those executions or let them move on, then delete the step.',
+      });
+    }
+    if (splice) {
+      const transitions = (await repo.workflowTransitions(tx, id)).map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch }));
+      const changes = spliceChanges(transitions, stepId);
+      if ('error' in changes) throw new AppError(409, 'CANNOT_SPLICE', changes.error);
+      // Removed first: a retargeted transition may take the branch slot of one that goes.
+      for (const t of changes.remove) await repo.deleteTransition(tx, t);
+      for (const t of changes.retarget) await repo.retargetTransition(tx, t.id, t.to);
+    }
+    await repo.deleteStep(tx, stepId);
+  });
+}
+
+export async function addTransition(ctx: AppContext, projectId: string, id: string, body: { fromStepId: string; toStepId: string; branch?: Branch | null }) {
+  return changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
+    requireDisabled(workflow);
+    const [steps, transitions] = await Promise.all([repo.workflowSteps(tx, id), repo.workflowTransitions(tx, id)]);
+    const wanted = { from: body.fromStepId.toLowerCase(), to: body.toStepId.toLowerCase(), branch: body.branch ?? null };
+    const fault = transitionFault(
+      steps.map((s) => ({ id: s.id, type: s.type })),
+      transitions.map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch })),
+      wanted,
+    );
+    if (fault?.code === 'exists') throw new AppError(409, 'TRANSITION_EXISTS', fault.message, { details: { fromStepId: wanted.from, branch: wanted.branch } });
+    if (fault) throw validationError([{ field: fault.field, message: fault.message, code: fault.code }]);
+    return toTransition(await repo.insertTransition(tx, id, { ...wanted, branch: wanted.branch as Branch | null }, ctx.clock.now()));
+  });
+}
+
+export async function deleteTransition(ctx: AppContext, projectId: string, id: string, transitionId: string): Promise<void> {
+  await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
+    requireDisabled(workflow);
+    if (!(await repo.workflowTransitions(tx, id)).some((t) => t.id === transitionId)) throw notFound('Transition');
+    await repo.deleteTransition(tx, transitionId);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Executions
+
+/**
+ * POST /workflows/{id}/executions: starts the workflow for one of the project's contacts (by id or
+ * email) with an optional context, enabled or not, whatever `allowReentry` says: a manual start is
+ * an explicit request. The graph must be able to run.
+ */
+export async function startExecution(ctx: AppContext, projectId: string, id: string, body: { contactId?: string; email?: string; context: Record<string, unknown> }) {
+  const workflow = await requireWorkflow(ctx.db, projectId, id);
+  const graph = await loadGraph(ctx.db, workflow);
+  const faults = graphFaults(
+    [...graph.steps.values()].map((s) => ({ id: s.id, type: s.type })),
+    graph.transitions,
+  );
+  if (faults.length > 0) throw faultsError(faults);
+  const contactId = body.contactId ?? (await lookupEmails(ctx.db, projectId, [body.email!]))[0]?.id;
+  if (!contactId || !(await findContact(ctx.db, projectId, contactId))) throw notFound('Contact');
+  const row = await repo.startExecution(ctx.db, projectId, { workflowId: id, contactId, entryStepId: graph.entry!, context: body.context, once: false }, ctx.clock.now());
+  return toExecution(row!);
+}
+
+export async function listExecutions(ctx: AppContext, projectId: string, id: string, q: { status?: ExecutionStatus; limit: number; cursor?: CursorValue[] }) {
+  await requireWorkflow(ctx.db, projectId, id);
+  if (q.cursor && !isKeysetCursor(q.cursor, 'timestamp')) throw invalidCursorError();
+  const [rows, total] = await Promise.all([
+    repo.listExecutions(ctx.db, { workflowId: id, status: q.status, after: q.cursor, limit: q.limit + 1 }),
+    q.cursor ? Promise.resolve(0) : repo.countExecutions(ctx.db, { workflowId: id, status: q.status }),
+  ]);
+  return cursorPage(rows, q.limit, total, (r) => [iso(r.started_at), r.id], toExecution);
+}
+
+async function requireExecution(ex: Executor, projectId: string, id: string, executionId: string): Promise<ExecutionRow> {
+  await requireWorkflow(ex, projectId, id);
+  const row = await repo.findExecution(ex, id, executionId);
+  if (!row) throw notFound('Execution');
+  return row;
+}
+
+export async function getExecution(ctx: AppContext, projectId: string, id: string, executionId: string) {
+  const row = await requireExecution(ctx.db, projectId, id, executionId);
+  return { ...toExecution(row), steps: (await repo.executionHistory(ctx.db, executionId)).map(toHistory) };
+}
+
+/** Cancels a running or waiting execution; a finished one is a 409. */
+export async function cancelExecution(ctx: AppContext, projectId: string, id: string, executionId: string) {
+  const row = await requireExecution(ctx.db, projectId, id, executionId);
+  const cancelled = await repo.cancelExecutions(ctx.db, id, executionId, ctx.clock.now());
+  if (cancelled.length === 0) {
+    throw new AppError(409, 'EXECUTION_FINISHED', `The execution is ${row.status}; only running and waiting executions can be cancelled`);
+  }
+  return toExecution((await repo.findExecution(ctx.db, id, executionId))!);
+}
+
+export async function cancelAllExecutions(ctx: AppContext, projectId: string, id: string) {
+  await requireWorkflow(ctx.db, projectId, id);
+  return { workflowId: id, cancelled: (await repo.cancelExecutions(ctx.db, id, null, ctx.clock.now())).length };
+}
+
+/** GET /workflows/fields: what CONDITION filters can name, contact fields and event names. */
+export async function workflowFields(ctx: AppContext, projectId: string) {
+  const [{ fields }, events] = await Promise.all([listFields(ctx, projectId), eventNames(ctx.db, projectId)]);
+  return { fields: fields.map(({ field, type, isCustom }) => ({ field, type, isCustom })), events };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Usage
+
+/**
+ * Workflows reference fields (CONDITION filters, UPDATE_CONTACT keys), events (the trigger,
+ * WAIT_FOR_EVENT, CONDITION filters) and templates (SEND_EMAIL).
+ */
+export function registerWorkflowUsage(usage: UsageRegistry): void {
+  const finder = (uses: (step: StepRow | null, workflow: WorkflowRow, name: string) => boolean) => async (ex: Executor, projectId: string, name: string) => {
+    const found = [];
+    for (const workflow of await repo.listWorkflows(ex, projectId)) {
+      const steps = await repo.workflowSteps(ex, workflow.id);
+      if (uses(null, workflow, name) || steps.some((s) => uses(s, workflow, name))) found.push({ id: workflow.id, name: workflow.name });
+    }
+    return found;
+  };
+  const refs = (step: StepRow) => (step.type === 'CONDITION' ? filterReferences(step.config.condition as FilterCondition) : null);
+  usage.register(
+    'field',
+    'workflows',
+    finder((step, _w, name) => {
+      if (!step) return false;
+      const keys = step.type === 'UPDATE_CONTACT' ? Object.keys((step.config.data as object) ?? {}).map((k) => `data.${k}`) : (refs(step)?.fields ?? []);
+      return keys.some((f) => f === name || f.startsWith(`${name}.`));
+    }),
+  );
+  usage.register(
+    'event',
+    'workflows',
+    finder((step, workflow, name) =>
+      step === null
+        ? workflow.trigger_type === 'EVENT' && workflow.trigger_config.event === name
+        : (step.type === 'WAIT_FOR_EVENT' && step.config.event === name) || (refs(step)?.events.includes(name) ?? false),
+    ),
+  );
+  usage.register('template', 'workflows', finder((step, _w, id) => step?.type === 'SEND_EMAIL' && step.config.templateId === id));
+}
