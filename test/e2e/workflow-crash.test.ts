@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { verifiedDomain } from '../support/domains.js';
+import { messageIdOf } from '../support/sending.js';
+import { client, eventually, spawnService, type ChildServer, type Client } from '../support/server.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+
+const CONTACTS = 1_500;
+const DOMAIN = 'crash.workflow.test';
+
+let db: TestDatabase;
+let dns: DnsServer;
+let sink: SmtpSink;
+let server: ChildServer | undefined;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dns = await startDnsServer();
+  sink = await startSmtpSink();
+});
+afterAll(async () => {
+  await server?.kill();
+  await sink?.stop();
+  await dns?.stop();
+  await db?.drop();
+});
+
+const env = () => ({
+  ...db.env,
+  SMTP_URL: sink.url,
+  DNS_SERVERS: dns.address,
+  DELIVERY_LEASE_SECONDS: '5',
+  DELIVERY_RETRY_BASE_SECONDS: '0.2',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+});
+const random = (min: number, max: number) => min + Math.random() * (max - min);
+
+function secretKey(output: string): string {
+  const key = /secret key: (sk_\S+)/.exec(output)?.[1];
+  if (!key) throw new Error(`no keys in output:\n${output}`);
+  return key;
+}
+
+function publicKey(output: string): string {
+  return /public key: (pk_\S+)/.exec(output)![1]!;
+}
+
+async function buildWorkflow(api: Client, templateId: string): Promise<string> {
+  const created = await api.post('/workflows', { name: 'Crash', triggerConfig: { event: 'joined' } });
+  expect(created.status).toBe(201);
+  const id = created.body.id;
+  const ids: string[] = [];
+  for (const step of [
+    { type: 'SEND_EMAIL', config: { templateId } },
+    { type: 'DELAY', config: { amount: 1, unit: 'seconds' } },
+    { type: 'UPDATE_CONTACT', config: { data: { onboarded: true } } },
+    { type: 'SEND_EMAIL', config: { templateId } },
+  ]) {
+    const res = await api.post(`/workflows/${id}/steps`, step);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    ids.push(res.body.id);
+  }
+  for (let i = 1; i < ids.length; i++) {
+    expect((await api.post(`/workflows/${id}/transitions`, { fromStepId: ids[i - 1], toStepId: ids[i] })).status).toBe(201);
+  }
+  expect((await api.patch(`/workflows/${id}`, { enabled: true })).status).toBe(200);
+  return id;
+}
+
+async function countExecutions(api: Client, workflowId: string, status?: string): Promise<number> {
+  const res = await api.get(`/workflows/${workflowId}/executions?limit=1${status ? `&status=${status}` : ''}`);
+  return res.body.total;
+}
+
+describe('workflow executions whose worker is killed during a burst', () => {
+  it(`finish every one of ${CONTACTS} executions exactly once`, async () => {
+    server = await spawnService(env());
+    const sk = secretKey(server.output());
+    const pk = publicKey(server.output());
+    let api = client(server.url, sk);
+    await verifiedDomain(api, dns, DOMAIN);
+    const template = await api.post('/templates', {
+      name: 'Step mail',
+      subject: 'Hello {{ n }}',
+      body: '<p>{{ n }}</p>',
+      from: `hi@${DOMAIN}`,
+      type: 'TRANSACTIONAL',
+    });
+    expect(template.status).toBe(201);
+    const workflowId = await buildWorkflow(api, template.body.id);
+
+    // The burst: every contact joins, from 20 concurrent connections.
+    const emails = Array.from({ length: CONTACTS }, (_, i) => `w${i}@rcpt.crash.test`);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < emails.length) {
+          const i = next++;
+          const res = await api.post('/v1/track', { email: emails[i], event: 'joined', data: { n: i } }, pk);
+          expect(res.status).toBe(200);
+        }
+      }),
+    );
+
+    // Kills at random moments while executions run: early, in the middle, late.
+    for (const [lo, hi] of [
+      [0.05, 0.3],
+      [0.35, 0.6],
+      [0.65, 0.9],
+    ] as const) {
+      const threshold = Math.floor(2 * CONTACTS * random(lo, hi));
+      await eventually(async () => (sink.messages.length >= threshold ? true : undefined), 300_000, 20);
+      await server.kill('SIGKILL');
+      server = await spawnService(env());
+      api = client(server.url, sk);
+    }
+
+    await eventually(async () => ((await countExecutions(api, workflowId, 'completed')) === CONTACTS ? true : undefined), 600_000, 500);
+    expect(await countExecutions(api, workflowId)).toBe(CONTACTS);
+
+    // Exactly once: each execution took each of its four steps once, and each contact got two emails.
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: { id: string }[]; cursor: string | null } } = await api.get(
+        `/workflows/${workflowId}/executions?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      for (const e of page.body.data) {
+        const detail = await api.get(`/workflows/${workflowId}/executions/${e.id}`);
+        expect(detail.body.steps.map((s: { type: string }) => s.type)).toEqual(['SEND_EMAIL', 'DELAY', 'UPDATE_CONTACT', 'SEND_EMAIL']);
+      }
+      cursor = page.body.cursor;
+    } while (cursor);
+
+    const delivered = () => {
+      const byRecipient = new Map<string, Set<string>>();
+      for (const m of sink.messages) {
+        for (const to of m.to) byRecipient.set(to, (byRecipient.get(to) ?? new Set()).add(messageIdOf(m.raw)!));
+      }
+      return byRecipient;
+    };
+    await eventually(async () => (emails.every((e) => (delivered().get(e)?.size ?? 0) >= 2) ? true : undefined), 120_000, 500);
+    const byRecipient = delivered();
+    expect(emails.filter((e) => byRecipient.get(e)!.size !== 2)).toEqual([]);
+  }, 900_000);
+});
