@@ -130,18 +130,17 @@ function compare(f: Filter, cmp: Comparison, s: State): SQL {
     case 'data': {
       const operand = dataOperand(fieldType(ref.path, s.ctx.fieldTypes), cmp, f.value);
       if (!operand) return sql`false`;
-      const json = jsonAt(ref.path);
       switch (operand.type) {
         case 'number':
-          return sql`coalesce(${numberOf(json)} ${COMPARATORS[cmp]} ${String(operand.value)}::numeric, false)`;
+          return jsonPathHolds(ref.path, JSONPATH_COMPARATORS[cmp], numberText(operand.value));
         case 'boolean':
-          return sql`coalesce(${booleanOf(json)} = ${operand.value}::boolean, false)`;
+          return jsonPathHolds(ref.path, '==', String(operand.value));
         case 'string':
-          return cmp === 'equals'
-            ? sql`coalesce(${textOf(json)} = ${operand.value}, false)`
-            : sql`coalesce(${textOf(json)} collate "C" ${COMPARATORS[cmp]} ${operand.value}, false)`;
+          return scalarTextHolds(ref.path, (text) =>
+            cmp === 'equals' ? sql`${text} = ${operand.value}` : sql`${text} collate "C" ${COMPARATORS[cmp]} ${operand.value}`,
+          );
         case 'date':
-          return dateIn(json, rangeFor(cmp, operand.span));
+          return dateIn(ref.path, rangeFor(cmp, operand.span));
       }
     }
   }
@@ -153,7 +152,8 @@ function contains(f: Filter): SQL {
   if (!ref || typeof f.value !== 'string') return sql`false`;
   if (ref.kind === 'email') return sql`c.email ilike ${likePattern(f.value)}`;
   if (ref.kind !== 'data') return sql`false`;
-  return sql`coalesce(${textOf(jsonAt(ref.path))} ilike ${likePattern(f.value)}, false)`;
+  const pattern = likePattern(f.value);
+  return scalarTextHolds(ref.path, (text) => sql`${text} ilike ${pattern}`);
 }
 
 /** A standard field always exists; a `data` key exists when it is present and not null. */
@@ -171,7 +171,7 @@ function dateWindow(f: Filter, s: State, range: (since: number) => Range): SQL {
   if (!ref || since === null) return sql`false`;
   if (ref.kind === 'createdAt') return inRange(sql`c.created_at`, range(since));
   if (ref.kind !== 'data') return sql`false`;
-  return dateIn(jsonAt(ref.path), range(since));
+  return dateIn(ref.path, range(since));
 }
 
 function triggeredInWindow(f: Filter, s: State, range: (since: number) => Range): SQL {
@@ -211,49 +211,68 @@ function memberOf(f: Filter, s: State): SQL {
 // SQL for reading `data`.
 
 /**
- * `c.data #> '{company,size}'`, the path one parameter: NULL when a key is missing or a step is not
+ * `c.data -> 'company' -> 'size'`, one parameter per key: NULL when a key is missing or a step is not
  * an object (arrays are not indexed).
  */
 function jsonAt(path: string[]): SQL {
-  return sql`(c.data #> ${textArrayLiteral(path)}::text[])`;
+  return sql`(c.data${sql.join(path.map((key) => sql` -> ${key}::text`))})`;
 }
 
-/** `{"company","size"}`: every element quoted, so keys with commas, braces or spaces stay whole. */
-function textArrayLiteral(items: string[]): string {
-  return `{${items.map((item) => `"${item.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
+/**
+ * The same value as text (`->>` for the last step): the text of a string, number or boolean
+ * (numbers as PostgreSQL prints them; see `numberText`), the JSON of an object or array, NULL for null.
+ */
+function textAt(path: string[]): SQL {
+  const last = path.length - 1;
+  return sql`(c.data${sql.join(path.map((key, i) => (i === last ? sql` ->> ${key}::text` : sql` -> ${key}::text`)))})`;
 }
 
-/** The text of a string, number or boolean (numbers as PostgreSQL prints them; see `numberText`). */
-function textOf(json: SQL): SQL {
-  return sql`(case when jsonb_typeof(${json}) in ('string', 'number', 'boolean') then ${json} #>> '{}' end)`;
+/**
+ * `test` of the text of a string, number or boolean; false for anything else. The test runs first:
+ * on most rows it fails, and the value's type is never looked up.
+ */
+function scalarTextHolds(path: string[], test: (text: SQL) => SQL): SQL {
+  return sql`coalesce(${test(textAt(path))} and jsonb_typeof(${jsonAt(path)}) in ('string', 'number', 'boolean'), false)`;
 }
 
-function numberOf(json: SQL): SQL {
-  return sql`(case when jsonb_typeof(${json}) = 'number' then (${json})::numeric end)`;
+/**
+ * `strict $."company"."size" > 50` on `data`: one pass over the stored document instead of reading
+ * the value once for its type and again for the comparison. In strict mode a missing key, a step
+ * that is not an object and a value of another type make the predicate unknown, which `@@` gives
+ * as NULL (and a JSON null compares false); numbers compare as numeric. The predicate is one parameter.
+ */
+function jsonPathHolds(path: string[], operator: string, literal: string): SQL {
+  const steps = path.map((key) => `."${key.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`).join('');
+  return sql`coalesce(c.data @@ ${`strict $${steps} ${operator} ${literal}`}::jsonpath, false)`;
 }
 
-function booleanOf(json: SQL): SQL {
-  return sql`(case when jsonb_typeof(${json}) = 'boolean' then (${json})::boolean end)`;
-}
+const JSONPATH_COMPARATORS: Record<Comparison, string> = {
+  equals: '==',
+  greaterThan: '>',
+  lessThan: '<',
+  greaterThanOrEqual: '>=',
+  lessThanOrEqual: '<=',
+};
 
 /**
  * The instant of a date string, NULL for anything else. The cast runs only behind the pattern (the
  * text of a number, boolean or object never matches it), so an impossible date is NULL rather than
  * an error. The pattern is a constant of this module, written into the statement as a literal.
  */
-function dateOf(json: SQL): SQL {
-  return sql`(case when (${json} #>> '{}') ~ ${ISO_DATE_SQL} then ((${json} #>> '{}')::timestamp at time zone 'UTC') end)`;
+function dateOf(path: string[]): SQL {
+  const text = textAt(path);
+  return sql`(case when ${text} ~ ${ISO_DATE_SQL} then (${text}::timestamp at time zone 'UTC') end)`;
 }
 const ISO_DATE_SQL = sql.raw(`'${ISO_DATE_PATTERN}'`);
 
 /** A `data` date in the range: one read of the value, however many bounds. */
-function dateIn(json: SQL, range: Range): SQL {
+function dateIn(path: string[], range: Range): SQL {
   const lower = range.gte ?? null;
   const upper = range.lt ?? range.lte ?? null;
   if (lower !== null && upper !== null && lower > upper) return sql`false`;
   const bounds = `[${range.lt === undefined && range.lte !== undefined ? ']' : ')'}`;
   const param = (ms: number | null) => (ms === null ? sql`null::timestamptz` : sql`${instantParam(ms)}::timestamptz`);
-  return sql`coalesce(tstzrange(${param(lower)}, ${param(upper)}, ${bounds}) @> ${dateOf(json)}, false)`;
+  return sql`coalesce(tstzrange(${param(lower)}, ${param(upper)}, ${bounds}) @> ${dateOf(path)}, false)`;
 }
 
 const COMPARATORS: Record<Comparison, SQL> = {
@@ -359,7 +378,7 @@ export function dataOperand(type: FieldType, cmp: Comparison, value: unknown): O
   }
 }
 
-/** The text PostgreSQL's `#>>` gives for a scalar JSON value; null for anything else. */
+/** The text PostgreSQL's `->>` gives for a scalar JSON value; null for anything else. */
 export function scalarText(value: unknown): string | null {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : null;

@@ -52,7 +52,9 @@ async function openPglite(dir: string): Promise<Database> {
 }
 
 async function openPostgres(url: string): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  // JIT compilation costs 50–100 ms on every plan above jit_above_cost (a segment count over a
+  // million contacts, say) and wins nothing back on queries of this size.
+  const pool = new pg.Pool({ connectionString: url, max: 20, options: '-c jit=off' });
   // An idle client losing its server connection must not bring the process down.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;

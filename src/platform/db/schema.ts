@@ -71,6 +71,8 @@ export const events = pgTable(
   },
   (t) => [
     index('events_project_created').on(t.projectId, t.createdAt, t.id),
+    // Migration 0007 adds INCLUDE (contact_id), which the schema cannot declare: event filters
+    // (`triggeredWithin` and the like) then read the contacts from the index alone.
     index('events_project_name_created').on(t.projectId, t.name, t.createdAt),
     index('events_contact_created').on(t.contactId, t.createdAt, t.id),
   ],
