@@ -9,12 +9,16 @@ export interface RecordedEvent {
   createdAt: Date;
 }
 
-export type EventSubscriber = (tx: Tx, event: RecordedEvent) => Promise<void>;
+/**
+ * Takes a batch of events in the order they were written, so it can do set-wise what it would do
+ * one event at a time; it must give each event the effect it would have had alone.
+ */
+export type EventSubscriber = (tx: Tx, events: RecordedEvent[]) => Promise<void>;
 
 /**
- * Every stored event reaches the subscribers (segment tracking, workflow triggers) once it is
- * committed, through the outbox drained by the worker (platform/event-dispatcher). A subscriber gets
- * a transaction: what it writes commits together with the event's delivery, or not at all.
+ * Every stored event reaches the subscribers (workflow triggers) once it is committed, through the
+ * outbox drained by the worker (platform/event-dispatcher). A subscriber gets a transaction: what it
+ * writes commits together with the events' delivery, or not at all.
  */
 export class EventBus {
   private subscribers: EventSubscriber[] = [];
@@ -27,7 +31,7 @@ export class EventBus {
     return this.subscribers.length > 0;
   }
 
-  async publish(tx: Tx, event: RecordedEvent): Promise<void> {
-    for (const subscriber of this.subscribers) await subscriber(tx, event);
+  async publish(tx: Tx, events: RecordedEvent[]): Promise<void> {
+    for (const subscriber of this.subscribers) await subscriber(tx, events);
   }
 }

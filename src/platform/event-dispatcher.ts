@@ -18,9 +18,11 @@ interface OutboxEntry {
 
 /**
  * Hands stored events to the bus's subscribers in the order they were written. A batch is claimed
- * and deleted from the outbox in one transaction; each event is published in a savepoint of it, so
- * whatever a subscriber writes (a job, a row) commits together with the event leaving the outbox.
- * An event whose subscriber fails goes back with a delay, and after MAX_ATTEMPTS is parked for good.
+ * and deleted from the outbox in one transaction, and published in a savepoint of it, so whatever a
+ * subscriber writes (a job, a row) commits together with the events leaving the outbox. If a
+ * subscriber fails, the savepoint is rolled back and the batch is published again one event per savepoint:
+ * an event whose subscriber fails goes back with a delay, and after MAX_ATTEMPTS is parked for good,
+ * while the others go through.
  */
 export class EventDispatcher {
   private stopping = false;
@@ -78,19 +80,35 @@ export class EventDispatcher {
           { id: r.id, projectId: r.project_id, contactId: r.contact_id, name: r.name, data: r.data, createdAt: new Date(r.created_at) },
         ]),
       );
-      for (const entry of claimed) {
-        // Deleted since (with its contact, or by name): nothing left to announce.
+      // Deleted since (with its contact, or by name): nothing left to announce.
+      const ordered = claimed.flatMap((entry) => {
         const event = events.get(entry.event_id);
-        if (!event) continue;
+        return event ? [{ entry, event }] : [];
+      });
+      if (ordered.length === 0) return claimed.length;
+      const putBack = async (entry: OutboxEntry, event: RecordedEvent, err: unknown) => {
+        const attempts = entry.attempts + 1;
+        this.log.warn({ err, eventId: event.id, attempts }, 'an event subscriber failed');
+        const retryAt = attempts >= MAX_ATTEMPTS ? sql`'infinity'::timestamptz` : sql`${new Date(now.getTime() + retryDelay(attempts, 1000))}`;
+        await run(tx, sql`
+          insert into event_outbox (event_id, attempts, available_at, last_error)
+          values (${event.id}, ${attempts}, ${retryAt}, ${String((err as Error)?.message ?? err).slice(0, 2000)})`);
+      };
+      try {
+        await tx.transaction((savepoint) => this.bus.publish(savepoint, ordered.map((o) => o.event)));
+        return claimed.length;
+      } catch (err) {
+        if (ordered.length === 1) {
+          await putBack(ordered[0]!.entry, ordered[0]!.event, err);
+          return claimed.length;
+        }
+        this.log.debug({ err, events: ordered.length }, 'publishing a batch of events failed; publishing them one by one');
+      }
+      for (const { entry, event } of ordered) {
         try {
-          await tx.transaction((savepoint) => this.bus.publish(savepoint, event));
+          await tx.transaction((savepoint) => this.bus.publish(savepoint, [event]));
         } catch (err) {
-          const attempts = entry.attempts + 1;
-          this.log.warn({ err, eventId: event.id, attempts }, 'an event subscriber failed');
-          const retryAt = attempts >= MAX_ATTEMPTS ? sql`'infinity'::timestamptz` : sql`${new Date(now.getTime() + retryDelay(attempts, 1000))}`;
-          await run(tx, sql`
-            insert into event_outbox (event_id, attempts, available_at, last_error)
-            values (${event.id}, ${attempts}, ${retryAt}, ${String((err as Error)?.message ?? err).slice(0, 2000)})`);
+          await putBack(entry, event, err);
         }
       }
       return claimed.length;

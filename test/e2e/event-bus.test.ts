@@ -11,11 +11,13 @@ let failuresLeft = 0;
 
 beforeAll(async () => {
   server = await startTestServer();
-  server.service.ctx.bus.subscribe(async (tx, event) => {
-    if (event.name === 'flaky' && failuresLeft-- > 0) throw new Error('subscriber not ready');
-    seen.push(event);
-    // What a workflow trigger does: a job that commits with the event's delivery.
-    await enqueue(tx, 'test.bus-observer', { eventId: event.id });
+  server.service.ctx.bus.subscribe(async (tx, events) => {
+    if (events.some((e) => e.name === 'flaky') && failuresLeft-- > 0) throw new Error('subscriber not ready');
+    for (const event of events) {
+      seen.push(event);
+      // What a workflow trigger does: a job that commits with the event's delivery.
+      await enqueue(tx, 'test.bus-observer', { eventId: event.id });
+    }
   });
 });
 afterAll(() => server.stop());

@@ -77,22 +77,32 @@ export class WorkflowEngine {
     await this.unlisten?.();
   }
 
+  /**
+   * Claims a batch, runs its steps, and hands the outcomes to the writer; while one batch's outcomes
+   * are being written, the next batch is claimed and run. Writes stay one at a time, in order.
+   */
   private async loop(): Promise<void> {
+    let writing: Promise<void> = Promise.resolve();
     while (!this.stopping) {
       let claimed: ClaimedExecution[] = [];
       try {
         const now = this.ctx.clock.now();
         claimed = await repo.claimDueExecutions(this.ctx.db, now, new Date(now.getTime() + this.options.leaseMs), this.options.batch);
         for (const exec of claimed) this.held.add(exec.id);
-        if (claimed.length > 0) await this.runBatch(claimed);
+        if (claimed.length > 0) {
+          const outcomes = await this.runBatch(claimed);
+          await writing;
+          writing = this.write(outcomes);
+        }
       } catch (err) {
         if (!this.stopping) this.ctx.log.error({ err }, 'running workflow steps failed');
       }
       await this.poll.next(claimed.length === this.options.batch);
     }
+    await writing;
   }
 
-  private async runBatch(claimed: ClaimedExecution[]): Promise<void> {
+  private async runBatch(claimed: ClaimedExecution[]): Promise<Outcome[]> {
     const now = this.ctx.clock.now();
     const graphs = new Map<string, WorkflowGraph | null>();
     for (const id of new Set(claimed.map((e) => e.workflow_id))) graphs.set(id, await cachedGraph(this.ctx, id));
@@ -109,7 +119,7 @@ export class WorkflowEngine {
         outcomes.push(outcome(exec, graph, step, await this.runStep(exec, graph, step, subjects, now), now));
       }
     }
-    await this.write(outcomes);
+    return outcomes;
   }
 
   private async runStep(
@@ -206,10 +216,11 @@ export class WorkflowEngine {
   private async write(outcomes: Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const now = this.ctx.clock.now();
+    let moved = new Set<string>();
     try {
       await this.ctx.db.transaction(async (tx) => {
         const emails = outcomes.flatMap((o) => (o.email ? [o.email] : []));
-        const moved = await repo.writeOutcomes(tx, outcomes.map((o) => o.write), emails, now);
+        moved = await repo.writeOutcomes(tx, outcomes.map((o) => o.write), emails, now);
         for (const o of outcomes) {
           if (!o.contactUpdate || !moved.has(o.write.id)) continue;
           const { projectId, contactId, patch, subscribed } = o.contactUpdate;
@@ -223,6 +234,8 @@ export class WorkflowEngine {
       return;
     }
     for (const o of outcomes) this.held.delete(o.write.id);
+    // Executions that moved on to a step due now are claimed in the next round, without waiting for the poll.
+    if (outcomes.some((o) => o.write.status === 'running' && !o.write.retry && moved.has(o.write.id))) this.poll.wake();
   }
 }
 

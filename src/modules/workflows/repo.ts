@@ -234,49 +234,65 @@ export interface NewExecution {
 
 /**
  * The CTE `started`: executions inserted at their entry step, due now. A workflow that does not
- * allow re-entry is started at most once per contact, even by concurrent writers (the `once` key
- * is unique per workflow and contact).
+ * allow re-entry is started at most once per contact, even by concurrent writers and by two starts
+ * in one statement (the `once` key is unique per workflow and contact).
  */
-function startExecutionsCte(projectId: string, starts: NewExecution[], now: Date): SQL {
+function startExecutionsCte(starts: (NewExecution & { projectId: string })[], now: Date): SQL {
   return sql`started as (
     insert into workflow_executions (project_id, workflow_id, contact_id, status, context, current_step_id, next_run_at, entry_key, started_at, updated_at)
-    select ${projectId}::uuid, s."workflowId", s."contactId", 'running', s.context, s."entryStepId", ${now}::timestamptz,
+    select s."projectId", s."workflowId", s."contactId", 'running', s.context, s."entryStepId", ${now}::timestamptz,
       case when s.once then 'once' end, ${now}::timestamptz, ${now}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(starts)}::jsonb)
-      as s("workflowId" uuid, "contactId" uuid, "entryStepId" uuid, context jsonb, once boolean)
+      as s("projectId" uuid, "workflowId" uuid, "contactId" uuid, "entryStepId" uuid, context jsonb, once boolean)
+    -- offset 0: probed per start through the contact's index, never hashed from the whole table
     where not s.once or not exists (
-      select 1 from workflow_executions x where x.workflow_id = s."workflowId" and x.contact_id = s."contactId")
+      select 1 from workflow_executions x where x.workflow_id = s."workflowId" and x.contact_id = s."contactId" offset 0)
     on conflict do nothing
     returning id)`;
 }
 
 export async function startExecution(ex: Executor, projectId: string, start: NewExecution, now: Date): Promise<ExecutionRow | null> {
   const r = await run<{ id: string }>(ex, sql`
-    with ${startExecutionsCte(projectId, [start], now)}
+    with ${startExecutionsCte([{ ...start, projectId }], now)}
     select id, pg_notify(${EXECUTIONS_CHANNEL}, '') from started`);
   const id = r.rows[0]?.id;
   return id ? findExecution(ex, start.workflowId, id) : null;
 }
 
+export interface AppliedEvent {
+  contactId: string;
+  name: string;
+  createdAt: Date;
+}
+
 /**
- * What one stored event does to workflows, in one statement: executions of the contact waiting for
- * that event (since before it happened) are marked arrived and due now; and the workflows it
- * triggers start for the contact. Wakes the engines when anything became due.
+ * What a batch of stored events does to workflows, in one statement: executions of the events'
+ * contacts waiting for one of them (since before it happened) are marked arrived and due now; and
+ * the workflows they trigger start for their contacts (`starts`, in the events' order). The effect
+ * is that of applying the events one by one: an execution started here is running, not waiting, so
+ * no event of the batch resumes it; a contact reaching a workflow twice in the batch starts it once
+ * unless it allows re-entry. Wakes the engines when anything became due.
  */
-export async function applyEvent(
+export async function applyEvents(
   ex: Executor,
-  event: { projectId: string; contactId: string; name: string; createdAt: Date },
-  starts: NewExecution[],
+  events: AppliedEvent[],
+  starts: (NewExecution & { projectId: string })[],
   now: Date,
 ): Promise<void> {
+  if (events.length === 0 && starts.length === 0) return;
+  const arrived = events.map((e) => ({ contactId: e.contactId, name: e.name, createdAt: e.createdAt.toISOString() }));
   await run(ex, sql`
-    with resumed as (
-      update workflow_executions set wait_arrived = true, next_run_at = ${now}, step_seq = step_seq + 1, updated_at = ${now}
-      where contact_id = ${event.contactId} and status = 'waiting' and wait_event = ${event.name}
-        and wait_started_at <= ${event.createdAt} and next_run_at > ${event.createdAt}
-        and (locked_until is null or locked_until <= ${now})
+    with arrived as (
+      select * from jsonb_to_recordset(${JSON.stringify(arrived)}::jsonb) as e("contactId" uuid, name text, "createdAt" timestamptz)),
+    resumed as (
+      update workflow_executions x set wait_arrived = true, next_run_at = ${now}, step_seq = x.step_seq + 1, updated_at = ${now}
+      from arrived e
+      where x.contact_id = any((select array_agg("contactId") from arrived)::uuid[])
+        and x.contact_id = e."contactId" and x.status = 'waiting' and x.wait_event is not null and x.wait_event = e.name
+        and x.wait_started_at <= e."createdAt" and x.next_run_at > e."createdAt"
+        and (x.locked_until is null or x.locked_until <= ${now})
       returning 1),
-    ${startExecutionsCte(event.projectId, starts, now)}
+    ${startExecutionsCte(starts, now)}
     select case when exists (select 1 from resumed) or exists (select 1 from started) then pg_notify(${EXECUTIONS_CHANNEL}, '') end`);
 }
 
@@ -343,21 +359,25 @@ export interface ClaimedExecution {
   contact_created_at: Date;
 }
 
-/** Leases up to `limit` due executions to this engine, with their contacts. */
+/**
+ * Leases up to `limit` due executions to this engine, with their contacts. The ids are picked
+ * first (`array(…)`), so the update and the contact lookup go through the primary keys however
+ * large the tables are.
+ */
 export async function claimDueExecutions(ex: Executor, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedExecution[]> {
   const r = await run<ClaimedExecution>(ex, sql`
-    with claimed as (
-      update workflow_executions x set locked_until = ${leaseUntil}, attempts = x.attempts + 1
-      where x.id in (
+    update workflow_executions x set locked_until = ${leaseUntil}, attempts = x.attempts + 1
+    from contacts c
+    where x.id = any(array(
         select id from workflow_executions
         where status in ('running', 'waiting') and next_run_at <= ${now} and (locked_until is null or locked_until <= ${now})
         order by next_run_at
         limit ${limit}
-        for update skip locked)
-      returning x.id, x.project_id, x.workflow_id, x.contact_id, x.status, x.context, x.current_step_id, x.step_seq,
-        x.wait_arrived, x.wait_started_at, x.attempts)
-    select claimed.*, c.email, c.subscribed, c.data, c.created_at as contact_created_at
-    from claimed join contacts c on c.id = claimed.contact_id`);
+        for update skip locked))
+      and c.id = x.contact_id
+    returning x.id, x.project_id, x.workflow_id, x.contact_id, x.status, x.context, x.current_step_id, x.step_seq,
+      x.wait_arrived or (x.status = 'waiting' and ${eventSince(sql`x.contact_id`, sql`x.wait_event`, sql`x.wait_started_at`, sql`x.next_run_at`)}) as wait_arrived,
+      x.wait_started_at, x.attempts, c.email, c.subscribed, c.data, c.created_at as contact_created_at`);
   return r.rows;
 }
 
@@ -381,9 +401,20 @@ export interface ExecutionWrite {
 }
 
 /**
+ * The contact has an event named `name` stored since `since`. Asked when a wait starts and again
+ * when it times out, so an event stored while the step was being written is not missed: its
+ * dispatch may have looked before the execution was waiting.
+ */
+function eventSince(contactId: SQL, name: SQL, since: SQL, before?: SQL): SQL {
+  const upTo = before ? sql` and e.created_at < ${before}` : sql``;
+  return sql`exists (select 1 from events e where e.contact_id = ${contactId} and e.created_at >= ${since}${upTo} and e.name = ${name})`;
+}
+
+/**
  * Writes a batch of outcomes in one statement: each execution moves on only if it is still where it
  * was claimed (same `step_seq`, still running or waiting), and only for those do its history row and
- * its email get stored. Returns the ids written.
+ * its email get stored. A wait whose event is already stored is due at once, as arrived. Returns
+ * the ids written.
  */
 export async function writeOutcomes(ex: Executor, writes: ExecutionWrite[], emails: NewEmail[], now: Date): Promise<Set<string>> {
   const r = await run<{ id: string }>(ex, sql`
@@ -391,14 +422,20 @@ export async function writeOutcomes(ex: Executor, writes: ExecutionWrite[], emai
       select * from jsonb_to_recordset(${JSON.stringify(writes)}::jsonb) as w(
         id uuid, seq int, status text, "stepId" uuid, "nextRunAt" timestamptz, "waitEvent" text, "waitStartedAt" timestamptz,
         retry boolean, error text, finished boolean, history jsonb, "emailId" uuid)),
+    arrived as (
+      select w.id from writes w join workflow_executions x on x.id = w.id
+      where w.status = 'waiting' and ${eventSince(sql`x.contact_id`, sql`w."waitEvent"`, sql`w."waitStartedAt"`)}),
     moved as (
       update workflow_executions x set
-        status = w.status, current_step_id = w."stepId", next_run_at = w."nextRunAt", wait_event = w."waitEvent",
-        wait_started_at = w."waitStartedAt", wait_arrived = false, step_seq = x.step_seq + 1,
+        status = w.status, current_step_id = w."stepId", wait_event = w."waitEvent", wait_started_at = w."waitStartedAt",
+        wait_arrived = w.id in (select id from arrived),
+        next_run_at = case when w.id in (select id from arrived) then ${now}::timestamptz else w."nextRunAt" end,
+        step_seq = x.step_seq + 1,
         attempts = case when w.retry then x.attempts else 0 end, locked_until = null, last_error = w.error,
         finished_at = case when w.finished then ${now}::timestamptz end, updated_at = ${now}
       from writes w
-      where x.id = w.id and x.step_seq = w.seq and x.status in ('running', 'waiting')
+      where x.id = any((select array_agg(id) from writes)::uuid[])
+        and x.id = w.id and x.step_seq = w.seq and x.status in ('running', 'waiting')
       returning x.id),
     history as (
       insert into workflow_execution_steps (execution_id, step_id, step_type, status, branch, output, error, started_at, finished_at)
