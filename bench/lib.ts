@@ -1,5 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -14,10 +16,11 @@ export interface ScratchPg {
   drop(): Promise<void>;
 }
 
-export async function createScratchPg(prefix: string): Promise<ScratchPg> {
+/** A new database named `<prefix>_<random>` on `serverUrl` (by default PG_SERVER_URL). */
+export async function createScratchPg(prefix: string, serverUrl = PG_SERVER_URL): Promise<ScratchPg> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await adminQuery(`create database ${name}`);
-  const url = new URL(PG_SERVER_URL);
+  await adminQuery(`create database ${name}`, serverUrl);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   let dropped = false;
   return {
@@ -26,13 +29,13 @@ export async function createScratchPg(prefix: string): Promise<ScratchPg> {
     async drop() {
       if (dropped) return;
       dropped = true;
-      await adminQuery(`drop database if exists ${name} with (force)`);
+      await adminQuery(`drop database if exists ${name} with (force)`, serverUrl);
     },
   };
 }
 
-async function adminQuery(text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: PG_SERVER_URL });
+async function adminQuery(text: string, serverUrl = PG_SERVER_URL): Promise<void> {
+  const c = new pg.Client({ connectionString: serverUrl });
   await c.connect();
   try {
     await c.query(text);
@@ -175,6 +178,18 @@ function cpuTimes(): { busy: number; total: number } | null {
   }
 }
 
+/** Measures how busy the whole machine's CPU is from now until `pct()` is called (null off Linux). */
+export function machineCpu(): { pct(): number | null } {
+  const a = cpuTimes();
+  return {
+    pct() {
+      const b = cpuTimes();
+      if (!a || !b || b.total === a.total) return null;
+      return round((100 * (b.busy - a.busy)) / (b.total - a.total));
+    },
+  };
+}
+
 /** Share of the machine's CPU in use over `ms`, or null off Linux. */
 export async function cpuBusyPct(ms = 1000): Promise<number | null> {
   const a = cpuTimes();
@@ -193,4 +208,421 @@ export async function waitForQuiet(maxWaitMs = 60_000, thresholdPct = 20): Promi
   let busy = await cpuBusyPct();
   while (busy !== null && busy > thresholdPct && Date.now() < deadline) busy = await cpuBusyPct(2000);
   return busy;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service as child processes (`serve`, `worker` or `all`), as bench/send.ts and bench/workflow.ts run it.
+
+export const BENCH_ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Wall-clock milliseconds with sub-millisecond resolution, comparable with `Date.now()` of other processes. */
+export const wallNow = () => performance.timeOrigin + performance.now();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** This process's environment with `extra` on top; DATABASE_URL only when `extra` names one. */
+export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  if (!extra.DATABASE_URL) delete env.DATABASE_URL;
+  return env;
+}
+
+/** Lines a child writes go to our stderr, prefixed: stdout carries only the result line. */
+export function forwardOutput(child: ChildProcess, label: string): void {
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream?.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString()).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) process.stderr.write(`[${label}] ${line}\n`);
+    });
+  }
+}
+
+export interface BenchProject {
+  id: string;
+  name: string;
+  publicKey: string;
+  secretKey: string;
+}
+
+/** `main.ts project:create` on the database of `env`: a project and both its keys. */
+export async function createBenchProject(env: NodeJS.ProcessEnv, name = 'bench'): Promise<BenchProject> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'project:create', '--name', name], {
+    cwd: BENCH_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`project:create exited with ${code}: ${err}`);
+  return JSON.parse(out.trim().split('\n').pop() ?? '') as BenchProject;
+}
+
+export interface ServiceChild {
+  process: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `main.ts <role>` as a child process; resolves once `serve`/`all` answers /health (a `worker`
+ * serves no HTTP: it is given 3 s to start its engines). `cpuProfDir` adds `--cpu-prof`.
+ */
+export async function startServiceChild(
+  env: NodeJS.ProcessEnv,
+  port: number,
+  role: 'all' | 'serve' | 'worker',
+  options: { cpuProfDir?: string; label?: string } = {},
+): Promise<ServiceChild> {
+  const prof = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...prof, 'src/main.ts', role], { cwd: BENCH_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  forwardOutput(child, options.label ?? role);
+  let exited: number | null | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  if (role === 'worker') await new Promise((r) => setTimeout(r, 3000));
+  for (; role !== 'worker'; ) {
+    if (exited !== undefined) throw new Error(`the ${role} process exited with ${exited} before it was ready`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error('the service did not answer /health within 180 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (exited !== undefined) throw new Error(`the ${role} process exited with ${exited} while starting`);
+  return {
+    process: child,
+    url,
+    async stop() {
+      if (exited !== undefined) return;
+      child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exit, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+      clearTimeout(timer);
+      if (exited === undefined) {
+        child.kill('SIGKILL');
+        await exit;
+      }
+    },
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far, or null when it is gone or unreadable (Linux). */
+export function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** A `/proc/<pid>/status` figure in kB (VmRSS now, VmHWM the peak), or null. */
+export function processStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's VmRSS every 250 ms and keeps the peak. */
+export class PeakRss {
+  peakKb = 0;
+  private timer: NodeJS.Timeout;
+  constructor(private readonly pid: number) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 250);
+  }
+  sample(): void {
+    const kb = processStatusKb(this.pid, 'VmRSS');
+    if (kb !== null && kb > this.peakKb) this.peakKb = kb;
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+export interface ApiAnswer {
+  status: number;
+  body: any;
+}
+
+export async function apiCall(url: string, key: string, method: string, p: string, body?: unknown): Promise<ApiAnswer> {
+  const res = await fetch(url + p, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: parsed };
+}
+
+export function expectApiStatus(r: ApiAnswer, status: number, what: string): void {
+  if (r.status !== status) throw new Error(`${what} answered ${r.status}: ${JSON.stringify(r.body)}`);
+}
+
+interface DnsRecords {
+  set(name: string, type: 'TXT', values: string[]): void;
+  set(name: string, type: 'MX', values: { priority: number; exchange: string }[]): void;
+}
+
+/** POST /domains, its records in the loopback DNS server, GET /domains/{id}/verify. */
+export async function createVerifiedDomain(url: string, key: string, dns: DnsRecords, domain: string): Promise<void> {
+  const created = await apiCall(url, key, 'POST', '/domains', { domain });
+  expectApiStatus(created, 201, 'POST /domains');
+  for (const record of created.body.records as { type: 'TXT' | 'MX'; name: string; value: string }[]) {
+    if (record.type === 'MX') {
+      const [priority, exchange] = record.value.split(/\s+/);
+      dns.set(record.name, 'MX', [{ priority: Number(priority), exchange: exchange! }]);
+    } else dns.set(record.name, 'TXT', [record.value]);
+  }
+  const checked = await apiCall(url, key, 'GET', `/domains/${created.body.id}/verify`);
+  expectApiStatus(checked, 200, 'GET /domains/{id}/verify');
+  if (!checked.body.verified) throw new Error(`domain not verified: ${JSON.stringify(checked.body.records)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery into the loopback SMTP sink, as bench/send.ts and bench/campaign.ts measure it.
+
+/** Runs `source` (CommonJS) in a worker thread with `workerData = { base, options }`; resolves with its one message. */
+export function runEvalWorker<T>(source: string, options: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: { base: import.meta.filename, options } });
+    worker.once('message', (m: T | { error: string }) => {
+      void worker.terminate();
+      if (m && typeof m === 'object' && 'error' in m) reject(new Error(m.error));
+      else resolve(m as T);
+    });
+    worker.once('error', reject);
+  });
+}
+
+/** Raw pooled nodemailer: N copies of one pre-rendered message, DKIM-signed, with a fixed window in flight. */
+const RAW_SENDER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createRequire } = require('node:module');
+const nodemailer = createRequire(workerData.base)('nodemailer');
+const o = workerData.options;
+const now = () => performance.timeOrigin + performance.now();
+const transport = nodemailer.createTransport({
+  pool: true, maxConnections: o.connections, maxMessages: Infinity, host: o.host, port: o.port, secure: false, ignoreTLS: true,
+});
+let next = 0, done = 0, errors = 0;
+const samples = [];
+const started = now();
+function one() {
+  if (next >= o.count) return;
+  const i = next++;
+  const to = 'raw' + i + '@r' + (i % 50) + '.example.net';
+  transport.sendMail({
+    messageId: '<raw-' + i + '-' + o.stamp + '@' + o.dkim.domainName + '>',
+    from: { name: o.fromName, address: o.from },
+    to: { name: '', address: to },
+    subject: o.subject,
+    html: o.html,
+    text: o.text,
+    ...(o.headers ? { headers: o.headers } : {}),
+    envelope: { from: o.from, to: [to] },
+    dkim: o.dkim,
+  }).catch((err) => { errors++; if (samples.length < 5) samples.push(String(err)); }).finally(() => {
+    done++;
+    if (done === o.count) {
+      const finished = now();
+      transport.close();
+      parentPort.postMessage({ started, finished, errors, samples });
+    } else one();
+  });
+}
+for (let k = 0; k < o.window; k++) one();
+`;
+
+export interface RawSend {
+  host: string;
+  port: number;
+  /** Pool size and messages in flight: the service's SMTP_MAX_CONNECTIONS and DELIVERY_CONCURRENCY. */
+  connections: number;
+  window: number;
+  count: number;
+  /** Makes the Message-IDs of this run unique. */
+  stamp: string;
+  from: string;
+  fromName: string;
+  subject: string;
+  html: string;
+  text: string;
+  /** Extra headers (a marketing message's List-Unsubscribe, say). */
+  headers?: Record<string, string>;
+  dkim: { domainName: string; keySelector: string; privateKey: string };
+}
+
+export interface RawOutcome {
+  started: number;
+  finished: number;
+  errors: number;
+  samples: string[];
+}
+
+/** The raw reference, in a worker thread so it does not share an event loop with the sink. Recipients are `raw<i>@r<i % 50>.example.net`. */
+export function runRawSender(options: RawSend): Promise<RawOutcome> {
+  return runEvalWorker<RawOutcome>(RAW_SENDER, options);
+}
+
+/** Counts what the sink accepts in the current phase, with the times of the first and last message (wall clock). */
+export class SinkArrivals {
+  n = 0;
+  first = 0;
+  last = 0;
+  /** Called with the next message only, then cleared. */
+  capture?: (raw: Buffer) => void;
+
+  /** Nothing new for this long while waiting is taken as stuck. */
+  constructor(private readonly stallMs = 90_000) {}
+
+  reset(): void {
+    this.n = 0;
+    this.first = 0;
+    this.last = 0;
+  }
+
+  onMessage(raw: Buffer): void {
+    const t = wallNow();
+    if (this.n === 0) this.first = t;
+    this.n++;
+    this.last = t;
+    if (this.capture) {
+      this.capture(raw);
+      this.capture = undefined;
+    }
+  }
+
+  /** Resolves once `count` messages have arrived in this phase; progress goes to stderr every 10 s. */
+  async waitFor(count: number, label: string): Promise<void> {
+    let seen = this.n;
+    let progressAt = Date.now();
+    let reportAt = Date.now() + 10_000;
+    while (this.n < count) {
+      await new Promise((r) => setTimeout(r, 20));
+      if (this.n !== seen) {
+        seen = this.n;
+        progressAt = Date.now();
+      } else if (Date.now() - progressAt > this.stallMs) {
+        throw new Error(`${label}: the sink received ${this.n} of ${count} messages, nothing new for ${this.stallMs / 1000} s`);
+      }
+      if (Date.now() > reportAt) {
+        process.stderr.write(`${label}: ${this.n} of ${count} delivered\n`);
+        reportAt = Date.now() + 10_000;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL: what the server did for a phase of a benchmark.
+
+export interface PgCounters {
+  xacts: number;
+  inserted: number;
+  updated: number;
+  deleted: number;
+}
+
+export async function pgCounters(client: pg.Client, db: string): Promise<PgCounters> {
+  const s = await client.query<{ x: string; i: string; u: string; d: string }>(
+    `select xact_commit + xact_rollback as x, tup_inserted as i, tup_updated as u, tup_deleted as d
+     from pg_stat_database where datname = $1`,
+    [db],
+  );
+  const r = s.rows[0]!;
+  return { xacts: Number(r.x), inserted: Number(r.i), updated: Number(r.u), deleted: Number(r.d) };
+}
+
+/**
+ * CPU used by the server processes serving the bench database. Pool connections come and go, so
+ * the backends are looked up every 500 ms and each one's CPU counted from when it was first seen
+ * (from zero for one that started during the phase); one that ends loses at most its last 500 ms.
+ */
+export class BackendCpu {
+  private seen = new Map<number, { from: number; last: number }>();
+  private timer?: NodeJS.Timeout;
+  private busy = false;
+
+  constructor(
+    private readonly client: pg.Client,
+    private readonly db: string,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.sample(true);
+    this.timer = setInterval(() => void this.sample(false), 500);
+  }
+
+  private async sample(initial: boolean): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const r = await this.client.query<{ pid: number }>(
+        `select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
+        [this.db],
+      );
+      for (const { pid } of r.rows) {
+        const cpu = processCpuSeconds(pid);
+        if (cpu === null) continue;
+        const entry = this.seen.get(pid);
+        if (entry) entry.last = cpu;
+        else this.seen.set(pid, { from: initial ? cpu : 0, last: cpu });
+      }
+    } catch {
+      // the database is going away at the end of the run
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async stop(): Promise<{ seconds: number; backends: number }> {
+    clearInterval(this.timer);
+    while (this.busy) await new Promise((r) => setTimeout(r, 10));
+    await this.sample(false);
+    let seconds = 0;
+    for (const { from, last } of this.seen.values()) seconds += last - from;
+    return { seconds, backends: this.seen.size };
+  }
+}
+
+/** Per-message figures of a phase: transactions and rows, and the backends' CPU. */
+export function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds: number; backends: number }) {
+  return {
+    transactionsPerMessage: round((b.xacts - a.xacts) / n, 2),
+    rowsInsertedPerMessage: round((b.inserted - a.inserted) / n, 2),
+    rowsUpdatedPerMessage: round((b.updated - a.updated) / n, 2),
+    rowsDeletedPerMessage: round((b.deleted - a.deleted) / n, 2),
+    backendCpuSeconds: round(cpu.seconds, 2),
+    backends: cpu.backends,
+  };
 }

@@ -23,21 +23,39 @@
  * reference uses the same pool size and window; BENCH_RAW_COUNT (N, at least 5,000);
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service child into <dir>.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
-import { startDnsServer, type DnsServer } from '../test/support/dns-server.js';
+import { startDnsServer } from '../test/support/dns-server.js';
 import { startSmtpSink } from '../test/support/smtp-sink.js';
-import { Cleanup, round, scratchDir, waitForQuiet } from './lib.js';
+import {
+  apiCall,
+  BackendCpu,
+  Cleanup,
+  createBenchProject,
+  createScratchPg,
+  createVerifiedDomain,
+  expectApiStatus,
+  freePort,
+  PeakRss,
+  pgCounters,
+  pgDelta,
+  processCpuSeconds,
+  processStatusKb,
+  round,
+  runEvalWorker,
+  runRawSender,
+  scratchDir,
+  serviceEnv,
+  SinkArrivals,
+  startServiceChild,
+  waitForQuiet,
+  type ScratchPg,
+} from './lib.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const DOMAIN = 'send.bench.example.com';
 const SMTP_CONNECTIONS = Number(process.env.SMTP_MAX_CONNECTIONS ?? 5);
 const WINDOW = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
@@ -45,8 +63,6 @@ const GOAL_RATIO = 0.7;
 const GOAL_RSS_MB = 300;
 /** Delivery is given up as stuck when the sink has received nothing new for this long. */
 const STALL_MS = 90_000;
-
-const now = () => performance.timeOrigin + performance.now();
 
 const TEMPLATE_SUBJECT = 'Order {{ orderId }} is confirmed, {{ firstName ?? "there" }}';
 const TEMPLATE_BODY = `<!doctype html>
@@ -137,381 +153,6 @@ interface LoadOutcome {
   issued: number;
 }
 
-/** Raw pooled nodemailer: N copies of one pre-rendered message, DKIM-signed, with a fixed window in flight. */
-const RAW_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createRequire } = require('node:module');
-const nodemailer = createRequire(workerData.base)('nodemailer');
-const o = workerData.options;
-const now = () => performance.timeOrigin + performance.now();
-const transport = nodemailer.createTransport({
-  pool: true, maxConnections: o.connections, maxMessages: Infinity, host: o.host, port: o.port, secure: false, ignoreTLS: true,
-});
-let next = 0, done = 0, errors = 0;
-const samples = [];
-const started = now();
-function one() {
-  if (next >= o.count) return;
-  const i = next++;
-  const to = 'raw' + i + '@r' + (i % 50) + '.example.net';
-  transport.sendMail({
-    messageId: '<raw-' + i + '-' + o.stamp + '@' + o.dkim.domainName + '>',
-    from: { name: o.fromName, address: o.from },
-    to: { name: '', address: to },
-    subject: o.subject,
-    html: o.html,
-    text: o.text,
-    envelope: { from: o.from, to: [to] },
-    dkim: o.dkim,
-  }).catch((err) => { errors++; if (samples.length < 5) samples.push(String(err)); }).finally(() => {
-    done++;
-    if (done === o.count) {
-      const finished = now();
-      transport.close();
-      parentPort.postMessage({ started, finished, errors, samples });
-    } else one();
-  });
-}
-for (let k = 0; k < o.window; k++) one();
-`;
-
-interface RawOutcome {
-  started: number;
-  finished: number;
-  errors: number;
-  samples: string[];
-}
-
-function runWorker<T>(source: string, options: unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(source, { eval: true, workerData: { base: import.meta.filename, options } });
-    worker.once('message', (m: T | { error: string }) => {
-      void worker.terminate();
-      if (m && typeof m === 'object' && 'error' in m) reject(new Error(m.error));
-      else resolve(m as T);
-    });
-    worker.once('error', reject);
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The service as a child process.
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  if (!extra.DATABASE_URL) delete env.DATABASE_URL;
-  return env;
-}
-
-/** Lines a child writes go to our stderr, prefixed: stdout carries only the result line. */
-function forward(child: ChildProcess, label: string): void {
-  for (const stream of [child.stdout, child.stderr]) {
-    let rest = '';
-    stream?.on('data', (chunk: Buffer) => {
-      const lines = (rest + chunk.toString()).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) if (line.trim()) process.stderr.write(`[${label}] ${line}\n`);
-    });
-  }
-}
-
-async function createProjectKeys(env: NodeJS.ProcessEnv): Promise<{ id: string; secretKey: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'project:create', '--name', 'bench'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`project:create exited with ${code}: ${err}`);
-  const line = out.trim().split('\n').pop() ?? '';
-  return JSON.parse(line) as { id: string; secretKey: string };
-}
-
-interface Child {
-  process: ChildProcess;
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startChild(env: NodeJS.ProcessEnv, port: number, role: 'all' | 'serve' | 'worker', cpuProfDir?: string): Promise<Child> {
-  const args = ['--import', 'tsx', ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), 'src/main.ts', role];
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  forward(child, 'service');
-  let exited: number | null | undefined;
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', (code) => {
-      exited = code;
-      resolve();
-    }),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 180_000;
-  // A worker serves no HTTP: it is ready once it has started its engines.
-  if (role === 'worker') await new Promise((r) => setTimeout(r, 3000));
-  for (; role !== 'worker'; ) {
-    if (exited !== undefined) throw new Error(`the service exited with ${exited} before it was ready`);
-    try {
-      const res = await fetch(`${url}/health`);
-      if (res.ok) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error('the service did not answer /health within 180 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    process: child,
-    url,
-    async stop() {
-      if (exited !== undefined) return;
-      child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([exit, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
-      clearTimeout(timer);
-      if (exited === undefined) {
-        child.kill('SIGKILL');
-        await exit;
-      }
-    },
-  };
-}
-
-const CLK_TCK = 100;
-
-/** CPU seconds (user + system) a process has used so far, or null when it is gone or unreadable. */
-function processCpuSeconds(pid: number): number | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return null;
-  }
-}
-
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-class RssSampler {
-  peakKb = 0;
-  private timer: NodeJS.Timeout;
-  constructor(private readonly pid: number) {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), 250);
-  }
-  sample(): void {
-    const kb = statusKb(this.pid, 'VmRSS');
-    if (kb !== null && kb > this.peakKb) this.peakKb = kb;
-  }
-  stop(): void {
-    clearInterval(this.timer);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// PostgreSQL: a fresh database on the server of DATABASE_URL, and what it did per message.
-
-async function scratchPg(serverUrl: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const name = `pbx_bench_send_${randomBytes(5).toString('hex')}`;
-  const admin = async (text: string) => {
-    const c = new pg.Client({ connectionString: serverUrl });
-    await c.connect();
-    try {
-      await c.query(text);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  let dropped = false;
-  return {
-    name,
-    url: url.toString(),
-    async drop() {
-      if (dropped) return;
-      dropped = true;
-      await admin(`drop database if exists ${name} with (force)`);
-    },
-  };
-}
-
-interface PgCounters {
-  xacts: number;
-  inserted: number;
-  updated: number;
-  deleted: number;
-}
-
-async function pgCounters(client: pg.Client, db: string): Promise<PgCounters> {
-  const s = await client.query<{ x: string; i: string; u: string; d: string }>(
-    `select xact_commit + xact_rollback as x, tup_inserted as i, tup_updated as u, tup_deleted as d
-     from pg_stat_database where datname = $1`,
-    [db],
-  );
-  const r = s.rows[0]!;
-  return { xacts: Number(r.x), inserted: Number(r.i), updated: Number(r.u), deleted: Number(r.d) };
-}
-
-/**
- * CPU used by the server processes serving the bench database. Pool connections come and go, so
- * the backends are looked up every 500 ms and each one's CPU counted from when it was first seen
- * (from zero for one that started during the phase); one that ends loses at most its last 500 ms.
- */
-class BackendCpu {
-  private seen = new Map<number, { from: number; last: number }>();
-  private timer?: NodeJS.Timeout;
-  private busy = false;
-
-  constructor(
-    private readonly client: pg.Client,
-    private readonly db: string,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.sample(true);
-    this.timer = setInterval(() => void this.sample(false), 500);
-  }
-
-  private async sample(initial: boolean): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      const r = await this.client.query<{ pid: number }>(
-        `select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`,
-        [this.db],
-      );
-      for (const { pid } of r.rows) {
-        const cpu = processCpuSeconds(pid);
-        if (cpu === null) continue;
-        const entry = this.seen.get(pid);
-        if (entry) entry.last = cpu;
-        else this.seen.set(pid, { from: initial ? cpu : 0, last: cpu });
-      }
-    } catch {
-      // the database is going away at the end of the run
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  async stop(): Promise<{ seconds: number; backends: number }> {
-    clearInterval(this.timer);
-    while (this.busy) await new Promise((r) => setTimeout(r, 10));
-    await this.sample(false);
-    let seconds = 0;
-    for (const { from, last } of this.seen.values()) seconds += last - from;
-    return { seconds, backends: this.seen.size };
-  }
-}
-
-function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds: number; backends: number }) {
-  return {
-    transactionsPerMessage: round((b.xacts - a.xacts) / n, 2),
-    rowsInsertedPerMessage: round((b.inserted - a.inserted) / n, 2),
-    rowsUpdatedPerMessage: round((b.updated - a.updated) / n, 2),
-    rowsDeletedPerMessage: round((b.deleted - a.deleted) / n, 2),
-    backendCpuSeconds: round(cpu.seconds, 2),
-    backends: cpu.backends,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-
-async function api(url: string, key: string, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(url + p, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, body: parsed };
-}
-
-function expectStatus(r: { status: number; body: unknown }, status: number, what: string): void {
-  if (r.status !== status) throw new Error(`${what} answered ${r.status}: ${JSON.stringify(r.body)}`);
-}
-
-/** POST /domains, the records in the loopback DNS server, GET /domains/{id}/verify (as test/support/domains.ts). */
-async function verifiedDomain(url: string, key: string, dns: DnsServer, domain: string): Promise<void> {
-  const created = await api(url, key, 'POST', '/domains', { domain });
-  expectStatus(created, 201, 'POST /domains');
-  for (const record of created.body.records as { type: 'TXT' | 'MX'; name: string; value: string }[]) {
-    if (record.type === 'MX') {
-      const [priority, exchange] = record.value.split(/\s+/);
-      dns.set(record.name, 'MX', [{ priority: Number(priority), exchange: exchange! }]);
-    } else dns.set(record.name, 'TXT', [record.value]);
-  }
-  const checked = await api(url, key, 'GET', `/domains/${created.body.id}/verify`);
-  expectStatus(checked, 200, 'GET /domains/{id}/verify');
-  if (!checked.body.verified) throw new Error(`domain not verified: ${JSON.stringify(checked.body.records)}`);
-}
-
-/** Counts what the sink accepts in the current phase, with the times of the first and last message. */
-class Arrivals {
-  n = 0;
-  first = 0;
-  last = 0;
-  capture?: (raw: Buffer) => void;
-  reset(): void {
-    this.n = 0;
-    this.first = 0;
-    this.last = 0;
-  }
-  onMessage(raw: Buffer): void {
-    const t = now();
-    if (this.n === 0) this.first = t;
-    this.n++;
-    this.last = t;
-    if (this.capture) {
-      this.capture(raw);
-      this.capture = undefined;
-    }
-  }
-  async waitFor(count: number, label: string): Promise<void> {
-    let seen = this.n;
-    let progressAt = Date.now();
-    let reportAt = Date.now() + 10_000;
-    while (this.n < count) {
-      await new Promise((r) => setTimeout(r, 20));
-      if (this.n !== seen) {
-        seen = this.n;
-        progressAt = Date.now();
-      } else if (Date.now() - progressAt > STALL_MS) {
-        throw new Error(`${label}: the sink received ${this.n} of ${count} messages, nothing new for ${STALL_MS / 1000} s`);
-      }
-      if (Date.now() > reportAt) {
-        process.stderr.write(`${label}: ${this.n} of ${count} delivered\n`);
-        reportAt = Date.now() + 10_000;
-      }
-    }
-  }
-}
-
 async function main() {
   const { values } = parseArgs({
     options: { count: { type: 'string', default: '20000' }, connections: { type: 'string', default: '32' } },
@@ -524,7 +165,7 @@ async function main() {
   const rawCount = Number(process.env.BENCH_RAW_COUNT ?? Math.max(count, 5000));
   const cleanup = new Cleanup();
   try {
-    const arrivals = new Arrivals();
+    const arrivals = new SinkArrivals(STALL_MS);
     const sink = await startSmtpSink({ keep: false });
     cleanup.add(() => sink.stop());
     sink.respond((m) => {
@@ -546,30 +187,30 @@ async function main() {
       RATE_LIMIT_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
     };
-    let scratch: Awaited<ReturnType<typeof scratchPg>> | undefined;
+    let scratch: ScratchPg | undefined;
     let stats: pg.Client | undefined;
     if (process.env.DATABASE_URL) {
-      scratch = await scratchPg(process.env.DATABASE_URL);
+      scratch = await createScratchPg('pbx_bench_send', process.env.DATABASE_URL);
       cleanup.add(() => scratch!.drop());
       env.DATABASE_URL = scratch.url;
     }
     const database = scratch ? 'postgres' : 'pglite';
 
-    const project = await createProjectKeys(childEnv(env));
+    const project = await createBenchProject(serviceEnv(env));
     const port = await freePort();
     const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
     // On PostgreSQL the API and the worker run as separate processes, as in production; the embedded
     // database can be opened by one process only, so there both roles share one.
     const split = Boolean(scratch) && process.env.BENCH_ROLES !== 'all';
-    const childEnvAt = childEnv({ ...env, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
-    const child = await startChild(childEnvAt, port, split ? 'serve' : 'all', cpuProfDir);
+    const childEnvAt = serviceEnv({ ...env, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
+    const child = await startServiceChild(childEnvAt, port, split ? 'serve' : 'all', { cpuProfDir, label: 'service' });
     cleanup.add(() => child.stop());
-    const worker = split ? await startChild(childEnvAt, port, 'worker', cpuProfDir) : child;
+    const worker = split ? await startServiceChild(childEnvAt, port, 'worker', { cpuProfDir, label: 'service' }) : child;
     if (split) cleanup.add(() => worker.stop());
     const pid = worker.process.pid!;
     const apiPid = child.process.pid!;
-    const rss = new RssSampler(pid);
-    const rssAtStartKb = statusKb(pid, 'VmRSS');
+    const rss = new PeakRss(pid);
+    const rssAtStartKb = processStatusKb(pid, 'VmRSS');
     cleanup.add(() => rss.stop());
     if (scratch) {
       stats = new pg.Client({ connectionString: scratch.url });
@@ -578,8 +219,8 @@ async function main() {
     }
 
     // Project setup through the API: a verified domain and a transactional template.
-    await verifiedDomain(child.url, project.secretKey, dns, DOMAIN);
-    const template = await api(child.url, project.secretKey, 'POST', '/templates', {
+    await createVerifiedDomain(child.url, project.secretKey, dns, DOMAIN);
+    const template = await apiCall(child.url, project.secretKey, 'POST', '/templates', {
       name: 'Order confirmation',
       subject: TEMPLATE_SUBJECT,
       body: TEMPLATE_BODY,
@@ -587,18 +228,18 @@ async function main() {
       fromName: 'Bench Shop',
       type: 'TRANSACTIONAL',
     });
-    expectStatus(template, 201, 'POST /templates');
+    expectApiStatus(template, 201, 'POST /templates');
     const templateId = template.body.id as string;
 
     // One message through the service: the raw reference sends copies of exactly this.
     let sample: Buffer | undefined;
     arrivals.capture = (raw) => (sample = raw);
-    const probe = await api(child.url, project.secretKey, 'POST', '/v1/send', {
+    const probe = await apiCall(child.url, project.secretKey, 'POST', '/v1/send', {
       to: 'probe@r0.example.net',
       template: templateId,
       data: sendData(1),
     });
-    expectStatus(probe, 200, 'probe POST /v1/send');
+    expectApiStatus(probe, 200, 'probe POST /v1/send');
     await arrivals.waitFor(1, 'probe');
     const parsed = await simpleParser(sample!);
     if (typeof parsed.html !== 'string' || !parsed.text || !parsed.subject) throw new Error('the probe message has no html, text or subject');
@@ -613,7 +254,7 @@ async function main() {
     });
     const busyBeforeRawPct = await waitForQuiet(30_000);
     arrivals.reset();
-    const raw = await runWorker<RawOutcome>(RAW_WORKER, {
+    const raw = await runRawSender({
       host: '127.0.0.1',
       port: sink.port,
       connections: SMTP_CONNECTIONS,
@@ -640,7 +281,7 @@ async function main() {
     const childCpu0 = processCpuSeconds(pid) ?? 0;
     const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
     const benchCpu0 = process.cpuUsage();
-    const load = await runWorker<LoadOutcome>(LOAD_WORKER, {
+    const load = await runEvalWorker<LoadOutcome>(LOAD_WORKER, {
       url: child.url,
       key: project.secretKey,
       template: templateId,
@@ -656,7 +297,7 @@ async function main() {
     const benchCpu1 = process.cpuUsage(benchCpu0);
     const backendCpuUsed = await backendCpu?.stop();
     rss.sample();
-    const hwmKb = statusKb(pid, 'VmHWM');
+    const hwmKb = processStatusKb(pid, 'VmHWM');
 
     let db: ReturnType<typeof pgDelta> | undefined;
     if (stats && scratch && pgBefore && backendCpuUsed) {

@@ -1,0 +1,476 @@
+/**
+ * A MARKETING campaign to N contacts (audience ALL), delivered into a loopback SMTP sink, next to
+ * raw pooled nodemailer sending pre-rendered, DKIM-signed copies of one of its messages into the
+ * same sink.
+ *
+ *   npx tsx bench/campaign.ts                         # PostgreSQL (BENCH_PG_URL), 100,000 contacts
+ *   BENCH_CONTACTS=5000 npx tsx bench/campaign.ts     # smaller
+ *   BENCH_DB=pglite npx tsx bench/campaign.ts         # the embedded database
+ *
+ * The service runs as child processes on a fresh database, so their RSS and CPU are their own: on
+ * PostgreSQL `serve` and `worker` apart, as deployed (BENCH_ROLES=all keeps them in one process); on
+ * the embedded database `all`, since only one process can open it. The sink and the DNS server
+ * live in this process, the raw sender in a worker thread.
+ *
+ * Setup (not measured): a project (`main.ts project:create`), N contacts inserted set-wise in SQL
+ * with `data` the template uses, a verified sender domain (DKIM, 2048-bit) and the campaign, all
+ * through the API but the contacts. `POST /campaigns/{id}/test` to one of the contacts gives the
+ * message the raw reference copies: rendered by the service, with its footer, tracked links and
+ * List-Unsubscribe headers. Then, each after waiting for the CPU to settle:
+ *
+ * 1. raw reference (the service idles): BENCH_RAW_COUNT copies (20,000) through pooled nodemailer
+ *    with the service's pool size and window (SMTP_MAX_CONNECTIONS 5, DELIVERY_CONCURRENCY 20);
+ * 2. the campaign: POST /campaigns/{id}/send, then GET /campaigns/{id} every 250 ms until SENT.
+ *
+ * Prints one JSON line:
+ *   rawPerSec        raw count / (first → last raw message at the sink)
+ *   e2ePerSec        N / (the send request → the campaign's last message at the sink)
+ *   deliveryPerSec   N / (first → last campaign message at the sink)
+ *   ratio            e2ePerSec / rawPerSec (goal ≥ 0.7); ratioDelivery the same with deliveryPerSec
+ *   firstMessageMs   the send request → first message; sentStatusMs the send request → status SENT seen
+ *   workerPeakRssMb  the worker's VmRSS, sampled every 250 ms (goal < 400); servePeakRssMb the API's
+ *
+ * Verified at the end (exit code 1 otherwise): the sink received exactly one message for each
+ * contact and nothing else during the campaign, and the campaign is SENT with sentCount and
+ * totalRecipients equal to N.
+ *
+ * Env: BENCH_CONTACTS, BENCH_RAW_COUNT, BENCH_DB=pglite, BENCH_ROLES=all, BENCH_PG_URL (admin URL of
+ * the PostgreSQL server), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
+ * profiles of the service children).
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { simpleParser } from 'mailparser';
+import pg from 'pg';
+import { openDatabase, run } from '../src/platform/db/client.js';
+import { startDnsServer } from '../test/support/dns-server.js';
+import { startSmtpSink } from '../test/support/smtp-sink.js';
+import {
+  apiCall,
+  BackendCpu,
+  Cleanup,
+  createBenchProject,
+  createScratchPg,
+  createVerifiedDomain,
+  expectApiStatus,
+  freePort,
+  machineCpu,
+  PeakRss,
+  pgCounters,
+  pgDelta,
+  processCpuSeconds,
+  processStatusKb,
+  round,
+  runRawSender,
+  scratchDir,
+  serviceEnv,
+  SinkArrivals,
+  startServiceChild,
+  waitForQuiet,
+  wallNow,
+  type ScratchPg,
+} from './lib.js';
+
+const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const RAW_COUNT = Number(process.env.BENCH_RAW_COUNT ?? 20_000);
+const EMBEDDED = process.env.BENCH_DB === 'pglite';
+const SPLIT = !EMBEDDED && process.env.BENCH_ROLES !== 'all';
+const SMTP_CONNECTIONS = Number(process.env.SMTP_MAX_CONNECTIONS ?? 5);
+const WINDOW = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
+const DOMAIN = 'news.bench.example.com';
+const GOAL_RATIO = 0.7;
+const GOAL_RSS_MB = 400;
+/** Delivery is given up as stuck when the sink has received nothing new for this long. */
+const STALL_MS = 120_000;
+
+const log = (message: string) => process.stderr.write(`[${round(performance.now() / 1000)} s] ${message}\n`);
+
+/** Contact i: `c<i>@d<i % 50>.example.net`; the sink maps a recipient back to i. */
+const emailOf = (i: number) => `c${i}@d${i % 50}.example.net`;
+const RECIPIENT = /^c(\d+)@d\d+\.example\.net$/;
+
+const CITIES = ['Paris', 'Lyon', 'Berlin', 'Madrid', 'Lisbon', 'Vienna', 'Oslo', 'Dublin'];
+const PLANS = ['free', 'pro', 'team'];
+
+const SUBJECT = '{{ firstName ?? "Hello" }}, what is new this month on your {{ plan | capitalize }} plan';
+const BODY = `<!doctype html>
+<html><head><meta charset="utf-8"><title>News from Bench</title></head>
+<body style="font-family: Helvetica, Arial, sans-serif; color: #222; margin: 0; padding: 0">
+<table width="100%" cellpadding="0" cellspacing="0"><tr><td align="center">
+<table width="600" cellpadding="16" cellspacing="0" style="border: 1px solid #eee">
+<tr><td><h1 style="font-size: 22px">Hi {{ firstName ?? "there" }},</h1>
+<p>Here is what changed at Bench this month, and what it means for your <strong>{{ plan }}</strong> plan.</p>
+{% if plan == "free" %}<p>You have <strong>{{ credits }}</strong> free credits left. Upgrading to Pro gives you unlimited projects and
+priority support: <a href="https://bench.example.com/upgrade?from={{ plan }}" style="color: #0a6">see the plans</a>.</p>
+{% else %}<p>Thanks for being a {{ plan | capitalize }} customer. Your {{ credits }} credits renew on the first of the month, and your
+last order <strong>{{ lastOrder }}</strong> is <a href="https://bench.example.com/orders/{{ lastOrder }}" style="color: #0a6">in your account</a>.</p>
+{% endif %}
+<table width="100%" cellpadding="6" cellspacing="0" style="border-collapse: collapse">
+<tr style="background: #f6f6f6"><th align="left">New this month</th><th align="left"></th></tr>
+<tr><td>Faster exports</td><td><a href="https://bench.example.com/blog/exports">Read more</a></td></tr>
+<tr><td>Events near {{ city ?? "you" }}</td><td><a href="https://bench.example.com/events?city={{ city ?? "" | url_encode }}">See the dates</a></td></tr>
+<tr><td>A new help centre</td><td><a href="https://bench.example.com/help">Visit it</a></td></tr>
+</table>
+<p><a href="https://bench.example.com/dashboard" style="background: #0a6; color: #fff; padding: 10px 16px; text-decoration: none">Open your dashboard</a></p>
+<p style="color: #888; font-size: 12px">Bench · 1 Example Street · 75000 Paris · You receive this email because you have an
+account on bench.example.com.</p>
+</td></tr></table></td></tr></table>
+</body></html>`;
+
+/** A literal `array['a', …]` of plain words. */
+const textArray = (values: string[]) => sql.raw(`array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')}]`);
+
+/**
+ * N contacts in one set-wise statement, all subscribed: every fifth without a first name (so `??`
+ * shows), plans and cities spread evenly. Emails, fields and contact ids as the API would write them.
+ */
+async function insertContacts(connection: { databaseUrl?: string; dataDir: string }, projectId: string, n: number): Promise<void> {
+  const database = await openDatabase(connection);
+  try {
+    await run(database.db, sql`
+      insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
+      select ${projectId}::uuid, 'c' || g || '@d' || (g % 50) || '.example.net', true,
+        jsonb_strip_nulls(jsonb_build_object(
+          'firstName', case when g % 5 = 0 then null else 'Ada' || (g % 1000) end,
+          'plan', (${textArray(PLANS)})[1 + g % ${PLANS.length}],
+          'city', (${textArray(CITIES)})[1 + g % ${CITIES.length}],
+          'credits', (g * 37) % 500,
+          'lastOrder', 'B' || (100000 + g))),
+        now() - make_interval(secs => ${n}::int - g), now()
+      from generate_series(0, ${n - 1}) g`);
+    await run(database.db, sql`
+      insert into contact_fields (project_id, key, type)
+      values (${projectId}, 'firstName', 'string'), (${projectId}, 'plan', 'string'), (${projectId}, 'city', 'string'),
+        (${projectId}, 'credits', 'number'), (${projectId}, 'lastOrder', 'string')
+      on conflict do nothing`);
+    await run(database.db, sql`analyze contacts`);
+  } finally {
+    await database.close();
+  }
+}
+
+/** A header of a raw message, unfolded, or undefined. */
+function headerOf(raw: Buffer, name: string): string | undefined {
+  const head = raw.subarray(0, Math.max(0, raw.indexOf('\r\n\r\n'))).toString('latin1').replace(/\r\n[ \t]+/g, ' ');
+  const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line?.slice(name.length + 1).trim();
+}
+
+async function getCampaign(url: string, key: string, id: string): Promise<any> {
+  const r = await apiCall(url, key, 'GET', `/campaigns/${id}`);
+  expectApiStatus(r, 200, 'GET /campaigns/{id}');
+  return r.body;
+}
+
+async function main(): Promise<number> {
+  if (!Number.isInteger(CONTACTS) || CONTACTS < 2 || !Number.isInteger(RAW_COUNT) || RAW_COUNT < 1) {
+    throw new Error('BENCH_CONTACTS must be an integer ≥ 2 and BENCH_RAW_COUNT ≥ 1');
+  }
+  const cleanup = new Cleanup();
+  const problems: string[] = [];
+  try {
+    // The sink: what arrives in each phase, and during the campaign which contact each message was for.
+    const arrivals = new SinkArrivals(STALL_MS);
+    const received = new Uint8Array(CONTACTS);
+    let campaignPhase = false;
+    let strays = 0;
+    const sink = await startSmtpSink({ keep: false });
+    cleanup.add(() => sink.stop());
+    sink.respond((m) => {
+      arrivals.onMessage(m.raw);
+      if (campaignPhase) {
+        const match = m.to.length === 1 ? RECIPIENT.exec(m.to[0]!) : null;
+        const i = match ? Number(match[1]) : -1;
+        if (i >= 0 && i < CONTACTS) received[i]!++;
+        else strays++;
+      }
+      return { accept: true };
+    });
+    const dns = await startDnsServer();
+    cleanup.add(() => dns.stop());
+    const dir = scratchDir('pbx-bench-campaign-');
+    cleanup.add(dir.remove);
+    let scratch: ScratchPg | undefined;
+    if (!EMBEDDED) {
+      scratch = await createScratchPg('pbx_bench_campaign');
+      cleanup.add(() => scratch!.drop());
+    }
+
+    const port = await freePort();
+    const env = serviceEnv({
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://localhost:${port}`,
+      DATA_DIR: dir.dir,
+      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+      SMTP_URL: sink.url,
+      SMTP_MAX_CONNECTIONS: String(SMTP_CONNECTIONS),
+      DELIVERY_CONCURRENCY: String(WINDOW),
+      DNS_SERVERS: dns.address,
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOG_LEVEL: 'warn',
+    });
+
+    // The project and the contacts, before the service starts (the embedded database allows one process).
+    const project = await createBenchProject(env);
+    const t = performance.now();
+    await insertContacts({ databaseUrl: scratch?.url, dataDir: dir.dir }, project.id, CONTACTS);
+    log(`${CONTACTS} contacts inserted in ${round((performance.now() - t) / 1000)} s`);
+
+    const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
+    const api = await startServiceChild(env, port, SPLIT ? 'serve' : 'all', { cpuProfDir, label: SPLIT ? 'serve' : 'all' });
+    cleanup.add(() => api.stop());
+    const worker = SPLIT ? await startServiceChild(env, port, 'worker', { cpuProfDir, label: 'worker' }) : api;
+    if (SPLIT) cleanup.add(() => worker.stop());
+    const workerPid = worker.process.pid!;
+    const apiPid = api.process.pid!;
+    const workerRss = new PeakRss(workerPid);
+    cleanup.add(() => workerRss.stop());
+    const apiRss = SPLIT ? new PeakRss(apiPid) : undefined;
+    cleanup.add(() => apiRss?.stop());
+    let stats: pg.Client | undefined;
+    if (scratch) {
+      stats = new pg.Client({ connectionString: scratch.url });
+      await stats.connect();
+      cleanup.add(() => stats!.end());
+    }
+
+    // The domain and the campaign through the API.
+    const sk = project.secretKey;
+    await createVerifiedDomain(api.url, sk, dns, DOMAIN);
+    const created = await apiCall(api.url, sk, 'POST', '/campaigns', {
+      name: 'Monthly news',
+      subject: SUBJECT,
+      body: BODY,
+      from: `news@${DOMAIN}`,
+      fromName: 'Bench News',
+      type: 'MARKETING',
+      audienceType: 'ALL',
+    });
+    expectApiStatus(created, 201, 'POST /campaigns');
+    const campaignId = created.body.data.id as string;
+
+    // One campaign message as the service renders it, to contact 1: the raw reference sends copies of it.
+    let sample: Buffer | undefined;
+    arrivals.capture = (raw) => (sample = raw);
+    const probe = await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/test`, { email: emailOf(1) });
+    expectApiStatus(probe, 200, 'POST /campaigns/{id}/test');
+    await arrivals.waitFor(1, 'probe');
+    const parsed = await simpleParser(sample!);
+    if (typeof parsed.html !== 'string' || !parsed.text || !parsed.subject) throw new Error('the probe message has no html, text or subject');
+    if (!sample!.includes('DKIM-Signature:')) throw new Error('the probe message is not DKIM-signed');
+    if (!parsed.subject.includes('Ada1,') || !parsed.html.includes('Hi Ada1,') || !parsed.html.includes('/unsubscribe')) {
+      throw new Error(`the probe message is not rendered as expected: ${parsed.subject}`);
+    }
+    const listUnsubscribe = headerOf(sample!, 'List-Unsubscribe');
+    const listUnsubscribePost = headerOf(sample!, 'List-Unsubscribe-Post');
+    if (!listUnsubscribe || !listUnsubscribePost) throw new Error('the probe message has no List-Unsubscribe headers');
+
+    // 1. Raw reference: same pool size and window as the service, same message and headers, same key size.
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    const busyBeforeRawPct = await waitForQuiet();
+    log(`raw reference: ${RAW_COUNT} messages (CPU ${busyBeforeRawPct} % busy before)`);
+    arrivals.reset();
+    const rawMachine = machineCpu();
+    const rawBenchCpu0 = process.cpuUsage();
+    const raw = await runRawSender({
+      host: '127.0.0.1',
+      port: sink.port,
+      connections: SMTP_CONNECTIONS,
+      window: WINDOW,
+      count: RAW_COUNT,
+      stamp: randomBytes(4).toString('hex'),
+      from: `news@${DOMAIN}`,
+      fromName: 'Bench News',
+      subject: parsed.subject.replace(/^\[Test\] /, ''),
+      html: parsed.html,
+      text: parsed.text,
+      headers: { 'List-Unsubscribe': listUnsubscribe, 'List-Unsubscribe-Post': listUnsubscribePost },
+      dkim: { domainName: DOMAIN, keySelector: 'bench', privateKey },
+    });
+    await arrivals.waitFor(RAW_COUNT - raw.errors, 'raw');
+    const rawBenchCpu = process.cpuUsage(rawBenchCpu0);
+    const busyDuringRawPct = rawMachine.pct();
+    if (raw.errors) problems.push(`raw reference: ${raw.errors} errors: ${raw.samples.join(' | ')}`);
+    const rawPerSec = (RAW_COUNT - raw.errors) / ((arrivals.last - arrivals.first) / 1000);
+    log(`raw reference: ${round(rawPerSec)} messages/s`);
+
+    // 2. The campaign.
+    const busyBeforeCampaignPct = await waitForQuiet();
+    log(`campaign to ${CONTACTS} contacts (CPU ${busyBeforeCampaignPct} % busy before)`);
+    arrivals.reset();
+    campaignPhase = true;
+    const pgBefore = stats && scratch ? await pgCounters(stats, scratch.name) : undefined;
+    const backendCpu = stats && scratch ? new BackendCpu(stats, scratch.name) : undefined;
+    await backendCpu?.start();
+    const workerCpu0 = processCpuSeconds(workerPid) ?? 0;
+    const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
+    const benchCpu0 = process.cpuUsage();
+    const campaignMachine = machineCpu();
+
+    // The worker's VmRSS as the campaign goes out: at each tenth of the messages received.
+    const rssByTenth: (number | null)[] = [];
+    const sampleRssByTenth = () => {
+      while (rssByTenth.length < 10 && arrivals.n >= ((rssByTenth.length + 1) * CONTACTS) / 10) {
+        const kb = processStatusKb(workerPid, 'VmRSS');
+        rssByTenth.push(kb === null ? null : round(kb / 1024));
+      }
+    };
+    const rssTimer = setInterval(sampleRssByTenth, 250);
+    cleanup.add(() => clearInterval(rssTimer));
+
+    const started = wallNow();
+    const send = await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/send`);
+    const sendAnsweredMs = wallNow() - started;
+    expectApiStatus(send, 200, 'POST /campaigns/{id}/send');
+    let sentSeenAt = 0;
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const c = await getCampaign(api.url, sk, campaignId);
+        if (c.status === 'SENT') {
+          sentSeenAt = wallNow();
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    poller.catch(() => {});
+    try {
+      await arrivals.waitFor(CONTACTS, 'campaign');
+      sampleRssByTenth();
+      const deadline = Date.now() + STALL_MS;
+      while (!sentSeenAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      polling = false;
+    }
+    await poller;
+    clearInterval(rssTimer);
+    const workerCpu = (processCpuSeconds(workerPid) ?? 0) - workerCpu0;
+    const apiCpu = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
+    const benchCpu = process.cpuUsage(benchCpu0);
+    const busyDuringCampaignPct = campaignMachine.pct();
+    const backendCpuUsed = await backendCpu?.stop();
+    workerRss.sample();
+    apiRss?.sample();
+    if (!sentSeenAt) problems.push(`the campaign was not SENT ${STALL_MS / 1000} s after its last message`);
+    const { first, last } = arrivals;
+    log(`campaign: ${arrivals.n} messages in ${round((last - started) / 1000, 2)} s`);
+
+    // A message more than expected would arrive just after the last one: give it a moment.
+    await new Promise((r) => setTimeout(r, 2000));
+    campaignPhase = false;
+    let missing = 0;
+    let repeated = 0;
+    for (let i = 0; i < CONTACTS; i++) {
+      if (received[i] === 0) missing++;
+      else if (received[i]! > 1) repeated++;
+    }
+    if (arrivals.n !== CONTACTS) problems.push(`the sink received ${arrivals.n} messages during the campaign, expected ${CONTACTS}`);
+    if (missing) problems.push(`${missing} contacts received no message`);
+    if (repeated) problems.push(`${repeated} contacts received more than one message`);
+    if (strays) problems.push(`${strays} messages to addresses that are no contact`);
+    const final = await getCampaign(api.url, sk, campaignId);
+    if (final.status !== 'SENT' || final.sentCount !== CONTACTS || final.totalRecipients !== CONTACTS || final.bouncedCount !== 0) {
+      problems.push(
+        `campaign: status ${final.status}, sentCount ${final.sentCount}, totalRecipients ${final.totalRecipients}, bouncedCount ${final.bouncedCount}; expected SENT and ${CONTACTS}`,
+      );
+    }
+
+    // The rows' own times (the same clock): freezing the audience and the fan-out.
+    let stages: Record<string, number | null> | undefined;
+    let db: ReturnType<typeof pgDelta> | undefined;
+    if (stats && scratch && pgBefore && backendCpuUsed) {
+      const r = await stats.query<{ frozen: number; fanned: number; first_email: number; last_email: number }>(
+        `select extract(epoch from c.frozen_at - c.sent_at) * 1000 as frozen,
+                extract(epoch from c.fanned_out_at - c.sent_at) * 1000 as fanned,
+                (select extract(epoch from min(e.created_at) - c.sent_at) * 1000 from emails e where e.campaign_id = c.id) as first_email,
+                (select extract(epoch from max(e.created_at) - c.sent_at) * 1000 from emails e where e.campaign_id = c.id) as last_email
+         from campaigns c where c.id = $1`,
+        [campaignId],
+      );
+      const row = r.rows[0]!;
+      stages = {
+        audienceFrozenMs: round(Number(row.frozen), 0),
+        firstEmailStoredMs: round(Number(row.first_email), 0),
+        lastEmailStoredMs: round(Number(row.last_email), 0),
+        fannedOutMs: round(Number(row.fanned), 0),
+      };
+      await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second
+      db = pgDelta(pgBefore, await pgCounters(stats, scratch.name), CONTACTS, backendCpuUsed);
+    }
+
+    const e2eSeconds = (last - started) / 1000;
+    const deliverySeconds = (last - first) / 1000;
+    const e2ePerSec = CONTACTS / e2eSeconds;
+    const deliveryPerSec = CONTACTS / deliverySeconds;
+    const ratio = e2ePerSec / rawPerSec;
+    const workerPeakRssMb = workerRss.peakKb / 1024;
+    const result = {
+      bench: 'campaign',
+      database: EMBEDDED ? 'pglite' : 'postgres',
+      roles: SPLIT ? 'serve + worker' : 'all',
+      contacts: CONTACTS,
+      rawPerSec: round(rawPerSec),
+      e2ePerSec: round(e2ePerSec),
+      deliveryPerSec: round(deliveryPerSec),
+      ratio: round(ratio, 3),
+      ratioDelivery: round(deliveryPerSec / rawPerSec, 3),
+      firstMessageMs: round(first - started, 0),
+      sentStatusMs: sentSeenAt ? round(sentSeenAt - started, 0) : null,
+      workerPeakRssMb: round(workerPeakRssMb),
+      servePeakRssMb: apiRss ? round(apiRss.peakKb / 1024) : null,
+      goals: {
+        ratioAtLeast: GOAL_RATIO,
+        ratioMet: ratio >= GOAL_RATIO,
+        rssBelowMb: GOAL_RSS_MB,
+        rssMet: workerPeakRssMb < GOAL_RSS_MB,
+      },
+      cpuBusyBeforePct: { raw: busyBeforeRawPct, campaign: busyBeforeCampaignPct },
+      // The whole machine (both cores) while each phase ran: this benchmark's processes and anything else.
+      cpuBusyDuringPct: { raw: busyDuringRawPct, campaign: busyDuringCampaignPct },
+      ok: problems.length === 0,
+      details: {
+        rawCount: RAW_COUNT,
+        rawErrors: raw.errors,
+        rawWallPerSec: round(RAW_COUNT / ((raw.finished - raw.started) / 1000)),
+        // The raw sender (a worker thread) and the sink share this process.
+        rawBenchCpuMsPerMessage: round((rawBenchCpu.user + rawBenchCpu.system) / 1e3 / RAW_COUNT, 2),
+        smtpConnections: SMTP_CONNECTIONS,
+        deliveryConcurrency: WINDOW,
+        messageBytes: sample!.length,
+        sendAnsweredMs: round(sendAnsweredMs, 0),
+        e2eSeconds: round(e2eSeconds, 2),
+        deliverySeconds: round(deliverySeconds, 2),
+        ...(stages ? { stagesMs: stages } : {}),
+        workerRssMbByTenth: rssByTenth,
+        workerCpuSeconds: round(workerCpu, 2),
+        workerCpuMsPerMessage: round((1000 * workerCpu) / CONTACTS, 2),
+        ...(SPLIT ? { serveCpuSeconds: round(apiCpu, 2) } : {}),
+        benchCpuSeconds: round((benchCpu.user + benchCpu.system) / 1e6, 2),
+        ...(db ? { db } : {}),
+        problems,
+        machine: { cpus: os.cpus().length, node: process.version },
+      },
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (problems.length) log(`verification failed: ${problems.join('; ')}`);
+  } finally {
+    await cleanup.run();
+  }
+  return problems.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
