@@ -8,6 +8,8 @@ import type { Database } from './db/client.js';
  */
 export class NotifiedCache<V> {
   private entries = new Map<string, { value: V; until: number }>();
+  /** Bumped by every eviction: a value loaded across one may predate the change, so it is not kept. */
+  private generation = 0;
   private listening: Promise<unknown> | undefined;
 
   constructor(
@@ -31,13 +33,16 @@ export class NotifiedCache<V> {
     await this.listen();
     const hit = this.entries.get(key);
     if (hit && hit.until > Date.now()) return hit.value;
+    const loadedIn = this.generation;
     const value = await load();
+    if (loadedIn !== this.generation) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: Date.now() + this.ttlMs });
     return value;
   }
 
   evict(key = ''): void {
+    this.generation++;
     if (key) this.entries.delete(key);
     else this.entries.clear();
   }

@@ -14,8 +14,8 @@ export interface SmtpSink {
   /** The value for `SMTP_URL`. */
   url: string;
   messages: ReceivedMessage[];
-  /** Decides the answer to each following message (default: accept). */
-  respond(judge: (message: ReceivedMessage) => Verdict): void;
+  /** Decides the answer to each following message (default: accept); a promise holds the answer back. */
+  respond(judge: (message: ReceivedMessage) => Verdict | Promise<Verdict>): void;
   /** Resolves once `count` messages have been accepted in total. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMessage[]>;
   /** Closes the listener (connection refused) until `start` is called again on the same port. */
@@ -26,7 +26,7 @@ export interface SmtpSink {
 /** A real SMTP server on loopback that keeps what it accepts, for tests and benchmarks. */
 export async function startSmtpSink(options: { port?: number; keep?: boolean } = {}): Promise<SmtpSink> {
   const messages: ReceivedMessage[] = [];
-  let judge: (m: ReceivedMessage) => Verdict = () => ({ accept: true });
+  let judge: (m: ReceivedMessage) => Verdict | Promise<Verdict> = () => ({ accept: true });
   let server: SMTPServer | undefined;
   let port = options.port ?? 0;
 
@@ -39,15 +39,19 @@ export async function startSmtpSink(options: { port?: number; keep?: boolean } =
         to: session.envelope.rcptTo.map((r) => r.address),
         raw: Buffer.concat(parts),
       };
+      const answer = (verdict: Verdict) => {
+        if (verdict.accept) {
+          if (options.keep !== false) messages.push(message);
+          else messages.length++;
+          return done();
+        }
+        const err = new Error(verdict.message) as Error & { responseCode: number };
+        err.responseCode = verdict.code;
+        done(err);
+      };
       const verdict = judge(message);
-      if (verdict.accept) {
-        if (options.keep !== false) messages.push(message);
-        else messages.length++;
-        return done();
-      }
-      const err = new Error(verdict.message) as Error & { responseCode: number };
-      err.responseCode = verdict.code;
-      done(err);
+      if (verdict instanceof Promise) void verdict.then(answer);
+      else answer(verdict);
     });
   };
 

@@ -14,18 +14,26 @@ import { run, type Executor } from '../../platform/db/client.js';
  *   skippedCount     recipients not sent to: unsubscribed or deleted before their turn, or cancelled
  */
 
+export const CANCELLED_REASON = 'Not sent: the campaign was cancelled';
+
+/** True for an email (aliased `e`) of a cancelled campaign: a retry of it is skipped, not queued. */
+export const OF_CANCELLED_CAMPAIGN = sql`(e.campaign_id is not null and exists (
+  select 1 from campaigns cc where cc.id = e.campaign_id and cc.status = 'CANCELLED'))`;
+
 /**
  * A CTE for the statement that records delivery outcomes: adds the final outcomes among the rows
- * of the CTE `source` (columns `campaign_id`, `status`: `sent` or `failed`) to their campaigns.
+ * of the CTE `source` (columns `campaign_id`, `status`: `sent`, `failed` or `skipped`) to their campaigns.
  */
 export function deliveryCountsCte(source: string): SQL {
   return sql`campaign_counts as (
     update campaigns c set
       sent_count = c.sent_count + t.sent,
       delivered_count = c.delivered_count + t.sent,
-      bounced_count = c.bounced_count + t.failed
+      bounced_count = c.bounced_count + t.failed,
+      skipped_count = c.skipped_count + t.skipped
     from (
-      select campaign_id, count(*) filter (where status = 'sent')::int as sent, count(*) filter (where status = 'failed')::int as failed
+      select campaign_id, count(*) filter (where status = 'sent')::int as sent, count(*) filter (where status = 'failed')::int as failed,
+        count(*) filter (where status = 'skipped')::int as skipped
       from ${sql.raw(source)} where campaign_id is not null group by campaign_id) t
     where c.id = t.campaign_id)`;
 }

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { run, type Executor } from '../../platform/db/client.js';
 import type { EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
-import { deliveryCountsCte } from '../campaigns/counters.js';
+import { CANCELLED_REASON, deliveryCountsCte, OF_CANCELLED_CAMPAIGN } from '../campaigns/counters.js';
 
 /** Every query on `emails` lives here. */
 
@@ -111,8 +111,9 @@ export type Outcome =
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
- * event (and its outbox entry) for each final one, and the campaign counters they change. Only
- * rows still queued change, so a late duplicate outcome is a no-op. Returns the campaigns whose
+ * event (and its outbox entry) for each final one, and the campaign counters they change. A retry
+ * of a cancelled campaign's email is skipped instead. Only rows still queued change, so a late
+ * duplicate outcome is a no-op. Returns the campaigns whose
  * emails reached a final state, which may now be complete.
  */
 export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date): Promise<string[]> {
@@ -130,24 +131,25 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
         as r(id uuid, status text, error text, response text, next timestamptz)),
     changed as (
       update emails e set
-        status = i.status,
+        status = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then 'skipped' else i.status end,
         locked_until = null,
-        last_error = i.error,
         smtp_response = coalesce(i.response, e.smtp_response),
         next_attempt_at = coalesce(i.next, e.next_attempt_at),
+        last_error = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then ${CANCELLED_REASON} else i.error end,
         sent_at = case when i.status = 'sent' then ${now}::timestamptz else e.sent_at end,
         failed_at = case when i.status = 'failed' then ${now}::timestamptz else e.failed_at end,
         updated_at = ${now}
       from input i
-      where e.id = i.id and e.status = 'queued'
+      -- the ids as an array: the rows are reached by primary key, never through the queue's index
+      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued'
       returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error),
-    final as (select * from changed where status in ('sent', 'failed')),
+    final as (select * from changed where status in ('sent', 'failed', 'skipped')),
     stored as (
       insert into events (project_id, contact_id, name, data, created_at)
       select project_id, contact_id, 'email.' || status,
         jsonb_strip_nulls(jsonb_build_object('emailId', id, 'campaignId', campaign_id, 'reason', case when status = 'failed' then error end)),
         ${now}
-      from final where contact_id is not null
+      from final where contact_id is not null and status <> 'skipped'
       returning id),
     outbox as (insert into event_outbox (event_id, available_at) select id, ${now} from stored),
     ${deliveryCountsCte('final')}

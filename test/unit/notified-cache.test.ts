@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../src/platform/db/client.js';
+import { NotifiedCache } from '../../src/platform/notified-cache.js';
+
+/** Only LISTEN is used by the cache; the notifications are delivered by hand. */
+function listeningDatabase() {
+  let notify: (payload: string) => void = () => {};
+  const database = {
+    listen: async (_channel: string, onNotify: (payload: string) => void) => {
+      notify = onNotify;
+      return async () => {};
+    },
+  } as unknown as Database;
+  return { database, notify: (key: string) => notify(key) };
+}
+
+describe('NotifiedCache', () => {
+  it('serves a loaded value until its key is notified', async () => {
+    const { database, notify } = listeningDatabase();
+    const cache = new NotifiedCache<number>(database, 'things');
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await cache.get('a', load)).toBe(1);
+    expect(await cache.get('a', load)).toBe(1);
+    notify('a');
+    expect(await cache.get('a', load)).toBe(2);
+  });
+
+  it('does not keep a value whose load was overtaken by a change', async () => {
+    const { database, notify } = listeningDatabase();
+    const cache = new NotifiedCache<string>(database, 'things');
+    let release!: () => void;
+    const slow = cache.get('a', () => new Promise<string>((resolve) => (release = () => resolve('before the change'))));
+    await new Promise((r) => setImmediate(r));
+    notify('a');
+    release();
+    expect(await slow).toBe('before the change');
+    expect(await cache.get('a', async () => 'after the change')).toBe('after the change');
+  });
+});
