@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { messageIdOf } from '../support/sending.js';
-import { client, eventually, spawnService, type ChildServer, type Client } from '../support/server.js';
+import { client, eventually, printedKeys, spawnService, type ChildServer, type Client } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 const RECIPIENTS = 10_000;
@@ -46,12 +46,6 @@ async function start(): Promise<void> {
   server = await spawnService(env());
 }
 
-function secretKey(output: string): string {
-  const key = /secret key: (sk_\S+)/.exec(output)?.[1];
-  if (!key) throw new Error(`no keys in output:\n${output}`);
-  return key;
-}
-
 async function importContacts(api: Client): Promise<void> {
   const rows = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@rcpt.crash.test,${i}`);
   const form = new FormData();
@@ -67,7 +61,7 @@ async function importContacts(api: Client): Promise<void> {
 describe('a campaign whose worker is killed again and again', () => {
   it(`reaches each of ${RECIPIENTS} recipients with exactly one email, none missing`, async () => {
     await start();
-    const key = secretKey(server!.output());
+    const key = printedKeys(server!.output()).secretKey;
     let api = client(server!.url, key);
     await verifiedDomain(api, dns, DOMAIN);
     await importContacts(api);

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, run } from '../../src/platform/db/client.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { client, eventually, spawnService, type ChildServer } from '../support/server.js';
+import { client, eventually, printedKeys, spawnService, type ChildServer } from '../support/server.js';
 
 let db: TestDatabase;
 let server: ChildServer | undefined;
@@ -14,16 +14,10 @@ afterAll(async () => {
   await db.drop();
 });
 
-function defaultKeys(output: string) {
-  const secret = /secret key: (sk_\S+)/.exec(output)?.[1];
-  if (!secret) throw new Error(`no keys in output:\n${output}`);
-  return secret;
-}
-
 describe('a process killed in the middle of an import', () => {
   it('finishes the import after restart, with every row applied once', async () => {
     server = await spawnService(db.env);
-    const secret = defaultKeys(server.output());
+    const secret = printedKeys(server.output()).secretKey;
     let api = client(server.url, secret);
 
     const rows = 60_000;

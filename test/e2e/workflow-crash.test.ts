@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { messageIdOf } from '../support/sending.js';
-import { client, eventually, spawnService, type ChildServer, type Client } from '../support/server.js';
+import { client, eventually, printedKeys, spawnService, type ChildServer, type Client } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 const CONTACTS = 1_500;
@@ -36,16 +36,6 @@ const env = () => ({
 });
 const random = (min: number, max: number) => min + Math.random() * (max - min);
 
-function secretKey(output: string): string {
-  const key = /secret key: (sk_\S+)/.exec(output)?.[1];
-  if (!key) throw new Error(`no keys in output:\n${output}`);
-  return key;
-}
-
-function publicKey(output: string): string {
-  return /public key: (pk_\S+)/.exec(output)![1]!;
-}
-
 async function buildWorkflow(api: Client, templateId: string): Promise<string> {
   const created = await api.post('/workflows', { name: 'Crash', triggerConfig: { event: 'joined' } });
   expect(created.status).toBe(201);
@@ -76,8 +66,7 @@ async function countExecutions(api: Client, workflowId: string, status?: string)
 describe('workflow executions whose worker is killed during a burst', () => {
   it(`finish every one of ${CONTACTS} executions exactly once`, async () => {
     server = await spawnService(env());
-    const sk = secretKey(server.output());
-    const pk = publicKey(server.output());
+    const { secretKey: sk, publicKey: pk } = printedKeys(server.output());
     let api = client(server.url, sk);
     await verifiedDomain(api, dns, DOMAIN);
     const template = await api.post('/templates', {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createProject, type ProjectWithKeys } from '../../src/modules/projects/service.js';
 import { startService, type RunningService } from '../../src/service.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createTestDatabase } from './database.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -121,6 +121,14 @@ export async function spawnService(env: Record<string, string>, args: string[] =
         child.kill(signal);
       }),
   };
+}
+
+/** The default project's keys, which a service printed on the first start of its database. */
+export function printedKeys(output: string): { publicKey: string; secretKey: string } {
+  const publicKey = /public key: (pk_\S+)/.exec(output)?.[1];
+  const secretKey = /secret key: (sk_\S+)/.exec(output)?.[1];
+  if (!publicKey || !secretKey) throw new Error(`no keys in output:\n${output}`);
+  return { publicKey, secretKey };
 }
 
 /** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */

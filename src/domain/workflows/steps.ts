@@ -50,7 +50,8 @@ const webhookUrl = z
   .string()
   .url()
   .max(2048)
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: 'Use an http or https URL' });
+  // An unparseable URL is already reported by url(); refinements still run on it.
+  .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), { message: 'Use an http or https URL' });
 
 const webhookHeaders = z
   .record(z.string().min(1).max(256).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'Not a header name'), z.string().max(4096).regex(NO_LINE_BREAKS, 'Must not contain line breaks'))

@@ -2,22 +2,15 @@ import { sql, type SQL } from 'drizzle-orm';
 import { filterReferences, type FilterCondition } from '../../domain/filters/index.js';
 import { likePattern } from '../../domain/filters/compile.js';
 import { run, type Executor } from '../../platform/db/client.js';
-import type { AudienceType, CampaignStatus, EmailType } from '../../platform/db/schema.js';
+import { listOrder } from '../../platform/db/list-order.js';
+import type { AudienceType, CampaignStatus } from '../../platform/db/schema.js';
+import { CANCELLED_REASON } from './counters.js';
+import type { EmailContentRow, TemplateValues } from '../templates/repo.js';
 import { emailInputCte, emailStoreCte, wakeDelivery, type NewEmail } from '../emails/repo.js';
 
 /** Every query on `campaigns` and `campaign_recipients` lives here (the counters in counters.ts). */
 
-export interface CampaignRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from_email: string;
-  from_name: string | null;
-  reply_to: string | null;
-  type: EmailType;
+export interface CampaignRow extends EmailContentRow {
   status: CampaignStatus;
   audience_type: AudienceType;
   audience_condition: FilterCondition | null;
@@ -33,19 +26,9 @@ export interface CampaignRow {
   frozen_at: Date | null;
   fanned_out_at: Date | null;
   sent_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
 }
 
-export interface CampaignValues {
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from: string;
-  fromName: string | null;
-  replyTo: string | null;
-  type: EmailType;
+export interface CampaignValues extends TemplateValues {
   audienceType: AudienceType;
   segmentId: string | null;
   audienceCondition: FilterCondition | null;
@@ -115,16 +98,10 @@ function listFilter(q: CampaignListQuery): SQL {
   return sql.join(parts, sql` and `);
 }
 
-/** Names sort case-insensitively in code point order whatever the database's locale; the id breaks ties. */
 export async function listCampaigns(ex: Executor, q: CampaignListQuery): Promise<CampaignRow[]> {
-  const dir = q.dir === 'asc' ? sql`asc` : sql`desc`;
-  const keys =
-    q.sort === 'name'
-      ? [sql`lower(name) collate "C" ${dir}`, sql`name collate "C" ${dir}`]
-      : [q.sort === 'updatedAt' ? sql`updated_at ${dir}` : sql`created_at ${dir}`];
   const r = await run<CampaignRow>(ex, sql`
     select * from campaigns where ${listFilter(q)}
-    order by ${sql.join([...keys, sql`id ${dir}`], sql`, `)}
+    ${listOrder(q.sort, q.dir)}
     limit ${q.limit} offset ${q.offset}`);
   return r.rows;
 }
@@ -184,17 +161,22 @@ export async function startScheduled(ex: Executor, id: string, at: Date, now: Da
 
 /**
  * SCHEDULED or SENDING → CANCELLED, skipping the campaign's queued emails that no worker holds
- * (those in flight finish). Emails are locked before the campaign, in the order delivery outcomes
- * take them, so the two never deadlock.
+ * (those in flight finish) and the recipients not yet given an email, so `pending` drains to zero.
+ * Emails are locked before the campaign, in the order delivery outcomes take them, so the two never
+ * deadlock; a fan-out page racing the cancel waits for the recipients' rows and then finds them gone.
  */
 export async function cancelCampaign(ex: Executor, projectId: string, id: string, now: Date): Promise<CampaignRow | null> {
+  const cancellable = sql`exists (select 1 from campaigns where id = ${id} and project_id = ${projectId} and status in ('SCHEDULED', 'SENDING'))`;
   const r = await run<CampaignRow>(ex, sql`
     with skipped as (
-      update emails set status = 'skipped', last_error = 'Not sent: the campaign was cancelled', updated_at = ${now}
-      where campaign_id = ${id} and status = 'queued' and (locked_until is null or locked_until <= ${now})
-        and exists (select 1 from campaigns where id = ${id} and project_id = ${projectId} and status in ('SCHEDULED', 'SENDING'))
+      update emails set status = 'skipped', last_error = ${CANCELLED_REASON}, updated_at = ${now}
+      where campaign_id = ${id} and status = 'queued' and (locked_until is null or locked_until <= ${now}) and ${cancellable}
+      returning 1),
+    unsent as (
+      delete from campaign_recipients where campaign_id = ${id} and email_id is null and ${cancellable}
       returning 1)
-    update campaigns set status = 'CANCELLED', skipped_count = skipped_count + (select count(*) from skipped), updated_at = ${now}
+    update campaigns set status = 'CANCELLED', updated_at = ${now},
+      skipped_count = skipped_count + (select count(*) from skipped) + (select count(*) from unsent)
     where project_id = ${projectId} and id = ${id} and status in ('SCHEDULED', 'SENDING')
     returning *`);
   return r.rows[0] ?? null;
@@ -204,7 +186,7 @@ export async function cancelCampaign(ex: Executor, projectId: string, id: string
 export async function skipCancelledLeftovers(ex: Executor, now: Date): Promise<number> {
   const r = await run<{ n: number }>(ex, sql`
     with skipped as (
-      update emails e set status = 'skipped', last_error = 'Not sent: the campaign was cancelled', updated_at = ${now}
+      update emails e set status = 'skipped', last_error = ${CANCELLED_REASON}, updated_at = ${now}
       from campaigns c
       where c.status = 'CANCELLED' and e.campaign_id = c.id and e.status = 'queued' and (e.locked_until is null or e.locked_until <= ${now})
       returning e.campaign_id),
@@ -276,6 +258,7 @@ export async function storeCampaignEmails(
       update campaign_recipients r set email_id = i.id
       from input i
       where r.campaign_id = ${campaignId} and r.contact_id = i."contactId" and r.email_id is null
+        and exists (select 1 from campaigns where id = ${campaignId} and status = 'SENDING')
       returning r.email_id),
     dropped as (
       delete from campaign_recipients

@@ -1,27 +1,15 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
 import { filterConditionSchema } from '../../domain/filters/index.js';
-import { dirQuery } from '../../platform/http/pagination.js';
-import { emailTypeSchema } from '../templates/schemas.js';
+import { dirQuery, offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
+import { emailContentBody, emailContentSchema } from '../templates/schemas.js';
 
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
 export const campaignStatusSchema = z.enum(CAMPAIGN_STATUSES);
 export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
 
-const NO_LINE_BREAKS = /^[^\r\n]*$/;
-export const MAX_NAME = 255;
-export const MAX_PAGE_SIZE = 100;
-
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
-export const campaignBody = z.object({
-  name: z.string().trim().min(1).max(MAX_NAME),
-  description: z.string().max(2000).nullable().optional(),
-  subject: z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not contain line breaks'),
-  body: z.string().min(1),
-  from: emailSchema,
-  fromName: z.string().max(255).regex(NO_LINE_BREAKS, 'Must not contain line breaks').nullable().optional(),
-  replyTo: emailSchema.nullable().optional(),
-  type: emailTypeSchema.default('MARKETING'),
+export const campaignBody = emailContentBody.extend({
   audienceType: audienceTypeSchema,
   /** Required when audienceType is SEGMENT (400 otherwise). */
   segmentId: z.string().uuid().nullable().optional(),
@@ -32,16 +20,7 @@ export type CampaignBody = z.infer<typeof campaignBody>;
 
 export const idParams = z.object({ id: z.string().uuid() });
 
-export const campaignSchema = z.object({
-  id: z.string().uuid(),
-  name: z.string(),
-  description: z.string().nullable(),
-  subject: z.string(),
-  body: z.string(),
-  from: z.string(),
-  fromName: z.string().nullable(),
-  replyTo: z.string().nullable(),
-  type: emailTypeSchema,
+export const campaignSchema = emailContentSchema.extend({
   status: campaignStatusSchema,
   audienceType: audienceTypeSchema,
   audienceCondition: z.unknown().nullable(),
@@ -62,14 +41,7 @@ export const campaignSchema = z.object({
 export const wrappedCampaign = z.object({ success: z.literal(true), data: campaignSchema });
 export const campaignAction = wrappedCampaign.extend({ message: z.string() });
 
-export const listCampaignsQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+export const listCampaignsQuery = offsetPageQuery.extend({
   /** Checked by the service: an unknown status is a 400, as the spec says, not a 422. */
   status: z.string().max(100).optional(),
   search: z.string().max(200).optional(),
@@ -77,13 +49,7 @@ export const listCampaignsQuery = z.object({
   dir: dirQuery,
 });
 
-export const campaignPageSchema = z.object({
-  data: z.array(campaignSchema),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  total: z.number().int(),
-  totalPages: z.number().int(),
-});
+export const campaignPageSchema = offsetPageSchema(campaignSchema);
 
 /** `scheduledFor`: anything `Date` parses (an ISO string, an RFC 2822 date, epoch milliseconds); unparseable is a 400. */
 export const sendBody = z

@@ -15,20 +15,14 @@ import { findSegment } from '../segments/repo.js';
 import { checkSyntax } from '../templates/service.js';
 import * as repo from './repo.js';
 import type { CampaignRow, CampaignValues } from './repo.js';
-import { CAMPAIGN_STATUSES, MAX_NAME, type CampaignBody } from './schemas.js';
+import { contentValues } from '../templates/repo.js';
+import { copyName } from '../templates/schemas.js';
+import { toEmailContent, type EmailContent } from '../templates/service.js';
+import { CAMPAIGN_STATUSES, type CampaignBody } from './schemas.js';
 import { campaignContent, enqueueFanOut, enqueueStart } from './sending.js';
 
 /** The API shape of a campaign (the spec's Campaign). */
-export interface Campaign {
-  id: string;
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from: string;
-  fromName: string | null;
-  replyTo: string | null;
-  type: CampaignRow['type'];
+export interface Campaign extends EmailContent {
   status: CampaignStatus;
   audienceType: CampaignRow['audience_type'];
   audienceCondition: FilterCondition | null;
@@ -50,15 +44,7 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 export function toCampaign(row: CampaignRow): Campaign {
   return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    subject: row.subject,
-    body: row.body,
-    from: row.from_email,
-    fromName: row.from_name,
-    replyTo: row.reply_to,
-    type: row.type,
+    ...toEmailContent(row),
     status: row.status,
     audienceType: row.audience_type,
     audienceCondition: row.audience_condition,
@@ -185,8 +171,6 @@ export async function deleteCampaign(ctx: AppContext, projectId: string, id: str
   });
 }
 
-const COPY_SUFFIX = ' (copy)';
-
 /** A new DRAFT with the same content and audience, named "<name> (copy)". */
 export async function duplicateCampaign(ctx: AppContext, projectId: string, id: string) {
   const source = await requireCampaign(ctx.db, projectId, id);
@@ -194,14 +178,8 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
     ctx.db,
     projectId,
     {
-      name: `${source.name.slice(0, MAX_NAME - COPY_SUFFIX.length)}${COPY_SUFFIX}`,
-      description: source.description,
-      subject: source.subject,
-      body: source.body,
-      from: source.from_email,
-      fromName: source.from_name,
-      replyTo: source.reply_to,
-      type: source.type,
+      ...contentValues(source),
+      name: copyName(source.name),
       audienceType: source.audience_type,
       segmentId: source.segment_id,
       audienceCondition: source.audience_condition,
@@ -211,11 +189,18 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
   return { success: true as const, data: toCampaign(row) };
 }
 
-/** `scheduledFor` as the spec allows it: anything the standard date parser accepts; null or absent is now. */
+/** The instants the database and an ISO 8601 answer can both hold: years 0001 to 9999. */
+const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * `scheduledFor` as the spec allows it: anything the standard date parser accepts; null or absent
+ * is now. A date outside years 0001–9999 cannot be stored, so it is refused like an unparseable one.
+ */
 function parseScheduledFor(value: unknown): Date | null {
   if (value === undefined || value === null) return null;
   const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) {
+  if (Number.isNaN(at.getTime()) || at.getTime() < EARLIEST || at.getTime() > LATEST) {
     throw new AppError(400, 'INVALID_SCHEDULED_FOR', 'scheduledFor is not a date', {
       errors: [{ field: 'scheduledFor', message: 'Expected a date, such as 2030-01-31T09:00:00Z', code: 'invalid_date', received: value }],
     });

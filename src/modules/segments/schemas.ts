@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 import { emailSchema } from '../../domain/email.js';
 import { filterConditionSchema } from '../../domain/filters/index.js';
 import { contactSchema } from '../contacts/schemas.js';
@@ -7,7 +8,6 @@ export const MAX_NAME = 100;
 export const MAX_DESCRIPTION = 500;
 /** Emails per members request, as for the contacts bulk operations. */
 export const MAX_MEMBER_EMAILS = 1000;
-export const MAX_PAGE_SIZE = 100;
 
 const name = z.string().trim().min(1).max(MAX_NAME);
 const description = z.string().max(MAX_DESCRIPTION);
@@ -49,23 +49,9 @@ export const segmentSchema = z.object({
   updatedAt: z.string(),
 });
 
-export const membersQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
-});
+export const membersQuery = offsetPageQuery;
 
-export const memberPageSchema = z.object({
-  data: z.array(contactSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  totalPages: z.number().int(),
-});
+export const memberPageSchema = offsetPageSchema(contactSchema);
 
 const emails = z.array(emailSchema).min(1).max(MAX_MEMBER_EMAILS);
 

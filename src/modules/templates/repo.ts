@@ -1,8 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { run, type Executor } from '../../platform/db/client.js';
+import { listOrder } from '../../platform/db/list-order.js';
 import type { EmailType } from '../../platform/db/schema.js';
 
-export interface TemplateRow {
+/** The columns of the content a template and a campaign share. */
+export interface EmailContentRow {
   id: string;
   project_id: string;
   name: string;
@@ -17,6 +19,9 @@ export interface TemplateRow {
   updated_at: Date;
 }
 
+export type TemplateRow = EmailContentRow;
+
+/** The content of a template, or of a campaign, as written. */
 export interface TemplateValues {
   name: string;
   description: string | null;
@@ -26,6 +31,20 @@ export interface TemplateValues {
   fromName: string | null;
   replyTo: string | null;
   type: EmailType;
+}
+
+/** The content of a row, to write again (a copy). */
+export function contentValues(row: EmailContentRow): TemplateValues {
+  return {
+    name: row.name,
+    description: row.description,
+    subject: row.subject,
+    body: row.body,
+    from: row.from_email,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    type: row.type,
+  };
 }
 
 const COLUMNS: Record<keyof TemplateValues, SQL> = {
@@ -99,19 +118,10 @@ function listFilter(q: TemplateListQuery): SQL {
   return sql.join(parts, sql` and `);
 }
 
-/**
- * Names sort case-insensitively by code point (`collate "C"`), so the order is the same on every
- * database whatever its locale; the id breaks ties so pages never overlap or skip.
- */
 export async function listTemplates(ex: Executor, q: TemplateListQuery): Promise<TemplateRow[]> {
-  const dir = q.dir === 'asc' ? sql`asc` : sql`desc`;
-  const keys =
-    q.sort === 'name'
-      ? [sql`lower(name) collate "C" ${dir}`, sql`name collate "C" ${dir}`]
-      : [q.sort === 'updatedAt' ? sql`updated_at ${dir}` : sql`created_at ${dir}`];
   const r = await run(ex, sql`
     select * from templates where ${listFilter(q)}
-    order by ${sql.join([...keys, sql`id ${dir}`], sql`, `)}
+    ${listOrder(q.sort, q.dir)}
     limit ${q.limit} offset ${q.offset}`);
   return r.rows as TemplateRow[];
 }

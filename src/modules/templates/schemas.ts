@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
-import { dirQuery } from '../../platform/http/pagination.js';
+import { dirQuery, offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 import { usageListsSchema } from '../../platform/usage.js';
 
 export const emailTypeSchema = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
@@ -15,7 +15,8 @@ const subject = z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not conta
 const body = z.string().min(1);
 const fromName = z.string().max(255).regex(NO_LINE_BREAKS, 'Must not contain line breaks');
 
-export const createTemplateBody = z.object({
+/** The content a template and a campaign share, as POST takes it. */
+export const emailContentBody = z.object({
   name,
   description: description.nullable().optional(),
   subject,
@@ -25,6 +26,14 @@ export const createTemplateBody = z.object({
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.default('MARKETING'),
 });
+
+export const createTemplateBody = emailContentBody;
+
+/** A new name for a copy: "<name> (copy)", cut to fit. */
+export function copyName(source: string): string {
+  const suffix = ' (copy)';
+  return `${source.slice(0, MAX_NAME - suffix.length)}${suffix}`;
+}
 
 export const patchTemplateBody = z.object({
   name: name.optional(),
@@ -37,16 +46,7 @@ export const patchTemplateBody = z.object({
   type: emailTypeSchema.optional(),
 });
 
-export const MAX_PAGE_SIZE = 100;
-
-export const listTemplatesQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(20)
-    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+export const listTemplatesQuery = offsetPageQuery.extend({
   type: emailTypeSchema.optional(),
   search: z.string().max(200).optional(),
   sort: z.enum(['name', 'createdAt', 'updatedAt']).catch('createdAt').default('createdAt'),
@@ -55,7 +55,8 @@ export const listTemplatesQuery = z.object({
 
 export const idParams = z.object({ id: z.string().uuid() });
 
-export const templateSchema = z.object({
+/** The content a template and a campaign share, as answers show it. */
+export const emailContentSchema = z.object({
   id: z.string().uuid(),
   name: z.string(),
   description: z.string().nullable(),
@@ -65,17 +66,14 @@ export const templateSchema = z.object({
   fromName: z.string().nullable(),
   replyTo: z.string().nullable(),
   type: emailTypeSchema,
+});
+
+export const templateSchema = emailContentSchema.extend({
   projectId: z.string().uuid(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 
-export const templatePageSchema = z.object({
-  data: z.array(templateSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  pageSize: z.number().int(),
-  totalPages: z.number().int(),
-});
+export const templatePageSchema = offsetPageSchema(templateSchema);
 
 export const templateUsageResponse = usageListsSchema.omit({ segments: true }).extend({ templateId: z.string().uuid() });

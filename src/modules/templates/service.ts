@@ -6,11 +6,11 @@ import { notFound, validationError, type FieldError } from '../../platform/http/
 import { parseCheck, TemplateError } from '../../domain/render.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import * as repo from './repo.js';
-import type { TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
-import { MAX_NAME } from './schemas.js';
+import type { EmailContentRow, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
+import { copyName } from './schemas.js';
 
-/** The API shape of a template (the spec's Template). */
-export interface Template {
+/** The content a template and a campaign share, as the API shows it. */
+export interface EmailContent {
   id: string;
   name: string;
   description: string | null;
@@ -20,12 +20,9 @@ export interface Template {
   fromName: string | null;
   replyTo: string | null;
   type: EmailType;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
-export function toTemplate(row: TemplateRow): Template {
+export function toEmailContent(row: EmailContentRow): EmailContent {
   return {
     id: row.id,
     name: row.name,
@@ -36,6 +33,19 @@ export function toTemplate(row: TemplateRow): Template {
     fromName: row.from_name,
     replyTo: row.reply_to,
     type: row.type,
+  };
+}
+
+/** The API shape of a template (the spec's Template). */
+export interface Template extends EmailContent {
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toTemplate(row: TemplateRow): Template {
+  return {
+    ...toEmailContent(row),
     projectId: row.project_id,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
@@ -133,8 +143,6 @@ export async function deleteTemplate(ctx: AppContext, projectId: string, id: str
   await notify(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
 }
 
-const COPY_SUFFIX = ' (copy)';
-
 /** A new template with the same content, named "<name> (copy)"; the sender is not checked again. */
 export async function duplicateTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template> {
   const source = await repo.findTemplate(ctx.db, projectId, id);
@@ -142,16 +150,7 @@ export async function duplicateTemplate(ctx: AppContext, projectId: string, id: 
   const row = await repo.insertTemplate(
     ctx.db,
     projectId,
-    {
-      name: `${source.name.slice(0, MAX_NAME - COPY_SUFFIX.length)}${COPY_SUFFIX}`,
-      description: source.description,
-      subject: source.subject,
-      body: source.body,
-      from: source.from_email,
-      fromName: source.from_name,
-      replyTo: source.reply_to,
-      type: source.type,
-    },
+    { ...repo.contentValues(source), name: copyName(source.name) },
     ctx.clock.now(),
   );
   return toTemplate(row);

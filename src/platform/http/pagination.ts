@@ -57,6 +57,30 @@ export const cursorQuery = z
 
 export const dirQuery = z.enum(['asc', 'desc']).catch('desc').default('desc');
 
+export const MAX_PAGE_SIZE = 100;
+
+/** `?page=&pageSize=` of the numbered lists: a page size above the maximum is lowered to it. */
+export const offsetPageQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, MAX_PAGE_SIZE)),
+});
+
+/** The envelope of a numbered page of `item`. */
+export function offsetPageSchema<T extends z.ZodTypeAny>(item: T) {
+  return z.object({
+    data: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    totalPages: z.number().int(),
+  });
+}
+
 /** `?subscribed=true|false`; anything else is a validation error rather than a silent false. */
 export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 

@@ -1,0 +1,15 @@
+import { sql, type SQL } from 'drizzle-orm';
+
+/**
+ * `order by` of a numbered list of named rows. Names sort case-insensitively by code point
+ * (`collate "C"`), so the order is the same on every database whatever its locale; the id breaks
+ * ties so pages never overlap or skip.
+ */
+export function listOrder(sort: 'name' | 'createdAt' | 'updatedAt', direction: 'asc' | 'desc'): SQL {
+  const dir = direction === 'asc' ? sql`asc` : sql`desc`;
+  const keys =
+    sort === 'name'
+      ? [sql`lower(name) collate "C" ${dir}`, sql`name collate "C" ${dir}`]
+      : [sort === 'updatedAt' ? sql`updated_at ${dir}` : sql`created_at ${dir}`];
+  return sql`order by ${sql.join([...keys, sql`id ${dir}`], sql`, `)}`;
+}
