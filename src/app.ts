@@ -22,6 +22,7 @@ import { templateRoutes } from './modules/templates/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { workflowRoutes } from './modules/workflows/routes.js';
+import { suppressionRoutes } from './modules/suppressions/routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -115,5 +116,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(segmentRoutes, { ctx });
   await app.register(campaignRoutes, { ctx });
   await app.register(workflowRoutes, { ctx });
+  await app.register(suppressionRoutes, { ctx });
   return app;
 }

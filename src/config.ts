@@ -18,7 +18,7 @@ const EnvSchema = z.object({
   DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().positive().default(30),
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   DELIVERY_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
-  INBOUND_SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   DNS_SERVERS: z
     .string()
     .optional()

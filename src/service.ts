@@ -15,6 +15,7 @@ import { JobRunner } from './platform/queue.js';
 import { UsageRegistry } from './platform/usage.js';
 import { registerJobs } from './jobs.js';
 import { DeliveryEngine } from './modules/emails/delivery.js';
+import { startInboundSmtp, type InboundSmtp } from './modules/feedback/inbound-smtp.js';
 import { outboxTransport, smtpTransport } from './platform/mail/transport.js';
 import { ProjectKeyCache } from './modules/projects/key-cache.js';
 import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
@@ -34,6 +35,8 @@ export interface RunningService {
   app?: FastifyInstance;
   /** The address the API listens on, when this process serves it. */
   url?: string;
+  /** The port of the inbound SMTP listener, when this process runs one. */
+  inboundSmtpPort?: number;
   defaultProject: ProjectWithKeys | null;
   stop(): Promise<void>;
 }
@@ -88,17 +91,21 @@ export async function startService(config: Config, role: Role, options: { log?: 
   }
   let app: FastifyInstance | undefined;
   let url: string | undefined;
+  let inbound: InboundSmtp | undefined;
   if (role !== 'worker') {
     app = await buildApp(ctx);
     url = await app.listen({ port: config.port, host: config.host });
     if (!config.publicUrl) config.publicUrl = url;
+    if (config.inboundSmtpPort !== undefined) inbound = await startInboundSmtp(ctx, config.inboundSmtpPort, config.host);
   }
   return {
     ctx,
     app,
     url,
+    inboundSmtpPort: inbound?.port,
     defaultProject,
     async stop() {
+      await inbound?.close();
       await app?.close();
       await workflows?.stop();
       await delivery?.stop();

@@ -40,6 +40,7 @@ interface Campaign {
   openedCount: number;
   clickedCount: number;
   bouncedCount: number;
+  complainedCount: number;
   projectId: string;
   sentAt: string | null;
   createdAt: string;
@@ -55,6 +56,7 @@ interface CampaignStats {
   opened: number;
   clicked: number;
   bounced: number;
+  complained: number;
   skipped: number;
   pending: number;
   openRate: number;
@@ -358,6 +360,7 @@ async function expectCounters(
     opened,
     clicked,
     bounced,
+    complained: 0,
     skipped,
     pending: want.total - want.sent - bounced - skipped,
     openRate: expect.closeTo(rate(opened, want.sent), 4),
@@ -448,6 +451,7 @@ describe('POST /campaigns', () => {
         openedCount: 0,
         clickedCount: 0,
         bouncedCount: 0,
+        complainedCount: 0,
         projectId: main.id,
         sentAt: null,
         createdAt: expect.any(String),
@@ -914,6 +918,7 @@ describe('POST /campaigns/{id}/duplicate', () => {
       openedCount: 0,
       clickedCount: 0,
       bouncedCount: 0,
+      complainedCount: 0,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -1460,6 +1465,7 @@ describe('counters and GET /campaigns/{id}/stats', () => {
       opened: 0,
       clicked: 0,
       bounced: 0,
+      complained: 0,
       skipped: 0,
       pending: 0,
       openRate: 0,

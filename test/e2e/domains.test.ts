@@ -340,7 +340,7 @@ describe('sender rules', () => {
     const name = uniqueDomain('signing');
     const view = await verifiedDomain(main.api, dns, name);
     const key = await signingKeyFor(db, main.id, `Sender@${name.toUpperCase()}`);
-    expect(key).toEqual({ domain: name, selector: record(view, 'dkim').name.split('.')[0], privateKey: expect.any(String) });
+    expect(key).toEqual({ domain: name, selector: record(view, 'dkim').name.split('.')[0], privateKey: expect.any(String), returnPathVerified: false });
     expect(key!.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
     const derived = createPublicKey(createPrivateKey(key!.privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
     expect(derived).toBe(publicKeyOf(view));

@@ -14,7 +14,7 @@ export interface EmailRecord {
   templateId: string | null;
   campaignId: string | null;
   type: 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
-  status: 'queued' | 'sent' | 'failed' | 'skipped';
+  status: 'queued' | 'sent' | 'failed' | 'skipped' | 'bounced';
   from: string;
   fromName: string | null;
   to: string;
@@ -30,6 +30,9 @@ export interface EmailRecord {
   failedAt: string | null;
   openedAt: string | null;
   clickedAt: string | null;
+  bouncedAt: string | null;
+  bounceType: 'hard' | 'soft' | null;
+  complainedAt: string | null;
   openCount: number;
   clickCount: number;
   createdAt: string;

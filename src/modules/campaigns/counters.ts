@@ -7,8 +7,10 @@ import { run, type Executor } from '../../platform/db/client.js';
  *
  *   totalRecipients  the audience when it was frozen (campaigns/repo `freezeAudience`)
  *   sentCount        messages the relay accepted                 (delivery outcomes, below)
- *   deliveredCount   accepted messages that have not bounced     (delivery outcomes, below)
- *   bouncedCount     messages refused with a 5xx or given up after the retries (delivery outcomes)
+ *   deliveredCount   accepted messages that have not bounced     (delivery outcomes; feedback/repo)
+ *   bouncedCount     messages refused with a 5xx or given up after the retries (delivery outcomes),
+ *                    or reported by a delivery status notification later (feedback/repo)
+ *   complainedCount  messages reported as spam                   (feedback/repo)
  *   openedCount      emails opened at least once                 (tracking, `countEngagement`)
  *   clickedCount     emails with at least one click              (tracking, `countEngagement`)
  *   skippedCount     recipients not sent to: unsubscribed or deleted before their turn, or cancelled

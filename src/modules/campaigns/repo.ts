@@ -22,6 +22,7 @@ export interface CampaignRow extends EmailContentRow {
   opened_count: number;
   clicked_count: number;
   bounced_count: number;
+  complained_count: number;
   skipped_count: number;
   frozen_at: Date | null;
   fanned_out_at: Date | null;

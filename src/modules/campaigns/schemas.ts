@@ -32,6 +32,8 @@ export const campaignSchema = emailContentSchema.extend({
   openedCount: z.number().int(),
   clickedCount: z.number().int(),
   bouncedCount: z.number().int(),
+  /** Emails reported as spam by their recipient (abuse reports). */
+  complainedCount: z.number().int(),
   projectId: z.string().uuid(),
   sentAt: z.string().nullable(),
   createdAt: z.string(),
@@ -77,10 +79,11 @@ export const statsSchema = z.object({
   opened: z.number().int(),
   clicked: z.number().int(),
   bounced: z.number().int(),
+  complained: z.number().int(),
   skipped: z.number().int(),
   /** Recipients whose email has no outcome yet. */
   pending: z.number().int(),
-  /** opened / delivered, clicked / delivered, bounced / (sent + bounced); 0 when the divisor is 0. */
+  /** opened / delivered, clicked / delivered, bounced / (delivered + bounced); 0 when the divisor is 0. */
   openRate: z.number(),
   clickRate: z.number(),
   bounceRate: z.number(),

@@ -34,6 +34,7 @@ export interface Campaign extends EmailContent {
   openedCount: number;
   clickedCount: number;
   bouncedCount: number;
+  complainedCount: number;
   projectId: string;
   sentAt: string | null;
   createdAt: string;
@@ -56,6 +57,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     openedCount: row.opened_count,
     clickedCount: row.clicked_count,
     bouncedCount: row.bounced_count,
+    complainedCount: row.complained_count,
     projectId: row.project_id,
     sentAt: iso(row.sent_at),
     createdAt: iso(row.created_at)!,
@@ -295,11 +297,13 @@ export async function campaignStats(ctx: AppContext, projectId: string, id: stri
     opened: c.opened_count,
     clicked: c.clicked_count,
     bounced: c.bounced_count,
+    complained: c.complained_count,
     skipped: c.skipped_count,
-    pending: Math.max(0, c.total_recipients - c.sent_count - c.bounced_count - c.skipped_count),
+    // Each email ends delivered, bounced (refused, or reported later) or skipped.
+    pending: Math.max(0, c.total_recipients - c.delivered_count - c.bounced_count - c.skipped_count),
     openRate: rate(c.opened_count, c.delivered_count),
     clickRate: rate(c.clicked_count, c.delivered_count),
-    bounceRate: rate(c.bounced_count, c.sent_count + c.bounced_count),
+    bounceRate: rate(c.bounced_count, c.delivered_count + c.bounced_count),
   };
 }
 

@@ -54,11 +54,11 @@ export async function senderStatus(ex: Executor, projectId: string, domain: stri
 export async function signingKey(ex: Executor, projectId: string, domain: string) {
   const r = await run(
     ex,
-    sql`select domain, dkim_selector, dkim_private_key from domains
+    sql`select domain, dkim_selector, dkim_private_key, coalesce(checks->'return-path'->>'status' = 'verified', false) as return_path from domains
         where project_id = ${projectId} and domain = ${domain} and verified`,
     { prepared: true },
   );
-  return (r.rows[0] as { domain: string; dkim_selector: string; dkim_private_key: string } | undefined) ?? null;
+  return (r.rows[0] as { domain: string; dkim_selector: string; dkim_private_key: string; return_path: boolean } | undefined) ?? null;
 }
 
 /** Newest first; a project holds a handful of domains, so the list is not paginated. */

@@ -270,7 +270,7 @@ export async function signingKeyFor(
   ex: Executor,
   projectId: string,
   fromEmail: string,
-): Promise<{ domain: string; selector: string; privateKey: string } | null> {
+): Promise<{ domain: string; selector: string; privateKey: string; returnPathVerified: boolean } | null> {
   const row = await repo.signingKey(ex, projectId, senderDomain(fromEmail));
-  return row ? { domain: row.domain, selector: row.dkim_selector, privateKey: row.dkim_private_key } : null;
+  return row ? { domain: row.domain, selector: row.dkim_selector, privateKey: row.dkim_private_key, returnPathVerified: row.return_path } : null;
 }

@@ -2,6 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
 import { PollTimer } from '../../platform/polling.js';
 import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
+import { returnPath } from '../../domain/feedback/return-path.js';
 import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
 import { completeCampaigns } from '../campaigns/counters.js';
 import { DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
@@ -123,6 +124,9 @@ export class DeliveryEngine {
           {
             messageId: email.message_id,
             from: { email: email.from_email, name: email.from_name },
+            ...(this.ctx.config.inboundSmtpPort && dkim.returnPathVerified
+              ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
+              : {}),
             to: { email: email.to_email, name: email.to_name },
             replyTo: email.reply_to,
             subject: email.subject,

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { run, type Executor } from '../../platform/db/client.js';
-import type { EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
+import type { BounceType, EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
 import { CANCELLED_REASON, deliveryCountsCte, OF_CANCELLED_CAMPAIGN } from '../campaigns/counters.js';
 
 /** Every query on `emails` lives here. */
@@ -38,14 +38,23 @@ export function emailInputCte(emails: NewEmail[]): SQL {
       "headers" jsonb, "attachments" jsonb, "messageId" text, "lastError" text))`;
 }
 
-/** The CTE `stored`: inserts the rows of `input` (aliased `i`) that `admit` lets through, returning `id` and `status`. */
+export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression list';
+
+/**
+ * The CTE `stored`: inserts the rows of `input` (aliased `i`) that `admit` lets through, returning
+ * `id` and `status`. An email to an address on its project's suppression list is stored as skipped.
+ */
 export function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
   return sql`stored as (
     insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email,
       to_name, reply_to, subject, html, headers, attachments, message_id, last_error, next_attempt_at, created_at, updated_at)
-    select "id", "projectId", "contactId", "templateId", "campaignId", "type", "status", "fromEmail", "fromName", "toEmail",
-      "toName", "replyTo", "subject", "html", "headers", "attachments", "messageId", "lastError", ${now}, ${now}, ${now}
-    from input i where ${admit}
+    select i."id", i."projectId", i."contactId", i."templateId", i."campaignId", i."type",
+      case when s.email is null then i."status" else 'skipped' end,
+      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."headers", i."attachments",
+      i."messageId", case when s.email is null or i."status" = 'skipped' then i."lastError" else ${SUPPRESSED_REASON} end,
+      ${now}, ${now}, ${now}
+    from input i left join suppressions s on s.project_id = i."projectId" and s.email = lower(i."toEmail")
+    where ${admit}
     returning id, status)`;
 }
 
@@ -180,6 +189,9 @@ export interface EmailRow {
   failed_at: string | null;
   opened_at: string | null;
   clicked_at: string | null;
+  bounced_at: string | null;
+  bounce_type: BounceType | null;
+  complained_at: string | null;
   open_count: number;
   click_count: number;
   created_at: string;
@@ -190,7 +202,7 @@ export async function findEmail(ex: Executor, projectId: string, id: string): Pr
   const r = await run<EmailRow>(ex, sql`
     select id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email, to_name,
       reply_to, subject, message_id, attempts, next_attempt_at, last_error, smtp_response, sent_at, failed_at, opened_at,
-      clicked_at, open_count, click_count, created_at, updated_at
+      clicked_at, bounced_at, bounce_type, complained_at, open_count, click_count, created_at, updated_at
     from emails where project_id = ${projectId} and id = ${id}`);
   return r.rows[0] ?? null;
 }

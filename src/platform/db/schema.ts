@@ -200,7 +200,9 @@ export const templates = pgTable(
   (t) => [index('templates_project_created').on(t.projectId, t.createdAt)],
 );
 
-export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped';
+/** `bounced`: the relay accepted it, then a delivery status notification reported it failed. */
+export type EmailStatus = 'queued' | 'sent' | 'failed' | 'skipped' | 'bounced';
+export type BounceType = 'hard' | 'soft';
 
 export interface StoredAttachment {
   filename: string;
@@ -244,6 +246,9 @@ export const emails = pgTable(
     failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date', precision: 3 }),
     openedAt: timestamp('opened_at', { withTimezone: true, mode: 'date', precision: 3 }),
     clickedAt: timestamp('clicked_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    bouncedAt: timestamp('bounced_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    bounceType: text('bounce_type').$type<BounceType>(),
+    complainedAt: timestamp('complained_at', { withTimezone: true, mode: 'date', precision: 3 }),
     openCount: integer('open_count').notNull().default(0),
     clickCount: integer('click_count').notNull().default(0),
     createdAt: createdAt(),
@@ -319,6 +324,7 @@ export const campaigns = pgTable(
     openedCount: integer('opened_count').notNull().default(0),
     clickedCount: integer('clicked_count').notNull().default(0),
     bouncedCount: integer('bounced_count').notNull().default(0),
+    complainedCount: integer('complained_count').notNull().default(0),
     /** Recipients not sent to: unsubscribed or deleted since the audience was frozen, or cancelled. */
     skippedCount: integer('skipped_count').notNull().default(0),
     /** When the recipient list was written (sending started); null before. */
@@ -463,4 +469,25 @@ export const workflowExecutionSteps = pgTable(
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
   },
   (t) => [index('workflow_execution_steps_execution').on(t.executionId, t.id)],
+);
+
+export type SuppressionReason = 'bounce' | 'complaint' | 'manual';
+
+/**
+ * Addresses a project no longer sends to: a hard bounce, a complaint, or added by hand. Every email
+ * to one is stored as skipped until the address is removed.
+ */
+export const suppressions = pgTable(
+  'suppressions',
+  {
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    /** Lowercased. */
+    email: text('email').notNull(),
+    reason: text('reason').$type<SuppressionReason>().notNull(),
+    /** The email whose bounce or complaint put the address here. */
+    emailId: uuid('email_id'),
+    detail: text('detail'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.email] }), index('suppressions_project_created').on(t.projectId, t.createdAt, t.email)],
 );

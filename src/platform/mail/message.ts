@@ -13,6 +13,8 @@ export interface OutgoingAttachment {
 export interface OutgoingEmail {
   messageId: string;
   from: { email: string; name: string | null };
+  /** The envelope sender (return path) when it is not the From address. */
+  returnPath?: string;
   to: { email: string; name: string | null };
   replyTo: string | null;
   subject: string;
@@ -26,6 +28,8 @@ export interface DkimKey {
   selector: string;
   /** A parsed key: parsing the PEM again for every message costs more than the signature. */
   privateKey: KeyObject;
+  /** The domain's `bounces.` MX points at this service, so mail can carry a per-message return path. */
+  returnPathVerified: boolean;
 }
 
 /** The plain-text alternative of an HTML body: links kept as `text [url]`, images left out. */
@@ -59,7 +63,7 @@ export function mailOptions(email: OutgoingEmail, dkim: DkimKey | null): SendMai
       contentDisposition: a.disposition,
       ...(a.contentId ? { cid: a.contentId } : {}),
     })),
-    envelope: { from: email.from.email, to: [email.to.email] },
+    envelope: { from: email.returnPath ?? email.from.email, to: [email.to.email] },
     ...(dkim ? { dkim: { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey as never } } : {}),
   };
 }

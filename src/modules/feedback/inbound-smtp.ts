@@ -1,0 +1,87 @@
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { reportInMessage } from '../../domain/feedback/reports.js';
+import { readReturnPath } from '../../domain/feedback/return-path.js';
+import type { AppContext } from '../../platform/context.js';
+import * as repo from './repo.js';
+import { applyReport, reportedEmailId } from './service.js';
+
+/** Reports are small; a bounce quoting a whole large message is cut off by its sender anyway. */
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+export interface InboundSmtp {
+  port: number;
+  close(): Promise<void>;
+}
+
+type SmtpError = Error & { responseCode: number };
+const smtpError = (code: number, message: string): SmtpError => Object.assign(new Error(message), { responseCode: code });
+
+/**
+ * The inbound SMTP listener (`INBOUND_SMTP_PORT`): takes delivery status notifications and abuse
+ * reports for the registered sender domains and their `bounces.` subdomains. A message is answered
+ * 250 only once what it reports is committed; a failure on this side is a 451, so the sender keeps
+ * it and tries again.
+ */
+export async function startInboundSmtp(ctx: AppContext, port: number, host: string): Promise<InboundSmtp> {
+  const server = new SMTPServer({
+    name: new URL(ctx.config.publicUrl || 'http://localhost').hostname,
+    banner: 'Postbox feedback',
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    size: MAX_MESSAGE_BYTES,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const domain = address.address.slice(address.address.lastIndexOf('@') + 1);
+      repo.acceptsDomain(ctx.db, domain).then(
+        (ok) => callback(ok ? undefined : smtpError(550, '5.1.2 No such domain here')),
+        (err) => {
+          ctx.log.error({ err }, 'inbound SMTP: looking up a domain failed');
+          callback(smtpError(451, '4.3.0 Try again later'));
+        },
+      );
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) return callback(smtpError(552, '5.3.4 Message too big'));
+        const recipients = session.envelope.rcptTo.map((r) => r.address);
+        receive(ctx, recipients, Buffer.concat(chunks).toString('utf8')).then(
+          () => callback(),
+          (err: unknown) => {
+            if (err instanceof Error && 'responseCode' in err) return callback(err);
+            ctx.log.error({ err }, 'inbound SMTP: recording a report failed');
+            callback(smtpError(451, '4.3.0 Try again later'));
+          },
+        );
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => ctx.log.warn({ err }, 'inbound SMTP connection error'));
+  const address = server.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function receive(ctx: AppContext, recipients: string[], raw: string): Promise<void> {
+  const toReturnPath = recipients.some((r) => readReturnPath(ctx.links, r) !== null);
+  const report = reportInMessage(raw);
+  if (!report) {
+    // An auto-reply or a bounce in no standard form sent to a return path: nothing to act on.
+    if (toReturnPath) return void ctx.log.info({ recipients }, 'inbound SMTP: a message to a return path that is no report');
+    throw smtpError(550, '5.7.1 This address accepts only delivery and feedback reports');
+  }
+  const emailId = await reportedEmailId(ctx, recipients, report);
+  if (!emailId) return void ctx.log.info({ recipients, kind: report.kind }, 'inbound SMTP: a report about no email of this service');
+  const outcome = await applyReport(ctx, emailId, report);
+  ctx.log.info(outcome, 'inbound SMTP: report received');
+}

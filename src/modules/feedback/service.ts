@@ -1,0 +1,83 @@
+import { readReturnPath } from '../../domain/feedback/return-path.js';
+import type { Report } from '../../domain/feedback/reports.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Tx } from '../../platform/db/client.js';
+import { setSubscription } from '../contacts/service.js';
+import { recordEvent } from '../events/record.js';
+import { suppress } from '../suppressions/repo.js';
+import * as repo from './repo.js';
+
+/** Whether the report changed anything: not when its email was unknown, never sent, or already marked. */
+export type ReportOutcome = { applied: boolean; kind: Report['kind']; emailId: string };
+
+const UUID_AT = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@/i;
+
+/**
+ * The email a report is about: named by the return path it was sent to (signed, so trusted), or
+ * else by the Message-ID of the original message quoted in the report, which must be exactly the
+ * one the service gave that email.
+ */
+export async function reportedEmailId(ctx: AppContext, recipients: string[], report: Report): Promise<string | null> {
+  for (const rcpt of recipients) {
+    const id = readReturnPath(ctx.links, rcpt);
+    if (id) return id;
+  }
+  const original = report.originalMessageId;
+  const id = original ? UUID_AT.exec(original)?.[1]?.toLowerCase() : undefined;
+  return id ? repo.emailByMessageId(ctx.db, id, `<${original}>`) : null;
+}
+
+/**
+ * Applies a bounce or a complaint, all in one transaction: the email record, its campaign's
+ * counters, an `email.bounced` or `email.complained` event; a hard bounce or a complaint also
+ * unsubscribes the contact and puts the address on the project's suppression list. A report about
+ * an email already marked changes nothing, so a report delivered twice counts once.
+ */
+export async function applyReport(ctx: AppContext, emailId: string, report: Report): Promise<ReportOutcome> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx): Promise<ReportOutcome> => {
+    if (report.kind === 'bounce') {
+      // One return path, one recipient; should a report list several, the worst failure counts.
+      const bounce = report.recipients.find((r) => r.type === 'hard') ?? report.recipients[0]!;
+      const reason = [bounce.status, bounce.diagnostic].filter(Boolean).join(' ');
+      const email = await repo.markBounced(tx, emailId, { type: bounce.type, reason }, now);
+      if (!email) return { applied: false, kind: 'bounce', emailId };
+      if (email.contact_id) {
+        await recordEvent(tx, {
+          projectId: email.project_id,
+          contactId: email.contact_id,
+          name: 'email.bounced',
+          data: { emailId, ...(email.campaign_id ? { campaignId: email.campaign_id } : {}), bounceType: bounce.type, status: bounce.status, reason: bounce.diagnostic },
+          at: now,
+        });
+      }
+      if (bounce.type === 'hard') await stopSending(ctx, tx, email, 'bounce', reason, now);
+      return { applied: true, kind: 'bounce', emailId };
+    }
+    const email = await repo.markComplained(tx, emailId, now);
+    if (!email) return { applied: false, kind: 'complaint', emailId };
+    if (email.contact_id) {
+      await recordEvent(tx, {
+        projectId: email.project_id,
+        contactId: email.contact_id,
+        name: 'email.complained',
+        data: { emailId, ...(email.campaign_id ? { campaignId: email.campaign_id } : {}), feedbackType: report.feedbackType },
+        at: now,
+      });
+    }
+    await stopSending(ctx, tx, email, 'complaint', report.feedbackType, now);
+    return { applied: true, kind: 'complaint', emailId };
+  });
+}
+
+async function stopSending(
+  ctx: AppContext,
+  tx: Tx,
+  email: repo.ReportedEmail,
+  reason: 'bounce' | 'complaint',
+  detail: string,
+  now: Date,
+): Promise<void> {
+  await suppress(tx, { projectId: email.project_id, email: email.to_email, reason, emailId: email.id, detail }, now);
+  if (email.contact_id) await setSubscription(ctx, tx, email.project_id, [email.contact_id], false, reason);
+}

@@ -1,0 +1,36 @@
+import type { AppContext } from '../../platform/context.js';
+import { notFound } from '../../platform/http/errors.js';
+import * as repo from './repo.js';
+import type { SuppressionRow } from './repo.js';
+
+export function toSuppression(row: SuppressionRow) {
+  return {
+    email: row.email,
+    reason: row.reason,
+    emailId: row.email_id,
+    detail: row.detail,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
+}
+
+export async function listSuppressions(ctx: AppContext, q: { projectId: string; page: number; pageSize: number; reason?: SuppressionRow['reason'] }) {
+  const { rows, total } = await repo.listSuppressions(ctx.db, { ...q, offset: (q.page - 1) * q.pageSize, limit: q.pageSize });
+  return { data: rows.map(toSuppression), total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+}
+
+/** Adds an address by hand: 201 when it was not listed, 200 with the existing entry when it was. */
+export async function addSuppression(ctx: AppContext, projectId: string, email: string, detail: string | null | undefined) {
+  const { row, created } = await repo.suppress(ctx.db, { projectId, email, reason: 'manual', detail: detail ?? null }, ctx.clock.now());
+  return { created, suppression: toSuppression(row) };
+}
+
+export async function getSuppression(ctx: AppContext, projectId: string, email: string) {
+  const row = await repo.findSuppression(ctx.db, projectId, email);
+  if (!row) throw notFound('Suppression');
+  return toSuppression(row);
+}
+
+/** Sends to the address go out again; the contact's subscription is left as it is. */
+export async function removeSuppression(ctx: AppContext, projectId: string, email: string): Promise<void> {
+  if (!(await repo.unsuppress(ctx.db, projectId, email))) throw notFound('Suppression');
+}
