@@ -12,7 +12,9 @@ export interface MimePart {
 
 export type Report =
   | { kind: 'bounce'; recipients: BouncedRecipient[]; originalMessageId: string | null }
-  | { kind: 'complaint'; feedbackType: string; recipient: string | null; originalMessageId: string | null };
+  | { kind: 'complaint'; feedbackType: string; recipient: string | null; originalMessageId: string | null }
+  /** A well-formed report that asks for nothing: a delay notice, a delivery receipt, a not-spam report. */
+  | { kind: 'notice' };
 
 export interface BouncedRecipient {
   recipient: string | null;
@@ -31,7 +33,7 @@ export function readReport(reportType: string | undefined, parts: MimePart[]): R
     const status = parts.find((p) => p.contentType === 'message/delivery-status' || p.contentType === 'message/global-delivery-status');
     if (!status) return null;
     const recipients = fieldGroups(status.body).slice(1).flatMap(bouncedRecipient);
-    return recipients.length > 0 ? { kind: 'bounce', recipients, originalMessageId } : null;
+    return recipients.length > 0 ? { kind: 'bounce', recipients, originalMessageId } : { kind: 'notice' };
   }
   if (type === 'feedback-report') {
     const feedback = parts.find((p) => p.contentType === 'message/feedback-report');
@@ -39,7 +41,7 @@ export function readReport(reportType: string | undefined, parts: MimePart[]): R
     const fields = fieldGroups(feedback.body)[0] ?? new Map<string, string>();
     const feedbackType = (fields.get('feedback-type') ?? 'abuse').toLowerCase();
     // "not-spam" reports that a message was wrongly filtered: no complaint.
-    if (feedbackType === 'not-spam') return null;
+    if (feedbackType === 'not-spam') return { kind: 'notice' };
     return { kind: 'complaint', feedbackType, recipient: address(fields.get('original-rcpt-to')), originalMessageId };
   }
   return null;

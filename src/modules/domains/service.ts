@@ -63,7 +63,7 @@ export function expectedRecords(ctx: AppContext, row: Pick<DomainRow, 'domain' |
     },
     { type: 'TXT', name: row.domain, value: 'v=spf1 a mx ~all', purpose: 'spf', required: false },
   ];
-  if (ctx.config.inboundSmtpPort) {
+  if (ctx.config.inboundSmtpPort !== undefined) {
     records.push({
       type: 'MX',
       name: `bounces.${row.domain}`,

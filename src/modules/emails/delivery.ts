@@ -124,7 +124,7 @@ export class DeliveryEngine {
           {
             messageId: email.message_id,
             from: { email: email.from_email, name: email.from_name },
-            ...(this.ctx.config.inboundSmtpPort && dkim.returnPathVerified
+            ...(this.ctx.config.inboundSmtpPort !== undefined && dkim.returnPathVerified
               ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
               : {}),
             to: { email: email.to_email, name: email.to_name },

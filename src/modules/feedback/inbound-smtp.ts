@@ -80,6 +80,7 @@ async function receive(ctx: AppContext, recipients: string[], raw: string): Prom
     if (toReturnPath) return void ctx.log.info({ recipients }, 'inbound SMTP: a message to a return path that is no report');
     throw smtpError(550, '5.7.1 This address accepts only delivery and feedback reports');
   }
+  if (report.kind === 'notice') return void ctx.log.info({ recipients }, 'inbound SMTP: a report that asks for nothing');
   const emailId = await reportedEmailId(ctx, recipients, report);
   if (!emailId) return void ctx.log.info({ recipients, kind: report.kind }, 'inbound SMTP: a report about no email of this service');
   const outcome = await applyReport(ctx, emailId, report);

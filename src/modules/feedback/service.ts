@@ -8,23 +8,25 @@ import { suppress } from '../suppressions/repo.js';
 import * as repo from './repo.js';
 
 /** Whether the report changed anything: not when its email was unknown, never sent, or already marked. */
-export type ReportOutcome = { applied: boolean; kind: Report['kind']; emailId: string };
+export type ReportOutcome = { applied: boolean; kind: 'bounce' | 'complaint'; emailId: string };
 
 const UUID_AT = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@/i;
 
 /**
  * The email a report is about: named by the return path it was sent to (signed, so trusted), or
  * else by the Message-ID of the original message quoted in the report, which must be exactly the
- * one the service gave that email.
+ * one the service gave that email and be of the domain the report was sent to.
  */
-export async function reportedEmailId(ctx: AppContext, recipients: string[], report: Report): Promise<string | null> {
+export async function reportedEmailId(ctx: AppContext, recipients: string[], report: Exclude<Report, { kind: 'notice' }>): Promise<string | null> {
   for (const rcpt of recipients) {
     const id = readReturnPath(ctx.links, rcpt);
     if (id) return id;
   }
   const original = report.originalMessageId;
   const id = original ? UUID_AT.exec(original)?.[1]?.toLowerCase() : undefined;
-  return id ? repo.emailByMessageId(ctx.db, id, `<${original}>`) : null;
+  const domain = original?.slice(original.lastIndexOf('@') + 1).toLowerCase();
+  const sentToDomain = recipients.some((r) => r.slice(r.lastIndexOf('@') + 1).toLowerCase().replace(/^bounces\./, '') === domain);
+  return id && sentToDomain ? repo.emailByMessageId(ctx.db, id, `<${original}>`) : null;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function reportedEmailId(ctx: AppContext, recipients: string[], rep
  * unsubscribes the contact and puts the address on the project's suppression list. A report about
  * an email already marked changes nothing, so a report delivered twice counts once.
  */
-export async function applyReport(ctx: AppContext, emailId: string, report: Report): Promise<ReportOutcome> {
+export async function applyReport(ctx: AppContext, emailId: string, report: Exclude<Report, { kind: 'notice' }>): Promise<ReportOutcome> {
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx): Promise<ReportOutcome> => {
     if (report.kind === 'bounce') {

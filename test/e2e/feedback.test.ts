@@ -1,0 +1,553 @@
+import { randomUUID } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { verifiedDomain, type DomainView } from '../support/domains.js';
+import { UUID, deliveredMessage, emailRecord, messageIdOf, recordWhen, sendOk, sinkMessagesFor, sinkMessagesTo, type EmailRecord } from '../support/sending.js';
+import { eventually, startTestServer, type Client, type TestServer } from '../support/server.js';
+import { startSmtpSink, type ReceivedMessage, type SmtpSink } from '../support/smtp-sink.js';
+
+// Bounces (RFC 3464 delivery status notifications) and complaints (RFC 5965 abuse reports) reach
+// the service through its inbound SMTP listener, delivered with a real SMTP client; their effects
+// are read back through the API.
+
+type Project = Awaited<ReturnType<TestServer['project']>>;
+
+/** An email record with the feedback fields. */
+type FeedbackRecord = Omit<EmailRecord, 'status'> & {
+  status: EmailRecord['status'] | 'bounced';
+  bouncedAt: string | null;
+  bounceType: 'hard' | 'soft' | null;
+  complainedAt: string | null;
+};
+
+interface Suppression {
+  email: string;
+  reason: 'bounce' | 'complaint' | 'manual';
+  emailId: string | null;
+  detail: string | null;
+  createdAt: string;
+}
+
+interface EventView {
+  id: string;
+  name: string;
+  contactId: string;
+  email: string;
+  data: Record<string, unknown>;
+}
+
+const DOMAIN = 'mail.feedback.test';
+const FROM = `hello@${DOMAIN}`;
+const OTHER_DOMAIN = 'other.feedback.test';
+const LISTS_DOMAIN = 'lists.feedback.test';
+const SUPPRESSED = 'Not sent: the address is on the suppression list';
+
+let dns: DnsServer;
+let sink: SmtpSink;
+let server: TestServer;
+let main: Project;
+let other: Project;
+let domain: DomainView;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  sink = await startSmtpSink();
+  server = await startTestServer({ INBOUND_SMTP_PORT: '0', SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
+  main = await server.project('feedback-main');
+  other = await server.project('feedback-other');
+  domain = await verifiedDomain(main.api, dns, DOMAIN);
+  await verifiedDomain(other.api, dns, OTHER_DOMAIN);
+});
+afterAll(async () => {
+  await server?.stop();
+  await sink?.stop();
+  await dns?.stop();
+});
+
+let seq = 0;
+/** A recipient address no other test uses. */
+const rcpt = (tag: string) => `${tag}-${++seq}@rcpt.feedback.test`;
+
+interface Sent {
+  id: string;
+  contactId: string;
+  to: string;
+  message: ReceivedMessage;
+  /** The envelope sender the message went out with. */
+  returnPath: string;
+}
+
+/** One transactional email through `/v1/send`, waited for at the sink. */
+async function sendOne(to: string, api: Client = main.api, from = FROM): Promise<Sent> {
+  const data = await sendOk(api, { to, from, subject: 'Your receipt', body: '<p>Thanks for your order.</p>', subscribed: true });
+  expect(data.emails).toHaveLength(1);
+  const { email: id, contact } = data.emails[0]!;
+  const message = await deliveredMessage(sink, id);
+  // A report is about a sent email: wait until the record says so.
+  await recordWhen(api, id, (r) => r.status === 'sent');
+  return { id, contactId: contact.id, to, message, returnPath: message.from };
+}
+
+async function record(id: string, api: Client = main.api): Promise<FeedbackRecord> {
+  return (await emailRecord(api, id)) as unknown as FeedbackRecord;
+}
+
+async function eventsOf(contactId: string, name: string, api: Client = main.api): Promise<EventView[]> {
+  const res = await api.get(`/events/contact/${contactId}?limit=100&name=${encodeURIComponent(name)}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
+/** Waits for exactly one `name` event of the contact and returns it. */
+async function oneEvent(contactId: string, name: string, api: Client = main.api): Promise<EventView> {
+  const events = await eventually(async () => {
+    const found = await eventsOf(contactId, name, api);
+    return found.length > 0 ? found : undefined;
+  });
+  expect(events, JSON.stringify(events)).toHaveLength(1);
+  return events[0]!;
+}
+
+async function contactOf(contactId: string, api: Client = main.api): Promise<{ subscribed: boolean }> {
+  const res = await api.get(`/contacts/${contactId}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+const suppressionOf = (email: string, api: Client = main.api) => api.get(`/suppressions/${encodeURIComponent(email)}`);
+
+/** Delivers a raw message to the inbound listener over SMTP. */
+async function deliver(to: string[], raw: string, from = 'mailer-daemon@mx.example.net') {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.service.inboundSmtpPort!, secure: false, ignoreTLS: true });
+  try {
+    return await transport.sendMail({ envelope: { from, to }, raw });
+  } finally {
+    transport.close();
+  }
+}
+
+/** A delivery that must be accepted for every recipient. */
+async function deliverOk(to: string[], raw: string) {
+  const info = await deliver(to, raw);
+  expect(info.accepted).toEqual(to);
+  expect(info.rejected).toEqual([]);
+  expect(info.response).toMatch(/^250\b/);
+}
+
+/** The header block of a delivered message exactly as it went out (folding kept), for quoting. */
+const originalHeaders = (m: ReceivedMessage) => m.raw.toString('utf8').split('\r\n\r\n')[0]!;
+
+const crlf = (lines: string[]) => lines.join('\r\n');
+
+/**
+ * A delivery status notification as Postfix writes one. `original` is quoted as
+ * `text/rfc822-headers`; without it the report has only its first two parts.
+ */
+function dsn(o: { to: string; recipient: string; status: string; diagnostic: string; action?: string; original?: string }): string {
+  const boundary = `dsn.${randomUUID()}/mx.example.net`;
+  return crlf([
+    'Return-Path: <>',
+    'From: MAILER-DAEMON@mx.example.net (Mail Delivery System)',
+    `To: ${o.to}`,
+    'Subject: Undelivered Mail Returned to Sender',
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <${randomUUID()}@mx.example.net>`,
+    'Auto-Submitted: auto-replied',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status;',
+    `\tboundary="${boundary}"`,
+    '',
+    'This is a MIME-encapsulated message.',
+    '',
+    `--${boundary}`,
+    'Content-Description: Notification',
+    'Content-Type: text/plain; charset=us-ascii',
+    '',
+    'This is the mail system at host mx.example.net.',
+    '',
+    "I'm sorry to have to inform you that your message could not",
+    'be delivered to one or more recipients.',
+    '',
+    `<${o.recipient}>: host mx.rcpt.feedback.test[192.0.2.25] said: ${o.diagnostic}`,
+    '',
+    `--${boundary}`,
+    'Content-Description: Delivery report',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.example.net',
+    'X-Postfix-Queue-ID: 4Xk2pQ1m7Tz9sV',
+    `Arrival-Date: ${new Date().toUTCString()}`,
+    '',
+    `Final-Recipient: rfc822; ${o.recipient}`,
+    `Original-Recipient: rfc822;${o.recipient}`,
+    `Action: ${o.action ?? 'failed'}`,
+    `Status: ${o.status}`,
+    'Remote-MTA: dns; mx.rcpt.feedback.test',
+    `Diagnostic-Code: smtp; ${o.diagnostic}`,
+    '',
+    ...(o.original
+      ? [`--${boundary}`, 'Content-Description: Undelivered Message Headers', 'Content-Type: text/rfc822-headers', '', o.original, '']
+      : []),
+    `--${boundary}--`,
+    '',
+  ]);
+}
+
+/** An ARF abuse report as a mailbox provider's feedback loop sends one, quoting the whole message. */
+function arf(o: { to: string; recipient: string; original: Buffer; feedbackType?: string }): string {
+  const boundary = `----=_arf_${randomUUID()}`;
+  return crlf([
+    'From: Feedback Loop <fbl@isp.example.net>',
+    `To: ${o.to}`,
+    'Subject: FW: Your receipt',
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <${randomUUID()}@isp.example.net>`,
+    'MIME-Version: 1.0',
+    `Content-Type: multipart/report; report-type=feedback-report; boundary="${boundary}"`,
+    '',
+    `--${boundary}`,
+    'Content-Type: text/plain; charset="US-ASCII"',
+    'Content-Transfer-Encoding: 7bit',
+    '',
+    'This is an email abuse report for an email message received from IP 192.0.2.1.',
+    '',
+    `--${boundary}`,
+    'Content-Type: message/feedback-report',
+    '',
+    `Feedback-Type: ${o.feedbackType ?? 'abuse'}`,
+    'User-Agent: ExampleFBL/2.1',
+    'Version: 1',
+    `Original-Rcpt-To: <${o.recipient}>`,
+    `Arrival-Date: ${new Date().toUTCString()}`,
+    `Reported-Domain: ${DOMAIN}`,
+    'Source-IP: 192.0.2.1',
+    '',
+    `--${boundary}`,
+    'Content-Type: message/rfc822',
+    'Content-Disposition: inline',
+    '',
+    o.original.toString('utf8').replace(/\r\n$/, ''),
+    `--${boundary}--`,
+    '',
+  ]);
+}
+
+const hardBounce = (s: Sent, extra: { to?: string; original?: string } = {}) =>
+  dsn({ to: extra.to ?? s.returnPath, recipient: s.to, status: '5.1.1', diagnostic: `550 5.1.1 <${s.to}>: Recipient address rejected: User unknown`, original: extra.original });
+
+/** The email is still as delivered: no bounce, no complaint, no event, not listed, still subscribed. */
+async function expectUntouched(s: Sent, api: Client = main.api): Promise<void> {
+  expect(await record(s.id, api)).toMatchObject({ status: 'sent', bouncedAt: null, bounceType: null, complainedAt: null, lastError: null });
+  expect(await eventsOf(s.contactId, 'email.bounced', api)).toEqual([]);
+  expect(await eventsOf(s.contactId, 'email.complained', api)).toEqual([]);
+  expect(await eventsOf(s.contactId, 'contact.unsubscribed', api)).toEqual([]);
+  expect((await suppressionOf(s.to, api)).status).toBe(404);
+  expect((await contactOf(s.contactId, api)).subscribed).toBe(true);
+}
+
+describe('return path', () => {
+  it('offers the bounces MX record and sends verified mail with a signed per-message envelope sender', async () => {
+    const mx = domain.records.find((r) => r.purpose === 'return-path');
+    expect(mx).toMatchObject({ type: 'MX', name: `bounces.${DOMAIN}`, status: 'verified' });
+
+    const sent = await sendOne(rcpt('verp'));
+    const hex = sent.id.replace(/-/g, '');
+    expect(sent.returnPath).toMatch(new RegExp(`^bounces\\+${hex}[0-9a-f]{16}@bounces\\.${DOMAIN.replace(/\./g, '\\.')}$`));
+    // The From header keeps the sender's own address.
+    expect(sent.message.raw.toString('utf8')).toMatch(new RegExp(`^From: .*${FROM}`, 'm'));
+
+    // Each message has its own return path.
+    const second = await sendOne(rcpt('verp'));
+    expect(second.returnPath).toMatch(/^bounces\+[0-9a-f]{48}@bounces\./);
+    expect(second.returnPath).not.toBe(sent.returnPath);
+  });
+});
+
+describe('bounces', () => {
+  it('a hard bounce to the return path marks the email, unsubscribes the contact and suppresses the address', async () => {
+    const sent = await sendOne(rcpt('hard'));
+    await deliverOk([sent.returnPath], hardBounce(sent));
+
+    const r = await record(sent.id);
+    expect(r).toMatchObject({ status: 'bounced', bounceType: 'hard', bouncedAt: expect.any(String), complainedAt: null });
+    expect(r.lastError).toContain('5.1.1');
+    expect(r.lastError).toContain('User unknown');
+
+    const bounced = await oneEvent(sent.contactId, 'email.bounced');
+    expect(bounced.data).toEqual({
+      emailId: sent.id,
+      bounceType: 'hard',
+      status: '5.1.1',
+      reason: `550 5.1.1 <${sent.to}>: Recipient address rejected: User unknown`,
+    });
+    expect((await oneEvent(sent.contactId, 'contact.unsubscribed')).data).toMatchObject({ source: 'bounce' });
+    expect((await contactOf(sent.contactId)).subscribed).toBe(false);
+
+    const listed = await suppressionOf(sent.to);
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body).toEqual({ email: sent.to, reason: 'bounce', emailId: sent.id, detail: expect.stringContaining('5.1.1'), createdAt: expect.any(String) });
+
+    // A later send to the address is stored as skipped and never leaves; the other recipient's does.
+    const fresh = rcpt('hard-neighbour');
+    const data = await sendOk(main.api, { to: [sent.to, fresh], from: FROM, subject: 'Again', body: '<p>Again</p>' });
+    const skippedId = data.emails.find((e) => e.contact.email === sent.to)!.email;
+    const freshId = data.emails.find((e) => e.contact.email === fresh)!.email;
+    expect(await record(skippedId)).toMatchObject({ status: 'skipped', lastError: SUPPRESSED, sentAt: null });
+    await deliveredMessage(sink, freshId);
+    expect(sinkMessagesFor(sink, skippedId)).toEqual([]);
+    expect(sinkMessagesTo(sink, sent.to)).toHaveLength(1);
+
+    // The list is the project's own: another project still sends to the address.
+    expect((await suppressionOf(sent.to, other.api)).status).toBe(404);
+    const elsewhere = await sendOne(sent.to, other.api, `hi@${OTHER_DOMAIN}`);
+    expect((await record(elsewhere.id, other.api)).status).toBe('sent');
+  });
+
+  it('a soft bounce marks the email bounced but neither suppresses nor unsubscribes', async () => {
+    const sent = await sendOne(rcpt('soft'));
+    const diagnostic = `452 4.2.2 <${sent.to}>: Mailbox full`;
+    await deliverOk([sent.returnPath], dsn({ to: sent.returnPath, recipient: sent.to, status: '4.2.2', diagnostic }));
+
+    const r = await record(sent.id);
+    expect(r).toMatchObject({ status: 'bounced', bounceType: 'soft', bouncedAt: expect.any(String) });
+    expect(r.lastError).toContain('4.2.2');
+    expect(r.lastError).toContain('Mailbox full');
+    expect((await oneEvent(sent.contactId, 'email.bounced')).data).toEqual({ emailId: sent.id, bounceType: 'soft', status: '4.2.2', reason: diagnostic });
+
+    expect((await suppressionOf(sent.to)).status).toBe(404);
+    expect(await eventsOf(sent.contactId, 'contact.unsubscribed')).toEqual([]);
+    expect((await contactOf(sent.contactId)).subscribed).toBe(true);
+    const next = await sendOne(sent.to);
+    expect((await record(next.id)).status).toBe('sent');
+  });
+
+  it('a bounce to another address is matched by the Message-ID of the quoted original headers', async () => {
+    const sent = await sendOne(rcpt('by-message-id'));
+    expect(messageIdOf(sent.message.raw)).toMatch(new RegExp(`^<${sent.id}@`));
+    const postmaster = `postmaster@${DOMAIN}`;
+    await deliverOk([postmaster], hardBounce(sent, { to: postmaster, original: originalHeaders(sent.message) }));
+
+    expect(await record(sent.id)).toMatchObject({ status: 'bounced', bounceType: 'hard' });
+    expect((await oneEvent(sent.contactId, 'email.bounced')).data).toMatchObject({ emailId: sent.id, bounceType: 'hard' });
+    expect((await suppressionOf(sent.to)).body).toMatchObject({ reason: 'bounce', emailId: sent.id });
+  });
+
+  it('a forged return path or an unknown Message-ID is accepted and changes nothing', async () => {
+    const sent = await sendOne(rcpt('forged'));
+    // The same id with a wrong signature.
+    const forged = sent.returnPath.replace(/([0-9a-f])@/, (_, c: string) => `${c === '0' ? '1' : '0'}@`);
+    expect(forged).not.toBe(sent.returnPath);
+    await deliverOk([forged], hardBounce(sent, { to: forged }));
+    await expectUntouched(sent);
+
+    // A Message-ID of this form that the service never gave.
+    const headers = originalHeaders(sent.message).replace(/^Message-ID:.*$/im, `Message-ID: <${randomUUID()}@${DOMAIN}>`);
+    await deliverOk([`postmaster@${DOMAIN}`], hardBounce(sent, { to: `postmaster@${DOMAIN}`, original: headers }));
+    await expectUntouched(sent);
+
+    // A delay notice (Action: delayed) is no bounce.
+    await deliverOk([sent.returnPath], dsn({ to: sent.returnPath, recipient: sent.to, action: 'delayed', status: '4.4.1', diagnostic: '421 4.4.1 Connection timed out' }));
+    await expectUntouched(sent);
+  });
+
+  it('a report delivered twice counts once, also in the campaign counters', async () => {
+    const batch = `batch${++seq}`;
+    const contacts: { id: string; email: string }[] = [];
+    for (const name of ['bounces', 'stays', 'listed']) {
+      const res = await main.api.post('/contacts', { email: rcpt(`campaign-${name}`), data: { batch }, subscribed: true });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      contacts.push(res.body);
+    }
+    const [bouncing, staying, listed] = contacts as [(typeof contacts)[0], (typeof contacts)[0], (typeof contacts)[0]];
+    // Listed by hand before the campaign: its email is skipped.
+    expect((await main.api.post('/suppressions', { email: listed.email })).status).toBe(201);
+
+    const created = await main.api.post('/campaigns', {
+      name: `Feedback ${batch}`,
+      subject: 'News',
+      body: '<p>News</p>',
+      from: FROM,
+      audienceType: 'FILTERED',
+      audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }] }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const campaignId: string = created.body.data.id;
+    expect((await main.api.post(`/campaigns/${campaignId}/send`)).status).toBe(200);
+    const done = await eventually(async () => {
+      const c = (await main.api.get(`/campaigns/${campaignId}`)).body;
+      return c.status === 'SENT' ? c : undefined;
+    }, 30_000);
+    expect(done).toMatchObject({ totalRecipients: 3, sentCount: 2, deliveredCount: 2, bouncedCount: 0 });
+    expect(sinkMessagesTo(sink, listed.email)).toEqual([]);
+
+    const emailId = (await oneEvent(bouncing.id, 'email.sent')).data.emailId as string;
+    expect(emailId).toMatch(UUID);
+    const message = await deliveredMessage(sink, emailId);
+    const sent: Sent = { id: emailId, contactId: bouncing.id, to: bouncing.email, message, returnPath: message.from };
+    const report = hardBounce(sent);
+    await deliverOk([sent.returnPath], report);
+
+    const first = await record(emailId);
+    expect(first).toMatchObject({ status: 'bounced', bounceType: 'hard', campaignId });
+    expect((await oneEvent(bouncing.id, 'email.bounced')).data).toEqual(expect.objectContaining({ emailId, campaignId, bounceType: 'hard' }));
+    const after = (await main.api.get(`/campaigns/${campaignId}`)).body;
+    expect(after).toMatchObject({ sentCount: 2, deliveredCount: 1, bouncedCount: 1 });
+    expect((await main.api.get(`/campaigns/${campaignId}/stats`)).body).toMatchObject({ delivered: 1, bounced: 1, skipped: 1, pending: 0, bounceRate: 0.5 });
+
+    // The same report again, and once more by Message-ID: nothing moves.
+    await deliverOk([sent.returnPath], report);
+    await deliverOk([`postmaster@${DOMAIN}`], hardBounce(sent, { to: `postmaster@${DOMAIN}`, original: originalHeaders(message) }));
+    expect(await record(emailId)).toEqual(first);
+    expect(await eventsOf(bouncing.id, 'email.bounced')).toHaveLength(1);
+    expect(await eventsOf(bouncing.id, 'contact.unsubscribed')).toHaveLength(1);
+    expect((await main.api.get(`/campaigns/${campaignId}`)).body).toMatchObject({ sentCount: 2, deliveredCount: 1, bouncedCount: 1 });
+    expect(await eventsOf(staying.id, 'email.bounced')).toEqual([]);
+    expect((await contactOf(staying.id)).subscribed).toBe(true);
+  });
+});
+
+describe('complaints', () => {
+  it('an abuse report marks the email, unsubscribes the contact and suppresses the address, once', async () => {
+    const sent = await sendOne(rcpt('complaint'));
+    const abuse = `abuse@${DOMAIN}`;
+    const report = arf({ to: abuse, recipient: sent.to, original: sent.message.raw });
+    await deliverOk([abuse], report);
+
+    const r = await record(sent.id);
+    expect(r).toMatchObject({ status: 'sent', complainedAt: expect.any(String), bouncedAt: null, bounceType: null });
+    expect((await oneEvent(sent.contactId, 'email.complained')).data).toEqual({ emailId: sent.id, feedbackType: 'abuse' });
+    expect((await oneEvent(sent.contactId, 'contact.unsubscribed')).data).toMatchObject({ source: 'complaint' });
+    expect((await contactOf(sent.contactId)).subscribed).toBe(false);
+    expect((await suppressionOf(sent.to)).body).toEqual({ email: sent.to, reason: 'complaint', emailId: sent.id, detail: 'abuse', createdAt: expect.any(String) });
+
+    // Again, and through the return path: counted once.
+    await deliverOk([abuse], report);
+    await deliverOk([sent.returnPath], arf({ to: sent.returnPath, recipient: sent.to, original: sent.message.raw }));
+    expect(await record(sent.id)).toEqual(r);
+    expect(await eventsOf(sent.contactId, 'email.complained')).toHaveLength(1);
+
+    const next = await sendOk(main.api, { to: sent.to, from: FROM, subject: 'Again', body: '<p>Again</p>' });
+    expect(await record(next.emails[0]!.email)).toMatchObject({ status: 'skipped', lastError: SUPPRESSED });
+  });
+
+  it('a not-spam report to the return path is accepted and changes nothing', async () => {
+    const sent = await sendOne(rcpt('not-spam'));
+    await deliverOk([sent.returnPath], arf({ to: sent.returnPath, recipient: sent.to, original: sent.message.raw, feedbackType: 'not-spam' }));
+    await expectUntouched(sent);
+  });
+});
+
+describe('inbound listener', () => {
+  const plain = (to: string) =>
+    crlf(['From: Someone <someone@elsewhere.example>', `To: ${to}`, 'Subject: Hello', `Message-ID: <${randomUUID()}@elsewhere.example>`, '', 'Just saying hello.', '']);
+
+  it('refuses mail for unregistered domains and non-reports to ordinary addresses', async () => {
+    const sent = await sendOne(rcpt('refused'));
+    await expect(deliver(['someone@unregistered.test'], plain('someone@unregistered.test'))).rejects.toMatchObject({ responseCode: 550 });
+    await expect(deliver([`info@${DOMAIN}`], plain(`info@${DOMAIN}`))).rejects.toMatchObject({ responseCode: 550 });
+    // A bounce for an unregistered domain is refused too, even when it names a real email.
+    await expect(deliver(['postmaster@unregistered.test'], hardBounce(sent, { to: 'postmaster@unregistered.test', original: originalHeaders(sent.message) }))).rejects.toMatchObject({
+      responseCode: 550,
+    });
+    await expectUntouched(sent);
+  });
+
+  it('accepts and ignores a message to a return path that is no report (an auto-reply)', async () => {
+    const sent = await sendOne(rcpt('auto-reply'));
+    await deliverOk([sent.returnPath], plain(sent.returnPath));
+    await expectUntouched(sent);
+  });
+});
+
+describe('suppression list API', () => {
+  let lists: Project;
+  beforeAll(async () => {
+    lists = await server.project('feedback-lists');
+    await verifiedDomain(lists.api, dns, LISTS_DOMAIN);
+  });
+
+  const expectError = (res: { status: number; body: any }, status: number, code: string) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status, message: expect.any(String) } });
+  };
+
+  it('adds, reads, lists, filters and removes entries', async () => {
+    const api = lists.api;
+    const manual1 = rcpt('manual');
+    const added = await api.post('/suppressions', { email: manual1.toUpperCase(), detail: 'asked by phone' });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect(added.body).toEqual({ email: manual1, reason: 'manual', emailId: null, detail: 'asked by phone', createdAt: expect.any(String) });
+    // Adding it again changes nothing.
+    const again = await api.post('/suppressions', { email: manual1, detail: 'other' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(added.body);
+    expect((await api.get(`/suppressions/${encodeURIComponent(manual1.toUpperCase())}`)).body).toEqual(added.body);
+
+    // A hard bounce and a complaint in this project.
+    const bounced = await sendOne(rcpt('lists-bounce'), api, `hi@${LISTS_DOMAIN}`);
+    await deliverOk([bounced.returnPath], hardBounce(bounced));
+    const complained = await sendOne(rcpt('lists-complaint'), api, `hi@${LISTS_DOMAIN}`);
+    await deliverOk([`abuse@${LISTS_DOMAIN}`], arf({ to: `abuse@${LISTS_DOMAIN}`, recipient: complained.to, original: complained.message.raw }));
+    const manual2 = rcpt('manual');
+    expect((await api.post('/suppressions', { email: manual2 })).status).toBe(201);
+
+    const all = await api.get('/suppressions');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 4, page: 1, pageSize: 20, totalPages: 1 });
+    expect(all.body.data.map((s: Suppression) => [s.email, s.reason])).toEqual([
+      [manual2, 'manual'],
+      [complained.to, 'complaint'],
+      [bounced.to, 'bounce'],
+      [manual1, 'manual'],
+    ]);
+    expect(all.body.data[2]).toMatchObject({ emailId: bounced.id, detail: expect.stringContaining('5.1.1') });
+
+    const page2 = await api.get('/suppressions?page=2&pageSize=3');
+    expect(page2.body).toMatchObject({ total: 4, page: 2, pageSize: 3, totalPages: 2 });
+    expect(page2.body.data.map((s: Suppression) => s.email)).toEqual([manual1]);
+    for (const reason of ['bounce', 'complaint', 'manual'] as const) {
+      const filtered = await api.get(`/suppressions?reason=${reason}`);
+      expect(filtered.status).toBe(200);
+      const expected = { bounce: [bounced.to], complaint: [complained.to], manual: [manual2, manual1] }[reason];
+      expect(filtered.body.data.map((s: Suppression) => s.email)).toEqual(expected);
+      expect(filtered.body.total).toBe(expected.length);
+    }
+    expectError(await api.get('/suppressions?reason=spam'), 422, 'VALIDATION_ERROR');
+
+    expect((await api.delete(`/suppressions/${encodeURIComponent(manual2)}`)).status).toBe(204);
+    expectError(await api.get(`/suppressions/${encodeURIComponent(manual2)}`), 404, 'NOT_FOUND');
+    expectError(await api.delete(`/suppressions/${encodeURIComponent(manual2)}`), 404, 'NOT_FOUND');
+    expect((await api.get('/suppressions')).body.total).toBe(3);
+    // Other projects see none of it.
+    expect((await main.api.get(`/suppressions/${encodeURIComponent(manual1)}`)).status).toBe(404);
+  });
+
+  it('refuses invalid addresses and requests without the secret key', async () => {
+    const api = lists.api;
+    const invalid = await api.post('/suppressions', { email: 'not-an-address' });
+    expectError(invalid, 422, 'VALIDATION_ERROR');
+    expect(invalid.body.error.errors).toEqual([expect.objectContaining({ field: 'email' })]);
+    expectError(await api.post('/suppressions', {}), 422, 'VALIDATION_ERROR');
+    expectError(await api.get('/suppressions/not-an-address'), 422, 'VALIDATION_ERROR');
+    expectError(await api.delete('/suppressions/not-an-address'), 422, 'VALIDATION_ERROR');
+    expectError(await api.get(`/suppressions/${encodeURIComponent(rcpt('never'))}`), 404, 'NOT_FOUND');
+    expect((await api.get('/suppressions', null)).status).toBe(401);
+    expect((await api.get('/suppressions', lists.publicKey)).status).toBe(401);
+  });
+
+  it('a suppressed address is skipped until it is removed from the list', async () => {
+    const api = lists.api;
+    const to = rcpt('removed');
+    expect((await api.post('/suppressions', { email: to })).status).toBe(201);
+    const skipped = await sendOk(api, { to, from: `hi@${LISTS_DOMAIN}`, subject: 'Hi', body: '<p>Hi</p>' });
+    const skippedId = skipped.emails[0]!.email;
+    expect(await record(skippedId, api)).toMatchObject({ status: 'skipped', lastError: SUPPRESSED, attempts: 0 });
+
+    expect((await api.delete(`/suppressions/${encodeURIComponent(to)}`)).status).toBe(204);
+    const sent = await sendOne(to, api, `hi@${LISTS_DOMAIN}`);
+    expect((await record(sent.id, api)).status).toBe('sent');
+    expect(sinkMessagesTo(sink, to)).toHaveLength(1);
+    expect(sinkMessagesFor(sink, skippedId)).toEqual([]);
+  });
+});
