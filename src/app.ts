@@ -23,6 +23,8 @@ import { segmentRoutes } from './modules/segments/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { workflowRoutes } from './modules/workflows/routes.js';
 import { suppressionRoutes } from './modules/suppressions/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { activityRoutes } from './modules/activity/routes.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -117,5 +119,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(campaignRoutes, { ctx });
   await app.register(workflowRoutes, { ctx });
   await app.register(suppressionRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx });
+  await app.register(activityRoutes, { ctx });
   return app;
 }

@@ -4,6 +4,7 @@ import type { JobRunner } from './platform/queue.js';
 import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
 import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
 import { checkAllDomains } from './modules/domains/service.js';
+import { deliverWebhook, WEBHOOK_DELIVERY_QUEUE } from './modules/webhooks/delivery.js';
 import { countSegment, refreshAllSegmentCounts, SEGMENT_COUNT_QUEUE } from './modules/segments/service.js';
 import {
   CAMPAIGN_FANOUT_QUEUE,
@@ -43,4 +44,10 @@ export function registerJobs(runner: JobRunner, ctx: AppContext): void {
     leaseMs: FANOUT_LEASE_MS,
   });
   runner.every('rescue-campaigns', 30_000, () => rescueCampaigns(ctx));
+  runner.work<{ deliveryId: string }>(WEBHOOK_DELIVERY_QUEUE, (job) => deliverWebhook(ctx, job), {
+    concurrency: 10,
+    // Longer than a request's 10 s timeout, so a slow receiver never gets the same delivery twice at once.
+    leaseMs: 60_000,
+    retryBaseMs: ctx.config.delivery.retryBaseMs,
+  });
 }

@@ -16,6 +16,8 @@ import { UsageRegistry } from './platform/usage.js';
 import { registerJobs } from './jobs.js';
 import { DeliveryEngine } from './modules/emails/delivery.js';
 import { startInboundSmtp, type InboundSmtp } from './modules/feedback/inbound-smtp.js';
+import { subscribeWebhookDeliveries } from './modules/webhooks/delivery.js';
+import { subscribeActivityRollup } from './modules/activity/rollup.js';
 import { outboxTransport, smtpTransport } from './platform/mail/transport.js';
 import { ProjectKeyCache } from './modules/projects/key-cache.js';
 import { ensureDefaultProject, type ProjectWithKeys } from './modules/projects/service.js';
@@ -79,6 +81,8 @@ export async function startService(config: Config, role: Role, options: { log?: 
     registerJobs(runner, ctx);
     await runner.start();
     await subscribeWorkflowTriggers(ctx);
+    subscribeWebhookDeliveries(ctx);
+    subscribeActivityRollup(ctx);
     dispatcher = new EventDispatcher(ctx.database, ctx.bus, ctx.clock, log);
     dispatcher.start();
     const transport = config.smtpUrl

@@ -62,6 +62,15 @@ export async function enqueue(
   await run(ex, sql`select pg_notify(${CHANNEL}, ${queue})`);
 }
 
+/** Writes one job per payload in one statement. */
+export async function enqueueMany(ex: Executor, queue: string, payloads: Record<string, unknown>[], options: EnqueueOptions = {}): Promise<void> {
+  if (payloads.length === 0) return;
+  await run(ex, sql`
+    insert into jobs (queue, payload, run_at, max_attempts)
+    select ${queue}, p, ${options.runAt ?? new Date()}, ${options.maxAttempts ?? 10}
+    from jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) p`);
+}
+
 export function retryDelay(attempt: number, baseMs: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
 }

@@ -46,7 +46,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 export const WEBHOOK_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as const;
 
-const webhookUrl = z
+/** Where a webhook goes: an http or https URL. */
+export const webhookUrl = z
   .string()
   .url()
   .max(2048)

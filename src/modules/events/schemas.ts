@@ -18,7 +18,7 @@ export const trackResponse = z.object({
   data: z.object({ contact: z.string().uuid(), event: z.string().uuid(), timestamp: z.string() }),
 });
 
-const dateTimeQuery = z.string().datetime({ offset: true }).transform((s) => new Date(s));
+export const dateTimeQuery = z.string().datetime({ offset: true }).transform((s) => new Date(s));
 
 export const listEventsQuery = z.object({
   limit: limitQuery,

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigserial,
   boolean,
+  date,
   index,
   integer,
   jsonb,
@@ -490,4 +491,63 @@ export const suppressions = pgTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.email] }), index('suppressions_project_created').on(t.projectId, t.createdAt, t.email)],
+);
+
+/**
+ * A project's subscription of a URL to event kinds: names, or prefixes ending in `*` (`email.*`,
+ * `segment.*`, `*` for every event).
+ */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    events: jsonb('events').$type<string[]>().notNull(),
+    description: text('description'),
+    /** `whsec_<base64>`: signs every delivery (Standard Webhooks). */
+    secret: text('secret').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('webhooks_project').on(t.projectId)],
+);
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event for one webhook: written with the event's dispatch, sent and retried by a job. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** Also the `webhook-id` header, the same on every attempt. */
+    id: uuid('id').primaryKey().defaultRandom(),
+    webhookId: uuid('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: uuid('event_id').notNull(),
+    eventName: text('event_name').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status').$type<WebhookDeliveryStatus>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    responseStatus: integer('response_status'),
+    lastError: text('last_error'),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date', precision: 3 }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('webhook_deliveries_webhook_created').on(t.webhookId, t.createdAt, t.id)],
+);
+
+/**
+ * Events per project, name and UTC day, kept by the event dispatcher as events are dispatched:
+ * activity statistics and analytics read these instead of counting events.
+ */
+export const eventDailyCounts = pgTable(
+  'event_daily_counts',
+  {
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.name, t.day] }), index('event_daily_counts_project_day').on(t.projectId, t.day)],
 );

@@ -1,0 +1,75 @@
+import { eventMatches } from '../../domain/webhook-events.js';
+import type { AppContext } from '../../platform/context.js';
+import { enqueueMany, type Job } from '../../platform/queue.js';
+import { sendWebhook, WebhookError } from '../../platform/webhook.js';
+import * as repo from './repo.js';
+
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook.deliver';
+/** With DELIVERY_RETRY_BASE_SECONDS at 30: retries over about four hours, then the delivery fails. */
+export const WEBHOOK_MAX_ATTEMPTS = 10;
+const TIMEOUT_MS = 10_000;
+
+/**
+ * Every dispatched event that a project's enabled webhook subscribes to becomes a delivery row and
+ * a job, in the dispatcher's transaction: accepted events are never lost to a crash, and each
+ * delivery is attempted by exactly one worker at a time.
+ */
+export function subscribeWebhookDeliveries(ctx: AppContext): void {
+  ctx.bus.subscribe(async (tx, events) => {
+    const hooks = await repo.enabledWebhooks(tx, [...new Set(events.map((e) => e.projectId))]);
+    if (hooks.length === 0) return;
+    const deliveries: repo.NewDelivery[] = [];
+    for (const event of events) {
+      for (const hook of hooks) {
+        if (hook.project_id !== event.projectId || !eventMatches(hook.events, event.name)) continue;
+        deliveries.push({
+          webhookId: hook.id,
+          eventId: event.id,
+          eventName: event.name,
+          payload: {
+            type: event.name,
+            timestamp: event.createdAt.toISOString(),
+            data: { ...event.data, eventId: event.id, contactId: event.contactId },
+          },
+        });
+      }
+    }
+    if (deliveries.length === 0) return;
+    const ids = await repo.insertDeliveries(tx, deliveries, ctx.clock.now());
+    await enqueueMany(tx, WEBHOOK_DELIVERY_QUEUE, ids.map((deliveryId) => ({ deliveryId })), { maxAttempts: WEBHOOK_MAX_ATTEMPTS });
+  });
+}
+
+/**
+ * One attempt of a delivery: a 2xx settles it, a temporary failure (timeout, connection error, 408,
+ * 429, 5xx) is recorded and retried with backoff by the queue, anything else fails it at once.
+ */
+export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: string }>): Promise<void> {
+  const delivery = await repo.pendingDelivery(ctx.db, job.payload.deliveryId);
+  if (!delivery) return;
+  const now = () => ctx.clock.now();
+  if (!delivery.enabled) {
+    return repo.recordAttempt(ctx.db, delivery.id, { status: 'failed', responseStatus: null, error: 'The webhook was disabled' }, now());
+  }
+  try {
+    const answer = await sendWebhook({
+      url: delivery.url,
+      method: 'POST',
+      headers: {},
+      body: JSON.stringify(delivery.payload),
+      id: delivery.id,
+      secret: delivery.secret,
+      timeoutMs: TIMEOUT_MS,
+      allowPrivate: ctx.config.webhookAllowPrivate,
+    });
+    await repo.recordAttempt(ctx.db, delivery.id, { status: 'delivered', responseStatus: answer.status, error: null }, now());
+  } catch (err) {
+    const failure = err instanceof WebhookError ? err : new WebhookError(String(err), true);
+    const retry = failure.temporary && job.attempts < job.maxAttempts;
+    if (!retry) {
+      return repo.recordAttempt(ctx.db, delivery.id, { status: 'failed', responseStatus: failure.status ?? null, error: failure.message }, now());
+    }
+    await repo.recordAttempt(ctx.db, delivery.id, { status: 'pending', responseStatus: failure.status ?? null, error: failure.message }, now());
+    throw failure;
+  }
+}

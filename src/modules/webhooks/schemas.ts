@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { eventPatternSchema } from '../../domain/webhook-events.js';
+import { webhookUrl } from '../../domain/workflows/steps.js';
+import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
+
+const events = z.array(eventPatternSchema).min(1).max(50);
+const description = z.string().max(500).nullable();
+
+export const createWebhookBody = z.object({
+  url: webhookUrl,
+  events,
+  description: description.optional(),
+  enabled: z.boolean().default(true),
+});
+
+export const patchWebhookBody = z.object({
+  url: webhookUrl.optional(),
+  events: events.optional(),
+  description: description.optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const idParams = z.object({ id: z.string().uuid() });
+
+export const webhookSchema = z.object({
+  id: z.string().uuid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  /** Verifies the `webhook-signature` header of every delivery. */
+  secret: z.string(),
+  projectId: z.string().uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const deliveryStatusSchema = z.enum(['pending', 'delivered', 'failed']);
+
+export const deliverySchema = z.object({
+  id: z.string().uuid(),
+  webhookId: z.string().uuid(),
+  eventId: z.string().uuid(),
+  eventName: z.string(),
+  payload: z.record(z.unknown()),
+  status: deliveryStatusSchema,
+  attempts: z.number().int(),
+  responseStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const listDeliveriesQuery = offsetPageQuery.extend({ status: deliveryStatusSchema.optional() });
+export const deliveryPageSchema = offsetPageSchema(deliverySchema);

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { notFound } from '../../platform/http/errors.js';
+import { newSigningSecret } from '../../platform/webhook.js';
+import * as repo from './repo.js';
+import type { DeliveryRow, WebhookRow } from './repo.js';
+import type { createWebhookBody, patchWebhookBody } from './schemas.js';
+
+const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
+
+export function toWebhook(row: WebhookRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    secret: row.secret,
+    projectId: row.project_id,
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+function toDelivery(row: DeliveryRow) {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventName: row.event_name,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    responseStatus: row.response_status,
+    lastError: row.last_error,
+    deliveredAt: iso(row.delivered_at),
+    createdAt: iso(row.created_at)!,
+    updatedAt: iso(row.updated_at)!,
+  };
+}
+
+async function requireWebhook(ctx: AppContext, projectId: string, id: string): Promise<WebhookRow> {
+  const row = await repo.findWebhook(ctx.db, projectId, id);
+  if (!row) throw notFound('Webhook');
+  return row;
+}
+
+export async function createWebhook(ctx: AppContext, projectId: string, body: z.infer<typeof createWebhookBody>) {
+  const values = { url: body.url, events: [...new Set(body.events)], description: body.description ?? null, enabled: body.enabled };
+  return toWebhook(await repo.insertWebhook(ctx.db, projectId, values, newSigningSecret(), ctx.clock.now()));
+}
+
+export async function listWebhooks(ctx: AppContext, projectId: string) {
+  return (await repo.listWebhooks(ctx.db, projectId)).map(toWebhook);
+}
+
+export async function getWebhook(ctx: AppContext, projectId: string, id: string) {
+  return toWebhook(await requireWebhook(ctx, projectId, id));
+}
+
+export async function updateWebhook(ctx: AppContext, projectId: string, id: string, body: z.infer<typeof patchWebhookBody>) {
+  const values = { ...body, ...(body.events ? { events: [...new Set(body.events)] } : {}) };
+  const row = await repo.updateWebhook(ctx.db, projectId, id, values, ctx.clock.now());
+  if (!row) throw notFound('Webhook');
+  return toWebhook(row);
+}
+
+/** A new secret at once; deliveries already under way are signed with the new one from their next attempt. */
+export async function rotateSecret(ctx: AppContext, projectId: string, id: string) {
+  const row = await repo.updateWebhook(ctx.db, projectId, id, { secret: newSigningSecret() }, ctx.clock.now());
+  if (!row) throw notFound('Webhook');
+  return toWebhook(row);
+}
+
+export async function deleteWebhook(ctx: AppContext, projectId: string, id: string): Promise<void> {
+  if (!(await repo.deleteWebhook(ctx.db, projectId, id))) throw notFound('Webhook');
+}
+
+export async function listDeliveries(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  q: { page: number; pageSize: number; status?: DeliveryRow['status'] },
+) {
+  await requireWebhook(ctx, projectId, id);
+  const { rows, total } = await repo.listDeliveries(ctx.db, { webhookId: id, status: q.status, offset: (q.page - 1) * q.pageSize, limit: q.pageSize });
+  return { data: rows.map(toDelivery), total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+}
