@@ -2,10 +2,13 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig, type Role } from './config.js';
 import { openDatabase } from './platform/db/client.js';
+import { normalizeEmail } from './domain/email.js';
+import { newPassword } from './modules/accounts/schemas.js';
+import { createUser } from './modules/accounts/service.js';
 import { createProject } from './modules/projects/service.js';
 import { startService } from './service.js';
 
-const USAGE = 'usage: main.ts [all|serve|worker|migrate|project:create --name NAME]';
+const USAGE = 'usage: main.ts [all|serve|worker|migrate|project:create --name NAME|user:create --email EMAIL < password]';
 
 async function run(command: string, args: string[]): Promise<void> {
   const config = loadConfig();
@@ -23,6 +26,22 @@ async function run(command: string, args: string[]): Promise<void> {
     const project = await createProject(database.db, values.name.trim());
     await database.close();
     process.stdout.write(`${JSON.stringify(project)}\n`);
+    return;
+  }
+  if (command === 'user:create') {
+    const { values } = parseArgs({ args, options: { email: { type: 'string' } } });
+    const email = normalizeEmail(values.email ?? '');
+    if (!email) throw new Error(`--email needs a valid address\n${USAGE}`);
+    // Read from stdin, never from the command line, where other users of the machine could see it.
+    const password = (await readStdin()).split(/\r?\n/)[0] ?? '';
+    const checked = newPassword.safeParse(password);
+    if (!checked.success) throw new Error(`The password on stdin is too short: ${checked.error.issues[0]!.message}`);
+    const database = await openDatabase(config);
+    await database.migrate();
+    const user = await createUser(database.db, email, password, new Date());
+    await database.close();
+    if (!user) throw new Error(`A user with the email ${email} already exists`);
+    process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email })}\n`);
     return;
   }
   if (!['all', 'serve', 'worker'].includes(command)) throw new Error(USAGE);
@@ -48,6 +67,13 @@ async function run(command: string, args: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const [command = 'all', ...args] = process.argv.slice(2);

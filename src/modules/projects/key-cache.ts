@@ -13,6 +13,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class ProjectKeyCache {
   private entries = new Map<string, { project: AuthenticatedProject; at: number }>();
+  /** Bumped by every change: a lookup that started before one may be stale, so it is not kept. */
+  private generation = 0;
 
   constructor(private readonly database: Database) {}
 
@@ -21,6 +23,7 @@ export class ProjectKeyCache {
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
   }
 
@@ -28,9 +31,10 @@ export class ProjectKeyCache {
     const hash = hashKey(key);
     const hit = this.entries.get(hash);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.project;
+    const lookedUpIn = this.generation;
     const project = await authenticateKey(this.database.db, key);
     // Unknown keys are not remembered: a flood of random keys must not evict real ones.
-    if (project) {
+    if (project && lookedUpIn === this.generation) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
       this.entries.set(hash, { project, at: Date.now() });
     }

@@ -36,7 +36,10 @@ export async function ensureDefaultProject(db: Db): Promise<ProjectWithKeys | nu
     await run(tx, sql`select pg_advisory_xact_lock(727002)`);
     const [existing] = await tx.select({ id: projects.id }).from(projects).limit(1);
     if (existing) return null;
-    return createProject(tx as unknown as Db, 'Default project');
+    const project = await createProject(tx as unknown as Db, 'Default project');
+    // A user made before the first start (`user:create`) owns it, as they would have claimed it.
+    await run(tx, sql`update projects set owner_id = (select id from users order by created_at, id limit 1) where id = ${project.id}`);
+    return project;
   });
 }
 

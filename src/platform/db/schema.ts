@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigserial,
   boolean,
   date,
@@ -23,6 +24,8 @@ export const projects = pgTable('projects', {
   publicKeyHash: text('public_key_hash').notNull().unique(),
   secretKeyHash: text('secret_key_hash').notNull().unique(),
   disabled: boolean('disabled').notNull().default(false),
+  /** The user who manages the project in the dashboard; null until one claims it. */
+  ownerId: uuid('owner_id').references((): AnyPgColumn => users.id, { onDelete: 'set null' }),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -551,3 +554,14 @@ export const eventDailyCounts = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.name, t.day] }), index('event_daily_counts_project_day').on(t.projectId, t.day)],
 );
+
+/** People who sign in to the dashboard; each owns projects. */
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  /** Lowercased. */
+  email: text('email').notNull().unique(),
+  /** `scrypt$<N>$<r>$<p>$<salt>$<hash>` (domain/passwords). */
+  passwordHash: text('password_hash').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { MIN_PASSWORD_LENGTH } from '../../domain/passwords.js';
+import { emailSchema } from '../../domain/email.js';
+
+export const loginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1000) });
+export const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`).max(1000);
+
+export const userSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() });
+
+export const projectSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  disabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+/** The keys are shown once, when they are made; only their hashes are stored. */
+export const projectWithKeysSchema = projectSchema.extend({ publicKey: z.string(), secretKey: z.string() });
+
+export const createProjectBody = z.object({ name: z.string().trim().min(1).max(255) });
+export const patchProjectBody = z.object({ name: z.string().trim().min(1).max(255).optional(), disabled: z.boolean().optional() });
+export const projectIdParams = z.object({ id: z.string().uuid() });

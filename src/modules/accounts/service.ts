@@ -1,0 +1,66 @@
+import { generateKey, hashKey } from '../../domain/api-keys.js';
+import { DUMMY_HASH, hashPassword, verifyPassword } from '../../domain/passwords.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Db } from '../../platform/db/client.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
+import { createProject } from '../projects/service.js';
+import * as repo from './repo.js';
+import type { OwnedProjectRow, UserRow } from './repo.js';
+
+const iso = (d: Date) => new Date(d).toISOString();
+
+export const toUser = (u: UserRow) => ({ id: u.id, email: u.email, createdAt: iso(u.created_at) });
+const toProject = (p: OwnedProjectRow) => ({ id: p.id, name: p.name, disabled: p.disabled, createdAt: iso(p.created_at), updatedAt: iso(p.updated_at) });
+
+/** `npm run user:create`: a new user, owner of every project without one. Null when the email is taken. */
+export async function createUser(db: Db, email: string, password: string, now: Date): Promise<UserRow | null> {
+  return repo.insertUser(db, email, await hashPassword(password), now);
+}
+
+const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Wrong email or password');
+
+export async function login(ctx: AppContext, email: string, password: string): Promise<UserRow> {
+  const user = await repo.findUserByEmail(ctx.db, email);
+  // An unknown email costs the same hashing as a wrong password, so the answer time tells nothing.
+  const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+  if (!user || !ok) throw invalidCredentials();
+  return user;
+}
+
+export async function me(ctx: AppContext, userId: string) {
+  const user = await repo.findUser(ctx.db, userId);
+  if (!user) throw new AppError(401, 'UNAUTHENTICATED', 'Sign in again');
+  return toUser(user);
+}
+
+export async function listProjects(ctx: AppContext, userId: string) {
+  return (await repo.ownedProjects(ctx.db, userId)).map(toProject);
+}
+
+export async function createOwnedProject(ctx: AppContext, userId: string, name: string) {
+  return ctx.db.transaction(async (tx) => {
+    const created = await createProject(tx as unknown as Db, name);
+    await repo.setOwner(tx, created.id, userId);
+    const row = await repo.ownedProject(tx, userId, created.id);
+    return { ...toProject(row!), publicKey: created.publicKey, secretKey: created.secretKey };
+  });
+}
+
+export async function updateProject(ctx: AppContext, userId: string, id: string, change: { name?: string; disabled?: boolean }) {
+  const row = await repo.updateOwnedProject(ctx.db, userId, id, change, ctx.clock.now());
+  if (!row) throw notFound('Project');
+  ctx.keys.clear();
+  return toProject(row);
+}
+
+/** Both keys at once; the old ones stop working in every process as this commits. */
+export async function regenerateKeys(ctx: AppContext, userId: string, id: string) {
+  const publicKey = generateKey('public');
+  const secretKey = generateKey('secret');
+  const row = await ctx.db.transaction((tx) =>
+    repo.updateOwnedProject(tx, userId, id, { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } }, ctx.clock.now()),
+  );
+  if (!row) throw notFound('Project');
+  ctx.keys.clear();
+  return { ...toProject(row), publicKey, secretKey };
+}
