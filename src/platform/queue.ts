@@ -69,6 +69,7 @@ export async function enqueueMany(ex: Executor, queue: string, payloads: Record<
     insert into jobs (queue, payload, run_at, max_attempts)
     select ${queue}, p, ${options.runAt ?? new Date()}, ${options.maxAttempts ?? 10}
     from jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) p`);
+  await run(ex, sql`select pg_notify(${CHANNEL}, ${queue})`);
 }
 
 export function retryDelay(attempt: number, baseMs: number): number {
