@@ -128,8 +128,8 @@ async function deliver(to: string[], raw: string, from = 'mailer-daemon@mx.examp
 }
 
 /** A delivery that must be accepted for every recipient. */
-async function deliverOk(to: string[], raw: string) {
-  const info = await deliver(to, raw);
+async function deliverOk(to: string[], raw: string, from?: string) {
+  const info = await deliver(to, raw, from);
   expect(info.accepted).toEqual(to);
   expect(info.rejected).toEqual([]);
   expect(info.response).toMatch(/^250\b/);
@@ -442,10 +442,13 @@ describe('inbound listener', () => {
   const plain = (to: string) =>
     crlf(['From: Someone <someone@elsewhere.example>', `To: ${to}`, 'Subject: Hello', `Message-ID: <${randomUUID()}@elsewhere.example>`, '', 'Just saying hello.', '']);
 
-  it('refuses mail for unregistered domains and non-reports to ordinary addresses', async () => {
+  it('refuses mail for unregistered domains, and mail that is no report for domains not yet verified', async () => {
     const sent = await sendOne(rcpt('refused'));
+    const pending = await main.api.post('/domains', { domain: 'pending.feedback.test' });
+    expect(pending.status, JSON.stringify(pending.body)).toBe(201);
     await expect(deliver(['someone@unregistered.test'], plain('someone@unregistered.test'))).rejects.toMatchObject({ responseCode: 550 });
-    await expect(deliver([`info@${DOMAIN}`], plain(`info@${DOMAIN}`))).rejects.toMatchObject({ responseCode: 550 });
+    await expect(deliver(['info@pending.feedback.test'], plain('info@pending.feedback.test'))).rejects.toMatchObject({ responseCode: 550 });
+    expect((await main.api.get('/inbound')).body.total).toBe(0);
     // A bounce for an unregistered domain is refused too, even when it names a real email.
     await expect(deliver(['postmaster@unregistered.test'], hardBounce(sent, { to: 'postmaster@unregistered.test', original: originalHeaders(sent.message) }))).rejects.toMatchObject({
       responseCode: 550,
@@ -457,6 +460,92 @@ describe('inbound listener', () => {
     const sent = await sendOne(rcpt('auto-reply'));
     await deliverOk([sent.returnPath], plain(sent.returnPath));
     await expectUntouched(sent);
+  });
+});
+
+describe('inbound mail', () => {
+  interface Inbound {
+    id: string;
+    contactId: string | null;
+    from: string;
+    fromName: string | null;
+    to: string[];
+    subject: string;
+    text: string | null;
+    html: string | null;
+    messageId: string | null;
+    inReplyToEmailId: string | null;
+    attachments: { filename: string | null; contentType: string; size: number }[];
+    receivedAt: string;
+  }
+
+  const reply = (o: { from: string; to: string; inReplyTo?: string; html: string }) =>
+    crlf([
+      `From: Ada Reader <${o.from}>`,
+      `To: ${o.to}`,
+      'Subject: Re: Your receipt',
+      `Message-ID: <${randomUUID()}@reader.example>`,
+      ...(o.inReplyTo ? [`In-Reply-To: ${o.inReplyTo}`, `References: ${o.inReplyTo}`] : []),
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="mix"',
+      '',
+      '--mix',
+      'Content-Type: multipart/alternative; boundary="alt"',
+      '',
+      '--alt',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Thanks, it arrived.',
+      '--alt',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      o.html,
+      '--alt--',
+      '--mix',
+      'Content-Type: text/csv; name="order.csv"',
+      'Content-Disposition: attachment; filename="order.csv"',
+      '',
+      'a,b',
+      '--mix--',
+      '',
+    ]);
+
+  it('stores a reply from a contact, sanitized and linked to the email it answers, and emits email.received', async () => {
+    const sent = await sendOne(rcpt('replier'));
+    const messageId = messageIdOf(sent.message.raw)!;
+    const html = '<p onclick="steal()">Thanks, <b>it arrived</b>.</p><script>alert(1)</script><a href="javascript:evil()">x</a><a href="https://shop.example/o/1">order</a>';
+    await deliverOk([`support@${DOMAIN}`], reply({ from: sent.to, to: `support@${DOMAIN}`, inReplyTo: messageId, html }), sent.to);
+
+    const list = await main.api.get('/inbound');
+    expect(list.status).toBe(200);
+    const stored: Inbound = list.body.data.find((m: Inbound) => m.from === sent.to);
+    expect(stored).toMatchObject({
+      contactId: sent.contactId,
+      fromName: 'Ada Reader',
+      to: [`support@${DOMAIN}`],
+      subject: 'Re: Your receipt',
+      text: expect.stringContaining('Thanks, it arrived.'),
+      inReplyToEmailId: sent.id,
+      attachments: [{ filename: 'order.csv', contentType: 'text/csv', size: expect.any(Number) }],
+    });
+    expect(stored.html).toContain('<b>it arrived</b>');
+    expect(stored.html).not.toMatch(/script|onclick|javascript:/i);
+    expect(stored.html).toContain('href="https://shop.example/o/1"');
+    expect((await main.api.get(`/inbound/${stored.id}`)).body).toEqual(stored);
+
+    const event = await oneEvent(sent.contactId, 'email.received');
+    expect(event.data).toEqual({ inboundId: stored.id, emailId: sent.id, from: sent.to, subject: 'Re: Your receipt' });
+    // Another project sees nothing of it.
+    expect((await other.api.get(`/inbound/${stored.id}`)).status).toBe(404);
+    expect((await other.api.get('/inbound')).body.data.some((m: Inbound) => m.id === stored.id)).toBe(false);
+  });
+
+  it('stores mail from a stranger without making a contact or an event', async () => {
+    const stranger = `stranger-${++seq}@elsewhere.example`;
+    await deliverOk([`hello@${DOMAIN}`], reply({ from: stranger, to: `hello@${DOMAIN}`, html: '<p>Hi</p>' }), stranger);
+    const stored = (await main.api.get('/inbound')).body.data.find((m: Inbound) => m.from === stranger);
+    expect(stored).toMatchObject({ contactId: null, inReplyToEmailId: null, subject: 'Re: Your receipt' });
+    expect((await main.api.get(`/contacts?search=${encodeURIComponent(stranger)}`)).body.data).toEqual([]);
   });
 });
 

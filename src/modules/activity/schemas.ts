@@ -3,7 +3,7 @@ import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/p
 import { dateTimeQuery } from '../events/schemas.js';
 
 /** The events the activity feed and its statistics are about. */
-export const ACTIVITY_TYPES = ['email.sent', 'email.failed', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained'] as const;
+export const ACTIVITY_TYPES = ['email.sent', 'email.failed', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained', 'email.received'] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 const activityType = z.enum(ACTIVITY_TYPES);
 
@@ -45,6 +45,7 @@ const counts = {
   clicked: z.number().int(),
   bounced: z.number().int(),
   complained: z.number().int(),
+  received: z.number().int(),
 };
 
 export const activityStatsSchema = z.object({

@@ -56,6 +56,7 @@ function figures(counts: Map<string, number>) {
     clicked: n('email.clicked'),
     bounced: n('email.bounced'),
     complained: n('email.complained'),
+    received: n('email.received'),
   };
 }
 

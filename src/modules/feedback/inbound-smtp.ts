@@ -2,6 +2,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { reportInMessage } from '../../domain/feedback/reports.js';
 import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
+import { receiveMail } from '../inbound/service.js';
 import * as repo from './repo.js';
 import { applyReport, reportedEmailId } from './service.js';
 
@@ -18,7 +19,8 @@ const smtpError = (code: number, message: string): SmtpError => Object.assign(ne
 
 /**
  * The inbound SMTP listener (`INBOUND_SMTP_PORT`): takes delivery status notifications and abuse
- * reports for the registered sender domains and their `bounces.` subdomains. A message is answered
+ * reports for the registered sender domains and their `bounces.` subdomains, and other mail (replies)
+ * for the verified ones. A message is answered
  * 250 only once what it reports is committed; a failure on this side is a 451, so the sender keeps
  * it and tries again.
  */
@@ -46,7 +48,7 @@ export async function startInboundSmtp(ctx: AppContext, port: number, host: stri
       stream.on('end', () => {
         if (stream.sizeExceeded) return callback(smtpError(552, '5.3.4 Message too big'));
         const recipients = session.envelope.rcptTo.map((r) => r.address);
-        receive(ctx, recipients, Buffer.concat(chunks).toString('utf8')).then(
+        receive(ctx, recipients, Buffer.concat(chunks)).then(
           () => callback(),
           (err: unknown) => {
             if (err instanceof Error && 'responseCode' in err) return callback(err);
@@ -72,13 +74,14 @@ export async function startInboundSmtp(ctx: AppContext, port: number, host: stri
   };
 }
 
-async function receive(ctx: AppContext, recipients: string[], raw: string): Promise<void> {
+async function receive(ctx: AppContext, recipients: string[], raw: Buffer): Promise<void> {
   const toReturnPath = recipients.some((r) => readReturnPath(ctx.links, r) !== null);
-  const report = reportInMessage(raw);
+  const report = reportInMessage(raw.toString('utf8'));
   if (!report) {
     // An auto-reply or a bounce in no standard form sent to a return path: nothing to act on.
     if (toReturnPath) return void ctx.log.info({ recipients }, 'inbound SMTP: a message to a return path that is no report');
-    throw smtpError(550, '5.7.1 This address accepts only delivery and feedback reports');
+    if ((await receiveMail(ctx, recipients, raw)) === 0) throw smtpError(550, '5.7.1 No verified domain here takes this mail');
+    return;
   }
   if (report.kind === 'notice') return void ctx.log.info({ recipients }, 'inbound SMTP: a report that asks for nothing');
   const emailId = await reportedEmailId(ctx, recipients, report);

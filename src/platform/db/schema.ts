@@ -565,3 +565,27 @@ export const users = pgTable('users', {
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
+
+/** Mail received for a project's verified domains (replies), parsed and sanitized. */
+export const inboundEmails = pgTable(
+  'inbound_emails',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+    /** The contact with the sender's address, when there is one. */
+    contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    fromEmail: text('from_email').notNull(),
+    fromName: text('from_name'),
+    to: jsonb('to').$type<string[]>().notNull(),
+    subject: text('subject').notNull(),
+    text: text('text'),
+    /** Sanitized: no scripts, styles, event handlers or remote frames. */
+    html: text('html'),
+    messageId: text('message_id'),
+    /** The email of this project the message replies to (In-Reply-To or References). */
+    inReplyToEmailId: uuid('in_reply_to_email_id'),
+    attachments: jsonb('attachments').$type<{ filename: string | null; contentType: string; size: number }[]>().notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (t) => [index('inbound_emails_project_received').on(t.projectId, t.receivedAt, t.id)],
+);
