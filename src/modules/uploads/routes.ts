@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { contentTypeOfExtension, IMAGE_TYPES, imageTypeOf } from '../../domain/image-types.js';
+import type { AppContext } from '../../platform/context.js';
+import { projectOf } from '../../platform/http/auth.js';
+import { AppError } from '../../platform/http/errors.js';
+
+/** Template images are small; 5 MB leaves room for a large photo. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+const uploadSchema = z.object({
+  url: z.string(),
+  contentType: z.string(),
+  size: z.number().int(),
+});
+
+const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
+
+/**
+ * `POST /uploads/image` (multipart, one `file` field) stores an image under `DATA_DIR/uploads/<project>/`
+ * with a random name and answers its public URL, served by `GET /uploads/<project>/<name>` without a key
+ * (mail clients fetch it), with a long cache lifetime since a name is never reused.
+ */
+export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  await fastify.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 5, parts: 6 } });
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const tags = ['Uploads'];
+  const root = path.join(ctx.config.dataDir, 'uploads');
+
+  app.post('/uploads/image', { schema: { tags, consumes: ['multipart/form-data'], response: { 201: uploadSchema } } }, async (req, reply) => {
+    if (!req.isMultipart()) throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
+    const file = await req.file().catch(() => undefined);
+    if (!file || file.fieldname !== 'file') throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
+    const content = await file.toBuffer().catch((err: { code?: string }) => {
+      if (err.code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'FILE_TOO_LARGE', `An image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
+      throw new AppError(400, 'INVALID_UPLOAD', 'The upload could not be read');
+    });
+    const image = imageTypeOf(content);
+    if (!image) {
+      throw new AppError(415, 'UNSUPPORTED_IMAGE_TYPE', `Only ${IMAGE_TYPES.join(', ')} images are accepted`, {
+        details: { declaredType: file.mimetype },
+      });
+    }
+    const project = projectOf(req).id;
+    const name = `${randomBytes(16).toString('hex')}.${image.extension}`;
+    await fs.mkdir(path.join(root, project), { recursive: true });
+    // Written aside and renamed, so a reader never gets half a file.
+    const target = path.join(root, project, name);
+    await fs.writeFile(`${target}.part`, content);
+    await fs.rename(`${target}.part`, target);
+    return reply.code(201).send({ url: `${ctx.config.publicUrl}/uploads/${project}/${name}`, contentType: image.type, size: content.length });
+  });
+
+  app.get(
+    '/uploads/:project/:name',
+    { config: { auth: 'none' }, schema: { hide: true, params: z.object({ project: z.string().uuid(), name: z.string().regex(FILE_NAME) }) } },
+    async (req, reply) => {
+      const file = path.join(root, req.params.project, req.params.name);
+      const stat = await fs.stat(file).catch(() => null);
+      if (!stat) throw new AppError(404, 'NOT_FOUND', 'No such upload');
+      const type = contentTypeOfExtension(req.params.name.split('.').pop()!)!;
+      return reply
+        .header('content-type', type)
+        .header('content-length', stat.size)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(createReadStream(file));
+    },
+  );
+}
