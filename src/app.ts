@@ -27,6 +27,7 @@ import { webhookRoutes } from './modules/webhooks/routes.js';
 import { activityRoutes } from './modules/activity/routes.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
 import { uploadRoutes } from './modules/uploads/routes.js';
+import { snsRoutes } from './modules/feedback/sns.js';
 import { accountRoutes } from './modules/accounts/routes.js';
 import { Sessions } from './modules/accounts/sessions.js';
 import { instanceSecret } from './platform/secrets.js';
@@ -128,6 +129,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(activityRoutes, { ctx });
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });
+  await app.register(snsRoutes, { ctx });
   await app.register(accountRoutes, { ctx, sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key')) });
   return app;
 }

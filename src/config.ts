@@ -19,6 +19,7 @@ const EnvSchema = z.object({
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   DELIVERY_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SNS_TRUSTED_ORIGIN: z.string().url().optional(),
   DNS_SERVERS: z
     .string()
     .optional()
@@ -43,6 +44,8 @@ export interface Config {
   smtpMaxConnections: number;
   delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number; leaseMs: number };
   inboundSmtpPort?: number;
+  /** An origin trusted, besides Amazon SNS's own hosts, for signing certificates and subscription URLs. */
+  snsTrustedOrigin?: string;
   dnsServers: string[];
   rateLimitPerMinute: number;
   idempotencyTtlHours: number;
@@ -79,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       leaseMs: e.DELIVERY_LEASE_SECONDS * 1000,
     },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
+    snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,
     dnsServers: e.DNS_SERVERS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,

@@ -61,13 +61,6 @@ export async function countActivity(ex: Executor, q: Omit<ActivityListQuery, 'af
   return r.rows[0]!.n;
 }
 
-/** All events of these names the project ever had, from the daily counts. */
-export async function totalByNames(ex: Executor, projectId: string, names: readonly string[]): Promise<number> {
-  const r = await run<{ n: string | null }>(ex, sql`
-    select sum(count) as n from event_daily_counts where project_id = ${projectId} and name = any(${textArray(names)})`);
-  return Number(r.rows[0]!.n ?? 0);
-}
-
 /** Events of these names per name over whole UTC days, from the daily counts. */
 export async function countsByName(ex: Executor, projectId: string, names: readonly string[], since: string, until: string): Promise<Map<string, number>> {
   const r = await run<{ name: string; n: string }>(ex, sql`

@@ -13,10 +13,10 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 10_000);
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** `since`/`until` (default: the last 30 days up to now) as whole UTC days. */
+/** `since`/`until` (default: the 30 UTC days up to today) as whole UTC days. */
 function dayRange(ctx: AppContext, range: { since?: Date; until?: Date }) {
   const until = range.until ?? ctx.clock.now();
-  const since = range.since ?? new Date(until.getTime() - 30 * DAY);
+  const since = range.since ?? new Date(until.getTime() - 29 * DAY);
   if (since > until) throw validationError([{ field: 'since', message: 'since must not be after until', code: 'custom' }]);
   if (until.getTime() - since.getTime() > MAX_DAYS * DAY) {
     throw validationError([{ field: 'since', message: `A range covers at most ${MAX_DAYS} days`, code: 'custom' }]);
@@ -29,11 +29,10 @@ export async function listActivity(ctx: AppContext, projectId: string, q: z.infe
   const after = q.cursor as CursorValue[] | undefined;
   if (after && !isKeysetCursor(after, 'timestamp')) throw invalidCursorError();
   const filter = { projectId, types: q.type ?? ACTIVITY_TYPES, contactId: q.contactId, campaignId: q.campaignId, since: q.since, until: q.until };
-  const narrowed = q.contactId || q.campaignId || q.since || q.until;
   const [rows, total] = await Promise.all([
     repo.listActivity(ctx.db, { ...filter, after: after as [string, string] | undefined, limit: q.limit + 1 }),
-    // Counted on the first page only, as every list does; by type alone, from the daily counts.
-    after ? 0 : narrowed ? repo.countActivity(ctx.db, filter) : repo.totalByNames(ctx.db, projectId, filter.types),
+    // Counted on the first page only, as every list does.
+    after ? 0 : repo.countActivity(ctx.db, filter),
   ]);
   return cursorPage(rows, q.limit, total, (r) => [iso(r.created_at)!, r.id], (r) => ({
     id: r.id,

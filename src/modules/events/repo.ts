@@ -86,7 +86,8 @@ export async function eventNames(ex: Executor, projectId: string): Promise<strin
 
 export async function deleteEventsNamed(ex: Executor, projectId: string, name: string): Promise<number> {
   const r = await run(ex, sql`
-    with gone as (delete from events where project_id = ${projectId} and name = ${name} returning 1)
+    with gone as (delete from events where project_id = ${projectId} and name = ${name} returning 1),
+    uncounted as (delete from event_daily_counts where project_id = ${projectId} and name = ${name})
     select count(*)::int as n from gone`);
   return (r.rows[0] as { n: number }).n;
 }

@@ -17,7 +17,13 @@ const UUID_AT = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})
  * else by the Message-ID of the original message quoted in the report, which must be exactly the
  * one the service gave that email and be of the domain the report was sent to.
  */
-export async function reportedEmailId(ctx: AppContext, recipients: string[], report: Exclude<Report, { kind: 'notice' }>): Promise<string | null> {
+export async function reportedEmailId(
+  ctx: AppContext,
+  recipients: string[],
+  report: Exclude<Report, { kind: 'notice' }>,
+  // A provider's signed notification is about mail it sent for us, whatever the domain.
+  options: { anyDomain?: boolean } = {},
+): Promise<string | null> {
   for (const rcpt of recipients) {
     const id = readReturnPath(ctx.links, rcpt);
     if (id) return id;
@@ -25,7 +31,7 @@ export async function reportedEmailId(ctx: AppContext, recipients: string[], rep
   const original = report.originalMessageId;
   const id = original ? UUID_AT.exec(original)?.[1]?.toLowerCase() : undefined;
   const domain = original?.slice(original.lastIndexOf('@') + 1).toLowerCase();
-  const sentToDomain = recipients.some((r) => r.slice(r.lastIndexOf('@') + 1).toLowerCase().replace(/^bounces\./, '') === domain);
+  const sentToDomain = options.anyDomain || recipients.some((r) => r.slice(r.lastIndexOf('@') + 1).toLowerCase().replace(/^bounces\./, '') === domain);
   return id && sentToDomain ? repo.emailByMessageId(ctx.db, id, `<${original}>`) : null;
 }
 
