@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { S3Settings } from './platform/storage.js';
 
 const hostPort = z
   .string()
@@ -20,6 +21,12 @@ const EnvSchema = z.object({
   DELIVERY_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_PUBLIC_URL: z.string().url().optional(),
   DNS_SERVERS: z
     .string()
     .optional()
@@ -46,6 +53,8 @@ export interface Config {
   inboundSmtpPort?: number;
   /** An origin trusted, besides Amazon SNS's own hosts, for signing certificates and subscription URLs. */
   snsTrustedOrigin?: string;
+  /** Uploads go to this bucket instead of `DATA_DIR/uploads`. */
+  s3?: S3Settings;
   dnsServers: string[];
   rateLimitPerMinute: number;
   idempotencyTtlHours: number;
@@ -65,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.S3_BUCKET && !e.S3_PUBLIC_URL) throw new Error('Invalid configuration:\n  S3_PUBLIC_URL: required with S3_BUCKET (where the uploaded files are publicly readable)');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -83,6 +93,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,
+    s3: e.S3_BUCKET
+      ? {
+          bucket: e.S3_BUCKET,
+          region: e.S3_REGION,
+          endpoint: e.S3_ENDPOINT,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          publicUrl: e.S3_PUBLIC_URL!,
+        }
+      : undefined,
     dnsServers: e.DNS_SERVERS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { contentTypeOfExtension, IMAGE_TYPES, imageTypeOf } from '../../domain/image-types.js';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { localStorage, s3Storage } from '../../platform/storage.js';
 import { AppError } from '../../platform/http/errors.js';
 
 /** Template images are small; 5 MB leaves room for a large photo. */
@@ -23,15 +24,17 @@ const uploadSchema = z.object({
 const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
 
 /**
- * `POST /uploads/image` (multipart, one `file` field) stores an image under `DATA_DIR/uploads/<project>/`
- * with a random name and answers its public URL, served by `GET /uploads/<project>/<name>` without a key
- * (mail clients fetch it), with a long cache lifetime since a name is never reused.
+ * `POST /uploads/image` (multipart, one `file` field) stores an image as `<project>/<random name>`, in
+ * the S3 bucket when one is configured, else under `DATA_DIR/uploads/`, and answers its public URL.
+ * Local files are served by `GET /uploads/<project>/<name>` without a key (mail clients fetch them),
+ * with a long cache lifetime since a name is never reused.
  */
 export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   await fastify.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 5, parts: 6 } });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Uploads'];
   const root = path.join(ctx.config.dataDir, 'uploads');
+  const storage = ctx.config.s3 ? s3Storage(ctx.config.s3) : localStorage(root, () => `${ctx.config.publicUrl}/uploads`);
 
   app.post('/uploads/image', { schema: { tags, consumes: ['multipart/form-data'], response: { 201: uploadSchema } } }, async (req, reply) => {
     if (!req.isMultipart()) throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
@@ -47,14 +50,12 @@ export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
         details: { declaredType: file.mimetype },
       });
     }
-    const project = projectOf(req).id;
-    const name = `${randomBytes(16).toString('hex')}.${image.extension}`;
-    await fs.mkdir(path.join(root, project), { recursive: true });
-    // Written aside and renamed, so a reader never gets half a file.
-    const target = path.join(root, project, name);
-    await fs.writeFile(`${target}.part`, content);
-    await fs.rename(`${target}.part`, target);
-    return reply.code(201).send({ url: `${ctx.config.publicUrl}/uploads/${project}/${name}`, contentType: image.type, size: content.length });
+    const key = `${projectOf(req).id}/${randomBytes(16).toString('hex')}.${image.extension}`;
+    const url = await storage.put(key, content, image.type).catch((err) => {
+      ctx.log.error({ err }, 'storing an upload failed');
+      throw new AppError(503, 'STORAGE_UNAVAILABLE', 'The file could not be stored; try again');
+    });
+    return reply.code(201).send({ url, contentType: image.type, size: content.length });
   });
 
   app.get(
