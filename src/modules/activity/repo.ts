@@ -1,5 +1,13 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { run, type Executor } from '../../platform/db/client.js';
+import type { CampaignRow } from '../campaigns/repo.js';
+
+/** What the analytics read of a campaign: never its body. */
+export type CampaignSummaryRow = Pick<
+  CampaignRow,
+  'id' | 'name' | 'status' | 'sent_at' | 'total_recipients' | 'sent_count' | 'delivered_count' | 'opened_count' | 'clicked_count' | 'bounced_count' | 'complained_count'
+>;
+const SUMMARY = sql`id, name, status, sent_at, total_recipients, sent_count, delivered_count, opened_count, clicked_count, bounced_count, complained_count`;
 
 /** Every query of the activity feed and analytics lives here. */
 
@@ -119,22 +127,6 @@ export async function activeExecutions(ex: Executor, projectId: string) {
   return r.rows;
 }
 
-export interface CampaignFiguresRow {
-  id: string;
-  name: string;
-  status: string;
-  sent_at: Date | null;
-  total_recipients: number;
-  sent_count: number;
-  delivered_count: number;
-  opened_count: number;
-  clicked_count: number;
-  bounced_count: number;
-  complained_count: number;
-}
-
-const FIGURES = sql`id, name, status, sent_at, total_recipients, sent_count, delivered_count, opened_count, clicked_count, bounced_count, complained_count`;
-
 const ORDER: Record<string, SQL> = {
   sent: sql`sent_count desc`,
   delivered: sql`delivered_count desc`,
@@ -146,17 +138,17 @@ const ORDER: Record<string, SQL> = {
 };
 
 /** Campaigns that have started sending, best first by `metric`. */
-export async function topCampaigns(ex: Executor, projectId: string, metric: string, limit: number): Promise<CampaignFiguresRow[]> {
-  const r = await run<CampaignFiguresRow>(ex, sql`
-    select ${FIGURES} from campaigns where project_id = ${projectId} and sent_at is not null
+export async function topCampaigns(ex: Executor, projectId: string, metric: string, limit: number): Promise<CampaignSummaryRow[]> {
+  const r = await run<CampaignSummaryRow>(ex, sql`
+    select ${SUMMARY} from campaigns where project_id = ${projectId} and sent_at is not null
     order by ${ORDER[metric] ?? ORDER.opened!}, sent_at desc, id limit ${limit}`);
   return r.rows;
 }
 
 /** Campaigns that started sending in the range, newest first. */
-export async function campaignsSentBetween(ex: Executor, projectId: string, since: Date, until: Date): Promise<CampaignFiguresRow[]> {
-  const r = await run<CampaignFiguresRow>(ex, sql`
-    select ${FIGURES} from campaigns where project_id = ${projectId} and sent_at >= ${since} and sent_at < ${until}
+export async function campaignsSentBetween(ex: Executor, projectId: string, since: Date, until: Date): Promise<CampaignSummaryRow[]> {
+  const r = await run<CampaignSummaryRow>(ex, sql`
+    select ${SUMMARY} from campaigns where project_id = ${projectId} and sent_at >= ${since} and sent_at < ${until}
     order by sent_at desc, id limit 1000`);
   return r.rows;
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { validationError } from '../../platform/http/errors.js';
 import { cursorPage, invalidCursorError, isKeysetCursor, type CursorValue } from '../../platform/http/pagination.js';
+import { campaignFigures, rate, type CampaignCounters } from '../campaigns/service.js';
 import * as repo from './repo.js';
 import { ACTIVITY_TYPES, type activityQuery, type CAMPAIGN_METRICS } from './schemas.js';
 
@@ -10,7 +11,6 @@ const DAY = 86_400_000;
 const MAX_DAYS = 366;
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
-const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 10_000);
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** `since`/`until` (default: the 30 UTC days up to today) as whole UTC days. */
@@ -103,23 +103,8 @@ export async function timeseries(ctx: AppContext, projectId: string, range: { si
   return { since, until, interval: 'day' as const, data };
 }
 
-function toFigures(c: repo.CampaignFiguresRow) {
-  return {
-    id: c.id,
-    name: c.name,
-    status: c.status,
-    sentAt: iso(c.sent_at),
-    totalRecipients: c.total_recipients,
-    sent: c.sent_count,
-    delivered: c.delivered_count,
-    opened: c.opened_count,
-    clicked: c.clicked_count,
-    bounced: c.bounced_count,
-    complained: c.complained_count,
-    openRate: rate(c.opened_count, c.delivered_count),
-    clickRate: rate(c.clicked_count, c.delivered_count),
-    bounceRate: rate(c.bounced_count, c.delivered_count + c.bounced_count),
-  };
+function toFigures(c: repo.CampaignSummaryRow) {
+  return { id: c.id, name: c.name, status: c.status, sentAt: iso(c.sent_at), ...campaignFigures(c) };
 }
 
 export async function topCampaigns(ctx: AppContext, projectId: string, q: { metric: (typeof CAMPAIGN_METRICS)[number]; limit: number }) {
@@ -130,28 +115,21 @@ export async function topCampaigns(ctx: AppContext, projectId: string, q: { metr
 export async function campaignStats(ctx: AppContext, projectId: string, range: { since?: Date; until?: Date }) {
   const { since, until } = dayRange(ctx, range);
   const rows = await repo.campaignsSentBetween(ctx.db, projectId, new Date(`${since}T00:00:00Z`), new Date(Date.parse(`${until}T00:00:00Z`) + DAY));
-  const campaigns = rows.map(toFigures);
-  const sum = (k: 'totalRecipients' | 'sent' | 'delivered' | 'opened' | 'clicked' | 'bounced' | 'complained') =>
-    campaigns.reduce((n, c) => n + c[k], 0);
-  const totals = {
-    totalRecipients: sum('totalRecipients'),
-    sent: sum('sent'),
-    delivered: sum('delivered'),
-    opened: sum('opened'),
-    clicked: sum('clicked'),
-    bounced: sum('bounced'),
-    complained: sum('complained'),
-  };
+  const sum = (k: keyof CampaignCounters) => rows.reduce((n, c) => n + c[k], 0);
+  const totals = campaignFigures({
+    total_recipients: sum('total_recipients'),
+    sent_count: sum('sent_count'),
+    delivered_count: sum('delivered_count'),
+    opened_count: sum('opened_count'),
+    clicked_count: sum('clicked_count'),
+    bounced_count: sum('bounced_count'),
+    complained_count: sum('complained_count'),
+  });
   return {
     since,
     until,
-    totals: {
-      ...totals,
-      openRate: rate(totals.opened, totals.delivered),
-      clickRate: rate(totals.clicked, totals.delivered),
-      bounceRate: rate(totals.bounced, totals.delivered + totals.bounced),
-    },
-    campaigns,
+    totals,
+    campaigns: rows.map(toFigures),
   };
 }
 

@@ -283,14 +283,17 @@ export async function sendTest(ctx: AppContext, projectId: string, id: string, e
   return { success: true as const, data: { emailId, to: email }, message: `A test email is on its way to ${email}` };
 }
 
-const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 10_000);
+/** A share rounded to 4 decimals; 0 when there is nothing to divide by. */
+export const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 10_000);
 
-/** GET /campaigns/{id}/stats: the counters, what is still pending, and rates. */
-export async function campaignStats(ctx: AppContext, projectId: string, id: string) {
-  const c = await requireCampaign(ctx.db, projectId, id);
+/** A campaign's counters with its rates: opens and clicks per delivered message, bounces per delivered or bounced one. */
+export type CampaignCounters = Pick<
+  CampaignRow,
+  'total_recipients' | 'sent_count' | 'delivered_count' | 'opened_count' | 'clicked_count' | 'bounced_count' | 'complained_count'
+>;
+
+export function campaignFigures(c: CampaignCounters) {
   return {
-    campaignId: c.id,
-    status: c.status,
     totalRecipients: c.total_recipients,
     sent: c.sent_count,
     delivered: c.delivered_count,
@@ -298,12 +301,22 @@ export async function campaignStats(ctx: AppContext, projectId: string, id: stri
     clicked: c.clicked_count,
     bounced: c.bounced_count,
     complained: c.complained_count,
-    skipped: c.skipped_count,
-    // Each email ends delivered, bounced (refused, or reported later) or skipped.
-    pending: Math.max(0, c.total_recipients - c.delivered_count - c.bounced_count - c.skipped_count),
     openRate: rate(c.opened_count, c.delivered_count),
     clickRate: rate(c.clicked_count, c.delivered_count),
     bounceRate: rate(c.bounced_count, c.delivered_count + c.bounced_count),
+  };
+}
+
+/** GET /campaigns/{id}/stats: the counters, what is still pending, and rates. */
+export async function campaignStats(ctx: AppContext, projectId: string, id: string) {
+  const c = await requireCampaign(ctx.db, projectId, id);
+  return {
+    campaignId: c.id,
+    status: c.status,
+    ...campaignFigures(c),
+    skipped: c.skipped_count,
+    // Each email ends delivered, bounced (refused, or reported later) or skipped.
+    pending: Math.max(0, c.total_recipients - c.delivered_count - c.bounced_count - c.skipped_count),
   };
 }
 
