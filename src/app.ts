@@ -38,6 +38,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    trustProxy: ctx.config.trustProxy,
     // Path parameters such as event names (255 characters) and field names (262) must reach
     // validation, which answers longer ones with a 422; only absurd lengths stop at the router.
     routerOptions: { maxParamLength: 1024 },

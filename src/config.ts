@@ -33,6 +33,7 @@ const EnvSchema = z.object({
     .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
     .pipe(z.array(hostPort)),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  TRUST_PROXY: z.string().optional(),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -57,6 +58,8 @@ export interface Config {
   s3?: S3Settings;
   dnsServers: string[];
   rateLimitPerMinute: number;
+  /** Which proxies' X-Forwarded-For to believe for the client address: Fastify's `trustProxy`. */
+  trustProxy: boolean | string[];
   idempotencyTtlHours: number;
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
@@ -105,8 +108,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     dnsServers: e.DNS_SERVERS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
   };
+}
+
+/** `true`, or a comma-separated list of proxy addresses and CIDR ranges; unset trusts none. */
+function parseTrustProxy(value: string | undefined): boolean | string[] {
+  if (!value || value === 'false') return false;
+  if (value === 'true') return true;
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
 }

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('reads TRUST_PROXY as none, any proxy, or a list of proxy addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16' }).trustProxy).toEqual(['10.0.0.1', '192.168.0.0/16']);
+  });
+
+  it('needs S3_PUBLIC_URL with S3_BUCKET, and fills the S3 defaults', () => {
+    expect(() => loadConfig({ S3_BUCKET: 'media' })).toThrow(/S3_PUBLIC_URL/);
+    expect(loadConfig({ S3_BUCKET: 'media', S3_PUBLIC_URL: 'https://cdn.example.com' }).s3).toEqual({
+      bucket: 'media',
+      region: 'us-east-1',
+      endpoint: undefined,
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      publicUrl: 'https://cdn.example.com',
+    });
+    expect(loadConfig({}).s3).toBeUndefined();
+  });
+
+  it('keeps only the origin of SNS_TRUSTED_ORIGIN', () => {
+    expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe('http://127.0.0.1:9000');
+  });
+});
