@@ -5,7 +5,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
+import type { Executor } from '../src/platform/db/client.js';
 
 /** The PostgreSQL server the benchmarks create their throwaway databases on. */
 export const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -625,4 +627,22 @@ export function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds:
     backendCpuSeconds: round(cpu.seconds, 2),
     backends: cpu.backends,
   };
+}
+
+/**
+ * Runs `work` (repository calls, say) on an executor that runs every statement it is given under
+ * EXPLAIN (ANALYZE, BUFFERS) first, then for real, so the plans are those of the statements the
+ * service runs; returns them in order. Statements run as named prepared statements bypass it.
+ */
+export async function explainStatements(ex: Executor, work: (ex: Executor) => Promise<unknown>): Promise<string[]> {
+  const plans: string[] = [];
+  const explaining = {
+    execute: async (q: SQL) => {
+      const r = (await ex.execute(sql`explain (analyze, buffers) ${q}`)) as unknown as { rows: Record<string, string>[] };
+      plans.push(r.rows.map((row) => row['QUERY PLAN']).join('\n'));
+      return ex.execute(q);
+    },
+  } as unknown as Executor;
+  await work(explaining);
+  return plans;
 }

@@ -364,6 +364,29 @@ describe('the activity feed and its daily counts', () => {
   });
 });
 
+describe('deleting a contact', () => {
+  it('takes its events out of the feed, the totals and the daily counts', async () => {
+    const { p, from } = await setup('erase');
+    const kept = await sendOne(p, from, rcpt('kept'), 'Kept');
+    const gone = await sendOne(p, from, rcpt('gone'), 'Gone');
+    await track(p, gone.email, 'browsed');
+    const before = await eventually(async () => {
+      const stats = await ok(p.api, '/activity/stats');
+      const feed = await ok(p.api, '/activity');
+      const top = await ok(p.api, '/analytics/top-events');
+      return stats.sent === 2 && feed.total === 2 && top.events.length === 1 ? { stats, feed } : undefined;
+    });
+    expect(before.feed.data.map((a: Activity) => a.contact.email).sort()).toEqual([gone.email, kept.email].sort());
+
+    expect((await p.api.delete(`/contacts/${gone.contactId}`)).status).toBe(204);
+    const feed = await ok(p.api, '/activity');
+    expect(feed.total).toBe(1);
+    expect(feed.data.map((a: Activity) => a.contact.email)).toEqual([kept.email]);
+    expect((await ok(p.api, '/activity/stats')).sent).toBe(1);
+    expect((await ok(p.api, '/analytics/top-events')).events).toEqual([]);
+  });
+});
+
 describe('campaign analytics and what is coming up', () => {
   let p: Project;
   let c1: Campaign;

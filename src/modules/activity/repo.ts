@@ -69,6 +69,18 @@ export async function countActivity(ex: Executor, q: Omit<ActivityListQuery, 'af
   return r.rows[0]!.n;
 }
 
+/**
+ * All events of these names: those dispatched, from the daily counts, and those still waiting in the
+ * outbox (or parked there), counted directly. A few milliseconds however many events there are.
+ */
+export async function totalByNames(ex: Executor, projectId: string, names: readonly string[]): Promise<number> {
+  const r = await run<{ n: string }>(ex, sql`
+    select coalesce((select sum(count) from event_daily_counts where project_id = ${projectId} and name = any(${textArray(names)})), 0)
+      + (select count(*) from event_outbox o join events e on e.id = o.event_id
+         where e.project_id = ${projectId} and e.name = any(${textArray(names)})) as n`);
+  return Number(r.rows[0]!.n);
+}
+
 /** Events of these names per name over whole UTC days, from the daily counts. */
 export async function countsByName(ex: Executor, projectId: string, names: readonly string[], since: string, until: string): Promise<Map<string, number>> {
   const r = await run<{ name: string; n: string }>(ex, sql`
@@ -92,14 +104,14 @@ export async function topEventNames(ex: Executor, projectId: string, since: stri
     select name, sum(count) as n from event_daily_counts
     where project_id = ${projectId} and day between ${since}::date and ${until}::date
       and name not like 'email.%' and name not in ('contact.subscribed', 'contact.unsubscribed') and name !~ '^segment\\..+\\.(entry|exit)$'
-    group by name order by n desc, name limit ${limit}`);
+    group by name having sum(count) > 0 order by n desc, name limit ${limit}`);
   return r.rows.map((row) => ({ name: row.name, count: Number(row.n) }));
 }
 
 /** Activity types that have happened in the project. */
 export async function presentNames(ex: Executor, projectId: string, names: readonly string[]): Promise<string[]> {
   const r = await run<{ name: string }>(ex, sql`
-    select distinct name from event_daily_counts where project_id = ${projectId} and name = any(${textArray(names)}) order by name`);
+    select distinct name from event_daily_counts where project_id = ${projectId} and name = any(${textArray(names)}) and count > 0 order by name`);
   return r.rows.map((row) => row.name);
 }
 

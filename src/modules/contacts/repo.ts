@@ -158,10 +158,24 @@ export async function findContact(ex: Executor, projectId: string, id: string): 
   return (r.rows[0] as ContactRow | undefined) ?? null;
 }
 
+/**
+ * Deletes contacts with their events (by cascade), taking their dispatched events out of the daily
+ * counts in the same statement so statistics stay those of the events that exist.
+ */
 export async function deleteContacts(ex: Executor, projectId: string, ids: string[]): Promise<string[]> {
   const r = await run(ex, sql`
-    delete from contacts where project_id = ${projectId}
-      and id in (select value::uuid from jsonb_array_elements_text(${jsonb(ids)}))
+    with targets as (
+      select value::uuid as id from jsonb_array_elements_text(${jsonb(ids)})),
+    uncounted as (
+      update event_daily_counts d set count = d.count - g.n
+      from (
+        select e.name, (e.created_at at time zone 'UTC')::date as day, count(*)::int as n
+        from events e
+        where e.contact_id in (select id from targets) and e.project_id = ${projectId}
+          and not exists (select 1 from event_outbox o where o.event_id = e.id)
+        group by 1, 2) g
+      where d.project_id = ${projectId} and d.name = g.name and d.day = g.day)
+    delete from contacts where project_id = ${projectId} and id in (select id from targets)
     returning id`);
   return (r.rows as { id: string }[]).map((row) => row.id);
 }

@@ -79,6 +79,10 @@ export const events = pgTable(
     // (`triggeredWithin` and the like) then read the contacts from the index alone.
     index('events_project_name_created').on(t.projectId, t.name, t.createdAt),
     index('events_contact_created').on(t.contactId, t.createdAt, t.id),
+    // The activity of one campaign (`/activity?campaignId=`): its email events carry the campaign id.
+    index('events_project_campaign_created')
+      .on(t.projectId, sql`(${t.data}->>'campaignId')`, t.createdAt, t.id)
+      .where(sql`(${t.data}->>'campaignId') is not null`),
   ],
 );
 
@@ -453,6 +457,8 @@ export const workflowExecutions = pgTable(
     index('workflow_executions_waiting').on(t.contactId, t.waitEvent).where(sql`status = 'waiting' and wait_event is not null`),
     index('workflow_executions_workflow').on(t.workflowId, t.startedAt, t.id),
     index('workflow_executions_contact').on(t.contactId),
+    // A project's executions under way (`/activity/upcoming`), whatever other projects have running.
+    index('workflow_executions_project_active').on(t.projectId, t.workflowId, t.nextRunAt).where(sql`status in ('running', 'waiting')`),
     uniqueIndex('workflow_executions_once').on(t.workflowId, t.contactId).where(sql`entry_key = 'once'`),
   ],
 );

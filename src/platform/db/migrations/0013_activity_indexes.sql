@@ -1,0 +1,2 @@
+CREATE INDEX "events_project_campaign_created" ON "events" USING btree ("project_id",("data"->>'campaignId'),"created_at","id") WHERE ("events"."data"->>'campaignId') is not null;--> statement-breakpoint
+CREATE INDEX "workflow_executions_project_active" ON "workflow_executions" USING btree ("project_id","workflow_id","next_run_at") WHERE status in ('running', 'waiting');
