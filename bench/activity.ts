@@ -287,10 +287,13 @@ function feedVariant(name: string, projectId: string, f: FeedFilter): Variant {
   return {
     name,
     path: `/activity${qs ? `?${qs}` : ''}`,
-    // As service.listActivity: the page (limit + 1 rows), and on the first page the exact total (both at once).
+    // As service.listActivity: the page (limit + 1 rows), and on the first page the total, from the
+    // daily counts when only the types narrow the feed.
     statements: async (ex) => {
       await repo.listActivity(ex, { ...filter, after: f.after, limit: 21 });
-      if (!f.after) await repo.countActivity(ex, filter);
+      if (f.after) return;
+      if (f.contactId || f.campaignId || f.since) await repo.countActivity(ex, filter);
+      else await repo.totalByNames(ex, projectId, filter.types);
     },
     inspect: (body) => {
       const items = body.data as { id: string; type: string; createdAt: string; contact: { id: string }; data: Record<string, unknown> }[];
