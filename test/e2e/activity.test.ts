@@ -349,6 +349,8 @@ describe('the activity feed and its daily counts', () => {
       expect422(await get(`${path}?since=2024-02-01T00:00:00Z&until=2024-01-01T00:00:00Z`));
       expect422(await get(`${path}?since=2023-01-01T00:00:00Z&until=2024-02-01T00:00:00Z`));
       expect422(await get(`${path}?until=soon`), 'until');
+      expect422(await get(`${path}?until=9999-12-31T23:59:59.999Z`), 'until');
+      expect422(await get(`${path}?since=1969-12-31T00:00:00Z&until=1970-01-02T00:00:00Z`), 'since');
     }
     // A leap year and its last day: 366 days exactly is still a range.
     expect((await ok(feed.api, '/analytics/timeseries?since=2024-01-01T00:00:00Z&until=2025-01-01T00:00:00Z')).data).toHaveLength(367);

@@ -9,6 +9,8 @@ import { ACTIVITY_TYPES, type activityQuery, type CAMPAIGN_METRICS } from './sch
 const DAY = 86_400_000;
 /** Ranges are whole UTC days, at most a year and a day. */
 const MAX_DAYS = 366;
+const EARLIEST = Date.parse('1970-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-30T23:59:59.999Z');
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 const day = (d: Date) => d.toISOString().slice(0, 10);
@@ -17,6 +19,12 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
 function dayRange(ctx: AppContext, range: { since?: Date; until?: Date }) {
   const until = range.until ?? ctx.clock.now();
   const since = range.since ?? new Date(until.getTime() - 29 * DAY);
+  // Whole days are handed to the database with a day to spare on each side.
+  for (const [field, at] of [['since', since], ['until', until]] as const) {
+    if (at.getTime() < EARLIEST || at.getTime() > LATEST) {
+      throw validationError([{ field, message: 'Expected a date between 1970-01-01 and 9999-12-30', code: 'custom' }]);
+    }
+  }
   if (since > until) throw validationError([{ field: 'since', message: 'since must not be after until', code: 'custom' }]);
   if (until.getTime() - since.getTime() > MAX_DAYS * DAY) {
     throw validationError([{ field: 'since', message: `A range covers at most ${MAX_DAYS} days`, code: 'custom' }]);
