@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type DnsServer } from '../support/dns-server.js';
@@ -6,6 +5,7 @@ import { verifiedDomain } from '../support/domains.js';
 import { UUID, deliveredMessage, sendOk } from '../support/sending.js';
 import { eventually, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { signatureValid, startReceiver, type HookRequest, type Receiver } from '../support/webhook-receiver.js';
 
 type Project = Awaited<ReturnType<TestServer['project']>>;
 
@@ -39,60 +39,6 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 // ---------------------------------------------------------------------------------------------
 // A webhook receiver on loopback: records every request, answers queued statuses per path (200 after)
-
-interface HookRequest {
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-interface Receiver {
-  origin: string;
-  answer(path: string, ...statuses: number[]): void;
-  to(path: string): HookRequest[];
-  stop(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const requests: HookRequest[] = [];
-  const queued = new Map<string, number[]>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = req.url ?? '';
-      requests.push({ url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const status = queued.get(url)?.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    answer: (path, ...statuses) => queued.set(path, [...(queued.get(path) ?? []), ...statuses]),
-    to: (path) => requests.filter((r) => r.url === path),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the base64 secret after `whsec_`. */
-function signatureValid(secret: string, r: HookRequest): boolean {
-  const id = r.headers['webhook-id'];
-  const timestamp = r.headers['webhook-timestamp'];
-  const signatures = r.headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') return false;
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${r.body}`).digest();
-  return signatures.split(' ').some((signature) => {
-    const [version, value] = signature.split(',');
-    const given = Buffer.from(value ?? '', 'base64');
-    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -131,7 +77,7 @@ async function createHook(api: Client, body: Record<string, unknown>): Promise<W
 
 /** A webhook to `path` on the receiver. */
 const hookTo = (api: Client, path: string, events: string[], extra: Record<string, unknown> = {}) =>
-  createHook(api, { url: hooks.origin + path, events, ...extra });
+  createHook(api, { url: hooks.url + path, events, ...extra });
 
 async function track(p: Project, email: string, event: string, data?: Record<string, unknown>): Promise<{ contact: string; event: string }> {
   const res = await p.api.post('/v1/track', { email, event, ...(data ? { data } : {}) }, p.publicKey);
@@ -422,7 +368,7 @@ describe('deliveries', () => {
     expect(pending.lastError).toMatch(/ECONNREFUSED/);
 
     const path = newPath('recovered');
-    expect((await p.api.patch(`/webhooks/${hook.id}`, { url: hooks.origin + path })).status).toBe(200);
+    expect((await p.api.patch(`/webhooks/${hook.id}`, { url: hooks.url + path })).status).toBe(200);
     const [r] = await received(path);
     expect(r!.headers['webhook-id']).toBe(pending.id);
     const d = await deliveryWhen(p.api, hook.id, tracked.event, settled);
@@ -488,8 +434,8 @@ describe('private network targets', () => {
   it('fails a delivery to a loopback address at once, without sending it', async () => {
     const p = await strict.project('wh-private');
     const [byIp, byName] = [newPath('private-ip'), newPath('private-name')];
-    const port = new URL(hooks.origin).port;
-    const ipHook = await createHook(p.api, { url: hooks.origin + byIp, events: ['*'] });
+    const port = new URL(hooks.url).port;
+    const ipHook = await createHook(p.api, { url: hooks.url + byIp, events: ['*'] });
     const nameHook = await createHook(p.api, { url: `http://localhost:${port}${byName}`, events: ['*'] });
     const tracked = await track(p, 'private@example.com', 'inside');
 
