@@ -145,7 +145,8 @@ export const contactJobs = pgTable(
 );
 
 /**
- * Events waiting to be handed to the in-process subscribers (segment tracking, workflow triggers).
+ * Events waiting to be handed to the in-process subscribers (workflow triggers, webhook
+ * deliveries, daily activity counts).
  * Written in the statement that stores the event; a worker drains it, so a subscriber's failure
  * or slowness never touches the request that tracked the event.
  */
