@@ -35,7 +35,6 @@
  * BENCH_EXPLAIN, BENCH_SQL.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import * as repo from '../src/modules/activity/repo.js';
@@ -48,8 +47,10 @@ import {
   createScratchPg,
   explainStatements,
   freePort,
+  machineInfo,
   percentile,
   round,
+  runBench,
   scratchDir,
   serviceEnv,
   startServiceChild,
@@ -525,10 +526,7 @@ async function main() {
         variants: results,
         cpuBusyBeforePct,
         machine: {
-          cpus: os.cpus().length,
-          cpuModel: os.cpus()[0]?.model,
-          memGiB: round(os.totalmem() / 2 ** 30),
-          node: process.version,
+          ...machineInfo(),
           postgres: server.v,
           sharedBuffers: server.sb,
         },
@@ -539,10 +537,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

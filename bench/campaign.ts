@@ -39,7 +39,6 @@
  * profiles of the service children).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { simpleParser } from 'mailparser';
@@ -57,20 +56,22 @@ import {
   expectApiStatus,
   freePort,
   machineCpu,
+  machineInfo,
   PeakRss,
   pgCounters,
   pgDelta,
   processCpuSeconds,
   processStatusKb,
   round,
+  runBench,
   runRawSender,
   scratchDir,
+  type ScratchPg,
   serviceEnv,
   SinkArrivals,
   startServiceChild,
   waitForQuiet,
   wallNow,
-  type ScratchPg,
 } from './lib.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
@@ -456,7 +457,7 @@ async function main(): Promise<number> {
         benchCpuSeconds: round((benchCpu.user + benchCpu.system) / 1e6, 2),
         ...(db ? { db } : {}),
         problems,
-        machine: { cpus: os.cpus().length, node: process.version },
+        machine: machineInfo(),
       },
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -467,10 +468,4 @@ async function main(): Promise<number> {
   return problems.length ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -8,7 +8,6 @@
  *
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS (1000000), BENCH_REPEAT (20).
  */
-import os from 'node:os';
 import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
@@ -16,7 +15,16 @@ import { createProject } from '../src/modules/projects/service.js';
 import * as repo from '../src/modules/contacts/repo.js';
 import { openDatabase, type Executor } from '../src/platform/db/client.js';
 import { startService } from '../src/service.js';
-import { Cleanup, createScratchPg, percentile, round, scratchDir, waitForQuiet } from './lib.js';
+import {
+  Cleanup,
+  createScratchPg,
+  machineInfo,
+  percentile,
+  round,
+  runBench,
+  scratchDir,
+  waitForQuiet,
+} from './lib.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
@@ -151,7 +159,7 @@ async function main() {
         seedSeconds: round(seedMs / 1000),
         goalMs: GOAL_MS,
         terms: results,
-        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: round(os.totalmem() / 2 ** 30), node: process.version },
+        machine: machineInfo(),
       })}\n`,
     );
   } finally {
@@ -159,10 +167,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

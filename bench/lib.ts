@@ -646,3 +646,19 @@ export async function explainStatements(ex: Executor, work: (ex: Executor) => Pr
   await work(explaining);
   return plans;
 }
+
+/** The machine a figure was measured on, for the result line. */
+export function machineInfo() {
+  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: round(os.totalmem() / 2 ** 30), node: process.version };
+}
+
+/** Runs a benchmark's `main`: exits with the code it returns (0 for none), or prints the error and exits 1. */
+export function runBench(main: () => Promise<number | void>): void {
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (err) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -10,14 +10,22 @@
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS (1000000),
  * BENCH_EVENTS (5000000), BENCH_REPEAT (10).
  */
-import os from 'node:os';
 import { sql, type SQL } from 'drizzle-orm';
 import type { FieldType } from '../src/domain/contact-data.js';
 import { compileCondition, type FilterCondition } from '../src/domain/filters/index.js';
 import { createProject } from '../src/modules/projects/service.js';
 import { fieldTypes } from '../src/modules/contacts/repo.js';
 import { openDatabase, run, type Db } from '../src/platform/db/client.js';
-import { Cleanup, createScratchPg, percentile, round, scratchDir, waitForQuiet } from './lib.js';
+import {
+  Cleanup,
+  createScratchPg,
+  machineInfo,
+  percentile,
+  round,
+  runBench,
+  scratchDir,
+  waitForQuiet,
+} from './lib.js';
 import { seedContactsAndEvents, type EventKinds, type Population } from './seed.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -187,7 +195,7 @@ async function main() {
         goals: { ms: GOAL_MS, ratio: GOAL_RATIO, msMet: compiled.p50 < GOAL_MS, ratioMet: ratio <= GOAL_RATIO },
         sizes: await sizes(db),
         cpuBusyBeforePct: busyBeforePct,
-        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: round(os.totalmem() / 2 ** 30), node: process.version },
+        machine: machineInfo(),
       })}\n`,
     );
   } finally {
@@ -195,10 +203,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -24,7 +24,6 @@
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service child into <dir>.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { simpleParser } from 'mailparser';
@@ -40,20 +39,22 @@ import {
   createVerifiedDomain,
   expectApiStatus,
   freePort,
+  machineInfo,
   PeakRss,
   pgCounters,
   pgDelta,
   processCpuSeconds,
   processStatusKb,
   round,
+  runBench,
   runEvalWorker,
   runRawSender,
   scratchDir,
+  type ScratchPg,
   serviceEnv,
   SinkArrivals,
   startServiceChild,
   waitForQuiet,
-  type ScratchPg,
 } from './lib.js';
 
 const DOMAIN = 'send.bench.example.com';
@@ -350,7 +351,7 @@ async function main() {
           rssBelowMb: GOAL_RSS_MB,
           rssMet: rss.peakKb / 1024 < GOAL_RSS_MB,
         },
-        machine: { cpus: os.cpus().length, node: process.version },
+        machine: machineInfo(),
       },
     };
     if (load.samples.length) process.stderr.write(`non-200 answers, first ones: ${load.samples.join(' | ')}\n`);
@@ -360,10 +361,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

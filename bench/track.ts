@@ -9,7 +9,6 @@
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_DURATION (seconds per target, 12),
  * BENCH_WARMUP (seconds, 3), BENCH_ONLY (postgres | pglite).
  */
-import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -18,7 +17,17 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createProject } from '../src/modules/projects/service.js';
 import { startService } from '../src/service.js';
-import { Cleanup, createScratchPg, round, runTrackLoad, scratchDir, waitForQuiet, type LoadResult } from './lib.js';
+import {
+  Cleanup,
+  createScratchPg,
+  type LoadResult,
+  machineInfo,
+  round,
+  runBench,
+  runTrackLoad,
+  scratchDir,
+  waitForQuiet,
+} from './lib.js';
 
 const CONNECTIONS = 50;
 const DISTINCT_EMAILS = 20_000;
@@ -173,15 +182,9 @@ async function main() {
       distinctEmails: DISTINCT_EMAILS,
       durationSeconds: DURATION,
       ...results,
-      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: machineInfo(),
     })}\n`,
   );
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);

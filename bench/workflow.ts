@@ -28,7 +28,6 @@
  * SMTP_MAX_CONNECTIONS (5) and DELIVERY_CONCURRENCY (20) for the service, BENCH_CPU_PROF=<dir>
  * writes V8 CPU profiles of the service children into <dir>.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
@@ -42,11 +41,13 @@ import {
   createVerifiedDomain,
   expectApiStatus,
   freePort,
+  machineInfo,
   PeakRss,
   percentile,
   processCpuSeconds,
   processStatusKb,
   round,
+  runBench,
   scratchDir,
   serviceEnv,
   startServiceChild,
@@ -483,7 +484,7 @@ async function main() {
           p99Met: e2e.p99 < GOAL_P99_MS,
         },
         problems,
-        machine: { cpus: os.cpus().length, node: process.version },
+        machine: machineInfo(),
       },
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -497,10 +498,4 @@ async function main() {
   return failed ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main);
