@@ -28,7 +28,7 @@ export async function activityRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
   );
   app.get(
     '/analytics/top-campaigns',
-    { schema: { tags: analytics, querystring: s.topCampaignsQuery, response: { 200: z.array(s.campaignFiguresSchema) } } },
+    { schema: { tags: analytics, querystring: s.topCampaignsQuery, response: { 200: z.array(s.campaignSummarySchema) } } },
     (req) => service.topCampaigns(ctx, projectOf(req).id, req.query),
   );
   app.get('/analytics/campaign-stats', { schema: { tags: analytics, querystring: s.rangeQuery, response: { 200: s.campaignStatsSchema } } }, (req) =>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
+import { campaignFiguresSchema } from '../campaigns/schemas.js';
 import { dateTimeQuery } from '../events/schemas.js';
 
 /** The events the activity feed and its statistics are about. */
@@ -93,28 +94,18 @@ export const topCampaignsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(5),
 });
 
-export const campaignFiguresSchema = z.object({
+export const campaignSummarySchema = campaignFiguresSchema.extend({
   id: z.string().uuid(),
   name: z.string(),
   status: z.string(),
   sentAt: z.string().nullable(),
-  totalRecipients: z.number().int(),
-  sent: z.number().int(),
-  delivered: z.number().int(),
-  opened: z.number().int(),
-  clicked: z.number().int(),
-  bounced: z.number().int(),
-  complained: z.number().int(),
-  openRate: z.number(),
-  clickRate: z.number(),
-  bounceRate: z.number(),
 });
 
 export const campaignStatsSchema = z.object({
   since: z.string(),
   until: z.string(),
-  totals: campaignFiguresSchema.pick({ totalRecipients: true, sent: true, delivered: true, opened: true, clicked: true, bounced: true, complained: true, openRate: true, clickRate: true, bounceRate: true }),
-  campaigns: z.array(campaignFiguresSchema),
+  totals: campaignFiguresSchema,
+  campaigns: z.array(campaignSummarySchema),
 });
 
 export const topEventsQuery = rangeQuery.extend({ limit: z.coerce.number().int().min(1).max(100).default(10) });

@@ -70,9 +70,8 @@ export const testResponse = z.object({
   message: z.string(),
 });
 
-export const statsSchema = z.object({
-  campaignId: z.string().uuid(),
-  status: campaignStatusSchema,
+/** A campaign's counters and rates (campaigns/service `campaignFigures`). */
+export const campaignFiguresSchema = z.object({
   totalRecipients: z.number().int(),
   sent: z.number().int(),
   delivered: z.number().int(),
@@ -80,11 +79,16 @@ export const statsSchema = z.object({
   clicked: z.number().int(),
   bounced: z.number().int(),
   complained: z.number().int(),
-  skipped: z.number().int(),
-  /** Recipients whose email has no outcome yet. */
-  pending: z.number().int(),
   /** opened / delivered, clicked / delivered, bounced / (delivered + bounced); 0 when the divisor is 0. */
   openRate: z.number(),
   clickRate: z.number(),
   bounceRate: z.number(),
+});
+
+export const statsSchema = campaignFiguresSchema.extend({
+  campaignId: z.string().uuid(),
+  status: campaignStatusSchema,
+  skipped: z.number().int(),
+  /** Recipients whose email has no outcome yet. */
+  pending: z.number().int(),
 });
