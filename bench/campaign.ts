@@ -5,11 +5,10 @@
  *
  *   npx tsx bench/campaign.ts                         # PostgreSQL (BENCH_PG_URL), 100,000 contacts
  *   BENCH_CONTACTS=5000 npx tsx bench/campaign.ts     # smaller
- *   BENCH_DB=pglite npx tsx bench/campaign.ts         # the embedded database
+ *   BENCH_DB=embedded npx tsx bench/campaign.ts       # the embedded PostgreSQL
  *
  * The service runs as child processes on a fresh database, so their RSS and CPU are their own: on
- * PostgreSQL `serve` and `worker` apart, as deployed (BENCH_ROLES=all keeps them in one process); on
- * the embedded database `all`, since only one process can open it. The sink and the DNS server
+ * `serve` and `worker` apart, as deployed (BENCH_ROLES=all keeps them in one process). The sink and the DNS server
  * live in this process, the raw sender in a worker thread.
  *
  * Setup (not measured): a project (`main.ts project:create`), N contacts inserted set-wise in SQL
@@ -34,7 +33,7 @@
  * contact and nothing else during the campaign, and the campaign is SENT with sentCount and
  * totalRecipients equal to N.
  *
- * Env: BENCH_CONTACTS, BENCH_RAW_COUNT, BENCH_DB=pglite, BENCH_ROLES=all, BENCH_PG_URL (admin URL of
+ * Env: BENCH_CONTACTS, BENCH_RAW_COUNT, BENCH_DB=embedded, BENCH_ROLES=all, BENCH_PG_URL (admin URL of
  * the PostgreSQL server), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
  * profiles of the service children).
  */
@@ -76,8 +75,8 @@ import {
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const RAW_COUNT = Number(process.env.BENCH_RAW_COUNT ?? 20_000);
-const EMBEDDED = process.env.BENCH_DB === 'pglite';
-const SPLIT = !EMBEDDED && process.env.BENCH_ROLES !== 'all';
+const EMBEDDED = process.env.BENCH_DB === 'embedded';
+const SPLIT = process.env.BENCH_ROLES !== 'all';
 const SMTP_CONNECTIONS = Number(process.env.SMTP_MAX_CONNECTIONS ?? 5);
 const WINDOW = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
 const DOMAIN = 'news.bench.example.com';
@@ -415,7 +414,7 @@ async function main(): Promise<number> {
     const workerPeakRssMb = workerRss.peakKb / 1024;
     const result = {
       bench: 'campaign',
-      database: EMBEDDED ? 'pglite' : 'postgres',
+      database: EMBEDDED ? 'embedded' : 'postgres',
       roles: SPLIT ? 'serve + worker' : 'all',
       contacts: CONTACTS,
       rawPerSec: round(rawPerSec),

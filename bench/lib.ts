@@ -48,6 +48,8 @@ async function adminQuery(text: string, serverUrl = PG_SERVER_URL): Promise<void
 
 export function scratchDir(prefix: string): { dir: string; remove(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  // As root an embedded cluster in it runs as `postgres`, which must be able to enter the folder.
+  fs.chmodSync(dir, 0o755);
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

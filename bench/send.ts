@@ -2,12 +2,11 @@
  * POST /v1/send with a template and variables, delivered into a loopback SMTP sink, next to raw
  * pooled nodemailer sending the same pre-rendered (and DKIM-signed) messages into the same sink.
  *
- *   npx tsx bench/send.ts [--count 20000] [--connections 32]       # embedded database (PGlite)
+ *   npx tsx bench/send.ts [--count 20000] [--connections 32]       # embedded PostgreSQL
  *   DATABASE_URL=postgres://… npx tsx bench/send.ts [--count …]      # a fresh database on that server
  *
- * The service runs as child processes, so their RSS and CPU are their own: on PostgreSQL `serve`
- * and `worker` apart, as deployed (BENCH_ROLES=all keeps them in one process); on the embedded
- * database `all`, since only one process can open it. The worker's VmRSS is sampled every 250 ms
+ * The service runs as child processes, so their RSS and CPU are their own: `serve` and `worker`
+ * apart, as deployed (BENCH_ROLES=all keeps them in one process). The worker's VmRSS is sampled every 250 ms
  * and the peak reported. The sink, the DNS server and the
  * load generator live in this process (the load generator and the raw sender in worker threads).
  *
@@ -195,14 +194,13 @@ async function main() {
       cleanup.add(() => scratch!.drop());
       env.DATABASE_URL = scratch.url;
     }
-    const database = scratch ? 'postgres' : 'pglite';
+    const database = scratch ? 'postgres' : 'embedded';
 
     const project = await createBenchProject(serviceEnv(env));
     const port = await freePort();
     const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-    // On PostgreSQL the API and the worker run as separate processes, as in production; the embedded
-    // database can be opened by one process only, so there both roles share one.
-    const split = Boolean(scratch) && process.env.BENCH_ROLES !== 'all';
+    // The API and the worker run as separate processes, as in production.
+    const split = process.env.BENCH_ROLES !== 'all';
     const childEnvAt = serviceEnv({ ...env, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
     const child = await startServiceChild(childEnvAt, port, split ? 'serve' : 'all', { cpuProfDir, label: 'service' });
     cleanup.add(() => child.stop());

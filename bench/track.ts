@@ -1,5 +1,6 @@
 /**
- * POST /v1/track throughput and latency, on PostgreSQL and on embedded PGlite, each next to a bare
+ * POST /v1/track throughput and latency, on the PostgreSQL server and on the embedded PostgreSQL
+ * that the service starts itself in DATA_DIR, each next to a bare
  * Fastify route doing one INSERT through the same driver: the ratio shows what the service's own
  * work (auth, validation, rate limit, contact upsert, event, transaction) costs over the floor that
  * HTTP plus one write already sets on this machine.
@@ -7,14 +8,12 @@
  *   npx tsx bench/track.ts            # prints one JSON line
  *
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_DURATION (seconds per target, 12),
- * BENCH_WARMUP (seconds, 3), BENCH_ONLY (postgres | pglite).
+ * BENCH_WARMUP (seconds, 3), BENCH_ONLY (postgres | embedded).
  */
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
+import { startEmbeddedPostgres } from '../src/platform/db/embedded.js';
 import { createProject } from '../src/modules/projects/service.js';
 import { startService } from '../src/service.js';
 import {
@@ -37,7 +36,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const GOAL_RATIO = 0.5;
 const GOAL_P99_MS = 50;
 
-type Kind = 'postgres' | 'pglite';
+type Kind = 'postgres' | 'embedded';
 
 interface Target {
   url: string;
@@ -98,11 +97,10 @@ async function benchKind(kind: Kind, cleanup: Cleanup) {
   const dir = scratchDir(`pbx-bench-track-${kind}-`);
   cleanup.add(dir.remove);
   env.DATA_DIR = dir.dir;
-  let pgUrl: string | undefined;
   if (kind === 'postgres') {
     const scratch = await createScratchPg('pbx_bench_track');
     cleanup.add(() => scratch.drop());
-    pgUrl = env.DATABASE_URL = scratch.url;
+    env.DATABASE_URL = scratch.url;
   }
 
   const service = await startService(loadConfig(env), 'all');
@@ -115,26 +113,17 @@ async function benchKind(kind: Kind, cleanup: Cleanup) {
   }
 
   // Same database, same driver, same pool size as the service uses.
+  const cluster = kind === 'embedded' ? await startEmbeddedPostgres(dir.dir) : undefined;
+  const pool = new pg.Pool({ connectionString: cluster?.url ?? env.DATABASE_URL, max: 20 });
+  pool.on('error', () => {});
+  const bare = await startBare(pool);
   let bareResult: Awaited<ReturnType<typeof measure>>;
-  if (kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: pgUrl, max: 20 });
-    pool.on('error', () => {});
-    const bare = await startBare(pool);
-    try {
-      bareResult = await measure({ url: bare.url, headers: {} });
-    } finally {
-      await bare.app.close();
-      await pool.end();
-    }
-  } else {
-    const lite = await PGlite.create(path.join(dir.dir, 'pg'), { extensions: { pg_trgm } });
-    const bare = await startBare(lite);
-    try {
-      bareResult = await measure({ url: bare.url, headers: {} });
-    } finally {
-      await bare.app.close();
-      await lite.close();
-    }
+  try {
+    bareResult = await measure({ url: bare.url, headers: {} });
+  } finally {
+    await bare.app.close();
+    await pool.end();
+    await cluster?.release();
   }
 
   const ratio = serviceResult.rps / bareResult.rps;
@@ -168,7 +157,7 @@ async function benchKind(kind: Kind, cleanup: Cleanup) {
 
 async function main() {
   const cleanup = new Cleanup();
-  const kinds: Kind[] = process.env.BENCH_ONLY ? [process.env.BENCH_ONLY as Kind] : ['postgres', 'pglite'];
+  const kinds: Kind[] = process.env.BENCH_ONLY ? [process.env.BENCH_ONLY as Kind] : ['postgres', 'embedded'];
   const results: Record<string, unknown> = {};
   try {
     for (const kind of kinds) results[kind] = await benchKind(kind, cleanup);

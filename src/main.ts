@@ -56,7 +56,7 @@ async function run(command: string, args: string[]): Promise<void> {
         `  public key: ${p.publicKey}\n  secret key: ${p.secretKey}\n\n`,
     );
   }
-  log.info({ role: command, url: service.url, database: service.ctx.database.kind }, 'service ready');
+  log.info({ role: command, url: service.url, database: service.ctx.database.location }, 'service ready');
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -939,7 +939,7 @@ describe('cancelling and listing executions', () => {
 });
 
 // Worker processes share a database only on PostgreSQL.
-describe.skipIf(!process.env.DATABASE_URL)('two workers on one database', () => {
+describe('two workers on one database', () => {
   const CONTACTS = 200;
   const DOMAIN = 'workers.wfengine.test';
   let db: TestDatabase;

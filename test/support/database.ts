@@ -2,41 +2,43 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
+import { admin } from './global-setup.js';
 
 export interface TestDatabase {
   /** Environment that points the service at this database. */
   env: Record<string, string>;
+  /** The database's URL. */
+  url: string;
   drop(): Promise<void>;
 }
 
-/**
- * A fresh, empty database per server: a copy of the migrated PGlite template, or a new database
- * on the PostgreSQL server named by DATABASE_URL when the suite runs against PostgreSQL.
- */
+/** A fresh, migrated database per server, copied from the suite's template, and a data directory. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-test-'));
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
-    fs.cpSync(path.join(inject('pgliteTemplate'), 'pg'), path.join(dataDir, 'pg'), { recursive: true });
-    return { env: { DATA_DIR: dataDir }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
-  }
+  const serverUrl = inject('serverUrl');
   const name = `pbx_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  await cloneTemplate(serverUrl, name);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    url: url.toString(),
     async drop() {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      await admin(serverUrl, `drop database if exists ${name} with (force)`);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Copying needs the template to have no other session: test files starting together take turns. */
+async function cloneTemplate(serverUrl: string, name: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await admin(serverUrl, `create database ${name} template ${inject('templateDatabase')}`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '55006' || attempt >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+    }
+  }
 }

@@ -1,16 +1,12 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { startEmbeddedPostgres } from './embedded.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -21,7 +17,8 @@ export type Executor = Db | Tx;
 
 export interface Database {
   db: Db;
-  kind: 'pglite' | 'postgres';
+  /** The server's address without credentials, for logs. */
+  location: string;
   migrate(): Promise<void>;
   /** Calls `onMessage` for every NOTIFY on `channel`; returns the unsubscribe function. */
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
@@ -31,23 +28,21 @@ export interface Database {
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATION_LOCK = 727_001;
 
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(path.join(opts.dataDir, 'pg'));
-}
-
-async function openPglite(dir: string): Promise<Database> {
-  fs.mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir, { extensions: { pg_trgm } });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+/**
+ * Opens the PostgreSQL server at `databaseUrl`, or without one the embedded cluster in
+ * `DATA_DIR/pg`, started when no other process has started it yet.
+ */
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; onNotice?: (message: string) => void }): Promise<Database> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  const cluster = await startEmbeddedPostgres(opts.dataDir, { onNotice: opts.onNotice ?? ((m) => process.stderr.write(`${m}\n`)) });
+  const database = await openPostgres(cluster.url);
   return {
-    db,
-    kind: 'pglite',
-    migrate: () => migratePglite(db as any, { migrationsFolder }),
-    listen: async (channel, onMessage) => {
-      const unsubscribe = await client.listen(channel, onMessage);
-      return async () => unsubscribe();
+    ...database,
+    location: `embedded PostgreSQL in ${cluster.dir} (${database.location})`,
+    async close() {
+      await database.close();
+      await cluster.release();
     },
-    close: () => client.close(),
   };
 }
 
@@ -65,9 +60,10 @@ async function openPostgres(url: string): Promise<Database> {
     return pool.query({ name, text, values: params as unknown[] });
   });
   const listeners: pg.Client[] = [];
+  const parsed = new URL(url);
   return {
     db,
-    kind: 'postgres',
+    location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     async migrate() {
       const client = await pool.connect();
       try {
@@ -106,9 +102,8 @@ type Runner = (query: SQL) => Promise<{ rows: any[] }>;
 const preparedRunners = new WeakMap<object, Runner>();
 
 /**
- * Runs a statement on either driver; both return the rows under `rows`. With `prepared`, a hot
- * statement run outside a transaction on PostgreSQL becomes a named prepared statement, planned
- * once per connection instead of on every call.
+ * Runs a statement and returns its rows under `rows`. With `prepared`, a hot statement run outside
+ * a transaction becomes a named prepared statement, planned once per connection instead of on every call.
  */
 export async function run<T = any>(ex: Executor, query: SQL, options: { prepared?: boolean } = {}): Promise<{ rows: T[] }> {
   const prepared = options.prepared ? preparedRunners.get(ex) : undefined;
