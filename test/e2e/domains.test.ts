@@ -16,7 +16,8 @@ let other: Project;
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  server = await startTestServer({ DNS_SERVERS: dns.address });
+  // A relay is configured (nothing is sent to it here), so the sender rules for mail that leaves apply.
+  server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: 'smtp://127.0.0.1:9' });
   main = await server.project('domains-main');
   other = await server.project('domains-other');
 });
@@ -336,23 +337,22 @@ describe('authentication', () => {
 
 describe('sender rules', () => {
   it('signingKeyFor returns the PEM key of a verified domain only, matched exactly', async () => {
-    const { db } = server.service.ctx;
     const name = uniqueDomain('signing');
     const view = await verifiedDomain(main.api, dns, name);
-    const key = await signingKeyFor(db, main.id, `Sender@${name.toUpperCase()}`);
+    const key = await signingKeyFor(server.service.ctx, main.id, `Sender@${name.toUpperCase()}`);
     expect(key).toEqual({ domain: name, selector: record(view, 'dkim').name.split('.')[0], privateKey: expect.any(String), returnPathVerified: false });
     expect(key!.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
     const derived = createPublicKey(createPrivateKey(key!.privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
     expect(derived).toBe(publicKeyOf(view));
 
-    expect(await signingKeyFor(db, main.id, `a@sub.${name}`)).toBeNull();
-    expect(await signingKeyFor(db, other.id, `a@${name}`)).toBeNull();
+    expect(await signingKeyFor(server.service.ctx, main.id, `a@sub.${name}`)).toBeNull();
+    expect(await signingKeyFor(server.service.ctx, other.id, `a@${name}`)).toBeNull();
     const pending = await addDomain(main.api, uniqueDomain('signing-pending'));
-    expect(await signingKeyFor(db, main.id, `a@${pending.domain}`)).toBeNull();
+    expect(await signingKeyFor(server.service.ctx, main.id, `a@${pending.domain}`)).toBeNull();
 
     dns.remove(record(view, 'dkim').name);
     await verify(main.api, view.id);
-    expect(await signingKeyFor(db, main.id, `a@${name}`)).toBeNull();
+    expect(await signingKeyFor(server.service.ctx, main.id, `a@${name}`)).toBeNull();
   });
 });
 

@@ -15,7 +15,8 @@ const OTHER_DOMAIN = 'other.templates.test';
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  server = await startTestServer({ DNS_SERVERS: dns.address });
+  // A relay is configured (nothing is sent to it here), so the sender rules for mail that leaves apply.
+  server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: 'smtp://127.0.0.1:9' });
   main = await server.project('templates-main');
   other = await server.project('templates-other');
   await verifiedDomain(main.api, dns, MAIN_DOMAIN);

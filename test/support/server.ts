@@ -102,7 +102,8 @@ export async function spawnService(env: Record<string, string>, args: string[] =
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${chosen}`;
-  const deadline = Date.now() + 45_000;
+  // A worker serves no HTTP: its caller waits for what it prints.
+  const deadline = args[0] === 'worker' ? 0 : Date.now() + 45_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`service exited early:\n${out}`);
     try {

@@ -45,17 +45,31 @@ export async function findDomain(ex: Executor, projectId: string, id: string): P
 }
 
 /** Whether the project has the domain, and whether it is verified; null when it has not. */
-export async function senderStatus(ex: Executor, projectId: string, domain: string): Promise<{ verified: boolean } | null> {
-  const r = await run(ex, sql`select verified from domains where project_id = ${projectId} and domain = ${domain}`);
-  return (r.rows[0] as { verified: boolean } | undefined) ?? null;
+export interface SenderStatus {
+  /** Registered to this project. */
+  registered: boolean;
+  verified: boolean;
+  /** Registered to some other project. */
+  elsewhere: boolean;
 }
 
-/** The DKIM key of a verified domain: one lookup on the (project, domain) unique index. */
-export async function signingKey(ex: Executor, projectId: string, domain: string) {
+export async function senderStatus(ex: Executor, projectId: string, domain: string): Promise<SenderStatus> {
+  const r = await run<SenderStatus>(
+    ex,
+    sql`select coalesce(bool_or(project_id = ${projectId}), false) as registered,
+               coalesce(bool_or(project_id = ${projectId} and verified), false) as verified,
+               coalesce(bool_or(project_id <> ${projectId}), false) as elsewhere
+          from domains where domain = ${domain}`,
+  );
+  return r.rows[0]!;
+}
+
+/** The DKIM key of a domain (only a verified one unless `anyState`): one lookup on the (project, domain) unique index. */
+export async function signingKey(ex: Executor, projectId: string, domain: string, anyState = false) {
   const r = await run(
     ex,
     sql`select domain, dkim_selector, dkim_private_key, coalesce(checks->'return-path'->>'status' = 'verified', false) as return_path from domains
-        where project_id = ${projectId} and domain = ${domain} and verified`,
+        where project_id = ${projectId} and domain = ${domain} and (verified or ${anyState})`,
     { prepared: true },
   );
   return (r.rows[0] as { domain: string; dkim_selector: string; dkim_private_key: string; return_path: boolean } | undefined) ?? null;

@@ -99,7 +99,7 @@ const domainExists = (domain: string) =>
 
 /** Registers a domain with a fresh 2048-bit DKIM key, a selector of its own and an ownership token. */
 export async function createDomain(ctx: AppContext, projectId: string, domain: string): Promise<Domain> {
-  if (await repo.senderStatus(ctx.db, projectId, domain)) throw domainExists(domain);
+  if ((await repo.senderStatus(ctx.db, projectId, domain)).registered) throw domainExists(domain);
   // The async variant: generating an RSA key takes tens of milliseconds of CPU, off the event loop.
   const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
     modulusLength: 2048,
@@ -241,14 +241,19 @@ export function senderDomain(email: string): string {
  * Throws the spec's 403 unless `fromEmail`'s domain is a verified domain of the project.
  * The domain must match exactly: a subdomain of a verified domain is not verified (its mail would
  * not be covered by the DKIM key and ownership record published for the parent).
+ *
+ * While mail is only captured to the outbox (no SMTP_URL), nothing leaves the machine, so any
+ * sender may be used without DNS, except a domain that another project registered: that stays
+ * theirs, as it would with a relay.
  */
 export async function assertVerifiedSender(ctx: AppContext, ex: Executor, projectId: string, fromEmail: string): Promise<void> {
   const domain = senderDomain(fromEmail);
-  const status = await notifiedCache<{ verified: boolean } | null>(ctx.database, DOMAINS_CHANNEL).get(`${projectId}:${domain}`, () =>
+  const status = await notifiedCache<repo.SenderStatus>(ctx.database, DOMAINS_CHANNEL).get(`${projectId}:${domain}`, () =>
     repo.senderStatus(ex, projectId, domain),
   );
-  if (status?.verified) return;
-  const registered = status !== null;
+  if (status.verified) return;
+  if (capturingMail(ctx) && (status.registered || !status.elsewhere)) return;
+  const registered = status.registered;
   ctx.log.debug({ projectId, domain, registered }, 'sender domain refused');
   throw new AppError(
     403,
@@ -265,12 +270,20 @@ export async function assertVerifiedSender(ctx: AppContext, ex: Executor, projec
   );
 }
 
-/** The DKIM key to sign mail from `fromEmail` with, or null when its domain is not (or no longer) verified. */
+/** Without a relay, mail is written to the outbox in DATA_DIR and never leaves the machine. */
+export function capturingMail(ctx: AppContext): boolean {
+  return !ctx.config.smtpUrl;
+}
+
+/**
+ * The DKIM key to sign mail from `fromEmail` with, or null when its domain is not (or no longer)
+ * verified. While mail is captured, the key of a domain not verified yet signs too.
+ */
 export async function signingKeyFor(
-  ex: Executor,
+  ctx: AppContext,
   projectId: string,
   fromEmail: string,
 ): Promise<{ domain: string; selector: string; privateKey: string; returnPathVerified: boolean } | null> {
-  const row = await repo.signingKey(ex, projectId, senderDomain(fromEmail));
+  const row = await repo.signingKey(ctx.db, projectId, senderDomain(fromEmail), capturingMail(ctx));
   return row ? { domain: row.domain, selector: row.dkim_selector, privateKey: row.dkim_private_key, returnPathVerified: row.return_path } : null;
 }

@@ -5,7 +5,7 @@ import { classifyFailure, type MailTransport } from '../../platform/mail/transpo
 import { returnPath } from '../../domain/feedback/return-path.js';
 import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
 import { completeCampaigns } from '../campaigns/counters.js';
-import { DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
+import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import * as repo from './repo.js';
 import type { ClaimedEmail, Outcome } from './repo.js';
 
@@ -117,14 +117,15 @@ export class DeliveryEngine {
     try {
       const dkim = await this.signingKey(email.project_id, email.from_email);
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
-      if (!dkim) return retry(`Sender domain of ${email.from_email} is not verified`);
+      // Captured mail needs no verified domain: it is signed when the domain has a key, else not at all.
+      if (!dkim && !capturingMail(this.ctx)) return retry(`Sender domain of ${email.from_email} is not verified`);
       const attachments = email.has_attachments ? await repo.emailAttachments(this.ctx.db, email.id) : [];
       const info = await this.transport.send(
         mailOptions(
           {
             messageId: email.message_id,
             from: { email: email.from_email, name: email.from_name },
-            ...(this.ctx.config.inboundSmtpPort !== undefined && dkim.returnPathVerified
+            ...(this.ctx.config.inboundSmtpPort !== undefined && dkim?.returnPathVerified
               ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
               : {}),
             to: { email: email.to_email, name: email.to_name },
@@ -149,7 +150,7 @@ export class DeliveryEngine {
     const now = Date.now();
     const cached = this.keys.get(cacheKey);
     if (cached && cached.until > now) return cached.key;
-    const found = await signingKeyFor(this.ctx.db, projectId, fromEmail);
+    const found = await signingKeyFor(this.ctx, projectId, fromEmail);
     const key = found && { ...found, privateKey: createPrivateKey(found.privateKey) };
     this.keys.set(cacheKey, { key, until: now + KEY_CACHE_MS });
     return key;

@@ -34,4 +34,17 @@ export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppC
   app.get('/emails/:id', { schema: { tags, params: s.emailIdParams, response: { 200: s.emailRecordSchema } } }, (req) =>
     service.getEmail(ctx, projectOf(req).id, req.params.id),
   );
+
+  app.get(
+    '/emails/:id/raw',
+    {
+      schema: {
+        tags,
+        summary: 'The captured message, exactly as it would have left (only while no SMTP relay is configured)',
+        params: s.emailIdParams,
+        produces: ['message/rfc822'],
+      },
+    },
+    async (req, reply) => reply.type('message/rfc822').send(await service.capturedMessage(ctx, projectOf(req).id, req.params.id)),
+  );
 }

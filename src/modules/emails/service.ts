@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { AppContext } from '../../platform/context.js';
-import { notFound, validationError } from '../../platform/http/errors.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import { outboxFile } from '../../platform/mail/transport.js';
 import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
 import type { StoredAttachment } from '../../platform/db/schema.js';
 import { parseDataPatch } from '../../domain/contact-data.js';
 import { TemplateError } from '../../domain/render.js';
 import { upsertContact } from '../contacts/service.js';
-import { assertVerifiedSender } from '../domains/service.js';
+import { assertVerifiedSender, capturingMail } from '../domains/service.js';
 import { cachedTemplate } from '../templates/service.js';
 import type { RequestIdentity } from '../events/service.js';
 import { composeEmail, type Content } from './compose.js';
@@ -137,6 +140,21 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
 }
 
 const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
+
+/** The `.eml` the dev outbox holds for an email of the project. */
+export async function capturedMessage(ctx: AppContext, projectId: string, id: string): Promise<Buffer> {
+  const row = await repo.findEmail(ctx.db, projectId, id);
+  if (!row) throw notFound('Email');
+  if (!capturingMail(ctx)) throw new AppError(404, 'NOT_FOUND', 'Mail goes to the SMTP relay: nothing is captured', { details: { id } });
+  try {
+    return await fs.readFile(outboxFile(path.join(ctx.config.dataDir, 'outbox'), row.message_id));
+  } catch {
+    throw new AppError(404, 'NOT_FOUND', `Email ${id} has not been delivered to the outbox yet (status ${row.status})`, {
+      details: { id, status: row.status },
+      suggestion: 'Try again once GET /emails/{id} shows the status SENT.',
+    });
+  }
+}
 
 export async function getEmail(ctx: AppContext, projectId: string, id: string) {
   const row = await repo.findEmail(ctx.db, projectId, id);

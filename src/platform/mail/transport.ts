@@ -42,6 +42,11 @@ export function smtpTransport(url: string, options: SmtpOptions): MailTransport 
   };
 }
 
+/** Where the outbox keeps the message with this Message-ID. */
+export function outboxFile(dir: string, messageId: string): string {
+  return path.join(dir, `${messageId.replace(/[^\w.@-]/g, '')}.eml`);
+}
+
 /** Without a relay, each message is written as an `.eml` file (signed, exactly as it would be sent). */
 export function outboxTransport(dir: string): MailTransport {
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
@@ -49,8 +54,7 @@ export function outboxTransport(dir: string): MailTransport {
     async send(message) {
       const info = await transporter.sendMail(message);
       await fs.mkdir(dir, { recursive: true });
-      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(info.messageId).replace(/[^\w.@-]/g, '')}.eml`;
-      const file = path.join(dir, name);
+      const file = outboxFile(dir, String(info.messageId));
       // Written under a temporary name first, so a reader never sees half a message.
       await fs.writeFile(`${file}.tmp`, info.message as Buffer);
       await fs.rename(`${file}.tmp`, file);
