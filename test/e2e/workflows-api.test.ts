@@ -531,7 +531,7 @@ describe('steps', () => {
 });
 
 describe('transitions', () => {
-  it('requires yes/no out of a CONDITION, arrived/timeout out of a WAIT_FOR_EVENT and no branch otherwise', async () => {
+  it('requires yes/no out of a CONDITION, arrived/timeout (or none) out of a WAIT_FOR_EVENT and no branch otherwise', async () => {
     const { workflow, steps } = await buildWorkflow(main.api, {
       check: condition({ field: 'subscribed', operator: 'equals', value: true }),
       wait: waitFor('paid'),
@@ -544,7 +544,6 @@ describe('transitions', () => {
       ['check', undefined, 'invalid_branch'],
       ['check', null, 'invalid_branch'],
       ['check', 'arrived', 'invalid_branch'],
-      ['wait', undefined, 'invalid_branch'],
       ['wait', 'yes', 'invalid_branch'],
       ['pause', 'yes', 'branch_not_allowed'],
       ['pause', 'timeout', 'branch_not_allowed'],
@@ -570,6 +569,18 @@ describe('transitions', () => {
     // An explicit null branch is the same as none.
     const w2 = await buildWorkflow(main.api, { a: delay(), b: exit() });
     expect((await addTransition(w2.workflow.id, w2.steps.a.id, w2.steps.b.id, null)).body.branch).toBeNull();
+  });
+
+  it('takes one transition without a branch out of a WAIT_FOR_EVENT, which then has no branched one', async () => {
+    const { workflow, steps } = await buildWorkflow(main.api, { wait: waitFor('paid'), end: exit(), end2: exit(), wait2: waitFor('paid') });
+    const plain = await addTransition(workflow.id, steps.wait.id, steps.end.id, undefined);
+    expect(plain.status, JSON.stringify(plain.body)).toBe(201);
+    expect(plain.body.branch).toBeNull();
+    expectError(await addTransition(workflow.id, steps.wait.id, steps.end2.id, 'arrived'), 409, 'TRANSITION_EXISTS');
+    expectError(await addTransition(workflow.id, steps.wait.id, steps.end2.id, null), 409, 'TRANSITION_EXISTS');
+    // And the other way round: a branched one first leaves no room for one without a branch.
+    expect((await addTransition(workflow.id, steps.wait2.id, steps.end2.id, 'timeout')).status).toBe(201);
+    expectError(await addTransition(workflow.id, steps.wait2.id, steps.end2.id, undefined), 409, 'TRANSITION_EXISTS');
   });
 
   it('refuses foreign steps, self loops, transitions out of EXIT and duplicates', async () => {

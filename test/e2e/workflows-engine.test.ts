@@ -631,6 +631,28 @@ describe('WAIT_FOR_EVENT', () => {
     expect(ended.steps.map((h) => [h.type, h.branch])).toEqual([['WAIT_FOR_EVENT', 'timeout']]);
   });
 
+  it('follows a transition without a branch whether the event arrived or the wait timed out', async () => {
+    const s = await setup('either');
+    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 3), after: updateContact({ data: { outcome: 'after' } }) }, [['wait', 'after']], {
+      event: 'ordered',
+      enable: true,
+    });
+    const late = await s.track(rcpt('either-late'), 'ordered');
+    const payer = rcpt('either-prompt');
+    const prompt = await s.track(payer, 'ordered');
+    await eventually(async () => (await executionsOf(s.api, workflow.id, prompt.contact)).find((e) => e.status === 'waiting'));
+    await s.track(payer, 'paid');
+    for (const [contact, branch] of [[prompt.contact, 'arrived'], [late.contact, 'timeout']] as const) {
+      const done = await finishedFor(s.api, workflow.id, contact);
+      expect(done.status).toBe('completed');
+      expect(done.steps.map((h) => [h.type, h.stepId, h.branch])).toEqual([
+        ['WAIT_FOR_EVENT', steps.wait.id, branch],
+        ['UPDATE_CONTACT', steps.after.id, null],
+      ]);
+      expect((await getContact(s.api, contact)).data).toEqual({ outcome: 'after' });
+    }
+  });
+
   it('takes `arrived` for an event stored while its dispatch could not see the wait', async () => {
     const s = await setup('missed');
     const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 2), ...outcomes }, branches, { event: 'ordered', enable: true });

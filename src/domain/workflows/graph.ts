@@ -3,7 +3,7 @@
  * transition must respect, what enabling requires, where an execution goes next, and how deleting
  * a step with `splice` reconnects its neighbours.
  */
-import { PAUSING_STEPS, STEP_BRANCHES, type StepType } from './steps.js';
+import { BRANCH_OPTIONAL, PAUSING_STEPS, STEP_BRANCHES, type StepType } from './steps.js';
 
 export interface GraphStep {
   id: string;
@@ -14,7 +14,7 @@ export interface GraphTransition {
   id: string;
   from: string;
   to: string;
-  /** `yes`/`no` out of a CONDITION, `arrived`/`timeout` out of a WAIT_FOR_EVENT, null otherwise. */
+  /** `yes`/`no` out of a CONDITION, `arrived`/`timeout` (or null for both) out of a WAIT_FOR_EVENT, null otherwise. */
   branch: string | null;
 }
 
@@ -40,10 +40,13 @@ export function transitionFault(
   if (branches.length === 0 && t.branch !== null) {
     return { field: 'branch', code: 'branch_not_allowed', message: `A ${from.type} step has one way out; omit branch` };
   }
-  if (branches.length > 0 && (t.branch === null || !branches.includes(t.branch))) {
+  const branchMissing = t.branch === null && !BRANCH_OPTIONAL.has(from.type);
+  if (branches.length > 0 && (branchMissing || (t.branch !== null && !branches.includes(t.branch)))) {
     return { field: 'branch', code: 'invalid_branch', message: `A ${from.type} step needs branch ${branches.map((b) => `"${b}"`).join(' or ')}` };
   }
-  if (transitions.some((x) => x.from === t.from && x.branch === t.branch)) {
+  // A transition without a branch covers every branch, so it cannot share its step with a branched one.
+  const out = transitions.filter((x) => x.from === t.from);
+  if (out.some((x) => x.branch === t.branch || (branches.length > 0 && (x.branch === null || t.branch === null)))) {
     return { field: 'fromStepId', code: 'exists', message: 'This step already has a transition for this branch' };
   }
   return null;
@@ -61,9 +64,13 @@ export function entryStep(steps: GraphStep[], transitions: GraphTransition[]): s
   return found.length === 1 ? found[0]!.id : null;
 }
 
-/** Where an execution goes after `from` took `branch` (null for steps with one way out); null ends it. */
+/**
+ * Where an execution goes after `from` took `branch` (null for steps with one way out), or through
+ * the step's transition without a branch; null ends it.
+ */
 export function nextStep(transitions: GraphTransition[], from: string, branch: string | null): string | null {
-  return transitions.find((t) => t.from === from && t.branch === branch)?.to ?? null;
+  const out = transitions.filter((t) => t.from === from);
+  return (out.find((t) => t.branch === branch) ?? out.find((t) => t.branch === null))?.to ?? null;
 }
 
 /**

@@ -93,6 +93,12 @@ export type StepConfig<T extends StepType> = z.infer<(typeof stepConfigSchemas)[
 export type AnyStepConfig = { [T in StepType]: StepConfig<T> }[StepType];
 
 /** The branches a step's transitions must carry: none for the steps that have one way out. */
+/**
+ * A WAIT_FOR_EVENT may also have one transition without a branch, taken whichever way the wait
+ * ended (the spec names branches only for CONDITION); `arrived`/`timeout` tell the two apart.
+ */
+export const BRANCH_OPTIONAL: ReadonlySet<StepType> = new Set(['WAIT_FOR_EVENT']);
+
 export const STEP_BRANCHES: Record<StepType, readonly string[]> = {
   SEND_EMAIL: [],
   DELAY: [],
