@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import pino from 'pino';
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { loadConfig, type Role } from './config.js';
 import { openDatabase } from './platform/db/client.js';
 import { normalizeEmail } from './domain/email.js';
@@ -46,7 +48,7 @@ async function run(command: string, args: string[]): Promise<void> {
   }
   if (!['all', 'serve', 'worker'].includes(command)) throw new Error(USAGE);
 
-  const log = pino({ level: config.logLevel });
+  const log = logger(config.logLevel);
   const service = await startService(config, command as Role, { log });
   if (service.defaultProject) {
     const p = service.defaultProject;
@@ -54,6 +56,12 @@ async function run(command: string, args: string[]): Promise<void> {
     process.stdout.write(
       `\nCreated the default project "${p.name}" (${p.id}). Keep these keys; they are not shown again.\n` +
         `  public key: ${p.publicKey}\n  secret key: ${p.secretKey}\n\n`,
+    );
+  }
+  if (!config.smtpUrl && command !== 'serve') {
+    process.stdout.write(
+      `No SMTP_URL: mail is captured, not sent. Each message is written to ${path.resolve(config.dataDir, 'outbox')}\n` +
+        `and served by GET /emails/{id}/raw. Any sender address works until a relay is configured.\n\n`,
     );
   }
   log.info({ role: command, url: service.url, database: service.ctx.database.location }, 'service ready');
@@ -67,6 +75,12 @@ async function run(command: string, args: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Readable lines for a person at a terminal; JSON lines for everything else (files, collectors). */
+function logger(level: string): Logger {
+  if (!process.stdout.isTTY) return pino({ level });
+  return pino({ level }, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));
 }
 
 async function readStdin(): Promise<string> {

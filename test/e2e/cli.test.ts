@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -110,4 +110,44 @@ describe('first start', () => {
     expect(contacts.status).toBe(200);
     expect(contacts.body.data.map((c: { email: string }) => c.email)).toEqual(['cli@example.com']);
   }, 180_000);
+});
+
+describe('start-up output', () => {
+  it('off a terminal: JSON log lines, and the banner says that mail is captured and where', async () => {
+    const db = await database();
+    const service = await start(db.env);
+    const output = service.output();
+    expect(output).toContain(`mail is captured, not sent. Each message is written to ${path.resolve(db.env.DATA_DIR!, 'outbox')}`);
+    expect(output).toContain('GET /emails/{id}/raw');
+    const ready = output.split('\n').find((line) => line.includes('service ready'))!;
+    expect(JSON.parse(ready)).toMatchObject({ level: 30, msg: 'service ready', role: 'all', url: service.url });
+  }, 120_000);
+
+  it('on a terminal: readable log lines, not JSON', async () => {
+    const db = await database();
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    // `script` gives the service a pseudo-terminal as its stdout.
+    const command = `${process.execPath} --import tsx src/main.ts all`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...db.env, PORT: String(port), LOG_LEVEL: 'info' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    );
+    await eventually(async () => (out.includes('service ready') ? true : undefined), 60_000);
+    const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+    const ready = plain.split(/\r?\n/).find((line) => line.includes('service ready'))!;
+    expect(ready).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: service ready/);
+    expect(plain).toContain(`url: "http://127.0.0.1:${port}"`);
+    expect(plain).toContain('mail is captured, not sent');
+  }, 120_000);
 });
