@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -222,16 +221,7 @@ export const BENCH_ROOT = path.resolve(import.meta.dirname, '..');
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable with `Date.now()` of other processes. */
 export const wallNow = () => performance.timeOrigin + performance.now();
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../src/platform/free-port.js';
 
 /** This process's environment with `extra` on top; DATABASE_URL only when `extra` names one. */
 export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

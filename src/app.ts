@@ -5,9 +5,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
-import { sql } from 'drizzle-orm';
 import type { AppContext } from './platform/context.js';
-import { run } from './platform/db/client.js';
+import { probe, probeDatabase } from './platform/health.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
@@ -105,13 +104,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     docs.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   });
 
+  // The database is required (503 without it); Redis only shares rate-limit counters, so without
+  // it the API still serves, on per-process counters, and reports itself degraded.
   app.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await run(ctx.db, sql`select 1`);
-      return { status: 'ok' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable' });
-    }
+    const [database, redisState] = await Promise.all([probeDatabase(ctx.db), redis ? probe(() => redis.ping()) : undefined]);
+    const dependencies = { database, ...(redisState ? { redis: redisState } : {}) };
+    if (database === 'down') return reply.status(503).header('retry-after', '5').send({ status: 'unavailable', dependencies });
+    return { status: redisState === 'down' ? 'degraded' : 'ok', dependencies };
   });
 
   await app.register(contactRoutes, { ctx });

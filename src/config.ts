@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { DatabaseTimeouts } from './platform/db/client.js';
 import type { S3Settings } from './platform/storage.js';
 
 const hostPort = z
@@ -12,6 +13,9 @@ const EnvSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('./data'),
+  DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(5),
+  DB_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(30),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(60),
   REDIS_URL: z.string().url().optional(),
   SMTP_URL: z.string().url().optional(),
   SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(5),
@@ -47,6 +51,7 @@ export interface Config {
   publicUrl: string;
   databaseUrl?: string;
   dataDir: string;
+  databaseTimeouts: DatabaseTimeouts;
   redisUrl?: string;
   smtpUrl?: string;
   smtpMaxConnections: number;
@@ -85,6 +90,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? (e.PORT === 0 ? '' : `http://localhost:${e.PORT}`)).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
+    databaseTimeouts: {
+      connectMs: e.DB_CONNECT_TIMEOUT_SECONDS * 1000,
+      statementMs: e.DB_STATEMENT_TIMEOUT_SECONDS * 1000,
+      idleInTransactionMs: e.DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS * 1000,
+    },
     redisUrl: e.REDIS_URL,
     smtpUrl: e.SMTP_URL,
     smtpMaxConnections: e.SMTP_MAX_CONNECTIONS,

@@ -44,7 +44,7 @@ export interface RunningService {
 }
 
 export async function createContext(config: Config, log: Logger, clock: Clock = systemClock): Promise<AppContext> {
-  const database = await openDatabase({ ...config, onNotice: (message) => log.info(message) });
+  const database = await openDatabase({ ...config, timeouts: config.databaseTimeouts, log, onNotice: (message) => log.info(message) });
   await database.migrate();
   const keys = new ProjectKeyCache(database);
   await keys.start();

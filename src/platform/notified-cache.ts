@@ -31,11 +31,13 @@ export class NotifiedCache<V> {
 
   async get(key: string, load: () => Promise<V>): Promise<V> {
     await this.listen();
+    // Without notifications a change would go unseen: read through until they flow again.
+    const trusted = this.database.notificationsLive();
     const hit = this.entries.get(key);
-    if (hit && hit.until > Date.now()) return hit.value;
+    if (trusted && hit && hit.until > Date.now()) return hit.value;
     const loadedIn = this.generation;
     const value = await load();
-    if (loadedIn !== this.generation) return value;
+    if (!trusted || loadedIn !== this.generation) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: Date.now() + this.ttlMs });
     return value;

@@ -125,8 +125,9 @@ export class JobRunner {
     for (const w of this.workers.filter((w) => w.intervalMs)) {
       await enqueue(db, w.queue, {}, { singletonKey: w.queue });
     }
+    // An empty payload (the LISTEN connection was restored) may hide jobs of any queue.
     this.unlisten = await this.database.listen(CHANNEL, (queue) => {
-      this.workers.find((w) => w.queue === queue)?.poll.wake();
+      for (const w of this.workers) if (!queue || w.queue === queue) w.poll.wake();
     });
     this.loops = this.workers.map((w) => this.loop(w));
   }

@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/platform/free-port.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { client, eventually, spawnService, type ChildServer } from '../support/server.js';
 
@@ -125,7 +126,7 @@ describe('start-up output', () => {
 
   it('on a terminal: readable log lines, not JSON', async () => {
     const db = await database();
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     // `script` gives the service a pseudo-terminal as its stdout.
     const command = `${process.execPath} --import tsx src/main.ts all`;
     const child = spawn('script', ['-qfec', command, '/dev/null'], {

@@ -91,10 +91,11 @@ describe('the embedded PostgreSQL', () => {
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     const emailId = sent.body.data.emails[0].email as string;
-    await eventually(async () => {
+    const delivered = await eventually(async () => {
       const email = await client(api.url, keys.secretKey).get(`/emails/${emailId}`);
       return email.body.status === 'sent' ? true : undefined;
-    }, 30_000);
+    }, 60_000).catch((err) => `${err}\nAPI:\n${api.output()}\nworker:\n${worker.output()}`);
+    expect(delivered).toBe(true);
 
     await api.kill('SIGTERM');
     expect(postmasterPid(dir), 'the worker still uses the server').toBeDefined();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
+import { freePort } from '../../src/platform/free-port.js';
 import { createProject, type ProjectWithKeys } from '../../src/modules/projects/service.js';
 import { startService, type RunningService } from '../../src/service.js';
 import { createTestDatabase } from './database.js';
@@ -92,7 +93,7 @@ export interface ChildServer {
 
 /** The service as its own process (`node src/main.ts`), for tests that kill it or read its output. */
 export async function spawnService(env: Record<string, string>, args: string[] = ['all'], port = 0): Promise<ChildServer> {
-  const chosen = port || 20_000 + Math.floor(Math.random() * 20_000);
+  const chosen = port || (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...passthroughEnv(), LOG_LEVEL: 'warn', PORT: String(chosen), ...env },

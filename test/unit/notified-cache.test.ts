@@ -5,16 +5,35 @@ import { NotifiedCache } from '../../src/platform/notified-cache.js';
 /** Only LISTEN is used by the cache; the notifications are delivered by hand. */
 function listeningDatabase() {
   let notify: (payload: string) => void = () => {};
+  let live = true;
   const database = {
     listen: async (_channel: string, onNotify: (payload: string) => void) => {
       notify = onNotify;
       return async () => {};
     },
+    notificationsLive: () => live,
   } as unknown as Database;
-  return { database, notify: (key: string) => notify(key) };
+  return { database, notify: (key: string) => notify(key), setLive: (value: boolean) => (live = value) };
 }
 
 describe('NotifiedCache', () => {
+  it('reads through, keeping nothing, while notifications do not flow', async () => {
+    const { database, notify, setLive } = listeningDatabase();
+    const cache = new NotifiedCache<number>(database, 'things');
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await cache.get('a', load)).toBe(1);
+    // The LISTEN connection is lost: everything is dropped, and nothing read meanwhile is kept.
+    setLive(false);
+    notify('');
+    expect(await cache.get('a', load)).toBe(2);
+    expect(await cache.get('a', load)).toBe(3);
+    setLive(true);
+    notify('');
+    expect(await cache.get('a', load)).toBe(4);
+    expect(await cache.get('a', load)).toBe(4);
+  });
+
   it('serves a loaded value until its key is notified', async () => {
     const { database, notify } = listeningDatabase();
     const cache = new NotifiedCache<number>(database, 'things');

@@ -149,7 +149,7 @@ export class DeliveryEngine {
     const cacheKey = `${projectId}:${fromEmail.slice(fromEmail.lastIndexOf('@') + 1)}`;
     const now = Date.now();
     const cached = this.keys.get(cacheKey);
-    if (cached && cached.until > now) return cached.key;
+    if (cached && cached.until > now && this.ctx.database.notificationsLive()) return cached.key;
     const found = await signingKeyFor(this.ctx, projectId, fromEmail);
     const key = found && { ...found, privateKey: createPrivateKey(found.privateKey) };
     this.keys.set(cacheKey, { key, until: now + KEY_CACHE_MS });

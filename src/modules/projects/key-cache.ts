@@ -29,12 +29,14 @@ export class ProjectKeyCache {
 
   async resolve(key: string): Promise<AuthenticatedProject | null> {
     const hash = hashKey(key);
+    // Without notifications a disabled project would go unseen: read through until they flow again.
+    const trusted = this.database.notificationsLive();
     const hit = this.entries.get(hash);
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.project;
+    if (trusted && hit && Date.now() - hit.at < TTL_MS) return hit.project;
     const lookedUpIn = this.generation;
     const project = await authenticateKey(this.database.db, key);
     // Unknown keys are not remembered: a flood of random keys must not evict real ones.
-    if (project && lookedUpIn === this.generation) {
+    if (project && trusted && lookedUpIn === this.generation) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
       this.entries.set(hash, { project, at: Date.now() });
     }

@@ -7,6 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded.js';
+import { brief, Notifications, type ConnectionLog } from './notifications.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -20,9 +21,51 @@ export interface Database {
   /** The server's address without credentials, for logs. */
   location: string;
   migrate(): Promise<void>;
-  /** Calls `onMessage` for every NOTIFY on `channel`; returns the unsubscribe function. */
+  /**
+   * Calls `onMessage` for every NOTIFY on `channel`, and with an empty payload after the LISTEN
+   * connection was lost and restored (notifications may have been missed); returns the unsubscribe function.
+   */
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Whether notifications are flowing, so that a cache invalidated by them may serve what it holds. */
+  notificationsLive(): boolean;
+  /** Connections of the pool: open, checked out, and callers waiting for one. */
+  poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+}
+
+/** Bounds on every database call, so a server that is gone or frozen gives an error, never a hang. */
+export interface DatabaseTimeouts {
+  /** Opening a connection, and waiting for a free one in the pool. */
+  connectMs: number;
+  /** Server-side `statement_timeout`; the client gives up a little later if the server does not answer at all. */
+  statementMs: number;
+  /** Server-side `idle_in_transaction_session_timeout`. */
+  idleInTransactionMs: number;
+}
+
+export const defaultTimeouts: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000 };
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  timeouts?: DatabaseTimeouts;
+  log?: ConnectionLog;
+  onNotice?: (message: string) => void;
+}
+
+const quietLog: ConnectionLog = { warn: () => {}, info: () => {}, debug: () => {} };
+
+/** Whether an error means the database could not be reached or did not answer in time (worth a 503 and a retry). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: any = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    // 08: connection exception; 57P01-03: shutting down, crash recovery, cannot connect now;
+    // 57014: statement timeout; 53300: too many connections; 25P03: idle-in-transaction timeout.
+    if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || ['57014', '53300', '25P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (/Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended unexpectedly/i.test(message)) return true;
+  }
+  return false;
 }
 
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -32,10 +75,12 @@ const MIGRATION_LOCK = 727_001;
  * Opens the PostgreSQL server at `databaseUrl`, or without one the embedded cluster in
  * `DATA_DIR/pg`, started when no other process has started it yet.
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; onNotice?: (message: string) => void }): Promise<Database> {
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  const timeouts = opts.timeouts ?? defaultTimeouts;
+  const log = opts.log ?? quietLog;
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, timeouts, log);
   const cluster = await startEmbeddedPostgres(opts.dataDir, { onNotice: opts.onNotice ?? ((m) => process.stderr.write(`${m}\n`)) });
-  const database = await openPostgres(cluster.url);
+  const database = await openPostgres(cluster.url, timeouts, log);
   return {
     ...database,
     location: `embedded PostgreSQL in ${cluster.dir} (${database.location})`,
@@ -46,12 +91,26 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
   };
 }
 
-async function openPostgres(url: string): Promise<Database> {
-  // JIT compilation costs 50–100 ms on every plan above jit_above_cost (a segment count over a
-  // million contacts, say) and wins nothing back on queries of this size.
-  const pool = new pg.Pool({ connectionString: url, max: 20, options: '-c jit=off' });
-  // An idle client losing its server connection must not bring the process down.
+async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: ConnectionLog): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 20,
+    // JIT compilation costs 50–100 ms on every plan above jit_above_cost (a segment count over a
+    // million contacts, say) and wins nothing back on queries of this size.
+    options: '-c jit=off',
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    // The server cancels a slow statement first; this only ends the wait on a server that is gone or frozen.
+    query_timeout: timeouts.statementMs + timeouts.connectMs,
+    keepAlive: true,
+  });
+  // A connection that breaks (a server restart, say) emits 'error' on its client, idle or checked
+  // out; unhandled, that would end the process. The query that was running fails by itself, and
+  // the LISTEN connection reports the outage once.
+  const onClientError = (err: Error) => log.debug({ err: brief(err) }, 'database connection lost');
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', onClientError));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const dialect = new PgDialect();
   preparedRunners.set(db, (query) => {
@@ -59,36 +118,30 @@ async function openPostgres(url: string): Promise<Database> {
     const name = `q${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     return pool.query({ name, text, values: params as unknown[] });
   });
-  const listeners: pg.Client[] = [];
+  const notifications = new Notifications(url, log);
   const parsed = new URL(url);
   return {
     db,
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     async migrate() {
-      const client = await pool.connect();
+      // Its own connection without timeouts: building an index on a large table may take minutes.
+      const client = new pg.Client({ connectionString: url, options: '-c jit=off' });
+      client.on('error', onClientError);
+      await client.connect();
       try {
         // Replicas starting together take turns; the second finds nothing left to apply.
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
         await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-        client.release();
+        await client.end().catch(() => {});
       }
     },
-    async listen(channel, onMessage) {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => {});
-      await client.connect();
-      client.on('notification', (n) => n.channel === channel && onMessage(n.payload ?? ''));
-      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
-      listeners.push(client);
-      return async () => {
-        listeners.splice(listeners.indexOf(client), 1);
-        await client.end().catch(() => {});
-      };
-    },
+    listen: (channel, onMessage) => notifications.listen(channel, onMessage),
+    notificationsLive: () => notifications.live,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
-      await Promise.all(listeners.map((c) => c.end().catch(() => {})));
+      await notifications.close();
       await pool.end();
     },
   };

@@ -1,10 +1,10 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../free-port.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -39,7 +39,12 @@ const ROOT_FALLBACK = '/var/lib/postbox';
 
 interface Binaries { initdb: string; pg_ctl: string; postgres: string }
 interface RunAs { uid?: number; gid?: number }
-interface Marker { password: string; major: string }
+interface Marker {
+  password: string;
+  major: string;
+  /** Chosen at initdb and kept, so clients reconnect to a restarted server at the same address. */
+  port: number;
+}
 
 export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedCluster> {
   const notice = options.onNotice ?? (() => {});
@@ -165,7 +170,7 @@ async function initialise(bin: Binaries, dir: string, runAs: RunAs): Promise<voi
     fs.rmSync(staging, { recursive: true, force: true });
     throw new Error(`initdb failed for ${dir}: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`);
   }
-  const marker: Marker = { password, major: fs.readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim() };
+  const marker: Marker = { password, major: fs.readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim(), port: await freePort() };
   fs.writeFileSync(path.join(pgdata, MARKER), JSON.stringify(marker), { mode: 0o600 });
   try {
     if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
@@ -208,7 +213,8 @@ async function start(bin: Binaries, dir: string, runAs: RunAs, marker: Marker, s
   };
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+    // The cluster's own port, unless something else took it meanwhile.
+    const port = attempt === 0 && marker.port ? marker.port : await freePort();
     const opts = [`-p ${port}`, ...Object.entries(all).map(([k, v]) => `-c ${k}=${v}`)].join(' ');
     try {
       await pgCtl(bin, runAs, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', opts]);
@@ -277,17 +283,6 @@ function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function urlFor(port: number, marker: Marker, database: string): string {

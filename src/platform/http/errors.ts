@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodIssue } from 'zod';
+import { isDatabaseUnavailable } from '../db/client.js';
 
 export interface FieldError {
   field: string;
@@ -123,6 +124,8 @@ const STATUS_CODES: Record<number, string> = {
   415: 'UNSUPPORTED_MEDIA_TYPE',
 };
 
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof AppError) {
     return reply.status(error.statusCode).send(errorBody(request, error.statusCode, error.code, error.message, error.options));
@@ -145,6 +148,16 @@ export function handleError(error: FastifyError | AppError, request: FastifyRequ
   if (status >= 400 && status < 500) {
     const code = JSON_BODY_ERRORS.has(error.code) ? 'INVALID_JSON' : (STATUS_CODES[status] ?? 'BAD_REQUEST');
     return reply.status(status).send(errorBody(request, status, code, error.message));
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    reply.header('retry-after', String(UNAVAILABLE_RETRY_SECONDS));
+    return reply.status(503).send(
+      errorBody(request, 503, 'SERVICE_UNAVAILABLE', 'The database is unavailable or did not answer in time', {
+        details: { dependency: 'database' },
+        suggestion: `Retry after ${UNAVAILABLE_RETRY_SECONDS} seconds; with an Idempotency-Key, a retry never performs the work twice.`,
+      }),
+    );
   }
   request.log.error({ err: error }, 'unhandled error');
   return reply.status(500).send(errorBody(request, 500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred'));
