@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
+  bigint,
   bigserial,
   boolean,
   date,
@@ -94,6 +95,8 @@ export const idempotencyKeys = pgTable(
     method: text('method').notNull(),
     path: text('path').notNull(),
     statusCode: integer('status_code').notNull(),
+    /** The `data` of the response, returned with the 409 of a retry so a client that timed out learns it. */
+    response: jsonb('response'),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
   },
@@ -249,6 +252,8 @@ export const emails = pgTable(
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date', precision: 3 }),
+    /** The process key of the worker sending it; its session's advisory lock tells whether that worker lives. */
+    lockedBy: bigint('locked_by', { mode: 'bigint' }),
     lastError: text('last_error'),
     smtpResponse: text('smtp_response'),
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date', precision: 3 }),
