@@ -22,7 +22,7 @@ const EnvSchema = z.object({
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
   DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().positive().default(30),
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
-  DELIVERY_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  DELIVERY_RECLAIM_SECONDS: z.coerce.number().positive().max(3600).default(3),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
   S3_BUCKET: z.string().min(1).optional(),
@@ -55,7 +55,7 @@ export interface Config {
   redisUrl?: string;
   smtpUrl?: string;
   smtpMaxConnections: number;
-  delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number; leaseMs: number };
+  delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number; reclaimAfterMs: number };
   inboundSmtpPort?: number;
   /** An origin trusted, besides Amazon SNS's own hosts, for signing certificates and subscription URLs. */
   snsTrustedOrigin?: string;
@@ -102,7 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.DELIVERY_CONCURRENCY,
       retryBaseMs: e.DELIVERY_RETRY_BASE_SECONDS * 1000,
       maxAttempts: e.DELIVERY_MAX_ATTEMPTS,
-      leaseMs: e.DELIVERY_LEASE_SECONDS * 1000,
+      reclaimAfterMs: e.DELIVERY_RECLAIM_SECONDS * 1000,
     },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,

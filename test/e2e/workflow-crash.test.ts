@@ -30,7 +30,6 @@ const env = () => ({
   ...db.env,
   SMTP_URL: sink.url,
   DNS_SERVERS: dns.address,
-  DELIVERY_LEASE_SECONDS: '5',
   DELIVERY_RETRY_BASE_SECONDS: '0.2',
   RATE_LIMIT_PER_MINUTE: '1000000',
 });

@@ -12,8 +12,8 @@ import type { ClaimedEmail, Outcome } from './repo.js';
 export interface DeliveryOptions {
   /** Messages in flight at once; the transport's pool queues what its connections cannot take yet. */
   concurrency: number;
-  /** How long a claimed email stays with this worker before another may take it over. */
-  leaseMs: number;
+  /** How long after claiming an email another worker may take it over, should this one's process be gone. */
+  reclaimAfterMs: number;
   /** First retry delay after a temporary failure; doubled each attempt up to an hour. */
   retryBaseMs: number;
   /** Attempts before a message that keeps failing temporarily is given up as failed. */
@@ -21,8 +21,8 @@ export interface DeliveryOptions {
 }
 
 const MAX_RETRY_MS = 60 * 60_000;
-const FLUSH_EVERY_MS = 20;
-const FLUSH_AT = 100;
+/** How long a failed outcome write waits before it is tried again (the database may be restarting). */
+const WRITE_RETRY_MS = 500;
 /** Signing keys are cached briefly; a domain that changes state clears the cache at once. */
 const KEY_CACHE_MS = 60_000;
 
@@ -32,8 +32,15 @@ export function retryAt(now: Date, attempt: number, baseMs: number): Date {
 
 /**
  * Delivers queued emails: claims due rows in batches, sends them through the transport with at
- * most `concurrency` in flight, and writes the outcomes back in batches. Back-pressure is explicit:
+ * most `concurrency` in flight, and commits each outcome as soon as the relay answered: outcomes
+ * that arrive while a write is under way go together in the next one (group commit), and a
+ * message keeps its place in the window until its outcome is committed. Back-pressure is explicit:
  * nothing more is claimed while the window is full.
+ *
+ * Exactly once: a claimed email belongs to this process for as long as it lives (see `ownerGone`).
+ * A message is handed to the relay only while this process's session (and so its claim) is known
+ * to hold; otherwise it is given back unsent. A SIGKILL between the relay's 250 and the commit
+ * can still send a message twice, with the same Message-ID, so receivers can drop the copy.
  */
 export class DeliveryEngine {
   private inFlight = 0;
@@ -41,9 +48,8 @@ export class DeliveryEngine {
   private loopDone: Promise<void> = Promise.resolve();
   // Polled four times a second: sends wake the engine at most every 100 ms (see emails/service).
   private readonly poll = new PollTimer(250);
-  private pending: Outcome[] = [];
-  private flushing: Promise<void> = Promise.resolve();
-  private flushTimer?: NodeJS.Timeout;
+  private pending: { outcome: Outcome; committed: () => void }[] = [];
+  private flushing?: Promise<void>;
   private unlisten: (() => Promise<void>)[] = [];
   private keys = new Map<string, { key: DkimKey | null; until: number }>();
   private sends = new Set<Promise<void>>();
@@ -70,7 +76,8 @@ export class DeliveryEngine {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.sends]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
     clearTimeout(timer);
-    await this.flush();
+    await Promise.race([this.flushing, new Promise((r) => (timer = setTimeout(r, drainMs)))]);
+    clearTimeout(timer);
     await Promise.all(this.unlisten.map((stop) => stop()));
     this.transport.close();
   }
@@ -84,7 +91,10 @@ export class DeliveryEngine {
       if (claiming) {
         try {
           const now = this.ctx.clock.now();
-          claimed = await repo.claimDueEmails(this.ctx.db, now, new Date(now.getTime() + this.options.leaseMs), room);
+          // Only with the process's session up: without its lock, claims would look abandoned at once.
+          if (this.ctx.database.notificationsLive()) {
+            claimed = await repo.claimDueEmails(this.ctx.db, now, new Date(now.getTime() + this.options.reclaimAfterMs), room, this.ctx.database.processKey);
+          }
         } catch (err) {
           if (!this.stopping) this.ctx.log.error({ err }, 'claiming emails failed');
         }
@@ -102,7 +112,7 @@ export class DeliveryEngine {
   private async deliver(email: ClaimedEmail): Promise<void> {
     this.inFlight++;
     try {
-      this.settle(await this.attempt(email));
+      await this.settle(await this.attempt(email));
     } finally {
       this.inFlight--;
       this.poll.wake();
@@ -120,6 +130,8 @@ export class DeliveryEngine {
       // Captured mail needs no verified domain: it is signed when the domain has a key, else not at all.
       if (!dkim && !capturingMail(this.ctx)) return retry(`Sender domain of ${email.from_email} is not verified`);
       const attachments = email.has_attachments ? await repo.emailAttachments(this.ctx.db, email.id) : [];
+      // Fencing: without the session that holds the claim, another worker may be taking this email over.
+      if (!this.ctx.database.notificationsLive()) return { id: email.id, status: 'released' };
       const info = await this.transport.send(
         mailOptions(
           {
@@ -156,30 +168,30 @@ export class DeliveryEngine {
     return key;
   }
 
-  private settle(outcome: Outcome): void {
-    this.pending.push(outcome);
-    if (this.pending.length >= FLUSH_AT) void this.flush();
-    else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
+  /** Resolves once the outcome is committed; a write that fails is tried again until it succeeds or the engine stops. */
+  private settle(outcome: Outcome): Promise<void> {
+    return new Promise((committed) => {
+      this.pending.push({ outcome, committed });
+      this.flushing ??= this.writeOutcomes().finally(() => (this.flushing = undefined));
+    });
   }
 
-  /** Outcomes are written in order, one batch at a time; a failed write is tried again with the next. */
-  private flush(): Promise<void> {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    this.flushing = this.flushing.then(async () => {
-      const batch = this.pending;
-      if (batch.length === 0) return;
-      this.pending = [];
+  private async writeOutcomes(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
       try {
-        const campaigns = await repo.recordOutcomes(this.ctx.db, batch, this.ctx.clock.now());
+        const outcomes = batch.map((p) => p.outcome);
+        const campaigns = await repo.recordOutcomes(this.ctx.db, outcomes, this.ctx.clock.now(), this.ctx.database.processKey);
         // A second statement: the check must see the outcomes just committed.
         await completeCampaigns(this.ctx.db, campaigns, this.ctx.clock.now());
+        for (const p of batch) p.committed();
       } catch (err) {
-        this.ctx.log.error({ err }, 'recording delivery outcomes failed');
         this.pending.unshift(...batch);
-        this.flushTimer ??= setTimeout(() => void this.flush(), 1000);
+        // Left uncommitted, these emails stay claimed and are taken over once this process is gone.
+        if (this.stopping) return;
+        this.ctx.log.warn({ err }, 'recording delivery outcomes failed; trying again');
+        await new Promise((r) => setTimeout(r, WRITE_RETRY_MS));
       }
-    });
-    return this.flushing;
+    }
   }
 }

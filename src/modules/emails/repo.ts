@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
+import { ownerGone, run, type Executor } from '../../platform/db/client.js';
 import type { BounceType, EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
 import { CANCELLED_REASON, deliveryCountsCte, OF_CANCELLED_CAMPAIGN } from '../campaigns/counters.js';
 
@@ -90,16 +90,18 @@ export interface ClaimedEmail {
 }
 
 /**
- * Leases up to `limit` due emails to this worker. Another worker skips them while the lease
- * runs; if this one dies, they are due again when it ends. Attachments are fetched one email
- * at a time, so a batch never holds many of them in memory.
+ * Claims up to `limit` due emails for the worker process `owner`. Other workers skip them while
+ * that process lives, however long it takes; once it is gone (its session's advisory lock is no
+ * longer held) they are due again from `reclaimableAt` on. Attachments are fetched one email at a
+ * time, so a batch never holds many of them in memory.
  */
-export async function claimDueEmails(ex: Executor, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedEmail[]> {
+export async function claimDueEmails(ex: Executor, now: Date, reclaimableAt: Date, limit: number, owner: bigint): Promise<ClaimedEmail[]> {
   const r = await run<ClaimedEmail>(ex, sql`
-    update emails e set locked_until = ${leaseUntil}, attempts = e.attempts + 1
+    update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
     where e.id in (
       select id from emails
-      where status = 'queued' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})
+      where status = 'queued' and next_attempt_at <= ${now}
+        and (locked_until is null or (locked_until <= ${now} and (locked_by is null or ${ownerGone(sql`locked_by`)})))
       order by next_attempt_at
       limit ${limit}
       for update skip locked)
@@ -116,20 +118,23 @@ export async function emailAttachments(ex: Executor, id: string): Promise<Stored
 export type Outcome =
   | { id: string; status: 'sent'; response: string }
   | { id: string; status: 'failed'; error: string }
-  | { id: string; status: 'retry'; error: string; nextAttemptAt: Date };
+  | { id: string; status: 'retry'; error: string; nextAttemptAt: Date }
+  /** Given back unsent (the worker lost its session before sending): no attempt is counted. */
+  | { id: string; status: 'released' };
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
  * event (and its outbox entry) for each final one, and the campaign counters they change. A retry
- * of a cancelled campaign's email is skipped instead. Only rows still queued change, so a late
- * duplicate outcome is a no-op. Returns the campaigns whose
- * emails reached a final state, which may now be complete.
+ * of a cancelled campaign's email is skipped instead. Only rows still queued and still held by
+ * `owner` change, so a late duplicate outcome, or one of a worker whose email was taken over, is a
+ * no-op. Returns the campaigns whose emails reached a final state, which may now be complete.
  */
-export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date): Promise<string[]> {
+export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date, owner: bigint): Promise<string[]> {
   if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => ({
     id: o.id,
-    status: o.status === 'retry' ? 'queued' : o.status,
+    status: o.status === 'retry' || o.status === 'released' ? 'queued' : o.status,
+    released: o.status === 'released',
     error: 'error' in o ? o.error.slice(0, 2000) : null,
     response: o.status === 'sent' ? o.response.slice(0, 1000) : null,
     next: o.status === 'retry' ? o.nextAttemptAt.toISOString() : null,
@@ -137,20 +142,22 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
   const r = await run<{ campaign_id: string }>(ex, sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(id uuid, status text, error text, response text, next timestamptz)),
+        as r(id uuid, status text, released boolean, error text, response text, next timestamptz)),
     changed as (
       update emails e set
         status = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then 'skipped' else i.status end,
         locked_until = null,
+        locked_by = null,
+        attempts = case when i.released then e.attempts - 1 else e.attempts end,
         smtp_response = coalesce(i.response, e.smtp_response),
         next_attempt_at = coalesce(i.next, e.next_attempt_at),
-        last_error = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then ${CANCELLED_REASON} else i.error end,
+        last_error = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then ${CANCELLED_REASON} when i.released then e.last_error else i.error end,
         sent_at = case when i.status = 'sent' then ${now}::timestamptz else e.sent_at end,
         failed_at = case when i.status = 'failed' then ${now}::timestamptz else e.failed_at end,
         updated_at = ${now}
       from input i
       -- the ids as an array: the rows are reached by primary key, never through the queue's index
-      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued'
+      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued' and e.locked_by = ${String(owner)}::bigint
       returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error),
     final as (select * from changed where status in ('sent', 'failed', 'skipped')),
     stored as (

@@ -26,8 +26,13 @@ export interface Database {
    * connection was lost and restored (notifications may have been missed); returns the unsubscribe function.
    */
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
-  /** Whether notifications are flowing, so that a cache invalidated by them may serve what it holds. */
+  /**
+   * Whether the process's own session is up: notifications flow (a cache invalidated by them may
+   * serve what it holds) and the advisory lock on `processKey` is held (work it claims is its own).
+   */
   notificationsLive(): boolean;
+  /** Identifies this process to the others: see `ownerGone`. */
+  processKey: bigint;
   /** Connections of the pool: open, checked out, and callers waiting for one. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -139,12 +144,25 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
     },
     listen: (channel, onMessage) => notifications.listen(channel, onMessage),
     notificationsLive: () => notifications.live,
+    processKey: notifications.key,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await notifications.close();
       await pool.end();
     },
   };
+}
+
+/**
+ * True when the process whose key is in `ownerKey` is gone: no session of this database holds its
+ * advisory lock (a killed process's session ends with it).
+ */
+export function ownerGone(ownerKey: SQL): SQL {
+  return sql`not exists (
+    select 1 from pg_locks l
+    where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+      and l.database = (select oid from pg_database where datname = current_database())
+      and ((l.classid::bigint << 32) | l.objid::bigint) = ${ownerKey})`;
 }
 
 export async function notify(ex: Executor, channel: string, payload = ''): Promise<void> {

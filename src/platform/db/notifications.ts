@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 export type NotificationHandler = (payload: string) => void;
@@ -20,8 +21,14 @@ const MAX_BACKOFF_MS = 5_000;
  * again when it is back; all handlers read that as "anything may have changed" (caches drop
  * everything, engines look for work). While it is down, `live` is false and caches that rely on
  * notifications read through instead of keeping anything.
+ *
+ * The same session holds an advisory lock on the process's `key`: other processes read from
+ * `pg_locks` whether this one still lives (a killed process's session ends at once), so work it
+ * held can be taken over within seconds instead of after a long lease.
  */
 export class Notifications {
+  /** A random 62-bit number, fixed for the life of the process. */
+  readonly key = BigInt.asUintN(62, randomBytes(8).readBigUInt64BE()) || 1n;
   private readonly handlers = new Map<string, Set<NotificationHandler>>();
   private client?: pg.Client;
   private connecting?: Promise<void>;
@@ -53,7 +60,7 @@ export class Notifications {
     };
   }
 
-  /** Whether notifications are flowing: a cache may trust what it holds. */
+  /** Whether notifications are flowing (a cache may trust what it holds) and the process lock is held. */
   get live(): boolean {
     return this.client !== undefined;
   }
@@ -80,6 +87,9 @@ export class Notifications {
     client.on('notification', (n) => this.deliver(n.channel, n.payload ?? ''));
     try {
       await client.connect();
+      const locked = await client.query('select pg_try_advisory_lock($1::bigint) as ok', [String(this.key)]);
+      // Only a session of ours that the server has not yet seen end can hold it: wait for that one to go.
+      if (!locked.rows[0].ok) throw new Error('the process lock is still held by an earlier session');
       for (const channel of this.handlers.keys()) await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
     } catch (err) {
       client.removeAllListeners('end');
