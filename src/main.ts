@@ -1,16 +1,18 @@
 import { parseArgs } from 'node:util';
+import fs from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { loadConfig, type Role } from './config.js';
 import { openDatabase } from './platform/db/client.js';
+import { importDataDump } from './platform/db/import.js';
 import { normalizeEmail } from './domain/email.js';
 import { newPassword } from './modules/accounts/schemas.js';
 import { createUser } from './modules/accounts/service.js';
 import { createProject } from './modules/projects/service.js';
 import { startService } from './service.js';
 
-const USAGE = 'usage: main.ts [all|serve|worker|migrate|project:create --name NAME|user:create --email EMAIL < password]';
+const USAGE = 'usage: main.ts [all|serve|worker|migrate|project:create --name NAME|user:create --email EMAIL < password|db:import FILE.sql]';
 
 async function run(command: string, args: string[]): Promise<void> {
   const config = loadConfig();
@@ -44,6 +46,19 @@ async function run(command: string, args: string[]): Promise<void> {
     await database.close();
     if (!user) throw new Error(`A user with the email ${email} already exists`);
     process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email })}\n`);
+    return;
+  }
+  if (command === 'db:import') {
+    const file = args[0];
+    if (!file) throw new Error(`a file of SQL statements is required\n${USAGE}`);
+    const database = await openDatabase(config);
+    try {
+      await database.migrate();
+      await importDataDump(database, fs.readFileSync(file, 'utf8'));
+      process.stdout.write(`Imported ${file}.\n`);
+    } finally {
+      await database.close();
+    }
     return;
   }
   if (!['all', 'serve', 'worker'].includes(command)) throw new Error(USAGE);

@@ -1,10 +1,15 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, eventually, printedKeys, spawnService, type ChildServer } from '../support/server.js';
 
 /** The service on its embedded default: no DATABASE_URL, a cluster of its own in DATA_DIR/pg. */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const execFileAsync = promisify(execFile);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -117,6 +122,30 @@ describe('the embedded PostgreSQL', () => {
     expect(fs.readFileSync(path.join(dir, aside[0]!, 'PG_VERSION'), 'utf8')).toBe('18\n');
     const keys = printedKeys(service.output());
     expect((await client(service.url, keys.secretKey).get('/contacts')).status).toBe(200);
+  }, 180_000);
+
+  it('brings over the data of a PGlite database dumped as docs/operations.md says, with its keys still working', async () => {
+    const dir = dataDir();
+    stopPostmasterAfterwards(dir);
+    // A data-only dump (`pg_dump --data-only --column-inserts`) of an earlier version's PGlite database
+    // after one tracked event; its default project's secret key was printed then.
+    const dump = path.resolve(import.meta.dirname, '../fixtures/pglite-data.sql');
+    const secretKey = 'sk_of9hSuFXyAEwiL4hs1aLUOc6dZcLss58uzO3XQt-A0A';
+    await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dir } });
+    const imported = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'db:import', dump], { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dir } });
+    expect(imported.stdout).toContain('Imported');
+    const service = await start({ DATA_DIR: dir });
+    expect(service.output()).not.toContain('secret key:');
+    const contacts = await client(service.url, secretKey).get('/contacts');
+    expect(contacts.status).toBe(200);
+    expect(contacts.body.data).toMatchObject([{ email: 'ada@example.com', data: { plan: 'pro' } }]);
+    const events = await client(service.url, secretKey).get('/events?name=signed_up');
+    expect(events.body.data).toHaveLength(1);
+    // A second import is refused: the database holds projects now.
+    await service.kill('SIGTERM');
+    const again = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'db:import', dump], { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dir } }).catch((e) => e);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already holds projects');
   }, 180_000);
 
   it.runIf(process.getuid?.() === 0)('as root, keeps the cluster where the postgres user can reach it when DATA_DIR is below a private directory', async () => {

@@ -37,6 +37,8 @@ describe('Idempotency-Key on /v1/track', () => {
     expect(error.details.originalRequest).toMatchObject({ method: 'POST', path: '/v1/track' });
     expect(error.details.originalRequestAt).toBe(first.body.data.timestamp);
     expect(error.details.originalStatusCode).toBe(200);
+    // The first answer's data, so a client whose first attempt timed out learns the ids it created.
+    expect(error.details.data).toEqual(first.body.data);
     expect(typeof error.suggestion).toBe('string');
     expect(error.suggestion.trim()).not.toBe('');
 

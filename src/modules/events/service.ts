@@ -1,7 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
-import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
+import { claimIdempotencyKey, rememberResponse } from '../../platform/http/idempotency.js';
 import { cursorPage, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
 import { parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
@@ -61,7 +61,9 @@ export async function trackEvent(ctx: AppContext, projectId: string, input: Trac
         ttlHours: ctx.config.idempotencyTtlHours,
       });
     }
-    return track(tx);
+    const data = await track(tx);
+    if (key) await rememberResponse(tx, { projectId, key }, data);
+    return data;
   });
 }
 

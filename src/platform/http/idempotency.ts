@@ -44,18 +44,25 @@ export async function claimIdempotencyKey(tx: Executor, c: IdempotencyClaim): Pr
     returning key`);
   if (claimed.rows.length > 0) return;
   const r = await run(tx, sql`
-    select method, path, status_code, created_at from idempotency_keys
+    select method, path, status_code, response, created_at from idempotency_keys
     where project_id = ${c.projectId} and key = ${c.key}`);
-  const original = r.rows[0] as { method: string; path: string; status_code: number; created_at: Date };
+  const original = r.rows[0] as { method: string; path: string; status_code: number; response: unknown; created_at: Date };
   throw new AppError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used by this project', {
     details: {
       key: c.key,
       originalRequest: { method: original.method, path: original.path },
       originalRequestAt: new Date(original.created_at).toISOString(),
       originalStatusCode: original.status_code,
+      // What the first request answered, so a client whose first attempt timed out learns its ids.
+      ...(original.response != null ? { data: original.response } : {}),
     },
     suggestion: 'Generate a new Idempotency-Key for a new request; reuse a key only to retry the same request.',
   });
+}
+
+/** Keeps the `data` of the response in the claim's row, in the transaction that did the work. */
+export async function rememberResponse(tx: Executor, c: Pick<IdempotencyClaim, 'projectId' | 'key'>, data: unknown): Promise<void> {
+  await run(tx, sql`update idempotency_keys set response = ${JSON.stringify(data)}::jsonb where project_id = ${c.projectId} and key = ${c.key}`);
 }
 
 export async function purgeExpiredIdempotencyKeys(ex: Executor, now: Date): Promise<number> {
