@@ -7,6 +7,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { Redis } from 'ioredis';
 import type { AppContext } from './platform/context.js';
 import { probe, probeDatabase } from './platform/health.js';
+import { fallbackStore } from './platform/http/rate-limit-store.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
@@ -67,19 +68,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerAuth(app, (key) => ctx.keys.resolve(key));
   registerStorableInput(app);
 
-  const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true }) : undefined;
+  const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.log) : undefined;
   if (redis) app.addHook('onClose', async () => void redis.quit().catch(() => {}));
   await app.register(rateLimit, {
     global: true,
     max: ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,
-    redis,
-    nameSpace: 'ratelimit:',
+    ...(redis ? { store: fallbackStore(redis, 'ratelimit:', { warn: (m) => ctx.log.warn(m), info: (m) => ctx.log.info(m) }) } : {}),
     // Counted per project; requests without one (health, docs) are not limited.
     keyGenerator: (req) => req.project?.id ?? req.ip,
     allowList: (req) => !req.project,
     enableDraftSpec: true,
-    // A Redis outage must not take the API down with it.
+    // Not expected (the store falls back to per-process counters), but a limiter fault must never refuse requests.
     skipOnError: true,
     errorResponseBuilder: (_req, c) =>
       new AppError(429, 'RATE_LIMIT_EXCEEDED', `Rate limit of ${c.max} requests per minute exceeded`, {
@@ -132,4 +132,26 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(snsRoutes, { ctx });
   await app.register(accountRoutes, { ctx, sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key')) });
   return app;
+}
+
+/**
+ * Redis for the shared rate-limit counters, bounded so it can never hold a request up: commands
+ * fail after 500 ms instead of waiting, nothing is queued while it is disconnected (the limiter
+ * counts per process meanwhile), and it reconnects by itself.
+ */
+function connectRedis(url: string, log: AppContext['log']): Redis {
+  const redis = new Redis(url, {
+    commandTimeout: 500,
+    connectTimeout: 2_000,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(100 * 2 ** times, 5_000),
+  });
+  let reported = false;
+  redis.on('error', (err) => {
+    if (!reported) log.warn({ err: { message: err.message } }, 'Redis connection error; reconnecting');
+    reported = true;
+  });
+  redis.on('ready', () => (reported = false));
+  return redis;
 }
