@@ -56,9 +56,13 @@ export async function countEngagement(ex: Executor, campaignId: string, first: {
  */
 export async function completeCampaigns(ex: Executor, ids: string[], now: Date): Promise<void> {
   if (ids.length === 0) return;
-  await run(ex, sql`
+  await run(
+    ex,
+    sql`
     update campaigns c set status = 'SENT', updated_at = ${now}
     where c.id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
       and c.status = 'SENDING' and c.fanned_out_at is not null
-      and not exists (select 1 from emails e where e.campaign_id = c.id and e.status = 'queued')`);
+      and not exists (select 1 from emails e where e.campaign_id = c.id and e.status = 'queued')`,
+    { prepared: true },
+  );
 }

@@ -96,7 +96,9 @@ export interface ClaimedEmail {
  * time, so a batch never holds many of them in memory.
  */
 export async function claimDueEmails(ex: Executor, now: Date, reclaimableAt: Date, limit: number, owner: bigint): Promise<ClaimedEmail[]> {
-  const r = await run<ClaimedEmail>(ex, sql`
+  const r = await run<ClaimedEmail>(
+    ex,
+    sql`
     update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
     where e.id in (
       select id from emails
@@ -106,7 +108,9 @@ export async function claimDueEmails(ex: Executor, now: Date, reclaimableAt: Dat
       limit ${limit}
       for update skip locked)
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
-      e.reply_to, e.subject, e.html, e.headers, e.attachments is not null as has_attachments, e.message_id, e.attempts`);
+      e.reply_to, e.subject, e.html, e.headers, e.attachments is not null as has_attachments, e.message_id, e.attempts`,
+    { prepared: true },
+  );
   return r.rows;
 }
 
@@ -139,7 +143,9 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
     response: o.status === 'sent' ? o.response.slice(0, 1000) : null,
     next: o.status === 'retry' ? o.nextAttemptAt.toISOString() : null,
   }));
-  const r = await run<{ campaign_id: string }>(ex, sql`
+  const r = await run<{ campaign_id: string }>(
+    ex,
+    sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as r(id uuid, status text, released boolean, error text, response text, next timestamptz)),
@@ -169,7 +175,10 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
       returning id),
     outbox as (insert into event_outbox (event_id, available_at) select id, ${now} from stored),
     ${deliveryCountsCte('final')}
-    select distinct campaign_id from final where campaign_id is not null`);
+    select distinct campaign_id from final where campaign_id is not null`,
+    // Run for every few messages: planned once per connection.
+    { prepared: true },
+  );
   return r.rows.map((row) => row.campaign_id);
 }
 
