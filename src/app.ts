@@ -11,6 +11,8 @@ import { fallbackStore } from './platform/http/rate-limit-store.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
+import { registerHttpMetrics } from './platform/metrics/http.js';
+import type { Metrics } from './platform/metrics/registry.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/routes.js';
@@ -34,7 +36,7 @@ import { instanceSecret } from './platform/secrets.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
@@ -64,6 +66,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (options.metrics) registerHttpMetrics(app, options.metrics);
 
   registerAuth(app, (key) => ctx.keys.resolve(key));
   registerStorableInput(app);

@@ -40,6 +40,9 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -69,6 +72,8 @@ export interface Config {
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** `GET /metrics` of this process on its own listener; unset when `METRICS_PORT` is. */
+  metrics?: { port: number; host: string; token?: string };
 }
 
 /** Reads the environment once; nothing else in the program looks at process.env. */
@@ -122,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
+    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN },
   };
 }
 

@@ -12,6 +12,9 @@ import { LinkSigner } from './domain/signed-links.js';
 import { EventBus } from './platform/event-bus.js';
 import { EventDispatcher } from './platform/event-dispatcher.js';
 import { JobRunner } from './platform/queue.js';
+import { startMetricsListener, type MetricsListener } from './platform/metrics/listener.js';
+import { Metrics } from './platform/metrics/registry.js';
+import { instrumentTransport } from './platform/metrics/relay.js';
 import { UsageRegistry } from './platform/usage.js';
 import { registerJobs } from './jobs.js';
 import { DeliveryEngine } from './modules/emails/delivery.js';
@@ -40,6 +43,8 @@ export interface RunningService {
   /** The port of the inbound SMTP listener, when this process runs one. */
   inboundSmtpPort?: number;
   defaultProject: ProjectWithKeys | null;
+  /** Where this process's `GET /metrics` answers, when `METRICS_PORT` is set. */
+  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -71,6 +76,9 @@ export async function startService(config: Config, role: Role, options: { log?: 
   const log = options.log ?? pino({ level: config.logLevel });
   const ctx = await createContext(config, log, options.clock);
   const defaultProject = await ensureDefaultProject(ctx.db);
+  const metrics = config.metrics ? new Metrics({ role, database: ctx.database, clock: ctx.clock, log }) : undefined;
+  // Opened by every role, before anything else runs: a worker serves no other HTTP.
+  const metricsListener: MetricsListener | undefined = metrics && (await startMetricsListener(metrics, config.metrics!, log));
 
   let runner: JobRunner | undefined;
   let dispatcher: EventDispatcher | undefined;
@@ -88,7 +96,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
     const transport = config.smtpUrl
       ? smtpTransport(config.smtpUrl, { maxConnections: config.smtpMaxConnections })
       : outboxTransport(path.join(config.dataDir, 'outbox'));
-    delivery = new DeliveryEngine(ctx, transport, config.delivery);
+    delivery = new DeliveryEngine(ctx, metrics ? instrumentTransport(transport, metrics) : transport, config.delivery);
     await delivery.start();
     workflows = new WorkflowEngine(ctx, { batch: WORKFLOW_BATCH, leaseMs: WORKFLOW_LEASE_MS });
     await workflows.start();
@@ -97,7 +105,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
   let url: string | undefined;
   let inbound: InboundSmtp | undefined;
   if (role !== 'worker') {
-    app = await buildApp(ctx);
+    app = await buildApp(ctx, { metrics });
     url = await app.listen({ port: config.port, host: config.host });
     if (!config.publicUrl) config.publicUrl = url;
     if (config.inboundSmtpPort !== undefined) inbound = await startInboundSmtp(ctx, config.inboundSmtpPort, config.host);
@@ -106,9 +114,11 @@ export async function startService(config: Config, role: Role, options: { log?: 
     ctx,
     app,
     url,
+    metricsUrl: metricsListener?.url,
     inboundSmtpPort: inbound?.port,
     defaultProject,
     async stop() {
+      await metricsListener?.close();
       await inbound?.close();
       await app?.close();
       await workflows?.stop();

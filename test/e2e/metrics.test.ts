@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startService } from '../../src/service.js';
+import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { verifiedDomain } from '../support/domains.js';
+import { recordWhen, sendOk } from '../support/sending.js';
+import { eventually, startTestServer, type Client, type TestServer } from '../support/server.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+
+/**
+ * `GET /metrics` on the metrics listener (METRICS_PORT), scraped over HTTP and read as the
+ * Prometheus text format, after real requests and real deliveries to an SMTP server on loopback.
+ */
+
+const TOKEN = 'metrics-token-for-the-test-0123';
+const DOMAIN = 'mail.metrics.test';
+
+let dns: DnsServer;
+let sink: SmtpSink;
+let server: TestServer;
+let api: Client;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  sink = await startSmtpSink();
+  // The relay accepts, defers (4xx) or rejects (5xx) each message by its recipient.
+  sink.respond((m) =>
+    m.to[0]!.startsWith('soft')
+      ? { accept: false, code: 451, message: 'Try again later' }
+      : m.to[0]!.startsWith('hard')
+        ? { accept: false, code: 550, message: 'No such user' }
+        : { accept: true },
+  );
+  server = await startTestServer({
+    SMTP_URL: sink.url,
+    DNS_SERVERS: dns.address,
+    // A deferred email waits an hour: it stays in the queue, scheduled, while the test looks.
+    DELIVERY_RETRY_BASE_SECONDS: '3600',
+    METRICS_PORT: '0',
+    METRICS_TOKEN: TOKEN,
+  });
+  api = (await server.project('metrics')).api;
+  await verifiedDomain(api, dns, DOMAIN);
+});
+afterAll(async () => {
+  await server?.stop();
+  await sink?.stop();
+  await dns?.stop();
+});
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+interface Exposition {
+  samples: Sample[];
+  types: Map<string, string>;
+}
+
+/** The Prometheus text format (version 0.0.4): `# TYPE` lines and `name{label="value",...} value` samples. */
+function parseExposition(text: string): Exposition {
+  const samples: Sample[] = [];
+  const types = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const type = /^# TYPE (\S+) (\S+)$/.exec(line);
+    if (type) types.set(type[1]!, type[2]!);
+    if (line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)(?: -?\d+)?$/.exec(line);
+    if (!m) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    }
+    const raw = m[3]!;
+    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
+    samples.push({ name: m[1]!, labels, value });
+  }
+  return { samples, types };
+}
+
+/** The samples of `name` whose labels include `labels`. */
+function find(e: Exposition, name: string, labels: Record<string, string> = {}): Sample[] {
+  return e.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+}
+
+/** The value of the one sample of `name` with these labels (undefined when there is none). */
+function value(e: Exposition, name: string, labels: Record<string, string> = {}): number | undefined {
+  const found = find(e, name, labels);
+  if (found.length > 1) throw new Error(`${found.length} samples of ${name} ${JSON.stringify(labels)}`);
+  return found[0]?.value;
+}
+
+async function scrape(url = server.service.metricsUrl!, token: string | null = TOKEN): Promise<Exposition> {
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+  return parseExposition(text);
+}
+
+describe('access', () => {
+  it('is served on its own loopback listener, not on the API port', async () => {
+    const metricsUrl = new URL(server.service.metricsUrl!);
+    expect(metricsUrl.hostname).toBe('127.0.0.1');
+    expect(metricsUrl.pathname).toBe('/metrics');
+    expect(metricsUrl.port).not.toBe(new URL(server.url).port);
+    const onApi = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(onApi.status).toBe(404);
+    const elsewhere = await fetch(new URL('/other', metricsUrl), { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(elsewhere.status).toBe(404);
+  });
+
+  it('requires the bearer token when METRICS_TOKEN is set', async () => {
+    const url = server.service.metricsUrl!;
+    const missing = await fetch(url);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await missing.text()).not.toContain('postbox_');
+    for (const authorization of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, TOKEN, `Basic ${TOKEN}`]) {
+      expect((await fetch(url, { headers: { authorization } })).status, authorization).toBe(401);
+    }
+    const ok = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('# TYPE postbox_http_requests_total counter');
+  });
+});
+
+describe('HTTP requests', () => {
+  it('are counted and timed by method, route pattern and status code', async () => {
+    const before = await scrape();
+    const count = (e: typeof before, labels: Record<string, string>) => value(e, 'postbox_http_requests_total', labels) ?? 0;
+    const list = { method: 'GET', route: '/contacts', status_code: '200' };
+    const missingContact = { method: 'GET', route: '/contacts/:id', status_code: '404' };
+    const noKey = { method: 'GET', route: '/contacts', status_code: '401' };
+    const created = { method: 'POST', route: '/contacts', status_code: '201' };
+    const unmatched = { method: 'GET', route: 'unmatched', status_code: '404' };
+
+    for (let i = 0; i < 3; i++) expect((await api.get('/contacts')).status).toBe(200);
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) expect((await api.get(`/contacts/${id}`)).status).toBe(404);
+    expect((await api.get('/contacts', null)).status).toBe(401);
+    expect((await api.post('/contacts', { email: 'counted@metrics.test' })).status).toBe(201);
+    expect((await api.get(`/no/such/path/${randomUUID()}`)).status).toBe(404);
+
+    const after = await scrape();
+    expect(count(after, list) - count(before, list)).toBe(3);
+    expect(count(after, missingContact) - count(before, missingContact)).toBe(2);
+    expect(count(after, noKey) - count(before, noKey)).toBe(1);
+    expect(count(after, created) - count(before, created)).toBe(1);
+    expect(count(after, unmatched) - count(before, unmatched)).toBe(1);
+    // Route patterns only: no raw URL (with its ids) ever becomes a label value.
+    const routes = new Set(find(after, 'postbox_http_requests_total').map((s) => s.labels.route));
+    for (const id of ids) expect([...routes].some((r) => r!.includes(id))).toBe(false);
+    expect([...routes].some((r) => r!.includes('/no/such'))).toBe(false);
+    expect(find(after, 'postbox_http_requests_total').every((s) => s.labels.role === 'all')).toBe(true);
+
+    expect(after.types.get('postbox_http_requests_total')).toBe('counter');
+    expect(after.types.get('postbox_http_request_duration_seconds')).toBe('histogram');
+    const histogram = (suffix: string, extra: Record<string, string> = {}) =>
+      value(after, `postbox_http_request_duration_seconds_${suffix}`, { ...list, ...extra })! - (value(before, `postbox_http_request_duration_seconds_${suffix}`, { ...list, ...extra }) ?? 0);
+    expect(histogram('count')).toBe(3);
+    expect(histogram('bucket', { le: '+Inf' })).toBe(3);
+    expect(histogram('bucket', { le: '10' })).toBe(3);
+    const seconds = histogram('sum');
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThan(10);
+  });
+});
+
+describe('emails', () => {
+  it('counts what the relay answered, and shows the queue left behind', async () => {
+    const before = await scrape();
+    for (const result of ['accepted', 'deferred', 'rejected']) {
+      expect(value(before, 'postbox_relay_messages_total', { result }), result).toBe(0);
+    }
+    expect(value(before, 'postbox_email_queue', { state: 'due' })).toBe(0);
+    expect(value(before, 'postbox_email_queue', { state: 'scheduled' })).toBe(0);
+
+    const sent = await sendOk(api, {
+      to: ['ok@rcpt.metrics.test', 'soft@rcpt.metrics.test', 'hard@rcpt.metrics.test'],
+      from: `hello@${DOMAIN}`,
+      subject: 'Counted',
+      body: '<p>Hello</p>',
+    });
+    const [ok, soft, hard] = sent.emails.map((e) => e.email);
+    await recordWhen(api, ok!, (r) => r.status === 'sent');
+    await recordWhen(api, hard!, (r) => r.status === 'failed');
+    await recordWhen(api, soft!, (r) => r.status === 'queued' && r.attempts >= 1);
+
+    // The outcome of the deferred email is written a moment after the relay answered.
+    const after = await eventually(async () => {
+      const e = await scrape();
+      return value(e, 'postbox_email_queue', { state: 'scheduled' }) === 1 ? e : undefined;
+    });
+    expect(value(after, 'postbox_relay_messages_total', { result: 'accepted' })).toBe(1);
+    expect(value(after, 'postbox_relay_messages_total', { result: 'deferred' })).toBe(1);
+    expect(value(after, 'postbox_relay_messages_total', { result: 'rejected' })).toBe(1);
+    expect(after.types.get('postbox_relay_messages_total')).toBe('counter');
+    expect(value(after, 'postbox_relay_send_duration_seconds_count', { result: 'accepted' })).toBe(1);
+    expect(value(after, 'postbox_relay_in_flight')).toBe(0);
+    expect(sink.messages.map((m) => m.to[0])).toEqual(['ok@rcpt.metrics.test']);
+    // The deferred email waits for its retry in an hour: scheduled, nothing due, nothing overdue.
+    expect(value(after, 'postbox_email_queue', { state: 'due' })).toBe(0);
+    expect(value(after, 'postbox_email_queue_oldest_due_seconds')).toBe(0);
+  });
+});
+
+describe('queues, database pool and process', () => {
+  it('reports the backlogs of the whole database, the pool of this process and the event-loop lag', async () => {
+    const e = await scrape();
+    // Every recurring job (domain checks, ...) is a queued job waiting for its next run.
+    const recurring = find(e, 'postbox_job_queue', { state: 'scheduled' }).filter((s) => s.labels.queue!.startsWith('every:'));
+    expect(recurring.length).toBeGreaterThan(0);
+    for (const s of recurring) expect(s.value).toBe(1);
+    for (const s of find(e, 'postbox_job_queue_oldest_due_seconds')) expect(s.value).toBeGreaterThanOrEqual(0);
+    for (const state of ['due', 'scheduled']) {
+      expect(value(e, 'postbox_event_outbox', { state }), state).toBeGreaterThanOrEqual(0);
+      expect(value(e, 'postbox_workflow_executions', { state }), state).toBe(0);
+    }
+    expect(value(e, 'postbox_event_outbox_oldest_due_seconds')).toBeGreaterThanOrEqual(0);
+    expect(value(e, 'postbox_workflow_executions_oldest_due_seconds')).toBe(0);
+    expect(value(e, 'postbox_metrics_collect_errors_total')).toBe(0);
+
+    const inUse = value(e, 'postbox_db_pool_connections', { state: 'in_use' })!;
+    const idle = value(e, 'postbox_db_pool_connections', { state: 'idle' })!;
+    expect(Number.isInteger(inUse) && inUse >= 0).toBe(true);
+    expect(Number.isInteger(idle) && idle >= 0).toBe(true);
+    // The requests above opened connections; the pool holds at most 20.
+    expect(inUse + idle).toBeGreaterThan(0);
+    expect(inUse + idle).toBeLessThanOrEqual(20);
+    expect(value(e, 'postbox_db_pool_waiting')).toBe(0);
+    expect(e.types.get('postbox_db_pool_connections')).toBe('gauge');
+
+    const lag = value(e, 'nodejs_eventloop_lag_seconds', { role: 'all' })!;
+    expect(lag).toBeGreaterThanOrEqual(0);
+    expect(lag).toBeLessThan(1);
+    expect(value(e, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThan(0);
+    expect(value(e, 'process_resident_memory_bytes')).toBeGreaterThan(10 * 1024 * 1024);
+  });
+
+  it('are served by a worker process too, which counts no HTTP requests', async () => {
+    // A worker on the same database, with its own metrics listener and no token.
+    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: server.service.ctx.config.dataDir, DATABASE_URL: server.service.ctx.config.databaseUrl, METRICS_PORT: '0' });
+    const worker = await startService(config, 'worker');
+    try {
+      expect(worker.url).toBeUndefined();
+      const e = await scrape(worker.metricsUrl!, null);
+      expect(find(e, 'postbox_http_requests_total')).toEqual([]);
+      expect(value(e, 'postbox_relay_messages_total', { result: 'accepted', role: 'worker' })).toBe(0);
+      // The backlogs are the database's: the same from every process.
+      expect(value(e, 'postbox_email_queue', { state: 'scheduled' })).toBe(1);
+      expect(value(e, 'nodejs_eventloop_lag_seconds', { role: 'worker' })).toBeGreaterThanOrEqual(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
