@@ -75,11 +75,13 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   if (redis) app.addHook('onClose', async () => void redis.quit().catch(() => {}));
   await app.register(rateLimit, {
     global: true,
-    max: ctx.config.rateLimitPerMinute,
+    // The public key has a bucket of its own: anyone can copy it from a web page, and must not be
+    // able to use up the limit of the backend's secret key with it.
+    max: (req) => (req.project?.keyKind === 'public' ? ctx.config.rateLimitPublicPerMinute : ctx.config.rateLimitPerMinute),
     timeWindow: 60_000,
     ...(redis ? { store: fallbackStore(redis, 'ratelimit:', { warn: (m) => ctx.log.warn(m), info: (m) => ctx.log.info(m) }) } : {}),
     // Counted per project; requests without one (health, docs) are not limited.
-    keyGenerator: (req) => req.project?.id ?? req.ip,
+    keyGenerator: (req) => (req.project ? `${req.project.id}:${req.project.keyKind}` : req.ip),
     allowList: (req) => !req.project,
     enableDraftSpec: true,
     // Not expected (the store falls back to per-process counters), but a limiter fault must never refuse requests.
@@ -133,7 +135,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });
   await app.register(snsRoutes, { ctx });
-  await app.register(accountRoutes, { ctx, sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key')) });
+  await app.register(accountRoutes, { ctx, sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key'), ctx.db) });
   return app;
 }
 

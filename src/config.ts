@@ -37,6 +37,7 @@ const EnvSchema = z.object({
     .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
     .pipe(z.array(hostPort)),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   TRUST_PROXY: z.string().optional(),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
@@ -66,6 +67,8 @@ export interface Config {
   s3?: S3Settings;
   dnsServers: string[];
   rateLimitPerMinute: number;
+  /** Requests with the public key, which is published in web pages and apps, count in a bucket of their own. */
+  rateLimitPublicPerMinute: number;
   /** Which proxies' X-Forwarded-For to believe for the client address: Fastify's `trustProxy`. */
   trustProxy: boolean | string[];
   idempotencyTtlHours: number;
@@ -123,6 +126,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     dnsServers: e.DNS_SERVERS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitPublicPerMinute: e.RATE_LIMIT_PUBLIC_PER_MINUTE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',

@@ -1,5 +1,6 @@
 import type { AppContext } from './platform/context.js';
 import { purgeExpiredIdempotencyKeys } from './platform/http/idempotency.js';
+import { purgeRevokedSessions } from './modules/accounts/sessions.js';
 import type { JobRunner } from './platform/queue.js';
 import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
 import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
@@ -28,6 +29,7 @@ export function registerJobs(runner: JobRunner, ctx: AppContext): void {
   );
   runner.every('purge-idempotency-keys', 60 * 60_000, async () => {
     await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
+    await purgeRevokedSessions(ctx.db, ctx.clock.now());
   });
   runner.every('verify-domains', 5 * 60_000, async () => {
     await checkAllDomains(ctx);

@@ -120,7 +120,8 @@ describe('dashboard accounts', () => {
     const now = Math.floor(Date.now() / 1000);
     const realKey = await instanceSecret(server.service.ctx.db, 'session-signing-key');
     const sign = (key: Uint8Array, iat: number, exp: number) =>
-      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(alice.id).setIssuedAt(iat).setExpirationTime(exp).sign(key);
+      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(alice.id).setJti(randomUUID()).setIssuedAt(iat).setExpirationTime(exp).sign(key);
+    const signClaims = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(realKey);
 
     // The control: a token made with the instance's own key is accepted…
     expect((await dashboard(server.url, await sign(realKey, now, now + 3600)).get('/users/@me')).status).toBe(200);
@@ -132,8 +133,12 @@ describe('dashboard accounts', () => {
       ['another key', await sign(randomBytes(32), now, now + 3600)],
       ['alg none', `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: alice.id, iat: now, exp: now + 3600 })}.`],
       ['bob’s claims under alice’s signature', `${header}.${b64url({ sub: bob.id, iat: now, exp: now + WEEK })}.${signature}`],
-      // …but not once it has expired.
+      // …but not once it has expired, nor without an expiry, an id, or a user id that is one.
       ['expired', await sign(realKey, now - WEEK - 60, now - 60)],
+      ['no exp', await signClaims({ sub: alice.id, jti: randomUUID(), iat: now })],
+      ['no jti', await signClaims({ sub: alice.id, iat: now, exp: now + 3600 })],
+      ['sub not a uuid', await signClaims({ sub: 'alice', jti: randomUUID(), iat: now, exp: now + 3600 })],
+      ['sub a number', await signClaims({ sub: 42, jti: randomUUID(), iat: now, exp: now + 3600 })],
     ];
     for (const [what, token] of refused) {
       const session = dashboard(server.url, token);
@@ -146,14 +151,45 @@ describe('dashboard accounts', () => {
     expect((await dashboard(server.url, aliceToken).get('/users/@me/projects')).body.map((p: { name: string }) => p.name)).not.toContain('x');
   });
 
-  it('logs out by clearing the cookie', async () => {
+  it('logs out by clearing the cookie and ending the session on the server: a kept copy of the token no longer works', async () => {
     const token = await signIn(server.url, ALICE);
+    const other = await signIn(server.url, ALICE);
+    expect((await dashboard(server.url, token).get('/users/@me')).status).toBe(200);
     const res = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie: `postbox_session=${token}` } });
     expect(res.status).toBe(204);
     const [cleared] = res.headers.getSetCookie();
     expect(cleared).toMatch(/^postbox_session=;/);
     expect(cleared!.toLowerCase()).toContain('max-age=0');
     expect(cleared!.toLowerCase()).toContain('path=/');
+    expectError(await dashboard(server.url, token).get('/users/@me'), 401, 'UNAUTHENTICATED');
+    // Only that session: the same user's other sign-in goes on.
+    expect((await dashboard(server.url, other).get('/users/@me')).status).toBe(200);
+  });
+
+  it('refuses signed-in changes sent from another origin, and accepts them from its own', async () => {
+    const token = await signIn(server.url, ALICE);
+    const [project] = (await dashboard(server.url, token).get('/users/@me/projects')).body as { id: string; name: string }[];
+    const rename = (origin: string, name: string) =>
+      fetch(`${server.url}/users/@me/projects/${project!.id}`, {
+        method: 'PATCH',
+        headers: { cookie: `postbox_session=${token}`, origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+    const evil = await rename('https://evil.example', 'from https://evil.example');
+    expect(evil.status).toBe(403);
+    expect((await evil.json()).error.code).toBe('CROSS_ORIGIN_REQUEST');
+    expect((await rename(new URL(server.url).origin, project!.name)).status).toBe(200);
+    // Reading is not a change; a login form posted from elsewhere is refused as well.
+    const read = await fetch(`${server.url}/users/@me`, { headers: { cookie: `postbox_session=${token}`, origin: 'https://evil.example' } });
+    expect(read.status).toBe(200);
+    const login = await fetch(`${server.url}/auth/login`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify(ALICE),
+    });
+    expect(login.status).toBe(403);
+    const names = (await dashboard(server.url, token).get('/users/@me/projects')).body.map((p: { name: string }) => p.name);
+    expect(names).not.toContain('from https://evil.example');
   });
 
   it('lists the projects the user owns: the first user claimed the default project', async () => {

@@ -179,6 +179,45 @@ describe('POST /contacts/import', () => {
     expect((await p.api.get('/contacts')).body.total).toBe(0);
   });
 
+  it('holds imported rows to the API’s data limits: a row with too many keys fails, the others import', async () => {
+    const p = await server.project('import-data-limits');
+    const keys = Array.from({ length: 600 }, (_, i) => `k${i}`);
+    const csv = `email,${keys.join(',')}\nwide@import.test,${keys.map(() => '1').join(',')}\nnarrow@import.test${','.repeat(keys.length)}\n`;
+    const res = await upload(p, csv);
+    expect(res.status).toBe(202);
+    const job = await finished(p.api, `/contacts/import/${res.body.jobId}`);
+    expect(job).toMatchObject({ status: 'completed', created: 1, failed: 1 });
+    expect(job.errors).toEqual([{ row: 2, email: 'wide@import.test', message: 'data: At most 500 keys' }]);
+    const contacts = (await p.api.get('/contacts')).body.data.map((c: { email: string }) => c.email);
+    expect(contacts).toEqual(['narrow@import.test']);
+  });
+
+  it('fails the job, saying why, when the file stops parsing after its header', async () => {
+    const p = await server.project('import-parse-error');
+    // An unclosed quote: the header reads, the rows do not.
+    const res = await upload(p, 'email,name\nok@import.test,"Ada\nbad@import.test,Bob\n');
+    expect(res.status).toBe(202);
+    const job = await finished(p.api, `/contacts/import/${res.body.jobId}`);
+    expect(job.status).toBe('failed');
+    expect(job.errors[0]!.message).toMatch(/^The file is not valid CSV: /);
+    expect(job.finishedAt).not.toBeNull();
+    expect((await p.api.get('/contacts')).body.total).toBe(0);
+  });
+
+  it('answers 400 for a multipart body cut short, and imports nothing', async () => {
+    const p = await server.project('import-truncated');
+    const boundary = 'pbx-boundary';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\nemail\r\ncut@import.test\r\n`;
+    const res = await fetch(`${server.url}/contacts/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${p.secretKey}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'INVALID_UPLOAD', statusCode: 400 });
+    expect((await p.api.get('/contacts')).body.total).toBe(0);
+  });
+
   it('refuses a body that is not multipart with 415', async () => {
     const p = await server.project('import-415');
     const json = await p.api.post('/contacts/import', { file: 'email\na@import.test\n' });

@@ -196,7 +196,7 @@ describe('platform', () => {
 describe('rate limit', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5' });
+    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_PER_MINUTE: '3' });
   });
   afterAll(() => server.stop());
 
@@ -219,13 +219,26 @@ describe('rate limit', () => {
     expect(limited.headers.get('ratelimit-remaining')).toBe('0');
     expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
 
-    // The public key counts against the same project.
-    const pub = await p.api.request('POST', '/v1/track', { body: { email: 'a@example.com', event: 'x' }, key: p.publicKey });
-    expect(pub.status).toBe(429);
+    // The public key has a bucket of its own, with its own limit.
+    const track = () => p.api.request('POST', '/v1/track', { body: { email: 'a@example.com', event: 'x' }, key: p.publicKey });
+    for (let i = 0; i < 3; i++) {
+      const pub = await track();
+      expect(pub.status, `public request ${i + 1}`).toBe(200);
+      expect(pub.headers.get('ratelimit-limit')).toBe('3');
+    }
+    expectEnvelope(await track(), 429, 'RATE_LIMIT_EXCEEDED');
 
     const served = await other.api.get('/contacts');
     expect(served.status).toBe(200);
     expect(served.headers.get('ratelimit-remaining')).toBe('4');
+  });
+
+  it('never lets the public key, which anyone can copy from a web page, use up the secret key’s limit', async () => {
+    const p = await server.project();
+    for (let i = 0; i < 10; i++) await p.api.request('POST', '/v1/track', { body: { email: 'flood@example.com', event: 'x' }, key: p.publicKey });
+    const res = await p.api.get('/contacts');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-remaining')).toBe('4');
   });
 
   it('does not count requests without a project', async () => {

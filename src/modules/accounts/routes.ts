@@ -15,6 +15,11 @@ declare module 'fastify' {
 }
 
 const unauthenticated = () => new AppError(401, 'UNAUTHENTICATED', 'Sign in first (POST /auth/login)');
+const crossOrigin = (origin: string) =>
+  new AppError(403, 'CROSS_ORIGIN_REQUEST', `A signed-in change must come from this service's own pages, not from ${origin}`, {
+    details: { origin },
+    suggestion: 'Send the request from the dashboard, or without an Origin header from a server-side client.',
+  });
 
 /**
  * The dashboard's API: password login setting a session cookie, and the signed-in user's projects.
@@ -28,11 +33,24 @@ export async function accountRoutes(fastify: FastifyInstance, { ctx, sessions }:
   const secure = ctx.config.publicUrl.startsWith('https:');
 
   app.decorateRequest('userId', null);
-  const signedIn = async (req: FastifyRequest) => {
+  // A cookie goes with every request to this host, including ones a page elsewhere makes the
+  // browser send; browsers name that page in Origin, which must then be this service itself (its
+  // PUBLIC_URL, or the host the request was sent to).
+  const sameOrigin = async (req: FastifyRequest) => {
+    const origin = req.headers.origin;
+    if (req.method === 'GET' || req.method === 'HEAD' || origin === undefined) return;
+    const host = URL.canParse(origin) ? new URL(origin).host : null;
+    if (origin !== new URL(ctx.config.publicUrl).origin && host !== req.headers.host) throw crossOrigin(origin);
+  };
+  const session = async (req: FastifyRequest) => {
     const token = req.cookies[SESSION_COOKIE];
-    const userId = token ? await sessions.userOf(token, ctx.clock.now()) : null;
-    if (!userId) throw unauthenticated();
-    req.userId = userId;
+    return token ? sessions.verify(token, ctx.clock.now()) : null;
+  };
+  const signedIn = async (req: FastifyRequest) => {
+    await sameOrigin(req);
+    const current = await session(req);
+    if (!current) throw unauthenticated();
+    req.userId = current.userId;
   };
   const user = (req: FastifyRequest) => req.userId ?? '';
   const setSession = (reply: FastifyReply, token: string, maxAge: number) =>
@@ -40,12 +58,14 @@ export async function accountRoutes(fastify: FastifyInstance, { ctx, sessions }:
 
   // Guessing passwords is slowed per address, whatever the rest of the traffic.
   const loginLimit = { max: 10, timeWindow: 60_000, keyGenerator: (req: FastifyRequest) => `login:${req.ip}`, allowList: () => false };
-  app.post('/auth/login', { config: { ...open, rateLimit: loginLimit }, schema: { tags, body: s.loginBody, response: { 200: s.userSchema } } }, async (req, reply) => {
+  app.post('/auth/login', { config: { ...open, rateLimit: loginLimit }, onRequest: sameOrigin, schema: { tags, body: s.loginBody, response: { 200: s.userSchema } } }, async (req, reply) => {
     const u = await service.login(ctx, req.body.email, req.body.password);
     setSession(reply, await sessions.issue(u.id, ctx.clock.now()), SESSION_SECONDS);
     return service.toUser(u);
   });
-  app.post('/auth/logout', { config: open, schema: { tags } }, async (_req, reply) => {
+  app.post('/auth/logout', { config: open, onRequest: sameOrigin, schema: { tags } }, async (req, reply) => {
+    const current = await session(req);
+    if (current) await sessions.revoke(current);
     setSession(reply, '', 0);
     return reply.code(204).send();
   });

@@ -7,6 +7,7 @@ import { enqueue } from '../../platform/queue.js';
 import { parseDataPatch } from '../../domain/contact-data.js';
 import { csvRowToContact, emailColumn } from '../../domain/csv-contacts.js';
 import * as repo from './repo.js';
+import { dataSchema } from './schemas.js';
 import { setSubscription, upsertContacts, type UpsertInput } from './service.js';
 
 export const CONTACT_JOB_QUEUE = 'contacts.job';
@@ -129,13 +130,16 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
   const valid: UpsertInput[] = [];
   for (const [i, record] of rows.entries()) {
     const parsed = csvRowToContact(record);
-    if (parsed.ok) {
+    // The same limits on `data` as the API's.
+    const data = parsed.ok ? dataSchema.safeParse(parsed.data) : undefined;
+    if (parsed.ok && data!.success) {
       valid.push({ email: parsed.email, subscribed: parsed.subscribed, patch: parseDataPatch(parsed.data) });
       continue;
     }
     result.failed++;
+    const message = parsed.ok ? `data: ${data!.error!.issues[0]!.message}` : parsed.message;
     // Row numbers count the header as row 1, as a spreadsheet shows them.
-    if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message: parsed.message });
+    if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message });
   }
   const upserted = await upsertContacts(ctx, tx, valid, { projectId: job.project_id, subscribedByDefault: true, source: 'import' });
   // A row repeating an email earlier in the chunk updates the contact the earlier row created.
@@ -178,7 +182,17 @@ export async function runContactJob(ctx: AppContext, jobId: string, heartbeat: (
   await run(ctx.db, sql`
     update contact_jobs set status = 'running', started_at = coalesce(started_at, ${ctx.clock.now()}) where id = ${jobId}`);
 
-  const items: unknown[] = job.kind === 'import' ? parseCsv(job.input.csv ?? '') : job.input.ids ?? [];
+  let items: unknown[];
+  try {
+    items = job.kind === 'import' ? parseCsv(job.input.csv ?? '') : job.input.ids ?? [];
+  } catch (err) {
+    // A file that stops parsing past its header cannot be imported at all: the job ends, saying why.
+    const reason = [{ message: `The file is not valid CSV: ${(err as Error).message}` }];
+    await run(ctx.db, sql`
+      update contact_jobs set status = 'failed', errors = ${JSON.stringify(reason)}::jsonb, finished_at = ${ctx.clock.now()}
+      where id = ${jobId}`);
+    return;
+  }
   while (job.processed < items.length) {
     const slice = items.slice(job.processed, job.processed + CHUNK);
     await ctx.db.transaction(async (tx) => {

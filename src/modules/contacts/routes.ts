@@ -79,9 +79,16 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     if (!req.isMultipart()) {
       throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Upload the CSV as multipart/form-data in a field named "file"');
     }
-    const file = await req.file();
+    // A truncated or malformed multipart body is the client's error, not the server's.
+    const unreadable = () => new AppError(400, 'INVALID_UPLOAD', 'The multipart body could not be read (malformed or cut short); send the CSV in a field named "file"');
+    const file = await req.file().catch(() => {
+      throw unreadable();
+    });
     if (!file) throw new AppError(400, 'FILE_REQUIRED', 'No file in the upload; send the CSV in a field named "file"');
-    const buffer = await file.toBuffer();
+    const buffer = await file.toBuffer().catch((err: { code?: string }) => {
+      if (err.code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'FILE_TOO_LARGE', `A CSV may be at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+      throw unreadable();
+    });
     const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'));
     reply.status(202);
     return { jobId: job.id, ...job };

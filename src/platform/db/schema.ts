@@ -578,6 +578,17 @@ export const users = pgTable('users', {
   updatedAt: updatedAt(),
 });
 
+/** Dashboard sessions ended by signing out before their token expires; purged once expired. */
+export const revokedSessions = pgTable(
+  'revoked_sessions',
+  {
+    /** The token's `jti`. */
+    id: uuid('id').primaryKey(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull(),
+  },
+  (t) => [index('revoked_sessions_expires').on(t.expiresAt)],
+);
+
 /** Mail received for a project's verified domains (replies), parsed and sanitized. */
 export const inboundEmails = pgTable(
   'inbound_emails',

@@ -6,6 +6,8 @@ export type KeyRequirement = 'public' | 'secret' | 'none';
 export interface RequestProject {
   id: string;
   name: string;
+  /** Which of the project's keys the request came with. */
+  keyKind: 'public' | 'secret';
 }
 
 declare module 'fastify' {
@@ -41,7 +43,7 @@ export function registerAuth(app: FastifyInstance, resolve: KeyResolver): void {
     const project = await resolve(token);
     if (!project || project.keyKind !== required) throw invalidKey();
     if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
-    request.project = { id: project.id, name: project.name };
+    request.project = { id: project.id, name: project.name, keyKind: project.keyKind };
   });
 }
 
