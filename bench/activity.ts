@@ -483,7 +483,7 @@ async function main() {
       PUBLIC_URL: `http://localhost:${port}`,
       DATA_DIR: dir.dir,
       DATABASE_URL: scratch.url,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
     });
     const service = await startServiceChild(env, port, 'serve');

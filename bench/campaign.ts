@@ -209,7 +209,7 @@ async function main(): Promise<number> {
       SMTP_MAX_CONNECTIONS: String(SMTP_CONNECTIONS),
       DELIVERY_CONCURRENCY: String(WINDOW),
       DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
     });
 

@@ -114,7 +114,7 @@ async function main() {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
       DATA_DIR: dir.dir,
       DATABASE_URL: scratch.url,
     });

@@ -184,7 +184,7 @@ async function main() {
       SMTP_MAX_CONNECTIONS: String(SMTP_CONNECTIONS),
       DELIVERY_CONCURRENCY: String(WINDOW),
       DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
     };
     let scratch: ScratchPg | undefined;

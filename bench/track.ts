@@ -92,7 +92,7 @@ async function benchKind(kind: Kind, cleanup: Cleanup) {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
   };
   const dir = scratchDir(`pbx-bench-track-${kind}-`);
   cleanup.add(dir.remove);

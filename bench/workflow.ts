@@ -283,7 +283,7 @@ async function main() {
       DATABASE_URL: scratch.url,
       SMTP_URL: sink.url,
       DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
     });
     const project = await createBenchProject(env);

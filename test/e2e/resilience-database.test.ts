@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 async function start(role = 'all'): Promise<ChildServer> {
-  const child = await spawnService({ DATABASE_URL: pg.url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000', ...TIMEOUTS }, [role]);
+  const child = await spawnService({ DATABASE_URL: pg.url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', ...TIMEOUTS }, [role]);
   children.push(child);
   return child;
 }

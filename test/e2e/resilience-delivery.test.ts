@@ -42,7 +42,7 @@ afterAll(async () => {
 
 async function start(role: string): Promise<ChildServer> {
   const child = await spawnService(
-    { DATABASE_URL: pg.url, DATA_DIR: dataDir, SMTP_URL: sink.url, DNS_SERVERS: dns.address, RATE_LIMIT_PER_MINUTE: '1000000', DB_CONNECT_TIMEOUT_SECONDS: '2', DB_STATEMENT_TIMEOUT_SECONDS: '4', LOG_LEVEL: 'info' },
+    { DATABASE_URL: pg.url, DATA_DIR: dataDir, SMTP_URL: sink.url, DNS_SERVERS: dns.address, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', DB_CONNECT_TIMEOUT_SECONDS: '2', DB_STATEMENT_TIMEOUT_SECONDS: '4', LOG_LEVEL: 'info' },
     [role],
   );
   children.push(child);

@@ -31,7 +31,7 @@ const env = () => ({
   SMTP_URL: sink.url,
   DNS_SERVERS: dns.address,
   DELIVERY_RETRY_BASE_SECONDS: '0.2',
-  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
 });
 const random = (min: number, max: number) => min + Math.random() * (max - min);
 

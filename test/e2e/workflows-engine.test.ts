@@ -981,7 +981,7 @@ describe('two workers on one database', () => {
       SMTP_URL: sink.url,
       DNS_SERVERS: dns.address,
       DELIVERY_RETRY_BASE_SECONDS: '0.2',
-      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
     };
     const api = await spawnService(env, ['serve']);
     children.push(api);

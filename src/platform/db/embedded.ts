@@ -69,8 +69,15 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
     url: urlFor(port, marker, DATABASE),
     dir,
     async release() {
-      if ((await otherClients(admin)) > 0) return;
-      await pgCtl(bin, runAs, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '30']).catch(() => {});
+      // The backends of connections just closed (ours, or a process that stopped a moment ago) take
+      // a little while to leave pg_stat_activity: look again for a few seconds before leaving it running.
+      for (let attempt = 0; attempt < 15; attempt++) {
+        if ((await otherClients(admin)) === 0) {
+          await pgCtl(bin, runAs, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '30']).catch(() => {});
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
     },
   };
 }
