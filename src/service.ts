@@ -16,6 +16,8 @@ import { startMetricsListener, type MetricsListener } from './platform/metrics/l
 import { Metrics } from './platform/metrics/registry.js';
 import { instrumentTransport } from './platform/metrics/relay.js';
 import { UsageRegistry } from './platform/usage.js';
+import { UntrustedPool } from './platform/untrusted/pool.js';
+import { TemplateRenderer } from './platform/untrusted/templates.js';
 import { registerJobs } from './jobs.js';
 import { DeliveryEngine } from './modules/emails/delivery.js';
 import { startInboundSmtp, type InboundSmtp } from './modules/feedback/inbound-smtp.js';
@@ -40,15 +42,15 @@ export interface RunningService {
   app?: FastifyInstance;
   /** The address the API listens on, when this process serves it. */
   url?: string;
+  /** Where this process's `GET /metrics` answers, when `METRICS_PORT` is set. */
+  metricsUrl?: string;
   /** The port of the inbound SMTP listener, when this process runs one. */
   inboundSmtpPort?: number;
   defaultProject: ProjectWithKeys | null;
-  /** Where this process's `GET /metrics` answers, when `METRICS_PORT` is set. */
-  metricsUrl?: string;
   stop(): Promise<void>;
 }
 
-export async function createContext(config: Config, log: Logger, clock: Clock = systemClock): Promise<AppContext> {
+export async function createContext(config: Config, log: Logger, clock: Clock = systemClock, role: Role = 'all'): Promise<AppContext> {
   const database = await openDatabase({ ...config, timeouts: config.databaseTimeouts, log, onNotice: (message) => log.info(message) });
   await database.migrate();
   const keys = new ProjectKeyCache(database);
@@ -57,6 +59,8 @@ export async function createContext(config: Config, log: Logger, clock: Clock = 
   registerSegmentUsage(usage);
   registerCampaignUsage(usage);
   registerWorkflowUsage(usage);
+  // A worker process keeps no idle thread: nothing it does waits on a client (RSS matters there).
+  const untrusted = new UntrustedPool({ log, warmThreads: role === 'worker' ? 0 : 1 });
   return {
     config,
     database,
@@ -68,13 +72,15 @@ export async function createContext(config: Config, log: Logger, clock: Clock = 
     log,
     dns: new Dns(config.dnsServers),
     links: new LinkSigner(await instanceSecret(database.db, 'link-signing-key')),
+    untrusted,
+    templates: new TemplateRenderer(untrusted, { inlineFirst: role === 'worker' }),
   };
 }
 
 /** Starts the API, the worker or both on one database; `stop` drains and closes everything. */
 export async function startService(config: Config, role: Role, options: { log?: Logger; clock?: Clock } = {}): Promise<RunningService> {
   const log = options.log ?? pino({ level: config.logLevel });
-  const ctx = await createContext(config, log, options.clock);
+  const ctx = await createContext(config, log, options.clock, role);
   const defaultProject = await ensureDefaultProject(ctx.db);
   const metrics = config.metrics ? new Metrics({ role, database: ctx.database, clock: ctx.clock, log }) : undefined;
   // Opened by every role, before anything else runs: a worker serves no other HTTP.
@@ -125,6 +131,7 @@ export async function startService(config: Config, role: Role, options: { log?: 
       await delivery?.stop();
       await dispatcher?.stop();
       await runner?.stop();
+      await ctx.untrusted.close();
       await ctx.database.close();
     },
   };

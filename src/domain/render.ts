@@ -19,6 +19,13 @@
  * Safety: templates come from users, so no file is ever read (`include`, `render` and `layout` do
  * not exist), only own properties of the data are visible, unknown filters are errors, and parse
  * size, render time and allocations are bounded. Every failure is a TemplateError.
+ *
+ * Where a template runs: liquidjs checks its render limit between nodes only, so one filter that
+ * loops over an array (`where_exp` nested in `where_exp`, `sum`, `find`…) runs past it, and its
+ * parser is superlinear on some sources. The functions here are therefore the engine of the
+ * worker-thread pool (platform/untrusted), which stops a thread at a hard deadline; only sources
+ * that `inlineCandidate` admits may also be rendered on the caller's thread, by `renderInline`,
+ * under limits ten times tighter that throw InlineLimitReached instead of failing.
  */
 import { Liquid, defaultOperators, type Operators, type Template } from 'liquidjs';
 
@@ -82,22 +89,34 @@ function createEngine(escape: boolean): Liquid {
 
 const engines: Record<TemplatePart, Liquid> = { subject: createEngine(false), body: createEngine(true) };
 const CACHE_SIZE = 1000;
-const caches: Record<TemplatePart, Map<string, Template[]>> = { subject: new Map(), body: new Map() };
+/** Characters of source kept parsed per part: with the count, bounds the cache's memory, whatever the sizes. */
+const CACHE_CHARS = 4_000_000;
+const caches: Record<TemplatePart, { entries: Map<string, Template[]>; chars: number }> = {
+  subject: { entries: new Map(), chars: 0 },
+  body: { entries: new Map(), chars: 0 },
+};
 
 function compile(source: string, part: TemplatePart): Template[] {
   const cache = caches[part];
-  let parsed = cache.get(source);
+  let parsed = cache.entries.get(source);
   if (parsed) {
-    cache.delete(source); // Map keeps insertion order: re-inserting marks it most recently used
-  } else {
-    try {
-      parsed = engines[part].parse(rewritePlaceholders(source));
-    } catch (error) {
-      throw asTemplateError(error, part);
-    }
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.entries.delete(source); // Map keeps insertion order: re-inserting marks it most recently used
+    cache.entries.set(source, parsed);
+    return parsed;
   }
-  cache.set(source, parsed);
+  try {
+    parsed = engines[part].parse(rewritePlaceholders(source));
+  } catch (error) {
+    throw asTemplateError(error, part);
+  }
+  if (source.length > CACHE_CHARS) return parsed;
+  while (cache.entries.size >= CACHE_SIZE || cache.chars + source.length > CACHE_CHARS) {
+    const oldest = cache.entries.keys().next().value!;
+    cache.entries.delete(oldest);
+    cache.chars -= oldest.length;
+  }
+  cache.entries.set(source, parsed);
+  cache.chars += source.length;
   return parsed;
 }
 
@@ -110,6 +129,61 @@ function render(source: string, part: TemplatePart, scope: Record<string, unknow
   }
 }
 
+/**
+ * The bounds of a render on the caller's thread (the event loop): sources of at most 16 KiB without
+ * array filters (parsing one costs at most a few milliseconds, whatever it holds: see
+ * test/unit/hostile-bounds), at most 10 ms between nodes and 1,000,000 memory units (liquidjs'
+ * units: array sizes, string lengths). Reaching one is no failure: the caller hands the render to
+ * the worker pool, whose limits are the engine's (200 ms, 10,000,000) with a hard deadline behind.
+ */
+export const INLINE_LIMITS = { sourceChars: 16 * 1024, renderMs: 10, memory: 1_000_000 } as const;
+
+/** An inline render reached INLINE_LIMITS: render it again in the worker pool. */
+export class InlineLimitReached extends Error {
+  constructor(readonly part: TemplatePart) {
+    super(`The ${part} needs more than the inline render limits`);
+    this.name = 'InlineLimitReached';
+  }
+}
+
+/**
+ * Filters whose cost grows with an array's length or runs an expression per element; liquidjs
+ * checks its time limit only between template nodes, so one call of these can outlast it. A source
+ * naming one (anywhere, quoted expressions included) never runs inline.
+ */
+const ARRAY_FILTER =
+  /\|\s*(?:where|where_exp|reject|reject_exp|find|find_exp|find_index|find_index_exp|has|has_exp|group_by|group_by_exp|sum|map|sort|sort_natural|uniq|sample|compact|concat|push|pop|shift|unshift|reverse|join)\b/;
+
+/** Whether a source may be rendered on the caller's thread: small, and no array filter. */
+export function inlineCandidate(source: string): boolean {
+  return source.length <= INLINE_LIMITS.sourceChars && !ARRAY_FILTER.test(source);
+}
+
+// liquidjs' limits, and V8's (a string, an array or the stack grown too far), as a render error says them.
+const LIMIT_MESSAGE = /(?:template render|memory alloc) limit exceeded|Maximum call stack size exceeded|Invalid (?:string|array) length/;
+
+/**
+ * Renders under INLINE_LIMITS a source that `inlineCandidate` admitted (the caller checks, once per
+ * source: the check reads the whole source); throws InlineLimitReached when a limit is reached,
+ * TemplateError on any other failure.
+ */
+export function renderInline(source: string, part: TemplatePart, scope: Record<string, unknown>): string {
+  const parsed = compile(source, part);
+  let output: string;
+  try {
+    output = String(engines[part].renderSync(parsed, scope, { renderLimit: INLINE_LIMITS.renderMs, memoryLimit: INLINE_LIMITS.memory }));
+  } catch (error) {
+    if (error instanceof Error && LIMIT_MESSAGE.test(error.message)) throw new InlineLimitReached(part);
+    throw asTemplateError(error, part);
+  }
+  return part === 'subject' ? oneLine(output) : output;
+}
+
+/** Renders a part with the engine's own limits (in the worker pool); a subject comes out on one line. */
+export function renderPart(source: string, part: TemplatePart, scope: Record<string, unknown>): string {
+  return part === 'subject' ? renderSubject(source, scope) : renderBody(source, scope);
+}
+
 function asTemplateError(error: unknown, part: TemplatePart): TemplateError {
   return new TemplateError(part, error instanceof Error ? error.message : String(error));
 }
@@ -120,15 +194,26 @@ export function parseCheck(source: string, part: TemplatePart): void {
 }
 
 export function renderSubject(source: string, scope: Record<string, unknown>): string {
-  return render(source, 'subject', scope).replace(/\s*[\r\n]+\s*/g, ' ');
+  return oneLine(render(source, 'subject', scope));
+}
+
+/**
+ * Each line break, with the white space around it, becomes one space. (Not the regular expression
+ * `\s*[\r\n]+\s*`, which is quadratic on a long run of spaces without a line break.)
+ */
+function oneLine(text: string): string {
+  if (!/[\r\n]/.test(text)) return text;
+  const lines = text.split(/[\r\n]\s*/);
+  return lines.map((line, i) => (i < lines.length - 1 ? line.trimEnd() : line)).join(' ');
 }
 
 export function renderBody(source: string, scope: Record<string, unknown>): string {
   return render(source, 'body', scope);
 }
 
-// `raw` and `comment` blocks are matched first so that their contents stay untouched.
-const PLACEHOLDER = /\{%-?\s*(raw|comment)\s*-?%\}[\s\S]*?\{%-?\s*end\1\s*-?%\}|\{\{(-?)([\s\S]*?)(-?)\}\}/g;
+// `raw` and `comment` blocks are skipped whole, so that their contents stay untouched.
+const NEXT_PLACEHOLDER = /\{%-?\s*(raw|comment)\s*-?%\}|\{\{/g;
+const BLOCK_END = { raw: /\{%-?\s*endraw\s*-?%\}/g, comment: /\{%-?\s*endcomment\s*-?%\}/g } as const;
 // String literals, `??`, `|`, other text: enough to find operands without being fooled by quotes.
 const PIECE = /"[^"]*"|'[^']*'|\?\?|\||[^"'?|]+|[\s\S]/g;
 const SPACED_KEY = /^[\p{L}_][\p{L}\p{N}_-]*(?: [\p{L}_][\p{L}\p{N}_-]*)+$/u;
@@ -138,25 +223,59 @@ function isSpacedKey(text: string): boolean {
   return SPACED_KEY.test(text) && !text.split(' ').some((word) => Object.hasOwn(operators, word));
 }
 
-/** Rewrites `{{ first name ?? "there" }}` to `{{ ["first name"] ?? "there" }}`; rejects `??` missing an operand. */
+/**
+ * Rewrites `{{ first name ?? "there" }}` to `{{ ["first name"] ?? "there" }}`; rejects `??` missing an operand.
+ * One pass from left to right: an unclosed `{{` or block ends the scan (Liquid then reports it),
+ * so no part of the source is read twice, whatever it holds.
+ */
 function rewritePlaceholders(source: string): string {
   if (!source.includes('{{')) return source;
-  return source.replace(PLACEHOLDER, (whole, _block, open?: string, inner?: string, close?: string) => {
-    if (inner === undefined) return whole;
-    const pieces: string[] = inner.match(PIECE) ?? [];
-    const pipe = pieces.indexOf('|');
-    const operands: string[] = [''];
-    for (const piece of pipe < 0 ? pieces : pieces.slice(0, pipe)) {
-      if (piece === '??') operands.push('');
-      else operands[operands.length - 1] += piece;
+  const next = new RegExp(NEXT_PLACEHOLDER.source, 'g');
+  let out = '';
+  let from = 0;
+  for (let m = next.exec(source); m; m = next.exec(source)) {
+    const start = m.index;
+    if (m[1] !== undefined) {
+      const end = new RegExp(BLOCK_END[m[1] as keyof typeof BLOCK_END].source, 'g');
+      end.lastIndex = start + m[0].length;
+      const closed = end.exec(source);
+      if (!closed) break;
+      next.lastIndex = closed.index + closed[0].length;
+      continue;
     }
-    if (operands.length === 1 && !isSpacedKey(operands[0]!.trim())) return whole;
-    if (operands.length > 1 && operands.some((operand) => !operand.trim())) {
-      throw new Error(`"??" needs a value on each side: ${whole}`);
-    }
-    const head = operands.map((operand) => operand.replace(/^(\s*)(.*?)(\s*)$/s, (text, before: string, words: string, after: string) =>
-      isSpacedKey(words) ? `${before}["${words}"]${after}` : text,
-    ));
-    return `{{${open}${head.join('??')}${pipe < 0 ? '' : pieces.slice(pipe).join('')}${close}}}`;
+    const close = source.indexOf('}}', start + 2);
+    if (close < 0) break;
+    let inner = source.slice(start + 2, close);
+    const open = inner.startsWith('-') ? '-' : '';
+    if (open) inner = inner.slice(1);
+    const closing = inner.endsWith('-') ? '-' : '';
+    if (closing) inner = inner.slice(0, -1);
+    const whole = source.slice(start, close + 2);
+    out += source.slice(from, start) + rewritePlaceholder(whole, open, inner, closing);
+    from = close + 2;
+    next.lastIndex = from;
+  }
+  return out + source.slice(from);
+}
+
+function rewritePlaceholder(whole: string, open: string, inner: string, close: string): string {
+  const pieces: string[] = inner.match(PIECE) ?? [];
+  const pipe = pieces.indexOf('|');
+  const operands: string[] = [''];
+  for (const piece of pipe < 0 ? pieces : pieces.slice(0, pipe)) {
+    if (piece === '??') operands.push('');
+    else operands[operands.length - 1] += piece;
+  }
+  if (operands.length === 1 && !isSpacedKey(operands[0]!.trim())) return whole;
+  if (operands.length > 1 && operands.some((operand) => !operand.trim())) {
+    throw new Error(`"??" needs a value on each side: ${whole}`);
+  }
+  const head = operands.map((operand) => {
+    const words = operand.trim();
+    if (!isSpacedKey(words)) return operand;
+    const before = operand.slice(0, operand.length - operand.trimStart().length);
+    const after = operand.slice(operand.trimEnd().length);
+    return `${before}["${words}"]${after}`;
   });
+  return `{{${open}${head.join('??')}${pipe < 0 ? '' : pieces.slice(pipe).join('')}${close}}}`;
 }

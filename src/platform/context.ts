@@ -6,6 +6,8 @@ import type { Database, Db } from './db/client.js';
 import type { Dns } from './dns.js';
 import type { EventBus } from './event-bus.js';
 import type { UsageRegistry } from './usage.js';
+import type { UntrustedPool } from './untrusted/pool.js';
+import type { TemplateRenderer } from './untrusted/templates.js';
 import type { ProjectKeyCache } from '../modules/projects/key-cache.js';
 
 /** What every module's service needs; built once per process in main. */
@@ -23,4 +25,8 @@ export interface AppContext {
   dns: Dns;
   /** Signs and checks tracking and subscriber links. */
   links: LinkSigner;
+  /** Worker threads for untrusted content (inbound mail, HTML, html-to-text), with hard deadlines. */
+  untrusted: UntrustedPool;
+  /** Liquid templates: on the event loop when proven cheap, in `untrusted` otherwise. */
+  templates: TemplateRenderer;
 }

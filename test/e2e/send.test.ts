@@ -495,7 +495,7 @@ describe('POST /v1/send: refused requests', () => {
       error: {
         code: 'IDEMPOTENCY_KEY_REUSED',
         statusCode: 409,
-        details: { key, originalRequest: { method: 'POST', path: '/v1/send' }, originalStatusCode: 200 },
+        details: { key, originalRequest: { method: 'POST', path: '/v1/send' }, originalStatusCode: 200, data: first },
       },
     });
     expect(typeof again.body.error.suggestion).toBe('string');

@@ -22,7 +22,7 @@ import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { enqueue, JobInterrupted, type Job } from '../../platform/queue.js';
-import { composeEmail, type Content, type Linking } from '../emails/compose.js';
+import { composeEmail, type Content, type Linking, type Render } from '../emails/compose.js';
 import type { NewEmail } from '../emails/repo.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
 import { completeCampaigns } from './counters.js';
@@ -33,6 +33,8 @@ export const CAMPAIGN_START_QUEUE = 'campaigns.start';
 export const CAMPAIGN_FANOUT_QUEUE = 'campaigns.fan-out';
 
 const PAGE = 500;
+/** Emails of a page rendered at once (see pageEmails). */
+const RENDERING = 2;
 const BACKLOG = 2_000;
 const BACKLOG_WAIT_MS = 100;
 /** The fan-out job's lease is renewed this often; see FANOUT_LEASE_MS in jobs.ts. */
@@ -90,7 +92,7 @@ export function campaignContent(c: CampaignRow): Content {
     from: { email: c.from_email, name: c.from_name },
     replyTo: c.reply_to,
     headers: {},
-    attachments: null,
+    attachmentSetId: null,
     templateId: null,
     campaignId: c.id,
   };
@@ -100,19 +102,37 @@ export function campaignContent(c: CampaignRow): Content {
  * One recipient's email. A render that fails for this contact's data (a template that times out,
  * say) is stored as skipped with the reason, so one recipient never holds up the rest.
  */
-function recipientEmail(c: CampaignRow, content: Content, r: PendingRecipient, linking: Linking): NewEmail {
+async function recipientEmail(c: CampaignRow, content: Content, r: PendingRecipient, linking: Linking, render: Render): Promise<NewEmail> {
   const id = randomUUID();
   const contact = { id: r.contact_id, email: r.email!, subscribed: r.subscribed!, data: r.data ?? {} };
   try {
-    return composeEmail(id, c.project_id, content, { contact, name: null, transient: {} }, linking);
+    return await composeEmail(id, c.project_id, content, { contact, name: null, transient: {} }, linking, render);
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
     return {
-      ...composeEmail(id, c.project_id, { ...content, subject: '(not rendered)', body: '-' }, { contact, name: null, transient: {} }, linking),
+      ...(await composeEmail(id, c.project_id, { ...content, subject: '(not rendered)', body: '-' }, { contact, name: null, transient: {} }, linking, render)),
       status: 'skipped',
       lastError: `Not sent: the ${err.part} could not be rendered for this contact: ${err.message}`,
     };
   }
+}
+
+/**
+ * A page's emails in order, at most `RENDERING` at once: a template rendered on the event loop
+ * goes one after the other at full speed; one rendered in the worker pool keeps its threads busy
+ * without filling its queue.
+ */
+async function pageEmails(c: CampaignRow, content: Content, page: PendingRecipient[], linking: Linking, render: Render): Promise<NewEmail[]> {
+  const emails: NewEmail[] = new Array(page.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < page.length) {
+      const i = next++;
+      emails[i] = await recipientEmail(c, content, page[i]!, linking, render);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RENDERING, page.length) }, lane));
+  return emails;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -124,6 +144,7 @@ export async function fanOutCampaign(ctx: AppContext, campaignId: string, job: P
   if (!c || c.status !== 'SENDING' || !c.frozen_at) return;
   const content = campaignContent(c);
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
+  const render: Render = ctx.templates.render.bind(ctx.templates);
   let after: string | null = null;
   let beat = Date.now();
   for (;;) {
@@ -147,7 +168,7 @@ export async function fanOutCampaign(ctx: AppContext, campaignId: string, job: P
     after = page[page.length - 1]!.contact_id;
     const present = page.filter((r) => r.email !== null);
     const gone = page.filter((r) => r.email === null).map((r) => r.contact_id);
-    const emails = present.map((r) => recipientEmail(c, content, r, linking));
+    const emails = await pageEmails(c, content, present, linking, render);
     await repo.storeCampaignEmails(ctx.db, campaignId, emails, gone, ctx.clock.now(), true);
   }
   const now = ctx.clock.now();

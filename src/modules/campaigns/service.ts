@@ -104,7 +104,7 @@ async function checkAudienceOf(ex: Executor, projectId: string, v: Pick<Campaign
 
 export async function createCampaign(ctx: AppContext, projectId: string, body: CampaignBody) {
   const v = valuesOf(body);
-  checkSyntax(v);
+  await checkSyntax(ctx, v);
   const now = ctx.clock.now();
   await checkAudienceOf(ctx.db, projectId, v, now);
   await assertVerifiedSender(ctx, ctx.db, projectId, v.from);
@@ -145,7 +145,7 @@ const EDITABLE: ReadonlySet<CampaignStatus> = new Set(['DRAFT', 'SCHEDULED']);
  */
 export async function replaceCampaign(ctx: AppContext, projectId: string, id: string, body: CampaignBody): Promise<Campaign> {
   const v = valuesOf(body);
-  checkSyntax(v);
+  await checkSyntax(ctx, v);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const current = await requireCampaign(tx, projectId, id, true);
@@ -274,7 +274,14 @@ export async function sendTest(ctx: AppContext, projectId: string, id: string, e
   const content = { ...campaignContent(c), subject: `[Test] ${c.subject}`, campaignId: null };
   let message;
   try {
-    message = composeEmail(emailId, projectId, content, { contact, name: null, transient: {} }, { publicUrl: ctx.config.publicUrl, signer: ctx.links });
+    message = await composeEmail(
+      emailId,
+      projectId,
+      content,
+      { contact, name: null, transient: {} },
+      { publicUrl: ctx.config.publicUrl, signer: ctx.links },
+      ctx.templates.render.bind(ctx.templates),
+    );
   } catch (err) {
     if (err instanceof TemplateError) throw validationError([{ field: err.part, message: err.message, code: 'invalid_template' }]);
     throw err;

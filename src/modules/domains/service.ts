@@ -1,5 +1,4 @@
-import { generateKeyPair, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
 import { notify, type Executor } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
@@ -10,7 +9,6 @@ import { AppError, notFound } from '../../platform/http/errors.js';
 import * as repo from './repo.js';
 import type { DomainRow } from './repo.js';
 
-const generateKeyPairAsync = promisify(generateKeyPair);
 
 /** Notified when a domain is added, deleted or changes verification, so processes drop cached sender states. */
 export const DOMAINS_CHANNEL = 'domains_changed';
@@ -100,12 +98,9 @@ const domainExists = (domain: string) =>
 /** Registers a domain with a fresh 2048-bit DKIM key, a selector of its own and an ownership token. */
 export async function createDomain(ctx: AppContext, projectId: string, domain: string): Promise<Domain> {
   if ((await repo.senderStatus(ctx.db, projectId, domain)).registered) throw domainExists(domain);
-  // The async variant: generating an RSA key takes tens of milliseconds of CPU, off the event loop.
-  const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'der' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  // A 2048-bit key is tens to hundreds of milliseconds of CPU: generated in the worker pool, one at
+  // a time behind a queue of 8; when that is full, PoolBusyError answers 503 with Retry-After.
+  const { publicKey, privateKey } = await ctx.untrusted.rsaKey();
   try {
     const row = await repo.insertDomain(ctx.db, {
       projectId,

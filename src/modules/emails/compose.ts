@@ -1,8 +1,8 @@
 import { addFooter, addOpenPixel, rewriteLinks } from '../../domain/email-html.js';
-import { renderBody, renderSubject, templateScope } from '../../domain/render.js';
+import { templateScope, type TemplatePart } from '../../domain/render.js';
 import { clickUrl, openPixelUrl, subscriberUrls, type LinkSigner } from '../../domain/signed-links.js';
 import { footerHtml, localeOf } from '../../domain/subscriber-i18n.js';
-import type { EmailType, StoredAttachment } from '../../platform/db/schema.js';
+import type { EmailType } from '../../platform/db/schema.js';
 import type { NewEmail } from './repo.js';
 
 /** What a send says before it meets its recipients: already merged from the template and the request. */
@@ -13,7 +13,8 @@ export interface Content {
   from: { email: string; name: string | null };
   replyTo: string | null;
   headers: Record<string, string>;
-  attachments: StoredAttachment[] | null;
+  /** The request's attachments, stored once for all of its emails. */
+  attachmentSetId: string | null;
   templateId: string | null;
   campaignId: string | null;
 }
@@ -30,18 +31,22 @@ export interface Linking {
   signer: LinkSigner;
 }
 
+/** Renders one part of a template for a scope (the process's TemplateRenderer); throws TemplateError. */
+export type Render = (part: TemplatePart, source: string, scope: Record<string, unknown>) => Promise<string>;
+
 /**
  * One recipient's email, rendered and ready to store. Marketing mail to an unsubscribed contact
  * is kept as `skipped`, never sent. Marketing mail carries the unsubscribe footer (unless the body
  * already links to the unsubscribe page) and the RFC 8058 headers; marketing and transactional
  * mail have their links and opens tracked; headless mail goes out exactly as written.
+ * The edits after rendering are linear in the length of the HTML, whatever it holds.
  */
-export function composeEmail(id: string, projectId: string, content: Content, recipient: Recipient, linking: Linking): NewEmail {
+export async function composeEmail(id: string, projectId: string, content: Content, recipient: Recipient, linking: Linking, render: Render): Promise<NewEmail> {
   const { contact } = recipient;
   const urls = subscriberUrls(linking.publicUrl, linking.signer, { projectId, contactId: contact.id, emailId: id });
   const scope = templateScope(contact, recipient.transient, urls);
-  const subject = renderSubject(content.subject, scope).replace(/[\r\n]+/g, ' ').trim();
-  let html = renderBody(content.body, scope);
+  const subject = (await render('subject', content.subject, scope)).replace(/[\r\n]+/g, ' ').trim();
+  let html = await render('body', content.body, scope);
   const headers = { ...content.headers };
 
   if (content.type === 'MARKETING') {
@@ -74,7 +79,7 @@ export function composeEmail(id: string, projectId: string, content: Content, re
     subject,
     html,
     headers,
-    attachments: content.attachments,
+    attachmentSetId: content.attachmentSetId,
     messageId: `<${id}@${content.from.email.slice(content.from.email.lastIndexOf('@') + 1)}>`,
     lastError: skipped ? 'Not sent: marketing email to an unsubscribed contact' : null,
   };

@@ -4,8 +4,10 @@ import { PollTimer } from '../../platform/polling.js';
 import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
 import { returnPath } from '../../domain/feedback/return-path.js';
 import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
+import { ContentLimitError } from '../../platform/untrusted/pool.js';
 import { completeCampaigns } from '../campaigns/counters.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
+import { AttachmentCache } from './attachments.js';
 import * as repo from './repo.js';
 import type { ClaimedEmail, Outcome } from './repo.js';
 
@@ -52,13 +54,16 @@ export class DeliveryEngine {
   private flushing?: Promise<void>;
   private unlisten: (() => Promise<void>)[] = [];
   private keys = new Map<string, { key: DkimKey | null; until: number }>();
+  private readonly attachments: AttachmentCache;
   private sends = new Set<Promise<void>>();
 
   constructor(
     private readonly ctx: AppContext,
     private readonly transport: MailTransport,
     private readonly options: DeliveryOptions,
-  ) {}
+  ) {
+    this.attachments = new AttachmentCache(ctx.db);
+  }
 
   async start(): Promise<void> {
     this.unlisten = [
@@ -129,7 +134,10 @@ export class DeliveryEngine {
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
       // Captured mail needs no verified domain: it is signed when the domain has a key, else not at all.
       if (!dkim && !capturingMail(this.ctx)) return retry(`Sender domain of ${email.from_email} is not verified`);
-      const attachments = email.has_attachments ? await repo.emailAttachments(this.ctx.db, email.id) : [];
+      // The plain-text part, made in the worker pool: HTML that cannot be converted within its
+      // bounds (nested too deeply, too slow) fails the email for good (see the catch below).
+      const text = await this.ctx.untrusted.text(email.html);
+      const attachments = email.has_attachments ? await this.attachments.of(email.id) : [];
       // Fencing: without the session that holds the claim, another worker may be taking this email over.
       if (!this.ctx.database.notificationsLive()) return { id: email.id, status: 'released' };
       const info = await this.transport.send(
@@ -144,6 +152,7 @@ export class DeliveryEngine {
             replyTo: email.reply_to,
             subject: email.subject,
             html: email.html,
+            text,
             headers: email.headers,
             attachments,
           },
@@ -152,6 +161,9 @@ export class DeliveryEngine {
       );
       return { id: email.id, status: 'sent', response: info.response };
     } catch (err) {
+      if (err instanceof ContentLimitError) {
+        return { id: email.id, status: 'failed', error: `Not sent: the plain-text part could not be made from the HTML: ${err.reason === 'invalid' ? err.message : `the conversion ${err.message}`}` };
+      }
       const message = err instanceof Error ? err.message : String(err);
       return classifyFailure(err) === 'permanent' ? { id: email.id, status: 'failed', error: message } : retry(message);
     }

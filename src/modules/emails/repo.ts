@@ -24,9 +24,19 @@ export interface NewEmail {
   subject: string;
   html: string;
   headers: Record<string, string>;
-  attachments: StoredAttachment[] | null;
+  /** The request's attachments, stored once (`insertAttachmentSet`) for all of its emails. */
+  attachmentSetId: string | null;
   messageId: string;
   lastError: string | null;
+}
+
+/**
+ * Stores the attachments of one request once; its emails refer to them by `id`. The content goes
+ * as one parameter, however many recipients share it.
+ */
+export async function insertAttachmentSet(ex: Executor, set: { id: string; projectId: string; attachments: StoredAttachment[] }, now: Date): Promise<void> {
+  await run(ex, sql`insert into attachment_sets (id, project_id, attachments, created_at)
+    values (${set.id}, ${set.projectId}, ${JSON.stringify(set.attachments)}::jsonb, ${now})`);
 }
 
 /** The CTE `input`: the emails as rows of a statement that stores them. */
@@ -35,7 +45,7 @@ export function emailInputCte(emails: NewEmail[]): SQL {
     select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
       "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
       "fromEmail" text, "fromName" text, "toEmail" text, "toName" text, "replyTo" text, "subject" text, "html" text,
-      "headers" jsonb, "attachments" jsonb, "messageId" text, "lastError" text))`;
+      "headers" jsonb, "attachmentSetId" uuid, "messageId" text, "lastError" text))`;
 }
 
 export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression list';
@@ -47,10 +57,10 @@ export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression li
 export function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
   return sql`stored as (
     insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email,
-      to_name, reply_to, subject, html, headers, attachments, message_id, last_error, next_attempt_at, created_at, updated_at)
+      to_name, reply_to, subject, html, headers, attachment_set_id, message_id, last_error, next_attempt_at, created_at, updated_at)
     select i."id", i."projectId", i."contactId", i."templateId", i."campaignId", i."type",
       case when s.email is null then i."status" else 'skipped' end,
-      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."headers", i."attachments",
+      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."headers", i."attachmentSetId",
       i."messageId", case when s.email is null or i."status" = 'skipped' then i."lastError" else ${SUPPRESSED_REASON} end,
       ${now}, ${now}, ${now}
     from input i left join suppressions s on s.project_id = i."projectId" and s.email = lower(i."toEmail")
@@ -108,15 +118,42 @@ export async function claimDueEmails(ex: Executor, now: Date, reclaimableAt: Dat
       limit ${limit}
       for update skip locked)
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
-      e.reply_to, e.subject, e.html, e.headers, e.attachments is not null as has_attachments, e.message_id, e.attempts`,
+      e.reply_to, e.subject, e.html, e.headers, (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts`,
     { prepared: true },
   );
   return r.rows;
 }
 
-export async function emailAttachments(ex: Executor, id: string): Promise<StoredAttachment[]> {
-  const r = await run<{ attachments: StoredAttachment[] | null }>(ex, sql`select attachments from emails where id = ${id}`);
-  return r.rows[0]?.attachments ?? [];
+/** Where an email's attachments are: its attachment set, or (stored before sets existed) its own row. */
+export async function attachmentsRef(ex: Executor, id: string): Promise<{ setId: string } | { own: StoredAttachment[] } | null> {
+  const r = await run<{ attachment_set_id: string | null; attachments: StoredAttachment[] | null }>(
+    ex,
+    sql`select attachment_set_id, attachments from emails where id = ${id}`,
+  );
+  const row = r.rows[0];
+  if (row?.attachment_set_id) return { setId: row.attachment_set_id };
+  return row?.attachments ? { own: row.attachments } : null;
+}
+
+/**
+ * The attachments of a set, one row each, their fields as text: the base64 content (up to 13 MB)
+ * arrives as a plain string instead of inside one JSON document parsed whole on the event loop.
+ */
+export async function attachmentSet(ex: Executor, setId: string): Promise<StoredAttachment[]> {
+  const r = await run<{ filename: string; content: string; content_type: string; content_id: string | null; disposition: 'attachment' | 'inline' }>(
+    ex,
+    sql`select a->>'filename' as filename, a->>'content' as content, a->>'contentType' as content_type, a->>'contentId' as content_id,
+          a->>'disposition' as disposition
+        from attachment_sets s cross join lateral jsonb_array_elements(s.attachments) with ordinality as e(a, n)
+        where s.id = ${setId} order by e.n`,
+  );
+  return r.rows.map((row) => ({
+    filename: row.filename,
+    content: row.content,
+    contentType: row.content_type,
+    ...(row.content_id ? { contentId: row.content_id } : {}),
+    disposition: row.disposition,
+  }));
 }
 
 export type Outcome =

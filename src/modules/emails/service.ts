@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { outboxFile } from '../../platform/mail/transport.js';
-import { claimIdempotencyKey } from '../../platform/http/idempotency.js';
+import { claimIdempotencyKey, rememberResponse } from '../../platform/http/idempotency.js';
 import type { StoredAttachment } from '../../platform/db/schema.js';
 import { parseDataPatch } from '../../domain/contact-data.js';
 import { TemplateError } from '../../domain/render.js';
@@ -33,20 +33,17 @@ function wakeDue(ctx: AppContext): boolean {
   return true;
 }
 
-/** Decoded size of base64 text without decoding it. */
-const decodedBytes = (b64: string) => {
-  const clean = b64.replace(/\s+/g, '');
-  return Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
-};
+/** Decoded size of base64 text (without white space) without decoding it. */
+const decodedBytes = (clean: string) => Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
 
-function checkSizes(body: SendBody): void {
-  const attachments = body.attachments ?? [];
+/** `attachments`: the request's, their content without white space. */
+function checkSizes(body: SendBody, attachments: StoredAttachment[]): void {
   const attached = attachments.reduce((n, a) => n + decodedBytes(a.content), 0);
   if (attached > MAX_ATTACHMENT_BYTES) {
     throw validationError([{ field: 'attachments', message: `Attachments total ${attached} bytes; at most ${MAX_ATTACHMENT_BYTES}`, code: 'too_big' }]);
   }
   // Base64 in the message costs 4/3 of the decoded size, plus line breaks.
-  const message = (body.body?.length ?? 0) + attachments.reduce((n, a) => n + a.content.length * 1.03, 0);
+  const message = (body.body?.length ?? 0) + (body.attachments ?? []).reduce((n, a) => n + a.content.length * 1.03, 0);
   if (message > MAX_MESSAGE_BYTES) {
     throw validationError([{ field: 'attachments', message: `The message would exceed ${MAX_MESSAGE_BYTES} bytes`, code: 'too_big' }]);
   }
@@ -72,13 +69,13 @@ function templateErrorAsValidation(err: unknown): never {
  * and nothing changes, when any recipient's email cannot be made.
  */
 export async function sendEmails(ctx: AppContext, projectId: string, body: SendBody, request: RequestIdentity) {
-  checkSizes(body);
+  const attachments: StoredAttachment[] = (body.attachments ?? []).map((a) => ({ ...a, content: a.content.replace(/\s+/g, '') }));
+  checkSizes(body, attachments);
   const now = ctx.clock.now();
   const patch = parseDataPatch(body.data);
   const recipients = (Array.isArray(body.to) ? body.to : [body.to]).map(asAddress);
-  const attachments: StoredAttachment[] | null = body.attachments?.length
-    ? body.attachments.map((a) => ({ ...a, content: a.content.replace(/\s+/g, '') }))
-    : null;
+  // Stored once for the whole request, however many recipients share it (see insertAttachmentSet).
+  const attachmentSet = attachments.length ? { id: randomUUID(), projectId, attachments } : null;
 
   // Read before the transaction: both are cached per process and need no lock.
   const template = body.template ? await cachedTemplate(ctx, projectId, body.template) : null;
@@ -95,7 +92,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
     from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
     replyTo: body.reply ?? template?.replyTo ?? null,
     headers: body.headers ?? {},
-    attachments,
+    attachmentSetId: attachmentSet?.id ?? null,
     templateId: template?.id ?? null,
     campaignId: null,
   };
@@ -112,7 +109,9 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
         ttlHours: ctx.config.idempotencyTtlHours,
       });
     }
+    if (attachmentSet) await repo.insertAttachmentSet(tx, attachmentSet, now);
     const emails: repo.NewEmail[] = [];
+    const render = ctx.templates.render.bind(ctx.templates);
     for (const recipient of recipients) {
       const { contact } = await upsertContact(
         ctx,
@@ -122,20 +121,26 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       );
       try {
         emails.push(
-          composeEmail(randomUUID(), projectId, content, { contact, name: recipient.name ?? null, transient: patch.transient }, {
-            publicUrl: ctx.config.publicUrl,
-            signer: ctx.links,
-          }),
+          await composeEmail(
+            randomUUID(),
+            projectId,
+            content,
+            { contact, name: recipient.name ?? null, transient: patch.transient },
+            { publicUrl: ctx.config.publicUrl, signer: ctx.links },
+            render,
+          ),
         );
       } catch (err) {
         templateErrorAsValidation(err);
       }
     }
     await repo.insertEmails(tx, emails, now, wakeDue(ctx));
-    return {
+    const data = {
       emails: emails.map((e) => ({ contact: { id: e.contactId!, email: e.toEmail }, email: e.id })),
       timestamp: now.toISOString(),
     };
+    if (request.idempotencyKey) await rememberResponse(tx, { projectId, key: request.idempotencyKey }, data);
+    return data;
   });
 }
 

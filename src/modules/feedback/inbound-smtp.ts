@@ -1,7 +1,7 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { reportInMessage } from '../../domain/feedback/reports.js';
 import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
+import { ContentLimitError, PoolBusyError } from '../../platform/untrusted/pool.js';
 import { receiveMail } from '../inbound/service.js';
 import * as repo from './repo.js';
 import { applyReport, reportedEmailId } from './service.js';
@@ -23,6 +23,11 @@ const smtpError = (code: number, message: string): SmtpError => Object.assign(ne
  * for the verified ones. A message is answered
  * 250 only once what it reports is committed; a failure on this side is a 451, so the sender keeps
  * it and tries again.
+ *
+ * The message itself is read in the worker pool, under a deadline: one that cannot be read within
+ * its bounds (too slow to parse or sanitize, too much memory, a header over 1 MB, malformed MIME)
+ * is refused for good with a 5xx that says why, since sending it again would fail the same way. A
+ * full pool queue is a 451: the sender tries again later.
  */
 export async function startInboundSmtp(ctx: AppContext, port: number, host: string): Promise<InboundSmtp> {
   const server = new SMTPServer({
@@ -52,6 +57,11 @@ export async function startInboundSmtp(ctx: AppContext, port: number, host: stri
           () => callback(),
           (err: unknown) => {
             if (err instanceof Error && 'responseCode' in err) return callback(err);
+            if (err instanceof ContentLimitError) {
+              ctx.log.warn({ recipients, reason: err.reason, message: err.message }, 'inbound SMTP: message refused');
+              return callback(refusal(err));
+            }
+            if (err instanceof PoolBusyError) return callback(smtpError(451, '4.3.2 Too many messages being processed; try again later'));
             ctx.log.error({ err }, 'inbound SMTP: recording a report failed');
             callback(smtpError(451, '4.3.0 Try again later'));
           },
@@ -74,9 +84,19 @@ export async function startInboundSmtp(ctx: AppContext, port: number, host: stri
   };
 }
 
+/** The permanent answer to a message that cannot be read within the bounds. */
+function refusal(err: ContentLimitError): SmtpError {
+  // One line of reasonable length: the reason may come from the parser.
+  const why = err.message.replace(/\s+/g, ' ').slice(0, 200);
+  // mailparser's bounds: 1 MB of header per MIME part, 1,000 parts.
+  if (err.code === 'EMAXLEN') return smtpError(552, `5.3.4 Message refused: ${why}`);
+  if (err.reason === 'invalid') return smtpError(554, `5.6.0 Message refused: it could not be parsed: ${why}`);
+  return smtpError(554, `5.6.0 Message refused: reading it ${why}`);
+}
+
 async function receive(ctx: AppContext, recipients: string[], raw: Buffer): Promise<void> {
   const toReturnPath = recipients.some((r) => readReturnPath(ctx.links, r) !== null);
-  const report = reportInMessage(raw.toString('utf8'));
+  const report = await ctx.untrusted.report(raw);
   if (!report) {
     // An auto-reply or a bounce in no standard form sent to a return path: nothing to act on.
     if (toReturnPath) return void ctx.log.info({ recipients }, 'inbound SMTP: a message to a return path that is no report');

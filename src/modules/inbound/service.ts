@@ -1,5 +1,3 @@
-import { simpleParser } from 'mailparser';
-import { sanitizeInboundHtml } from '../../domain/inbound-html.js';
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
 import { cursorPage, invalidCursorError, isKeysetCursor, type CursorValue } from '../../platform/http/pagination.js';
@@ -7,12 +5,13 @@ import { recordEvent } from '../events/record.js';
 import * as repo from './repo.js';
 import type { InboundRow } from './repo.js';
 
-const MAX_TEXT = 1024 * 1024;
-const OUR_MESSAGE_ID = /<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>]+>/gi;
+// A domain part of at most 255 characters: each attempt reads a bounded stretch of the header.
+const OUR_MESSAGE_ID = /<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>\s]{1,255}>/gi;
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
 /**
- * A message to addresses of verified domains: parsed, its HTML sanitized, stored once per project
+ * A message to addresses of verified domains: parsed and its HTML sanitized (in the worker pool,
+ * under its deadline: a message that cannot be read within it throws ContentLimitError), stored once per project
  * that verified one of those domains, and announced as `email.received` for the sender's contact
  * (a sender who is no contact is stored without an event: mail from strangers creates no contacts).
  * Returns how many projects took it; 0 when none did.
@@ -20,19 +19,18 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 export async function receiveMail(ctx: AppContext, recipients: string[], raw: Buffer): Promise<number> {
   const targets = await repo.projectsReceiving(ctx.db, [...new Set(recipients.map(domainOf))]);
   if (targets.length === 0) return 0;
-  const parsed = await simpleParser(raw, { skipImageLinks: true });
-  const sender = parsed.from?.value[0];
-  const replyTo = [parsed.inReplyTo ?? '', ...[parsed.references ?? []].flat()].join(' ');
-  const replyToEmailIds = [...replyTo.matchAll(OUR_MESSAGE_ID)].map((m) => m[1]!.toLowerCase());
+  const parsed = await ctx.untrusted.mail(raw);
+  const sender = parsed.from;
+  const replyToEmailIds = [...parsed.replyTo.matchAll(OUR_MESSAGE_ID)].slice(0, 100).map((m) => m[1]!.toLowerCase());
   const now = ctx.clock.now();
   const base = {
     from_email: (sender?.address ?? '').toLowerCase(),
     from_name: sender?.name || null,
-    subject: (parsed.subject ?? '').slice(0, 998),
-    text: parsed.text?.slice(0, MAX_TEXT) ?? null,
-    html: typeof parsed.html === 'string' ? sanitizeInboundHtml(parsed.html).slice(0, MAX_TEXT) : null,
-    message_id: parsed.messageId ?? null,
-    attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType, size: a.size })),
+    subject: parsed.subject.slice(0, 998),
+    text: parsed.text,
+    html: parsed.html,
+    message_id: parsed.messageId,
+    attachments: parsed.attachments,
     received_at: now,
   };
   for (const projectId of new Set(targets.map((t) => t.project_id))) {

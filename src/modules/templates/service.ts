@@ -3,7 +3,7 @@ import { notify, type Executor } from '../../platform/db/client.js';
 import { notifiedCache } from '../../platform/notified-cache.js';
 import type { EmailType } from '../../platform/db/schema.js';
 import { notFound, validationError, type FieldError } from '../../platform/http/errors.js';
-import { parseCheck, TemplateError } from '../../domain/render.js';
+import { TemplateError } from '../../domain/render.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import * as repo from './repo.js';
 import type { EmailContentRow, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
@@ -63,14 +63,17 @@ export interface TemplateInput {
   type: EmailType;
 }
 
-/** Liquid syntax errors of the subject and body, as 422 field errors (code `invalid_template`). */
-export function checkSyntax(parts: { subject?: string; body?: string }): void {
+/**
+ * Liquid syntax errors of the subject and body, as 422 field errors (code `invalid_template`); a
+ * source whose parsing runs past the bounds of the worker pool is refused the same way.
+ */
+export async function checkSyntax(ctx: AppContext, parts: { subject?: string; body?: string }): Promise<void> {
   const errors: FieldError[] = [];
   for (const part of ['subject', 'body'] as const) {
     const source = parts[part];
     if (source === undefined) continue;
     try {
-      parseCheck(source, part);
+      await ctx.templates.check(part, source);
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
       errors.push({ field: err.part, message: err.message, code: 'invalid_template' });
@@ -80,7 +83,7 @@ export function checkSyntax(parts: { subject?: string; body?: string }): void {
 }
 
 export async function createTemplate(ctx: AppContext, projectId: string, input: TemplateInput): Promise<Template> {
-  checkSyntax(input);
+  await checkSyntax(ctx, input);
   await assertVerifiedSender(ctx, ctx.db, projectId, input.from);
   const row = await repo.insertTemplate(
     ctx.db,
@@ -127,7 +130,7 @@ export async function getTemplate(ctx: AppContext, projectId: string, id: string
 export async function updateTemplate(ctx: AppContext, projectId: string, id: string, change: Partial<TemplateValues>): Promise<Template> {
   const current = await repo.findTemplate(ctx.db, projectId, id);
   if (!current) throw notFound('Template');
-  checkSyntax(change);
+  await checkSyntax(ctx, change);
   if (change.from !== undefined && change.from !== current.from_email) {
     await assertVerifiedSender(ctx, ctx.db, projectId, change.from);
   }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseDataPatch, type DataPatch } from '../../domain/contact-data.js';
 import { evaluateCondition, type FilterContext, type FilterSubject } from '../../domain/filters/index.js';
-import { renderSubject, TemplateError } from '../../domain/render.js';
+import { TemplateError } from '../../domain/render.js';
 import { durationMs, type Duration, type StepConfig } from '../../domain/workflows/steps.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Branch } from '../../platform/db/schema.js';
@@ -63,7 +63,7 @@ export async function sendEmail(ctx: AppContext, { exec, step }: StepInput): Pro
     throw err;
   }
   try {
-    const email = composeEmail(
+    const email = await composeEmail(
       randomUUID(),
       exec.project_id,
       {
@@ -73,12 +73,13 @@ export async function sendEmail(ctx: AppContext, { exec, step }: StepInput): Pro
         from: { email: template.from, name: template.fromName },
         replyTo: template.replyTo,
         headers: {},
-        attachments: null,
+        attachmentSetId: null,
         templateId: template.id,
         campaignId: null,
       },
       { contact: contactOf(exec), name: null, transient: { context: exec.context } },
       { publicUrl: ctx.config.publicUrl, signer: ctx.links },
+      ctx.templates.render.bind(ctx.templates),
     );
     return { kind: 'next', branch: null, email, output: { emailId: email.id, status: email.status } };
   } catch (err) {
@@ -114,12 +115,18 @@ export function updateContact({ step }: StepInput): StepResult {
   return { kind: 'next', branch: null, contactUpdate: { patch: parseDataPatch(data), subscribed } };
 }
 
-/** Strings anywhere in a webhook body are Liquid templates over the contact and the context. */
-function renderDeep(value: unknown, scope: Record<string, unknown>): unknown {
-  if (typeof value === 'string') return renderSubject(value, scope);
-  if (Array.isArray(value)) return value.map((v) => renderDeep(v, scope));
+/** Strings anywhere in a webhook body are Liquid templates over the contact and the context (rendered as subjects: one line, unescaped). */
+async function renderDeep(ctx: AppContext, value: unknown, scope: Record<string, unknown>): Promise<unknown> {
+  if (typeof value === 'string') return ctx.templates.render('subject', value, scope);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const v of value) out.push(await renderDeep(ctx, v, scope));
+    return out;
+  }
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderDeep(v, scope)]));
+    const entries: [string, unknown][] = [];
+    for (const [k, v] of Object.entries(value)) entries.push([k, await renderDeep(ctx, v, scope)]);
+    return Object.fromEntries(entries);
   }
   return value;
 }
@@ -137,7 +144,7 @@ export async function webhook(ctx: AppContext, { exec, step, signingSecret, now 
     const payload =
       c.body === undefined
         ? { type: 'workflow.webhook', workflowId: exec.workflow_id, executionId: exec.id, stepId: step.id, contact, context: exec.context, timestamp: now.toISOString() }
-        : renderDeep(c.body, { ...contact.data, data: contact.data, email: contact.email, id: contact.id, context: exec.context });
+        : await renderDeep(ctx, c.body, { ...contact.data, data: contact.data, email: contact.email, id: contact.id, context: exec.context });
     body = c.method === 'GET' ? '' : JSON.stringify(payload);
   } catch (err) {
     if (err instanceof TemplateError) return { kind: 'fail', error: `The webhook body could not be rendered: ${err.message}` };

@@ -226,6 +226,17 @@ export interface StoredAttachment {
 }
 
 /**
+ * The attachments of one `/v1/send` request, stored once however many recipients it has; each of
+ * its emails refers to them (`emails.attachment_set_id`).
+ */
+export const attachmentSets = pgTable('attachment_sets', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  attachments: jsonb('attachments').$type<StoredAttachment[]>().notNull(),
+  createdAt: createdAt(),
+});
+
+/**
  * One message to one recipient, rendered when it was accepted. The row is also its own delivery
  * job: the delivery engine claims due `queued` rows with SKIP LOCKED and a lease.
  */
@@ -247,7 +258,9 @@ export const emails = pgTable(
     subject: text('subject').notNull(),
     html: text('html').notNull(),
     headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+    /** Attachments of emails stored before attachment sets existed; newer emails use `attachmentSetId`. */
     attachments: jsonb('attachments').$type<StoredAttachment[]>(),
+    attachmentSetId: uuid('attachment_set_id').references(() => attachmentSets.id),
     messageId: text('message_id').notNull(),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow(),
@@ -275,6 +288,8 @@ export const emails = pgTable(
     index('emails_campaign').on(t.campaignId).where(sql`campaign_id is not null`),
     // A running campaign's backlog and completion check, and cancelling its remaining sends.
     index('emails_campaign_queued').on(t.campaignId).where(sql`status = 'queued' and campaign_id is not null`),
+    // Few emails have attachments: deleting a set (with its project) finds its emails here.
+    index('emails_attachment_set').on(t.attachmentSetId).where(sql`attachment_set_id is not null`),
   ],
 );
 

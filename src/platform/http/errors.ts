@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodIssue } from 'zod';
 import { isDatabaseUnavailable } from '../db/client.js';
+import { PoolBusyError } from '../untrusted/pool.js';
 
 export interface FieldError {
   field: string;
@@ -14,6 +15,8 @@ interface ErrorOptions {
   details?: Record<string, unknown>;
   suggestion?: string;
   errors?: FieldError[];
+  /** Sent as the Retry-After header (a 503 or 429 the client should retry). */
+  retryAfterSeconds?: number;
 }
 
 /** An error a client can act on; it leaves the service in the standard envelope. */
@@ -32,6 +35,15 @@ export const notFound = (what: string) => new AppError(404, 'NOT_FOUND', `${what
 
 export function validationError(errors: FieldError[]): AppError {
   return new AppError(422, 'VALIDATION_ERROR', 'Request validation failed', { errors });
+}
+
+/** 503 with Retry-After: a bounded queue of this process is full; the same request succeeds shortly. */
+export function busy(message: string, retryAfterSeconds: number): AppError {
+  return new AppError(503, 'SERVICE_UNAVAILABLE', message, {
+    retryAfterSeconds,
+    details: { retryAfterSeconds },
+    suggestion: `Retry after ${retryAfterSeconds} seconds; with an Idempotency-Key, a retry never performs the work twice.`,
+  });
 }
 
 const SUGGESTIONS: Record<string, string> = {
@@ -127,7 +139,9 @@ const STATUS_CODES: Record<number, string> = {
 const UNAVAILABLE_RETRY_SECONDS = 5;
 
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof PoolBusyError) error = busy(error.message, error.retryAfterSeconds);
   if (error instanceof AppError) {
+    if (error.options.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.options.retryAfterSeconds));
     return reply.status(error.statusCode).send(errorBody(request, error.statusCode, error.code, error.message, error.options));
   }
   if (hasZodFastifySchemaValidationErrors(error)) {

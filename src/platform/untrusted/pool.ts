@@ -1,0 +1,253 @@
+/**
+ * Untrusted content is processed here, on worker threads, not on the event loop: inbound MIME
+ * parsing and HTML sanitizing, Liquid parsing and rendering, html-to-text. (Two fast paths stay on
+ * the calling thread where the input's size bounds the work, as tests show: the text part of HTML
+ * up to 16 KiB, here, and small admitted templates, in templates.ts.) Every task has a hard
+ * deadline: when it passes, the thread is terminated (V8 stops it even inside a tight loop) and a
+ * fresh one takes its place; a thread that outgrows its heap dies the same way. Both end the task
+ * with a ContentLimitError, which callers treat as a permanent failure with its reason.
+ *
+ * One thread is kept warm (none in a worker process); more (up to the cores, 2 to 4) start under
+ * load and leave after 30 s idle.
+ * A task that has to wait for a thread to start gets that time on top of its deadline.
+ *
+ * Back-pressure is explicit: each kind of task has its own queue, bounded, and its own share of the
+ * threads (inbound mail never takes them all, so a flood of hostile messages cannot stall delivery
+ * or rendering). A full queue is a PoolBusyError, a temporary condition: 503 with Retry-After at
+ * the API, 451 to an SMTP client, a later attempt for a queued email.
+ *
+ * The threads run at a lower priority (nice +5), so that under load the event loop gets the cores
+ * first. For that reason RSA key generation (our own work, but hundreds of milliseconds of CPU) runs
+ * here too, one at a time: on libuv's thread pool it competed with the event loop at full priority
+ * and, unbounded, held up everything else that pool does (password hashing at sign-in waited 11.8 s).
+ */
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { Piscina } from 'piscina';
+import type { Report } from '../../domain/feedback/reports.js';
+import { textFromHtml } from '../mail/message.js';
+import type * as mailTasks from './mail-tasks.js';
+import type * as tasks from './tasks.js';
+
+export type TaskKind = 'template' | 'mail' | 'text' | 'keys';
+
+/** Why content was refused: it took too long, needed too much memory, or could not be read. */
+export type LimitReason = 'time' | 'memory' | 'invalid';
+
+/**
+ * The content reached a bound or cannot be processed: permanent, retrying would fail the same way.
+ * For a bound, the message completes a subject: "Rendering " + "took longer than 2 s (the limit) and was stopped".
+ */
+export class ContentLimitError extends Error {
+  constructor(
+    readonly reason: LimitReason,
+    message: string,
+    /** A code from the library that refused the content (`EMAXLEN` for a header too large). */
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'ContentLimitError';
+  }
+}
+
+/** Too much untrusted work is waiting already: try again in a few seconds. */
+export class PoolBusyError extends Error {
+  readonly retryAfterSeconds = 2;
+  constructor(readonly kind: TaskKind) {
+    super(`Too many ${WORK[kind]} at once; try again in a few seconds`);
+    this.name = 'PoolBusyError';
+  }
+}
+
+const WORK: Record<TaskKind, string> = {
+  template: 'templates being rendered',
+  mail: 'inbound messages being read',
+  text: 'plain-text parts being made',
+  keys: 'domain keys being generated',
+};
+
+/** Hard deadlines, from the moment a task is handed to a thread. */
+export const DEADLINE_MS: Record<TaskKind, number> = {
+  // Liquid: the engine's own limit stops a render at 200 ms between nodes; this stops the rest.
+  template: 2_000,
+  // A 10 MB message of ordinary HTML parses and sanitizes in well under a second here.
+  mail: 10_000,
+  text: 5_000,
+  // A backstop only: a 2048-bit key takes from tens to hundreds of milliseconds.
+  keys: 60_000,
+};
+
+/**
+ * HTML up to this size gets its text part on the calling thread: html-to-text's worst case there
+ * (deep nesting, long lists) is a few milliseconds (test/unit/hostile-bounds), less than handing it
+ * to a thread costs in all (most emails are this small). Larger HTML, and any that fails here (a
+ * stack overflow), goes to the pool, whose bounds decide.
+ */
+export const INLINE_TEXT_CHARS = 16 * 1024;
+
+/** The heap of one thread: a task that needs more is refused. */
+export const HEAP_MB = 512;
+/** A thread started for a task (none was idle) has this much more time: loading its code takes a few hundred ms. */
+const SPAWN_ALLOWANCE_MS = 1_500;
+/** Threads beyond the warm ones leave after this long without work. */
+const IDLE_MS = 30_000;
+
+export interface PoolOptions {
+  /** Threads in the pool; by default the cores, at least 2 and at most 4. */
+  threads?: number;
+  /**
+   * Threads kept even when idle (default 1, so that an API request finds one ready); 0 in a worker
+   * process, whose pool work starts no request (its first task waits for a thread to start).
+   */
+  warmThreads?: number;
+  deadlines?: Partial<Record<TaskKind, number>>;
+  log: Logger;
+}
+
+interface KindState {
+  /** At most this many threads at once for this kind. */
+  share: number;
+  /** At most this many tasks waiting. */
+  queue: number;
+  active: number;
+  waiting: { start: () => void; cancel: (err: Error) => void }[];
+}
+
+const KINDS: TaskKind[] = ['template', 'text', 'mail', 'keys'];
+
+export class UntrustedPool {
+  private readonly piscina: Piscina;
+  private readonly threads: number;
+  private readonly deadlines: Record<TaskKind, number>;
+  private readonly kinds: Record<TaskKind, KindState>;
+  private running = 0;
+  private turn = 0;
+  private closed = false;
+
+  constructor(options: PoolOptions) {
+    this.threads = options.threads ?? Math.max(2, Math.min(4, os.availableParallelism()));
+    this.deadlines = { ...DEADLINE_MS, ...options.deadlines };
+    this.kinds = {
+      template: { share: this.threads, queue: 1_000, active: 0, waiting: [] },
+      text: { share: this.threads, queue: 1_000, active: 0, waiting: [] },
+      // Messages are up to 10 MB each: few wait, and one thread always stays free for the rest.
+      mail: { share: Math.max(1, this.threads - 1), queue: 8, active: 0, waiting: [] },
+      // One key at a time, at most 8 waiting (a second or two); beyond that, 503 with Retry-After.
+      keys: { share: 1, queue: 8, active: 0, waiting: [] },
+    };
+    this.piscina = new Piscina({
+      filename: new URL('./worker.mjs', import.meta.url).href,
+      minThreads: Math.min(options.warmThreads ?? 1, this.threads),
+      maxThreads: this.threads,
+      idleTimeout: IDLE_MS,
+      concurrentTasksPerWorker: 1,
+      niceIncrement: 5,
+      // A small young generation: short tasks, and a thread's memory stays small (RSS counts).
+      resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 8 },
+    });
+    this.piscina.on('error', (err) => options.log.warn({ err }, 'untrusted-content worker failed'));
+  }
+
+  /** Renders (or, without a scope, only parses) one part of a template. */
+  template(task: tasks.TemplateTask): Promise<tasks.TemplateResult> {
+    return this.run('template', 'template', task);
+  }
+
+  /** A received message, parsed and sanitized; ContentLimitError when it cannot be read within bounds. */
+  async mail(raw: Uint8Array): Promise<mailTasks.ParsedMail> {
+    const result = await this.run<mailTasks.ParsedMail | tasks.Failure>('mail', 'mail', raw);
+    if (!result.ok) throw new ContentLimitError('invalid', result.message, result.code);
+    return result;
+  }
+
+  /** The report a received message carries, or null. */
+  report(raw: Uint8Array): Promise<Report | null> {
+    return this.run('mail', 'report', raw);
+  }
+
+  /** The plain-text alternative of an email's HTML; ContentLimitError when it cannot be made within bounds. */
+  async text(html: string): Promise<string> {
+    if (html.length <= INLINE_TEXT_CHARS) {
+      try {
+        return textFromHtml(html);
+      } catch {
+        // too deep for this thread's stack: the pool's threads have a larger one, and decide
+      }
+    }
+    const result = await this.run<{ ok: true; text: string } | tasks.Failure>('text', 'text', html);
+    if (!result.ok) throw new ContentLimitError('invalid', result.message);
+    return result.text;
+  }
+
+  /** A fresh RSA key pair for DKIM; PoolBusyError when too many are being generated already. */
+  async rsaKey(): Promise<{ publicKey: Buffer; privateKey: string }> {
+    const key = await this.run<{ publicKey: Uint8Array; privateKey: string }>('keys', 'rsaKey', null);
+    return { publicKey: Buffer.from(key.publicKey), privateKey: key.privateKey };
+  }
+
+  /** Tasks waiting or running, per kind (for metrics and tests). */
+  load(): Record<TaskKind, { active: number; waiting: number }> {
+    const of = (k: TaskKind) => ({ active: this.kinds[k].active, waiting: this.kinds[k].waiting.length });
+    return { template: of('template'), text: of('text'), mail: of('mail'), keys: of('keys') };
+  }
+
+  /** Refuses what waits, stops the threads (and what runs on them). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const k of Object.values(this.kinds)) for (const w of k.waiting.splice(0)) w.cancel(new Error('The untrusted-content pool is closed'));
+    await this.piscina.destroy();
+  }
+
+  private async run<R>(kind: TaskKind, name: string, input: unknown): Promise<R> {
+    await this.slot(kind);
+    // More tasks running than threads: piscina starts one for this task, and its start is not the task's time.
+    const deadline = this.deadlines[kind] + (this.piscina.threads.length < this.running ? SPAWN_ALLOWANCE_MS : 0);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), deadline);
+    try {
+      return (await this.piscina.run(input, { name, signal: abort.signal })) as R;
+    } catch (err) {
+      // Our own work, not the content's: a key that takes this long is a fault of the machine.
+      if (abort.signal.aborted && kind === 'keys') throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
+      if (abort.signal.aborted) {
+        throw new ContentLimitError('time', `took longer than ${seconds(this.deadlines[kind])} (the limit) and was stopped`);
+      }
+      if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        throw new ContentLimitError('memory', `needed more than ${HEAP_MB} MB of memory (the limit) and was stopped`);
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      this.release(kind);
+    }
+  }
+
+  /** Waits for a thread this kind may use, in order; refuses at once when its queue is full. */
+  private slot(kind: TaskKind): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('The untrusted-content pool is closed'));
+    const k = this.kinds[kind];
+    if (k.waiting.length === 0 && this.running < this.threads && k.active < k.share) {
+      this.running++;
+      k.active++;
+      return Promise.resolve();
+    }
+    if (k.waiting.length >= k.queue) return Promise.reject(new PoolBusyError(kind));
+    return new Promise((start, cancel) => k.waiting.push({ start, cancel }));
+  }
+
+  /** Hands a freed thread to the next kind in turn that has work waiting and room in its share. */
+  private release(kind: TaskKind): void {
+    this.running--;
+    this.kinds[kind].active--;
+    for (let tried = 0; tried < KINDS.length && this.running < this.threads; tried++) {
+      const k = this.kinds[KINDS[this.turn++ % KINDS.length]!];
+      if (k.waiting.length === 0 || k.active >= k.share) continue;
+      this.running++;
+      k.active++;
+      k.waiting.shift()!.start();
+      tried = -1; // a thread may still be free: go round again
+    }
+  }
+}
+
+const seconds = (ms: number) => `${ms / 1000} s`;
