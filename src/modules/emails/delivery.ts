@@ -194,9 +194,13 @@ export class DeliveryEngine {
       try {
         const outcomes = batch.map((p) => p.outcome);
         const campaigns = await repo.recordOutcomes(this.ctx.db, outcomes, this.ctx.clock.now(), this.ctx.database.processKey);
-        // A second statement: the check must see the outcomes just committed.
-        await completeCampaigns(this.ctx.db, campaigns, this.ctx.clock.now());
         for (const p of batch) p.committed();
+        // A second statement, which must see the outcomes just committed; it does not hold the next
+        // write back (the time between a relay's answer and its record is what a kill can resend),
+        // and a check that fails is made again by the recurring campaign rescue.
+        void completeCampaigns(this.ctx.db, campaigns, this.ctx.clock.now()).catch((err) =>
+          this.ctx.log.warn({ err }, 'checking campaigns for completion failed; the campaign rescue checks again'),
+        );
       } catch (err) {
         this.pending.unshift(...batch);
         // Left uncommitted, these emails stay claimed and are taken over once this process is gone.
