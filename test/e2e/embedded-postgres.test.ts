@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { postmasterPid } from '../support/own-postgres.js';
 import { client, eventually, printedKeys, spawnService, type ChildServer } from '../support/server.js';
 
 /** The service on its embedded default: no DATABASE_URL, a cluster of its own in DATA_DIR/pg. */
@@ -30,17 +31,6 @@ async function start(env: Record<string, string>, role = 'all'): Promise<ChildSe
   if (role === 'worker') await eventually(async () => (child.output().includes('service ready') ? true : undefined), 45_000);
   else expect((await fetch(`${child.url}/health`)).status, child.output()).toBe(200);
   return child;
-}
-
-/** The postmaster's pid, or undefined when no server holds the cluster. */
-function postmasterPid(dir: string): number | undefined {
-  try {
-    const pid = Number(fs.readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Stops a server a test left behind, so no postmaster outlives the suite. */

@@ -23,22 +23,23 @@ export interface OwnPostgres {
   destroy(): Promise<void>;
 }
 
+/** The pid of the postmaster running on the cluster in `dataDir/pg`, or undefined when none is. */
+export function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-own-pg-'));
   fs.chmodSync(dataDir, 0o755);
   let cluster = await startEmbeddedPostgres(dataDir);
-  const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
-  const postmasterPid = () => {
-    try {
-      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-      process.kill(pid, 0);
-      return pid;
-    } catch {
-      return undefined;
-    }
-  };
   const family = () => {
-    const pid = postmasterPid();
+    const pid = postmasterPid(dataDir);
     if (pid === undefined) return [];
     const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
       .split('\n')
@@ -49,12 +50,12 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const own: OwnPostgres = {
     url: cluster.url,
     dataDir,
-    postmasterPid,
+    postmasterPid: () => postmasterPid(dataDir),
     async stop() {
-      const pid = postmasterPid();
+      const pid = postmasterPid(dataDir);
       if (pid === undefined) return;
       process.kill(pid, 'SIGINT');
-      await eventually(async () => (postmasterPid() === undefined ? true : undefined), 30_000, 50);
+      await eventually(async () => (postmasterPid(dataDir) === undefined ? true : undefined), 30_000, 50);
     },
     async start() {
       cluster = await startEmbeddedPostgres(dataDir);
