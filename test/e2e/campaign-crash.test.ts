@@ -11,7 +11,7 @@ const DOMAIN = 'crash.campaign.test';
 /**
  * The most a kill can make go out twice: messages the relay accepted whose outcome was not yet
  * committed, at most the worker's window (DELIVERY_CONCURRENCY's default, 20); outcomes are
- * committed as they come, so it is rarely more than one (bench/chaos.ts measures it).
+ * committed as they come, so it is about one on average (bench/chaos.ts measures it).
  */
 const UNRECORDED_PER_KILL = 20;
 
