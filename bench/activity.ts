@@ -39,24 +39,25 @@ import path from 'node:path';
 import pg from 'pg';
 import * as repo from '../src/modules/activity/repo.js';
 import { ACTIVITY_TYPES } from '../src/modules/activity/schemas.js';
-import { createProject } from '../src/modules/projects/service.js';
-import { openDatabase, type Executor } from '../src/platform/db/client.js';
+import type { Executor } from '../src/platform/db/client.js';
 import {
   BENCH_ROOT,
-  Cleanup,
-  createScratchPg,
+  benchServiceEnv,
+  connectPg,
   explainStatements,
   freePort,
-  machineInfo,
-  percentile,
-  round,
-  runBench,
-  scratchDir,
-  serviceEnv,
+  migratedScratch,
   startServiceChild,
-  waitForQuiet,
 } from './lib.js';
-import { contactIdSql, seedContactsAndEvents, type EventKinds, type Population } from './seed.js';
+import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
+import {
+  contactIdSql,
+  DAY_MS,
+  EVENT_SPAN_DAYS,
+  type EventKinds,
+  type Population,
+  seedContactsAndEvents,
+} from './seed.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 500_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
@@ -70,21 +71,33 @@ const MIN_REPEAT = 5;
 const VARIANT_BUDGET_MS = 30_000;
 const GOAL_MS = 200;
 
-const DAY_MS = 86_400_000;
-const CONTACT_SPAN_DAYS = 730;
-const EVENT_SPAN_DAYS = 365;
 const SENT_CAMPAIGNS = 48;
 const CAMPAIGN_EVERY_MS = (EVENT_SPAN_DAYS * DAY_MS) / SENT_CAMPAIGNS;
 const EMAIL_ROWS = 50_000;
 const EXECUTIONS_PER_WORKFLOW = 25_000;
 
 const CLIENT_EVENTS = [
-  'page_view', 'login', 'product_viewed', 'search', 'add_to_cart', 'logout', 'purchase', 'checkout_started',
-  'profile_updated', 'remove_from_cart', 'file_uploaded', 'invite_sent', 'report_exported', 'subscription_renewed',
-  'trial_started', 'signup', 'plan_upgraded', 'password_reset', 'support_ticket_opened', 'subscription_cancelled',
+  'page_view',
+  'login',
+  'product_viewed',
+  'search',
+  'add_to_cart',
+  'logout',
+  'purchase',
+  'checkout_started',
+  'profile_updated',
+  'remove_from_cart',
+  'file_uploaded',
+  'invite_sent',
+  'report_exported',
+  'subscription_renewed',
+  'trial_started',
+  'signup',
+  'plan_upgraded',
+  'password_reset',
+  'support_ticket_opened',
+  'subscription_cancelled',
 ];
-
-const log = (message: string) => process.stderr.write(`[${round(performance.now() / 1000)} s] ${message}\n`);
 
 /** The data is generated back from this instant, and the service's clock is the real one. */
 const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -92,13 +105,7 @@ const CAMPAIGNS_FROM = new Date(NOW.getTime() - EVENT_SPAN_DAYS * DAY_MS);
 const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
-const POPULATION: Population = {
-  contacts: CONTACTS,
-  events: EVENTS,
-  now: NOW,
-  contactSpanDays: CONTACT_SPAN_DAYS,
-  eventSpanDays: EVENT_SPAN_DAYS,
-};
+const POPULATION: Population = { contacts: CONTACTS, events: EVENTS, now: NOW };
 
 /** Campaign k (0-based) has this id and was sent at CAMPAIGNS_FROM + k × CAMPAIGN_EVERY_MS. */
 const campaignIdSql = (k: string) => `md5('campaign' || ${k})::uuid`;
@@ -132,7 +139,8 @@ const HTML = `<!doctype html><html><body><h1>News from Bench</h1>${'<p>Lorem ips
 function rollupBackfill(): string {
   const file = path.join(BENCH_ROOT, 'src/platform/db/migrations/0010_activity_rollup.sql');
   const statement = fs.readFileSync(file, 'utf8').split('--> statement-breakpoint').pop()!.trim();
-  if (!/^INSERT INTO "event_daily_counts"/.test(statement)) throw new Error(`unexpected last statement in ${file}: ${statement.slice(0, 80)}`);
+  if (!/^INSERT INTO "event_daily_counts"/.test(statement))
+    throw new Error(`unexpected last statement in ${file}: ${statement.slice(0, 80)}`);
   return statement;
 }
 
@@ -224,7 +232,8 @@ async function seedRest(url: string, projectId: string): Promise<number> {
         .then(() => insertWorkflows(b, projectId))
         .then(() => log('campaigns, emails, workflows and executions in')),
     ]);
-    for (const table of ['event_daily_counts', 'campaigns', 'emails', 'workflows', 'workflow_executions']) await a.query(`vacuum analyze ${table}`);
+    for (const table of ['event_daily_counts', 'campaigns', 'emails', 'workflows', 'workflow_executions'])
+      await a.query(`vacuum analyze ${table}`);
   } finally {
     await Promise.all([a.end(), b.end()]);
   }
@@ -236,7 +245,9 @@ async function describeData(c: pg.Client, projectId: string) {
     `select name, sum(count) as n from event_daily_counts where project_id = $1 group by name order by 2 desc`,
     [projectId],
   );
-  const types = Object.fromEntries(byName.rows.filter((r) => r.name.startsWith('email.')).map((r) => [r.name, Number(r.n)]));
+  const types = Object.fromEntries(
+    byName.rows.filter((r) => r.name.startsWith('email.')).map((r) => [r.name, Number(r.n)]),
+  );
   const one = async (q: string, params: unknown[] = []) => Number((await c.query<{ n: string }>(q, params)).rows[0]!.n);
   const sizes = await c.query<{ name: string; mb: number }>(
     `select relname as name, round(pg_total_relation_size(oid) / 1048576.0)::int as mb
@@ -268,7 +279,13 @@ interface Variant {
   inspect?: (body: any) => Record<string, unknown>;
 }
 
-type FeedFilter = { types?: string[]; contactId?: string; campaignId?: string; since?: string; after?: [string, string] };
+type FeedFilter = {
+  types?: string[];
+  contactId?: string;
+  campaignId?: string;
+  since?: string;
+  after?: [string, string];
+};
 
 function feedVariant(name: string, projectId: string, f: FeedFilter): Variant {
   const query = new URLSearchParams();
@@ -297,7 +314,13 @@ function feedVariant(name: string, projectId: string, f: FeedFilter): Variant {
       else await repo.totalByNames(ex, projectId, filter.types);
     },
     inspect: (body) => {
-      const items = body.data as { id: string; type: string; createdAt: string; contact: { id: string }; data: Record<string, unknown> }[];
+      const items = body.data as {
+        id: string;
+        type: string;
+        createdAt: string;
+        contact: { id: string };
+        data: Record<string, unknown>;
+      }[];
       for (const item of items) {
         const wrong =
           !((f.types ?? ACTIVITY_TYPES) as readonly string[]).includes(item.type) ||
@@ -307,18 +330,41 @@ function feedVariant(name: string, projectId: string, f: FeedFilter): Variant {
           (f.after && (item.createdAt > f.after[0] || (item.createdAt === f.after[0] && item.id >= f.after[1])));
         if (wrong) throw new Error(`${name}: an item outside the filter: ${JSON.stringify(item)}`);
       }
-      return { rows: items.length, total: body.total, withSubject: items.filter((i: any) => i.subject !== null).length };
+      return {
+        rows: items.length,
+        total: body.total,
+        withSubject: items.filter((i: any) => i.subject !== null).length,
+      };
     },
   };
 }
 
-function variants(projectId: string, ids: { activeContact: string; latestCampaign: string; olderCampaign: string }, page1Last: [string, string]): Variant[] {
+function variants(
+  projectId: string,
+  ids: { activeContact: string; latestCampaign: string; olderCampaign: string },
+  page1Last: [string, string],
+): Variant[] {
   const now = () => new Date();
   const days = (since: string) => ({ since: utcDay(new Date(since)), until: utcDay(now()) });
   const since7 = ago(7);
   const since30 = ago(30);
   const since90 = ago(90);
   const since365 = ago(365);
+  // The endpoints that count by UTC day, from the day of `since` to today.
+  const byDay = (
+    name: string,
+    path: string,
+    since: string,
+    count: typeof repo.countsByName | typeof repo.dailyCounts,
+    inspect: Variant['inspect'],
+  ): Variant => ({
+    name,
+    path: `${path}?since=${since}`,
+    statements: (ex) => count(ex, projectId, ACTIVITY_TYPES, days(since).since, days(since).until),
+    inspect,
+  });
+  const statsFigures = (b: any) => ({ sent: b.sent, opened: b.opened, openRate: b.openRate });
+  const dayFigures = (b: any) => ({ days: b.data.length });
   return [
     feedVariant('feed', projectId, {}),
     feedVariant('feed type=email.bounced', projectId, { types: ['email.bounced'] }),
@@ -328,19 +374,13 @@ function variants(projectId: string, ids: { activeContact: string; latestCampaig
     feedVariant('feed campaignId (latest campaign)', projectId, { campaignId: ids.latestCampaign }),
     feedVariant('feed campaignId (campaign 6 months old)', projectId, { campaignId: ids.olderCampaign }),
     feedVariant('feed since 7 days', projectId, { since: since7 }),
-    ...[
-      ['stats 30 days', since30],
-      ['stats 365 days', since365],
-    ].map(([name, since]) => ({
-      name: name!,
-      path: `/activity/stats?since=${since}`,
-      statements: (ex: Executor) => repo.countsByName(ex, projectId, ACTIVITY_TYPES, days(since!).since, days(since!).until),
-      inspect: (b: any) => ({ sent: b.sent, opened: b.opened, openRate: b.openRate }),
-    })),
+    byDay('stats 30 days', '/activity/stats', since30, repo.countsByName, statsFigures),
+    byDay('stats 365 days', '/activity/stats', since365, repo.countsByName, statsFigures),
     ...[60, 10_080].map((minutes) => ({
       name: `recent-count ${minutes === 60 ? '60 minutes' : '7 days'}`,
       path: `/activity/recent-count?minutes=${minutes}`,
-      statements: (ex: Executor) => repo.countSince(ex, projectId, ACTIVITY_TYPES, new Date(Date.now() - minutes * 60_000)),
+      statements: (ex: Executor) =>
+        repo.countSince(ex, projectId, ACTIVITY_TYPES, new Date(Date.now() - minutes * 60_000)),
       inspect: (b: any) => ({ count: b.count }),
     })),
     {
@@ -358,15 +398,8 @@ function variants(projectId: string, ids: { activeContact: string; latestCampaig
       },
       inspect: (b) => ({ campaigns: b.campaigns.length, workflows: b.workflows.length }),
     },
-    ...[
-      ['timeseries 90 days', since90],
-      ['timeseries 365 days', since365],
-    ].map(([name, since]) => ({
-      name: name!,
-      path: `/analytics/timeseries?since=${since}`,
-      statements: (ex: Executor) => repo.dailyCounts(ex, projectId, ACTIVITY_TYPES, days(since!).since, days(since!).until),
-      inspect: (b: any) => ({ days: b.data.length }),
-    })),
+    byDay('timeseries 90 days', '/analytics/timeseries', since90, repo.dailyCounts, dayFigures),
+    byDay('timeseries 365 days', '/analytics/timeseries', since365, repo.dailyCounts, dayFigures),
     ...(['opened', 'openRate'] as const).map((metric) => ({
       name: `top-campaigns ${metric}`,
       path: `/analytics/top-campaigns?metric=${metric}`,
@@ -378,7 +411,12 @@ function variants(projectId: string, ids: { activeContact: string; latestCampaig
       path: `/analytics/campaign-stats?since=${since365}`,
       statements: (ex) => {
         const d = days(since365);
-        return repo.campaignsSentBetween(ex, projectId, new Date(`${d.since}T00:00:00Z`), new Date(Date.parse(`${d.until}T00:00:00Z`) + DAY_MS));
+        return repo.campaignsSentBetween(
+          ex,
+          projectId,
+          new Date(`${d.since}T00:00:00Z`),
+          new Date(Date.parse(`${d.until}T00:00:00Z`) + DAY_MS),
+        );
       },
       inspect: (b) => ({ campaigns: b.campaigns.length, sent: b.totals.sent }),
     },
@@ -442,99 +480,94 @@ async function measure(base: string, key: string, v: Variant): Promise<Timing> {
   };
 }
 
-async function main() {
-  const cleanup = new Cleanup();
-  try {
-    const scratch = await createScratchPg('pbx_bench_activity');
-    cleanup.add(() => scratch.drop());
-    const dir = scratchDir('pbx-bench-activity-');
-    cleanup.add(dir.remove);
+async function main(cleanup: Cleanup) {
+  const { db: scratch, dataDir, database, project } = await migratedScratch(cleanup, 'activity');
 
-    const database = await openDatabase({ databaseUrl: scratch.url, dataDir: dir.dir });
-    cleanup.add(() => database.close());
-    await database.migrate();
-    const project = await createProject(database.db, 'bench');
+  const seedMs =
+    (await seedContactsAndEvents(scratch.url, project.id, POPULATION, EVENT_KINDS)) +
+    (await seedRest(scratch.url, project.id));
+  log(`seeded in ${round(seedMs / 1000)} s`);
 
-    const seedMs = (await seedContactsAndEvents(scratch.url, project.id, POPULATION, EVENT_KINDS)) + (await seedRest(scratch.url, project.id));
-    log(`seeded in ${round(seedMs / 1000)} s`);
-
-    const stats = new pg.Client({ connectionString: scratch.url });
-    await stats.connect();
-    cleanup.add(() => stats.end());
-    if (EXTRA_SQL) {
-      const started = Date.now();
-      await stats.query(EXTRA_SQL);
-      await stats.query('analyze');
-      log(`BENCH_SQL run and analyzed in ${round((Date.now() - started) / 1000)} s`);
-    }
-    const data = await describeData(stats, project.id);
-    const ids = (
-      await stats.query<{ active: string; latest: string; older: string }>(
-        `select ${contactIdSql('1')} as active, ${campaignIdSql('$1::int')} as latest, ${campaignIdSql('$2::int')} as older`,
-        [SENT_CAMPAIGNS - 1, Math.floor(SENT_CAMPAIGNS / 2)],
-      )
-    ).rows[0]!;
-    const server = (await stats.query<{ v: string; sb: string }>(`select current_setting('server_version') as v, current_setting('shared_buffers') as sb`)).rows[0]!;
-
-    const port = await freePort();
-    const env = serviceEnv({
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://localhost:${port}`,
-      DATA_DIR: dir.dir,
-      DATABASE_URL: scratch.url,
-      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'warn',
-    });
-    const service = await startServiceChild(env, port, 'serve');
-    cleanup.add(() => service.stop());
-
-    // The second page starts after the first page's last row.
-    const page1 = (await request(`${service.url}/activity`, project.secretKey)).body as { data: { id: string; createdAt: string }[] };
-    const last = page1.data[page1.data.length - 1]!;
-    const list = variants(project.id, { activeContact: ids.active, latestCampaign: ids.latest, olderCampaign: ids.older }, [last.createdAt, last.id]);
-
-    const cpuBusyBeforePct = await waitForQuiet(60_000);
-    const results: Record<string, Timing> = {};
-    for (const v of list) {
-      results[v.name] = await measure(service.url, project.secretKey, v);
-      const r = results[v.name]!;
-      log(`${v.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, max ${r.max} ms (n ${r.n}, CPU busy before ${r.busyBeforePct} %)`);
-    }
-
-    const missed = list.filter((v) => !results[v.name]!.met).map((v) => v.name);
-    if (EXPLAIN) {
-      const slowest = [...list].sort((x, y) => results[y.name]!.p95 - results[x.name]!.p95);
-      const explained = EXPLAIN === 'all' ? list : missed.length ? slowest.filter((v) => missed.includes(v.name)) : slowest.slice(0, 3);
-      for (const v of explained) {
-        const plans = await explainStatements(database.db, v.statements);
-        process.stderr.write(`\n=== ${v.name}: GET ${v.path} (p95 ${results[v.name]!.p95} ms) ===\n${plans.join('\n--- then\n')}\n`);
-      }
-    }
-
-    process.stdout.write(
-      `${JSON.stringify({
-        bench: 'activity',
-        contacts: CONTACTS,
-        events: EVENTS,
-        repeat: REPEAT,
-        seedSeconds: round(seedMs / 1000),
-        ...(EXTRA_SQL ? { extraSql: EXTRA_SQL } : {}),
-        data: { ...data, activeContact: { id: ids.active, emailEvents: results['feed contactId (active contact)']?.total } },
-        goalMs: GOAL_MS,
-        missed,
-        variants: results,
-        cpuBusyBeforePct,
-        machine: {
-          ...machineInfo(),
-          postgres: server.v,
-          sharedBuffers: server.sb,
-        },
-      })}\n`,
-    );
-  } finally {
-    await cleanup.run();
+  const stats = await connectPg(cleanup, scratch.url);
+  if (EXTRA_SQL) {
+    const started = Date.now();
+    await stats.query(EXTRA_SQL);
+    await stats.query('analyze');
+    log(`BENCH_SQL run and analyzed in ${round((Date.now() - started) / 1000)} s`);
   }
+  const data = await describeData(stats, project.id);
+  const ids = (
+    await stats.query<{ active: string; latest: string; older: string }>(
+      `select ${contactIdSql('1')} as active, ${campaignIdSql('$1::int')} as latest, ${campaignIdSql('$2::int')} as older`,
+      [SENT_CAMPAIGNS - 1, Math.floor(SENT_CAMPAIGNS / 2)],
+    )
+  ).rows[0]!;
+  const server = (
+    await stats.query<{ v: string; sb: string }>(
+      `select current_setting('server_version') as v, current_setting('shared_buffers') as sb`,
+    )
+  ).rows[0]!;
+
+  const port = await freePort();
+  const env = benchServiceEnv(port, dataDir, { DATABASE_URL: scratch.url });
+  const service = await startServiceChild(env, port, 'serve');
+  cleanup.add(() => service.stop());
+
+  // The second page starts after the first page's last row.
+  const page1 = (await request(`${service.url}/activity`, project.secretKey)).body as {
+    data: { id: string; createdAt: string }[];
+  };
+  const last = page1.data[page1.data.length - 1]!;
+  const list = variants(
+    project.id,
+    { activeContact: ids.active, latestCampaign: ids.latest, olderCampaign: ids.older },
+    [last.createdAt, last.id],
+  );
+
+  const cpuBusyBeforePct = await waitForQuiet(60_000);
+  const results: Record<string, Timing> = {};
+  for (const v of list) {
+    results[v.name] = await measure(service.url, project.secretKey, v);
+    const r = results[v.name]!;
+    log(
+      `${v.name}: p50 ${r.p50} ms, p95 ${r.p95} ms, max ${r.max} ms (n ${r.n}, CPU busy before ${r.busyBeforePct} %)`,
+    );
+  }
+
+  const missed = list.filter((v) => !results[v.name]!.met).map((v) => v.name);
+  if (EXPLAIN) {
+    const slowest = [...list].sort((x, y) => results[y.name]!.p95 - results[x.name]!.p95);
+    const explained =
+      EXPLAIN === 'all' ? list : missed.length ? slowest.filter((v) => missed.includes(v.name)) : slowest.slice(0, 3);
+    for (const v of explained) {
+      const plans = await explainStatements(database.db, v.statements);
+      process.stderr.write(
+        `\n=== ${v.name}: GET ${v.path} (p95 ${results[v.name]!.p95} ms) ===\n${plans.join('\n--- then\n')}\n`,
+      );
+    }
+  }
+
+  printResult({
+    bench: 'activity',
+    contacts: CONTACTS,
+    events: EVENTS,
+    repeat: REPEAT,
+    seedSeconds: round(seedMs / 1000),
+    ...(EXTRA_SQL ? { extraSql: EXTRA_SQL } : {}),
+    data: {
+      ...data,
+      activeContact: { id: ids.active, emailEvents: results['feed contactId (active contact)']?.total },
+    },
+    goalMs: GOAL_MS,
+    missed,
+    variants: results,
+    cpuBusyBeforePct,
+    machine: {
+      ...machineInfo(),
+      postgres: server.v,
+      sharedBuffers: server.sb,
+    },
+  });
 }
 
 runBench(main);

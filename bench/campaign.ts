@@ -37,55 +37,48 @@
  * the PostgreSQL server), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
  * profiles of the service children).
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { simpleParser } from 'mailparser';
-import pg from 'pg';
 import { openDatabase, run } from '../src/platform/db/client.js';
-import { startDnsServer } from '../test/support/dns-server.js';
-import { startSmtpSink } from '../test/support/smtp-sink.js';
 import {
   apiCall,
-  BackendCpu,
-  Cleanup,
+  connectPg,
   createBenchProject,
-  createScratchPg,
   createVerifiedDomain,
+  DELIVERY_POOL,
   expectApiStatus,
-  freePort,
-  machineCpu,
-  machineInfo,
-  PeakRss,
-  pgCounters,
-  pgDelta,
+  PG_SERVER_URL,
+  PgPhase,
+  prepareService,
   processCpuSeconds,
   processStatusKb,
+  rsaKeyPem,
+  runRawSender,
+  SinkArrivals,
+  startMailLoopback,
+  startServiceRoles,
+  watchPeakRss,
+} from './lib.js';
+import {
+  type Cleanup,
+  log,
+  machineCpu,
+  machineInfo,
+  reportVerified,
   round,
   runBench,
-  runRawSender,
-  scratchDir,
-  type ScratchPg,
-  serviceEnv,
-  SinkArrivals,
-  startServiceChild,
   waitForQuiet,
   wallNow,
-} from './lib.js';
+} from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const RAW_COUNT = Number(process.env.BENCH_RAW_COUNT ?? 20_000);
 const EMBEDDED = process.env.BENCH_DB === 'embedded';
 const SPLIT = process.env.BENCH_ROLES !== 'all';
-const SMTP_CONNECTIONS = Number(process.env.SMTP_MAX_CONNECTIONS ?? 5);
-const WINDOW = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
 const DOMAIN = 'news.bench.example.com';
 const GOAL_RATIO = 0.7;
 const GOAL_RSS_MB = 400;
 /** Delivery is given up as stuck when the sink has received nothing new for this long. */
 const STALL_MS = 120_000;
-
-const log = (message: string) => process.stderr.write(`[${round(performance.now() / 1000)} s] ${message}\n`);
 
 /** Contact i: `c<i>@d<i % 50>.example.net`; the sink maps a recipient back to i. */
 const emailOf = (i: number) => `c${i}@d${i % 50}.example.net`;
@@ -126,10 +119,16 @@ const textArray = (values: string[]) => sql.raw(`array[${values.map((v) => `'${v
  * N contacts in one set-wise statement, all subscribed: every fifth without a first name (so `??`
  * shows), plans and cities spread evenly. Emails, fields and contact ids as the API would write them.
  */
-async function insertContacts(connection: { databaseUrl?: string; dataDir: string }, projectId: string, n: number): Promise<void> {
+async function insertContacts(
+  connection: { databaseUrl?: string; dataDir: string },
+  projectId: string,
+  n: number,
+): Promise<void> {
   const database = await openDatabase(connection);
   try {
-    await run(database.db, sql`
+    await run(
+      database.db,
+      sql`
       insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
       select ${projectId}::uuid, 'c' || g || '@d' || (g % 50) || '.example.net', true,
         jsonb_strip_nulls(jsonb_build_object(
@@ -139,12 +138,16 @@ async function insertContacts(connection: { databaseUrl?: string; dataDir: strin
           'credits', (g * 37) % 500,
           'lastOrder', 'B' || (100000 + g))),
         now() - make_interval(secs => ${n}::int - g), now()
-      from generate_series(0, ${n - 1}) g`);
-    await run(database.db, sql`
+      from generate_series(0, ${n - 1}) g`,
+    );
+    await run(
+      database.db,
+      sql`
       insert into contact_fields (project_id, key, type)
       values (${projectId}, 'firstName', 'string'), (${projectId}, 'plan', 'string'), (${projectId}, 'city', 'string'),
         (${projectId}, 'credits', 'number'), (${projectId}, 'lastOrder', 'string')
-      on conflict do nothing`);
+      on conflict do nothing`,
+    );
     await run(database.db, sql`analyze contacts`);
   } finally {
     await database.close();
@@ -153,7 +156,10 @@ async function insertContacts(connection: { databaseUrl?: string; dataDir: strin
 
 /** A header of a raw message, unfolded, or undefined. */
 function headerOf(raw: Buffer, name: string): string | undefined {
-  const head = raw.subarray(0, Math.max(0, raw.indexOf('\r\n\r\n'))).toString('latin1').replace(/\r\n[ \t]+/g, ' ');
+  const head = raw
+    .subarray(0, Math.max(0, raw.indexOf('\r\n\r\n')))
+    .toString('latin1')
+    .replace(/\r\n[ \t]+/g, ' ');
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line?.slice(name.length + 1).trim();
 }
@@ -164,307 +170,255 @@ async function getCampaign(url: string, key: string, id: string): Promise<any> {
   return r.body;
 }
 
-async function main(): Promise<number> {
+async function main(cleanup: Cleanup): Promise<number> {
   if (!Number.isInteger(CONTACTS) || CONTACTS < 2 || !Number.isInteger(RAW_COUNT) || RAW_COUNT < 1) {
     throw new Error('BENCH_CONTACTS must be an integer ≥ 2 and BENCH_RAW_COUNT ≥ 1');
   }
-  const cleanup = new Cleanup();
   const problems: string[] = [];
-  try {
-    // The sink: what arrives in each phase, and during the campaign which contact each message was for.
-    const arrivals = new SinkArrivals(STALL_MS);
-    const received = new Uint8Array(CONTACTS);
-    let campaignPhase = false;
-    let strays = 0;
-    const sink = await startSmtpSink({ keep: false });
-    cleanup.add(() => sink.stop());
-    sink.respond((m) => {
-      arrivals.onMessage(m.raw);
-      if (campaignPhase) {
-        const match = m.to.length === 1 ? RECIPIENT.exec(m.to[0]!) : null;
-        const i = match ? Number(match[1]) : -1;
-        if (i >= 0 && i < CONTACTS) received[i]!++;
-        else strays++;
-      }
-      return { accept: true };
-    });
-    const dns = await startDnsServer();
-    cleanup.add(() => dns.stop());
-    const dir = scratchDir('pbx-bench-campaign-');
-    cleanup.add(dir.remove);
-    let scratch: ScratchPg | undefined;
-    if (!EMBEDDED) {
-      scratch = await createScratchPg('pbx_bench_campaign');
-      cleanup.add(() => scratch!.drop());
+  // The sink: what arrives in each phase, and during the campaign which contact each message was for.
+  const arrivals = new SinkArrivals(STALL_MS);
+  const received = new Uint8Array(CONTACTS);
+  let campaignPhase = false;
+  let strays = 0;
+  const mail = await startMailLoopback(cleanup, (m) => {
+    arrivals.onMessage(m.raw);
+    if (campaignPhase) {
+      const match = m.to.length === 1 ? RECIPIENT.exec(m.to[0]!) : null;
+      const i = match ? Number(match[1]) : -1;
+      if (i >= 0 && i < CONTACTS) received[i]!++;
+      else strays++;
     }
+  });
+  const pgServer = EMBEDDED ? undefined : PG_SERVER_URL;
+  const { port, env, dataDir, db: scratch } = await prepareService(cleanup, 'campaign', pgServer, mail.env);
 
-    const port = await freePort();
-    const env = serviceEnv({
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://localhost:${port}`,
-      DATA_DIR: dir.dir,
-      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-      SMTP_URL: sink.url,
-      SMTP_MAX_CONNECTIONS: String(SMTP_CONNECTIONS),
-      DELIVERY_CONCURRENCY: String(WINDOW),
-      DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'warn',
-    });
+  // The project and the contacts, before the service starts (the embedded database allows one process).
+  const project = await createBenchProject(env);
+  const t = performance.now();
+  await insertContacts({ databaseUrl: scratch?.url, dataDir }, project.id, CONTACTS);
+  log(`${CONTACTS} contacts inserted in ${round((performance.now() - t) / 1000)} s`);
 
-    // The project and the contacts, before the service starts (the embedded database allows one process).
-    const project = await createBenchProject(env);
-    const t = performance.now();
-    await insertContacts({ databaseUrl: scratch?.url, dataDir: dir.dir }, project.id, CONTACTS);
-    log(`${CONTACTS} contacts inserted in ${round((performance.now() - t) / 1000)} s`);
+  const { api, worker } = await startServiceRoles(cleanup, env, port, SPLIT);
+  const workerPid = worker.process.pid!;
+  const apiPid = api.process.pid!;
+  const workerRss = watchPeakRss(cleanup, workerPid);
+  const apiRss = SPLIT ? watchPeakRss(cleanup, apiPid) : undefined;
+  const stats = scratch ? await connectPg(cleanup, scratch.url) : undefined;
 
-    const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-    const api = await startServiceChild(env, port, SPLIT ? 'serve' : 'all', { cpuProfDir, label: SPLIT ? 'serve' : 'all' });
-    cleanup.add(() => api.stop());
-    const worker = SPLIT ? await startServiceChild(env, port, 'worker', { cpuProfDir, label: 'worker' }) : api;
-    if (SPLIT) cleanup.add(() => worker.stop());
-    const workerPid = worker.process.pid!;
-    const apiPid = api.process.pid!;
-    const workerRss = new PeakRss(workerPid);
-    cleanup.add(() => workerRss.stop());
-    const apiRss = SPLIT ? new PeakRss(apiPid) : undefined;
-    cleanup.add(() => apiRss?.stop());
-    let stats: pg.Client | undefined;
-    if (scratch) {
-      stats = new pg.Client({ connectionString: scratch.url });
-      await stats.connect();
-      cleanup.add(() => stats!.end());
-    }
+  // The domain and the campaign through the API.
+  const sk = project.secretKey;
+  await createVerifiedDomain(api.url, sk, mail.dns, DOMAIN);
+  const created = await apiCall(api.url, sk, 'POST', '/campaigns', {
+    name: 'Monthly news',
+    subject: SUBJECT,
+    body: BODY,
+    from: `news@${DOMAIN}`,
+    fromName: 'Bench News',
+    type: 'MARKETING',
+    audienceType: 'ALL',
+  });
+  expectApiStatus(created, 201, 'POST /campaigns');
+  const campaignId = created.body.data.id as string;
 
-    // The domain and the campaign through the API.
-    const sk = project.secretKey;
-    await createVerifiedDomain(api.url, sk, dns, DOMAIN);
-    const created = await apiCall(api.url, sk, 'POST', '/campaigns', {
-      name: 'Monthly news',
-      subject: SUBJECT,
-      body: BODY,
-      from: `news@${DOMAIN}`,
-      fromName: 'Bench News',
-      type: 'MARKETING',
-      audienceType: 'ALL',
-    });
-    expectApiStatus(created, 201, 'POST /campaigns');
-    const campaignId = created.body.data.id as string;
-
-    // One campaign message as the service renders it, to contact 1: the raw reference sends copies of it.
-    let sample: Buffer | undefined;
-    arrivals.capture = (raw) => (sample = raw);
+  // One campaign message as the service renders it, to contact 1: the raw reference sends copies of it.
+  const parsed = await arrivals.probe(async () => {
     const probe = await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/test`, { email: emailOf(1) });
     expectApiStatus(probe, 200, 'POST /campaigns/{id}/test');
-    await arrivals.waitFor(1, 'probe');
-    const parsed = await simpleParser(sample!);
-    if (typeof parsed.html !== 'string' || !parsed.text || !parsed.subject) throw new Error('the probe message has no html, text or subject');
-    if (!sample!.includes('DKIM-Signature:')) throw new Error('the probe message is not DKIM-signed');
-    if (!parsed.subject.includes('Ada1,') || !parsed.html.includes('Hi Ada1,') || !parsed.html.includes('/unsubscribe')) {
-      throw new Error(`the probe message is not rendered as expected: ${parsed.subject}`);
-    }
-    const listUnsubscribe = headerOf(sample!, 'List-Unsubscribe');
-    const listUnsubscribePost = headerOf(sample!, 'List-Unsubscribe-Post');
-    if (!listUnsubscribe || !listUnsubscribePost) throw new Error('the probe message has no List-Unsubscribe headers');
-
-    // 1. Raw reference: same pool size and window as the service, same message and headers, same key size.
-    const { privateKey } = generateKeyPairSync('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    });
-    const busyBeforeRawPct = await waitForQuiet();
-    log(`raw reference: ${RAW_COUNT} messages (CPU ${busyBeforeRawPct} % busy before)`);
-    arrivals.reset();
-    const rawMachine = machineCpu();
-    const rawBenchCpu0 = process.cpuUsage();
-    const raw = await runRawSender({
-      host: '127.0.0.1',
-      port: sink.port,
-      connections: SMTP_CONNECTIONS,
-      window: WINDOW,
-      count: RAW_COUNT,
-      stamp: randomBytes(4).toString('hex'),
-      from: `news@${DOMAIN}`,
-      fromName: 'Bench News',
-      subject: parsed.subject.replace(/^\[Test\] /, ''),
-      html: parsed.html,
-      text: parsed.text,
-      headers: { 'List-Unsubscribe': listUnsubscribe, 'List-Unsubscribe-Post': listUnsubscribePost },
-      dkim: { domainName: DOMAIN, keySelector: 'bench', privateKey },
-    });
-    await arrivals.waitFor(RAW_COUNT - raw.errors, 'raw');
-    const rawBenchCpu = process.cpuUsage(rawBenchCpu0);
-    const busyDuringRawPct = rawMachine.pct();
-    if (raw.errors) problems.push(`raw reference: ${raw.errors} errors: ${raw.samples.join(' | ')}`);
-    const rawPerSec = (RAW_COUNT - raw.errors) / ((arrivals.last - arrivals.first) / 1000);
-    log(`raw reference: ${round(rawPerSec)} messages/s`);
-
-    // 2. The campaign.
-    const busyBeforeCampaignPct = await waitForQuiet();
-    log(`campaign to ${CONTACTS} contacts (CPU ${busyBeforeCampaignPct} % busy before)`);
-    arrivals.reset();
-    campaignPhase = true;
-    const pgBefore = stats && scratch ? await pgCounters(stats, scratch.name) : undefined;
-    const backendCpu = stats && scratch ? new BackendCpu(stats, scratch.name) : undefined;
-    await backendCpu?.start();
-    const workerCpu0 = processCpuSeconds(workerPid) ?? 0;
-    const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
-    const benchCpu0 = process.cpuUsage();
-    const campaignMachine = machineCpu();
-
-    // The worker's VmRSS as the campaign goes out: at each tenth of the messages received.
-    const rssByTenth: (number | null)[] = [];
-    const sampleRssByTenth = () => {
-      while (rssByTenth.length < 10 && arrivals.n >= ((rssByTenth.length + 1) * CONTACTS) / 10) {
-        const kb = processStatusKb(workerPid, 'VmRSS');
-        rssByTenth.push(kb === null ? null : round(kb / 1024));
-      }
-    };
-    const rssTimer = setInterval(sampleRssByTenth, 250);
-    cleanup.add(() => clearInterval(rssTimer));
-
-    const started = wallNow();
-    const send = await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/send`);
-    const sendAnsweredMs = wallNow() - started;
-    expectApiStatus(send, 200, 'POST /campaigns/{id}/send');
-    let sentSeenAt = 0;
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        const c = await getCampaign(api.url, sk, campaignId);
-        if (c.status === 'SENT') {
-          sentSeenAt = wallNow();
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    })();
-    poller.catch(() => {});
-    try {
-      await arrivals.waitFor(CONTACTS, 'campaign');
-      sampleRssByTenth();
-      const deadline = Date.now() + STALL_MS;
-      while (!sentSeenAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    } finally {
-      polling = false;
-    }
-    await poller;
-    clearInterval(rssTimer);
-    const workerCpu = (processCpuSeconds(workerPid) ?? 0) - workerCpu0;
-    const apiCpu = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
-    const benchCpu = process.cpuUsage(benchCpu0);
-    const busyDuringCampaignPct = campaignMachine.pct();
-    const backendCpuUsed = await backendCpu?.stop();
-    workerRss.sample();
-    apiRss?.sample();
-    if (!sentSeenAt) problems.push(`the campaign was not SENT ${STALL_MS / 1000} s after its last message`);
-    const { first, last } = arrivals;
-    log(`campaign: ${arrivals.n} messages in ${round((last - started) / 1000, 2)} s`);
-
-    // A message more than expected would arrive just after the last one: give it a moment.
-    await new Promise((r) => setTimeout(r, 2000));
-    campaignPhase = false;
-    let missing = 0;
-    let repeated = 0;
-    for (let i = 0; i < CONTACTS; i++) {
-      if (received[i] === 0) missing++;
-      else if (received[i]! > 1) repeated++;
-    }
-    if (arrivals.n !== CONTACTS) problems.push(`the sink received ${arrivals.n} messages during the campaign, expected ${CONTACTS}`);
-    if (missing) problems.push(`${missing} contacts received no message`);
-    if (repeated) problems.push(`${repeated} contacts received more than one message`);
-    if (strays) problems.push(`${strays} messages to addresses that are no contact`);
-    const final = await getCampaign(api.url, sk, campaignId);
-    if (final.status !== 'SENT' || final.sentCount !== CONTACTS || final.totalRecipients !== CONTACTS || final.bouncedCount !== 0) {
-      problems.push(
-        `campaign: status ${final.status}, sentCount ${final.sentCount}, totalRecipients ${final.totalRecipients}, bouncedCount ${final.bouncedCount}; expected SENT and ${CONTACTS}`,
-      );
-    }
-
-    // The rows' own times (the same clock): freezing the audience and the fan-out.
-    let stages: Record<string, number | null> | undefined;
-    let db: ReturnType<typeof pgDelta> | undefined;
-    if (stats && scratch && pgBefore && backendCpuUsed) {
-      const r = await stats.query<{ frozen: number; fanned: number; first_email: number; last_email: number }>(
-        `select extract(epoch from c.frozen_at - c.sent_at) * 1000 as frozen,
-                extract(epoch from c.fanned_out_at - c.sent_at) * 1000 as fanned,
-                (select extract(epoch from min(e.created_at) - c.sent_at) * 1000 from emails e where e.campaign_id = c.id) as first_email,
-                (select extract(epoch from max(e.created_at) - c.sent_at) * 1000 from emails e where e.campaign_id = c.id) as last_email
-         from campaigns c where c.id = $1`,
-        [campaignId],
-      );
-      const row = r.rows[0]!;
-      stages = {
-        audienceFrozenMs: round(Number(row.frozen), 0),
-        firstEmailStoredMs: round(Number(row.first_email), 0),
-        lastEmailStoredMs: round(Number(row.last_email), 0),
-        fannedOutMs: round(Number(row.fanned), 0),
-      };
-      await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second
-      db = pgDelta(pgBefore, await pgCounters(stats, scratch.name), CONTACTS, backendCpuUsed);
-    }
-
-    const e2eSeconds = (last - started) / 1000;
-    const deliverySeconds = (last - first) / 1000;
-    const e2ePerSec = CONTACTS / e2eSeconds;
-    const deliveryPerSec = CONTACTS / deliverySeconds;
-    const ratio = e2ePerSec / rawPerSec;
-    const workerPeakRssMb = workerRss.peakKb / 1024;
-    const result = {
-      bench: 'campaign',
-      database: EMBEDDED ? 'embedded' : 'postgres',
-      roles: SPLIT ? 'serve + worker' : 'all',
-      contacts: CONTACTS,
-      rawPerSec: round(rawPerSec),
-      e2ePerSec: round(e2ePerSec),
-      deliveryPerSec: round(deliveryPerSec),
-      ratio: round(ratio, 3),
-      ratioDelivery: round(deliveryPerSec / rawPerSec, 3),
-      firstMessageMs: round(first - started, 0),
-      sentStatusMs: sentSeenAt ? round(sentSeenAt - started, 0) : null,
-      workerPeakRssMb: round(workerPeakRssMb),
-      servePeakRssMb: apiRss ? round(apiRss.peakKb / 1024) : null,
-      goals: {
-        ratioAtLeast: GOAL_RATIO,
-        ratioMet: ratio >= GOAL_RATIO,
-        rssBelowMb: GOAL_RSS_MB,
-        rssMet: workerPeakRssMb < GOAL_RSS_MB,
-      },
-      cpuBusyBeforePct: { raw: busyBeforeRawPct, campaign: busyBeforeCampaignPct },
-      // The whole machine (both cores) while each phase ran: this benchmark's processes and anything else.
-      cpuBusyDuringPct: { raw: busyDuringRawPct, campaign: busyDuringCampaignPct },
-      ok: problems.length === 0,
-      details: {
-        rawCount: RAW_COUNT,
-        rawErrors: raw.errors,
-        rawWallPerSec: round(RAW_COUNT / ((raw.finished - raw.started) / 1000)),
-        // The raw sender (a worker thread) and the sink share this process.
-        rawBenchCpuMsPerMessage: round((rawBenchCpu.user + rawBenchCpu.system) / 1e3 / RAW_COUNT, 2),
-        smtpConnections: SMTP_CONNECTIONS,
-        deliveryConcurrency: WINDOW,
-        messageBytes: sample!.length,
-        sendAnsweredMs: round(sendAnsweredMs, 0),
-        e2eSeconds: round(e2eSeconds, 2),
-        deliverySeconds: round(deliverySeconds, 2),
-        ...(stages ? { stagesMs: stages } : {}),
-        workerRssMbByTenth: rssByTenth,
-        workerCpuSeconds: round(workerCpu, 2),
-        workerCpuMsPerMessage: round((1000 * workerCpu) / CONTACTS, 2),
-        ...(SPLIT ? { serveCpuSeconds: round(apiCpu, 2) } : {}),
-        benchCpuSeconds: round((benchCpu.user + benchCpu.system) / 1e6, 2),
-        ...(db ? { db } : {}),
-        problems,
-        machine: machineInfo(),
-      },
-    };
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    if (problems.length) log(`verification failed: ${problems.join('; ')}`);
-  } finally {
-    await cleanup.run();
+  });
+  const sample = parsed.raw;
+  if (!parsed.subject.includes('Ada1,') || !parsed.html.includes('Hi Ada1,') || !parsed.html.includes('/unsubscribe')) {
+    throw new Error(`the probe message is not rendered as expected: ${parsed.subject}`);
   }
-  return problems.length ? 1 : 0;
+  const listUnsubscribe = headerOf(sample, 'List-Unsubscribe');
+  const listUnsubscribePost = headerOf(sample, 'List-Unsubscribe-Post');
+  if (!listUnsubscribe || !listUnsubscribePost) throw new Error('the probe message has no List-Unsubscribe headers');
+
+  // 1. Raw reference: same pool size and window as the service, same message and headers, same key size.
+  const privateKey = rsaKeyPem();
+  const busyBeforeRawPct = await waitForQuiet();
+  log(`raw reference: ${RAW_COUNT} messages (CPU ${busyBeforeRawPct} % busy before)`);
+  arrivals.reset();
+  const rawMachine = machineCpu();
+  const rawBenchCpu0 = process.cpuUsage();
+  const raw = await runRawSender({
+    sinkPort: mail.sink.port,
+    count: RAW_COUNT,
+    domain: DOMAIN,
+    privateKey,
+    from: `news@${DOMAIN}`,
+    fromName: 'Bench News',
+    subject: parsed.subject.replace(/^\[Test\] /, ''),
+    html: parsed.html,
+    text: parsed.text,
+    headers: { 'List-Unsubscribe': listUnsubscribe, 'List-Unsubscribe-Post': listUnsubscribePost },
+  });
+  await arrivals.waitFor(RAW_COUNT - raw.errors, 'raw');
+  const rawBenchCpu = process.cpuUsage(rawBenchCpu0);
+  const busyDuringRawPct = rawMachine.pct();
+  if (raw.errors) problems.push(`raw reference: ${raw.errors} errors: ${raw.samples.join(' | ')}`);
+  const rawPerSec = (RAW_COUNT - raw.errors) / ((arrivals.last - arrivals.first) / 1000);
+  log(`raw reference: ${round(rawPerSec)} messages/s`);
+
+  // 2. The campaign.
+  const busyBeforeCampaignPct = await waitForQuiet();
+  log(`campaign to ${CONTACTS} contacts (CPU ${busyBeforeCampaignPct} % busy before)`);
+  arrivals.reset();
+  campaignPhase = true;
+  const pgPhase = stats && scratch ? await PgPhase.start(stats, scratch.name) : undefined;
+  const workerCpu0 = processCpuSeconds(workerPid) ?? 0;
+  const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
+  const benchCpu0 = process.cpuUsage();
+  const campaignMachine = machineCpu();
+
+  // The worker's VmRSS as the campaign goes out: at each tenth of the messages received.
+  const rssByTenth: (number | null)[] = [];
+  const sampleRssByTenth = () => {
+    while (rssByTenth.length < 10 && arrivals.n >= ((rssByTenth.length + 1) * CONTACTS) / 10) {
+      const kb = processStatusKb(workerPid, 'VmRSS');
+      rssByTenth.push(kb === null ? null : round(kb / 1024));
+    }
+  };
+  const rssTimer = setInterval(sampleRssByTenth, 250);
+  cleanup.add(() => clearInterval(rssTimer));
+
+  const started = wallNow();
+  const send = await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/send`);
+  const sendAnsweredMs = wallNow() - started;
+  expectApiStatus(send, 200, 'POST /campaigns/{id}/send');
+  let sentSeenAt = 0;
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const c = await getCampaign(api.url, sk, campaignId);
+      if (c.status === 'SENT') {
+        sentSeenAt = wallNow();
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  poller.catch(() => {});
+  try {
+    await arrivals.waitFor(CONTACTS, 'campaign');
+    sampleRssByTenth();
+    const deadline = Date.now() + STALL_MS;
+    while (!sentSeenAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    polling = false;
+  }
+  await poller;
+  clearInterval(rssTimer);
+  const workerCpu = (processCpuSeconds(workerPid) ?? 0) - workerCpu0;
+  const apiCpu = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  const busyDuringCampaignPct = campaignMachine.pct();
+  await pgPhase?.stopCpu();
+  workerRss.sample();
+  apiRss?.sample();
+  if (!sentSeenAt) problems.push(`the campaign was not SENT ${STALL_MS / 1000} s after its last message`);
+  const { first, last } = arrivals;
+  log(`campaign: ${arrivals.n} messages in ${round((last - started) / 1000, 2)} s`);
+
+  // A message more than expected would arrive just after the last one: give it a moment.
+  await new Promise((r) => setTimeout(r, 2000));
+  campaignPhase = false;
+  let missing = 0;
+  let repeated = 0;
+  for (let i = 0; i < CONTACTS; i++) {
+    if (received[i] === 0) missing++;
+    else if (received[i]! > 1) repeated++;
+  }
+  if (arrivals.n !== CONTACTS)
+    problems.push(`the sink received ${arrivals.n} messages during the campaign, expected ${CONTACTS}`);
+  if (missing) problems.push(`${missing} contacts received no message`);
+  if (repeated) problems.push(`${repeated} contacts received more than one message`);
+  if (strays) problems.push(`${strays} messages to addresses that are no contact`);
+  const final = await getCampaign(api.url, sk, campaignId);
+  if (
+    final.status !== 'SENT' ||
+    final.sentCount !== CONTACTS ||
+    final.totalRecipients !== CONTACTS ||
+    final.bouncedCount !== 0
+  ) {
+    problems.push(
+      `campaign: status ${final.status}, sentCount ${final.sentCount}, totalRecipients ${final.totalRecipients}, bouncedCount ${final.bouncedCount}; expected SENT and ${CONTACTS}`,
+    );
+  }
+
+  // The rows' own times (the same clock): freezing the audience and the fan-out.
+  let stages: Record<string, number | null> | undefined;
+  if (stats) {
+    const r = await stats.query<{ frozen: number; fanned: number; first_email: number; last_email: number }>(
+      `select extract(epoch from c.frozen_at - c.sent_at) * 1000 as frozen,
+              extract(epoch from c.fanned_out_at - c.sent_at) * 1000 as fanned,
+              (select extract(epoch from min(e.created_at) - c.sent_at) * 1000 from emails e where e.campaign_id = c.id) as first_email,
+              (select extract(epoch from max(e.created_at) - c.sent_at) * 1000 from emails e where e.campaign_id = c.id) as last_email
+       from campaigns c where c.id = $1`,
+      [campaignId],
+    );
+    const row = r.rows[0]!;
+    stages = {
+      audienceFrozenMs: round(Number(row.frozen), 0),
+      firstEmailStoredMs: round(Number(row.first_email), 0),
+      lastEmailStoredMs: round(Number(row.last_email), 0),
+      fannedOutMs: round(Number(row.fanned), 0),
+    };
+  }
+  const db = await pgPhase?.perMessage(CONTACTS);
+
+  const e2eSeconds = (last - started) / 1000;
+  const deliverySeconds = (last - first) / 1000;
+  const e2ePerSec = CONTACTS / e2eSeconds;
+  const deliveryPerSec = CONTACTS / deliverySeconds;
+  const ratio = e2ePerSec / rawPerSec;
+  const workerPeakRssMb = workerRss.peakKb / 1024;
+  const result = {
+    bench: 'campaign',
+    database: EMBEDDED ? 'embedded' : 'postgres',
+    roles: SPLIT ? 'serve + worker' : 'all',
+    contacts: CONTACTS,
+    rawPerSec: round(rawPerSec),
+    e2ePerSec: round(e2ePerSec),
+    deliveryPerSec: round(deliveryPerSec),
+    ratio: round(ratio, 3),
+    ratioDelivery: round(deliveryPerSec / rawPerSec, 3),
+    firstMessageMs: round(first - started, 0),
+    sentStatusMs: sentSeenAt ? round(sentSeenAt - started, 0) : null,
+    workerPeakRssMb: round(workerPeakRssMb),
+    servePeakRssMb: apiRss ? round(apiRss.peakKb / 1024) : null,
+    goals: {
+      ratioAtLeast: GOAL_RATIO,
+      ratioMet: ratio >= GOAL_RATIO,
+      rssBelowMb: GOAL_RSS_MB,
+      rssMet: workerPeakRssMb < GOAL_RSS_MB,
+    },
+    cpuBusyBeforePct: { raw: busyBeforeRawPct, campaign: busyBeforeCampaignPct },
+    // The whole machine (both cores) while each phase ran: this benchmark's processes and anything else.
+    cpuBusyDuringPct: { raw: busyDuringRawPct, campaign: busyDuringCampaignPct },
+    ok: problems.length === 0,
+    details: {
+      rawCount: RAW_COUNT,
+      rawErrors: raw.errors,
+      rawWallPerSec: round(RAW_COUNT / ((raw.finished - raw.started) / 1000)),
+      // The raw sender (a worker thread) and the sink share this process.
+      rawBenchCpuMsPerMessage: round((rawBenchCpu.user + rawBenchCpu.system) / 1e3 / RAW_COUNT, 2),
+      ...DELIVERY_POOL,
+      messageBytes: sample.length,
+      sendAnsweredMs: round(sendAnsweredMs, 0),
+      e2eSeconds: round(e2eSeconds, 2),
+      deliverySeconds: round(deliverySeconds, 2),
+      ...(stages ? { stagesMs: stages } : {}),
+      workerRssMbByTenth: rssByTenth,
+      workerCpuSeconds: round(workerCpu, 2),
+      workerCpuMsPerMessage: round((1000 * workerCpu) / CONTACTS, 2),
+      ...(SPLIT ? { serveCpuSeconds: round(apiCpu, 2) } : {}),
+      benchCpuSeconds: round((benchCpu.user + benchCpu.system) / 1e6, 2),
+      ...(db ? { db } : {}),
+      problems,
+      machine: machineInfo(),
+    },
+  };
+  return reportVerified(result, problems);
 }
 
 runBench(main);

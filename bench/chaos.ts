@@ -20,26 +20,19 @@
  *   messageIdsConsistent  every recipient's copies carry one Message-ID
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { startDnsServer } from '../test/support/dns-server.js';
-import { startSmtpSink } from '../test/support/smtp-sink.js';
 import {
   apiCall,
-  Cleanup,
+  connectPg,
   createBenchProject,
-  createScratchPg,
   createVerifiedDomain,
   expectApiStatus,
-  freePort,
-  machineInfo,
-  percentile,
-  round,
-  runBench,
-  scratchDir,
-  serviceEnv,
-  startServiceChild,
+  PG_SERVER_URL,
+  prepareService,
   type ServiceChild,
+  startMailLoopback,
+  startServiceChild,
 } from './lib.js';
+import { type Cleanup, machineInfo, percentile, printResult, round, runBench } from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 20_000);
 const KILLS = Number(process.env.BENCH_KILLS ?? 10);
@@ -47,158 +40,157 @@ const STREAM_PER_SECOND = 20;
 const DOMAIN = 'chaos.bench.test';
 const log = (m: string) => process.stderr.write(`[chaos] ${m}\n`);
 
-async function main() {
-  const cleanup = new Cleanup();
-  try {
-    const idsByRecipient = new Map<string, string[]>();
-    const sink = await startSmtpSink({ keep: false });
-    cleanup.add(() => sink.stop());
-    sink.respond((m) => {
-      const id = /^Message-ID:\s*(\S+)/im.exec(m.raw.toString('latin1'))?.[1] ?? '';
-      for (const to of m.to) idsByRecipient.set(to, [...(idsByRecipient.get(to) ?? []), id]);
-      return { accept: true };
-    });
-    const dns = await startDnsServer();
-    cleanup.add(() => dns.stop());
-    const scratch = await createScratchPg('pbx_bench_chaos');
-    cleanup.add(() => scratch.drop());
-    const dir = scratchDir('pbx-bench-chaos-');
-    cleanup.add(dir.remove);
-    const port = await freePort();
-    const env = serviceEnv({
-      PORT: String(port),
-      PUBLIC_URL: `http://localhost:${port}`,
-      DATA_DIR: dir.dir,
-      DATABASE_URL: scratch.url,
-      SMTP_URL: sink.url,
-      DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'error',
-    });
-    const project = await createBenchProject(env);
-    const api = await startServiceChild(env, port, 'serve', { label: 'serve' });
-    cleanup.add(() => api.stop());
-    const workers: ServiceChild[] = [];
-    for (const label of ['worker-a', 'worker-b']) workers.push(await startServiceChild(env, port, 'worker', { label }));
-    cleanup.add(() => Promise.all(workers.map((w) => w.stop())).then(() => {}));
-    const db = new pg.Client({ connectionString: scratch.url });
-    await db.connect();
-    cleanup.add(() => db.end());
+async function main(cleanup: Cleanup) {
+  const idsByRecipient = new Map<string, string[]>();
+  const mail = await startMailLoopback(cleanup, (m) => {
+    const id = /^Message-ID:\s*(\S+)/im.exec(m.raw.toString('latin1'))?.[1] ?? '';
+    for (const to of m.to) idsByRecipient.set(to, [...(idsByRecipient.get(to) ?? []), id]);
+  });
+  const {
+    port,
+    env,
+    db: scratch,
+  } = await prepareService(cleanup, 'chaos', PG_SERVER_URL, {
+    ...mail.env,
+    LOG_LEVEL: 'error',
+  });
+  const project = await createBenchProject(env);
+  const api = await startServiceChild(env, port, 'serve', { label: 'serve' });
+  cleanup.add(() => api.stop());
+  const workers: ServiceChild[] = [];
+  for (const label of ['worker-a', 'worker-b']) workers.push(await startServiceChild(env, port, 'worker', { label }));
+  cleanup.add(() => Promise.all(workers.map((w) => w.stop())).then(() => {}));
+  const db = await connectPg(cleanup, scratch.url);
 
-    // Setup through the API: the domain and the contacts.
-    const sk = project.secretKey;
-    await createVerifiedDomain(api.url, sk, dns, DOMAIN);
-    const csv = ['email,n', ...Array.from({ length: CONTACTS }, (_, i) => `c${i}@rcpt.chaos.test,${i}`)].join('\n');
-    const form = new FormData();
-    form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
-    const imported = await fetch(`${api.url}/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${sk}` }, body: form });
-    const jobId = ((await imported.json()) as { jobId: string }).jobId;
-    for (;;) {
-      const job = await apiCall(api.url, sk, 'GET', `/contacts/import/${jobId}`);
-      if (job.body.status === 'completed') break;
-      if (job.body.status === 'failed') throw new Error('the import failed');
-      await sleep(250);
-    }
-    log(`${CONTACTS} contacts imported`);
-
-    const created = await apiCall(api.url, sk, 'POST', '/campaigns', {
-      name: 'Chaos',
-      subject: 'Hello {{ n }}',
-      body: '<p>Number {{ n }}</p>',
-      from: `news@${DOMAIN}`,
-      audienceType: 'ALL',
-    });
-    expectApiStatus(created, 201, 'POST /campaigns');
-    const campaignId = created.body.data.id as string;
-
-    // The /v1/send stream, for the whole run.
-    const streamIds: string[] = [];
-    let streaming = true;
-    const stream = (async () => {
-      for (let n = 0; streaming; n++) {
-        const sent = await apiCall(api.url, sk, 'POST', '/v1/send', { to: `s${n}@stream.chaos.test`, from: `hi@${DOMAIN}`, subject: `Stream ${n}`, body: '<p>Stream</p>' });
-        if (sent.status === 200) streamIds.push(sent.body.data.emails[0].email);
-        await sleep(1000 / STREAM_PER_SECOND);
-      }
-    })();
-
-    const started = Date.now();
-    expectApiStatus(await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/send`), 200, 'POST /campaigns/{id}/send');
-    const campaignReceived = () => [...idsByRecipient.keys()].filter((to) => to.endsWith('@rcpt.chaos.test')).length;
-
-    const reclaimMs: number[] = [];
-    for (let k = 0; k < KILLS; k++) {
-      const threshold = Math.floor((CONTACTS * (k + 0.5)) / (KILLS + 0.5));
-      while (campaignReceived() < threshold) await sleep(10);
-      const victim = k % 2;
-      const killedAt = Date.now();
-      workers[victim]!.process.kill('SIGKILL');
-      await new Promise((r) => workers[victim]!.process.once('exit', r));
-      // What the dead process held, as the database sees it once its session is gone.
-      await sleep(50);
-      const held = (
-        await db.query(`
-          select e.id from emails e
-          where e.status = 'queued' and e.locked_by is not null
-            and not exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted and l.objsubid = 1
-              and ((l.classid::bigint << 32) | l.objid::bigint) = e.locked_by)`)
-      ).rows.map((r) => r.id as string);
-      // Started again meanwhile; the survivor is the one that takes the held emails over.
-      const restarted = startServiceChild(env, port, 'worker', { label: `worker-${victim ? 'b' : 'a'}` });
-      for (;;) {
-        const left = await db.query(`select count(*)::int as n from emails where id = any($1::uuid[]) and status = 'queued'`, [held]);
-        if (left.rows[0].n === 0) break;
-        await sleep(20);
-      }
-      reclaimMs.push(Date.now() - killedAt);
-      workers[victim] = await restarted;
-      log(`kill ${k + 1}: ${held.length} held by the dead worker, all sent ${reclaimMs.at(-1)} ms after the kill`);
-    }
-
-    for (;;) {
-      const c = await apiCall(api.url, sk, 'GET', `/campaigns/${campaignId}`);
-      if (c.body.status === 'SENT') break;
-      await sleep(500);
-    }
-    const campaignSeconds = (Date.now() - started) / 1000;
-    streaming = false;
-    await stream;
-    for (;;) {
-      const left = await db.query(`select count(*)::int as n from emails where id = any($1::uuid[]) and status <> 'sent'`, [streamIds]);
-      if (left.rows[0].n === 0) break;
-      await sleep(200);
-    }
-    await sleep(1000);
-
-    const expected = [
-      ...Array.from({ length: CONTACTS }, (_, i) => `c${i}@rcpt.chaos.test`),
-      ...Array.from({ length: streamIds.length }, (_, n) => `s${n}@stream.chaos.test`),
-    ];
-    const lost = expected.filter((to) => !idsByRecipient.has(to)).length;
-    const copies = [...idsByRecipient.values()];
-    const duplicates = copies.reduce((sum, ids) => sum + ids.length - 1, 0);
-    const messageIdsConsistent = copies.every((ids) => new Set(ids).size === 1);
-    const sorted = [...reclaimMs].sort((a, b) => a - b);
-    const result = {
-      bench: 'chaos',
-      contacts: CONTACTS,
-      streamSends: streamIds.length,
-      kills: KILLS,
-      lost,
-      duplicates,
-      duplicatesPerKill: round(duplicates / KILLS, 2),
-      messageIdsConsistent,
-      reclaimMs: { p50: percentile(sorted, 50), max: sorted.at(-1) ?? null, each: reclaimMs },
-      campaignSeconds: round(campaignSeconds),
-      campaignPerSec: round(CONTACTS / campaignSeconds),
-      machine: machineInfo(),
-    };
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return lost > 0 || !messageIdsConsistent ? 1 : 0;
-  } finally {
-    await cleanup.run();
+  // Setup through the API: the domain and the contacts.
+  const sk = project.secretKey;
+  await createVerifiedDomain(api.url, sk, mail.dns, DOMAIN);
+  const csv = ['email,n', ...Array.from({ length: CONTACTS }, (_, i) => `c${i}@rcpt.chaos.test,${i}`)].join('\n');
+  const form = new FormData();
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
+  const imported = await fetch(`${api.url}/contacts/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${sk}` },
+    body: form,
+  });
+  const jobId = ((await imported.json()) as { jobId: string }).jobId;
+  for (;;) {
+    const job = await apiCall(api.url, sk, 'GET', `/contacts/import/${jobId}`);
+    if (job.body.status === 'completed') break;
+    if (job.body.status === 'failed') throw new Error('the import failed');
+    await sleep(250);
   }
+  log(`${CONTACTS} contacts imported`);
+
+  const created = await apiCall(api.url, sk, 'POST', '/campaigns', {
+    name: 'Chaos',
+    subject: 'Hello {{ n }}',
+    body: '<p>Number {{ n }}</p>',
+    from: `news@${DOMAIN}`,
+    audienceType: 'ALL',
+  });
+  expectApiStatus(created, 201, 'POST /campaigns');
+  const campaignId = created.body.data.id as string;
+
+  // The /v1/send stream, for the whole run.
+  const streamIds: string[] = [];
+  let streaming = true;
+  const stream = (async () => {
+    for (let n = 0; streaming; n++) {
+      const sent = await apiCall(api.url, sk, 'POST', '/v1/send', {
+        to: `s${n}@stream.chaos.test`,
+        from: `hi@${DOMAIN}`,
+        subject: `Stream ${n}`,
+        body: '<p>Stream</p>',
+      });
+      if (sent.status === 200) streamIds.push(sent.body.data.emails[0].email);
+      await sleep(1000 / STREAM_PER_SECOND);
+    }
+  })();
+
+  const started = Date.now();
+  expectApiStatus(
+    await apiCall(api.url, sk, 'POST', `/campaigns/${campaignId}/send`),
+    200,
+    'POST /campaigns/{id}/send',
+  );
+  const campaignReceived = () => [...idsByRecipient.keys()].filter((to) => to.endsWith('@rcpt.chaos.test')).length;
+
+  const reclaimMs: number[] = [];
+  for (let k = 0; k < KILLS; k++) {
+    const threshold = Math.floor((CONTACTS * (k + 0.5)) / (KILLS + 0.5));
+    while (campaignReceived() < threshold) await sleep(10);
+    const victim = k % 2;
+    const killedAt = Date.now();
+    workers[victim]!.process.kill('SIGKILL');
+    await new Promise((r) => workers[victim]!.process.once('exit', r));
+    // What the dead process held, as the database sees it once its session is gone.
+    await sleep(50);
+    const held = (
+      await db.query(`
+        select e.id from emails e
+        where e.status = 'queued' and e.locked_by is not null
+          and not exists (select 1 from pg_locks l where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+            and ((l.classid::bigint << 32) | l.objid::bigint) = e.locked_by)`)
+    ).rows.map((r) => r.id as string);
+    // Started again meanwhile; the survivor is the one that takes the held emails over.
+    const restarted = startServiceChild(env, port, 'worker', { label: `worker-${victim ? 'b' : 'a'}` });
+    for (;;) {
+      const left = await db.query(
+        `select count(*)::int as n from emails where id = any($1::uuid[]) and status = 'queued'`,
+        [held],
+      );
+      if (left.rows[0].n === 0) break;
+      await sleep(20);
+    }
+    reclaimMs.push(Date.now() - killedAt);
+    workers[victim] = await restarted;
+    log(`kill ${k + 1}: ${held.length} held by the dead worker, all sent ${reclaimMs.at(-1)} ms after the kill`);
+  }
+
+  for (;;) {
+    const c = await apiCall(api.url, sk, 'GET', `/campaigns/${campaignId}`);
+    if (c.body.status === 'SENT') break;
+    await sleep(500);
+  }
+  const campaignSeconds = (Date.now() - started) / 1000;
+  streaming = false;
+  await stream;
+  for (;;) {
+    const left = await db.query(
+      `select count(*)::int as n from emails where id = any($1::uuid[]) and status <> 'sent'`,
+      [streamIds],
+    );
+    if (left.rows[0].n === 0) break;
+    await sleep(200);
+  }
+  await sleep(1000);
+
+  const expected = [
+    ...Array.from({ length: CONTACTS }, (_, i) => `c${i}@rcpt.chaos.test`),
+    ...Array.from({ length: streamIds.length }, (_, n) => `s${n}@stream.chaos.test`),
+  ];
+  const lost = expected.filter((to) => !idsByRecipient.has(to)).length;
+  const copies = [...idsByRecipient.values()];
+  const duplicates = copies.reduce((sum, ids) => sum + ids.length - 1, 0);
+  const messageIdsConsistent = copies.every((ids) => new Set(ids).size === 1);
+  const sorted = [...reclaimMs].sort((a, b) => a - b);
+  const result = {
+    bench: 'chaos',
+    contacts: CONTACTS,
+    streamSends: streamIds.length,
+    kills: KILLS,
+    lost,
+    duplicates,
+    duplicatesPerKill: round(duplicates / KILLS, 2),
+    messageIdsConsistent,
+    reclaimMs: { p50: percentile(sorted, 50), max: sorted.at(-1) ?? null, each: reclaimMs },
+    campaignSeconds: round(campaignSeconds),
+    campaignPerSec: round(CONTACTS / campaignSeconds),
+    machine: machineInfo(),
+  };
+  printResult(result);
+  return lost > 0 || !messageIdsConsistent ? 1 : 0;
 }
 
 runBench(main);

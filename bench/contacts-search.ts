@@ -8,23 +8,13 @@
  *
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS (1000000), BENCH_REPEAT (20).
  */
-import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { createProject } from '../src/modules/projects/service.js';
 import * as repo from '../src/modules/contacts/repo.js';
-import { openDatabase, type Executor } from '../src/platform/db/client.js';
-import { startService } from '../src/service.js';
-import {
-  Cleanup,
-  createScratchPg,
-  machineInfo,
-  percentile,
-  round,
-  runBench,
-  scratchDir,
-  waitForQuiet,
-} from './lib.js';
+import type { Executor } from '../src/platform/db/client.js';
+import { startService } from '../src/start.js';
+import { explainStatements, migratedScratch } from './lib.js';
+import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
@@ -33,13 +23,56 @@ const GOAL_MS = 100;
 
 // Each domain gets about 1/50 = 2% of the contacts; none is a substring of another's search term.
 const DOMAINS = [
-  'gmail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'icloud.com', 'aol.com', 'proton.me', 'gmx.de',
-  'web.de', 'yandex.ru', 'mail.ru', 'orange.fr', 'free.fr', 'laposte.net', 'libero.it', 'qq.com', '163.com',
-  'naver.com', 'comcast.net', 'verizon.net', 'att.net', 'btinternet.com', 'sky.com', 'shaw.ca', 'rogers.com',
-  'bigpond.com', 'optusnet.com.au', 'xtra.co.nz', 't-online.de', 'seznam.cz', 'wp.pl', 'onet.pl', 'rambler.ru',
-  'ukr.net', 'abv.bg', 'zoho.com', 'fastmail.com', 'hey.com', 'tutanota.com', 'acme.io', 'example.org',
-  'initech.com', 'globex.com', 'umbrella.co', 'hooli.xyz', 'piedpiper.net', 'wayne.co', 'stark.dev',
-  'cyberdyne.ai', 'tyrell.org',
+  'gmail.com',
+  'yahoo.com',
+  'hotmail.com',
+  'outlook.com',
+  'icloud.com',
+  'aol.com',
+  'proton.me',
+  'gmx.de',
+  'web.de',
+  'yandex.ru',
+  'mail.ru',
+  'orange.fr',
+  'free.fr',
+  'laposte.net',
+  'libero.it',
+  'qq.com',
+  '163.com',
+  'naver.com',
+  'comcast.net',
+  'verizon.net',
+  'att.net',
+  'btinternet.com',
+  'sky.com',
+  'shaw.ca',
+  'rogers.com',
+  'bigpond.com',
+  'optusnet.com.au',
+  'xtra.co.nz',
+  't-online.de',
+  'seznam.cz',
+  'wp.pl',
+  'onet.pl',
+  'rambler.ru',
+  'ukr.net',
+  'abv.bg',
+  'zoho.com',
+  'fastmail.com',
+  'hey.com',
+  'tutanota.com',
+  'acme.io',
+  'example.org',
+  'initech.com',
+  'globex.com',
+  'umbrella.co',
+  'hooli.xyz',
+  'piedpiper.net',
+  'wayne.co',
+  'stark.dev',
+  'cyberdyne.ai',
+  'tyrell.org',
 ];
 const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Frances', 'Edsger'];
 
@@ -84,87 +117,70 @@ async function seed(url: string, projectId: string): Promise<number> {
   return Date.now() - started;
 }
 
-/** Runs the repository's own list and count queries under EXPLAIN ANALYZE, so the plans are the real ones. */
+/** The plans of the repository's own list and count queries, so they are the real ones. */
 async function explain(ex: Executor, projectId: string, term: string): Promise<void> {
-  let plans: string[] = [];
-  const explaining = {
-    // The real rows go back too: the repository decides on them whether to run a second query.
-    execute: async (q: SQL) => {
-      const r = (await ex.execute(sql`explain (analyze, buffers) ${q}`)) as unknown as { rows: Record<string, string>[] };
-      plans.push(r.rows.map((row) => row['QUERY PLAN']).join('\n'));
-      return ex.execute(q);
-    },
-  } as unknown as Executor;
   const q = { projectId, search: term, sort: 'createdAt' as const, dir: 'desc' as const, limit: 21 };
-  await repo.listContacts(explaining, q);
-  process.stderr.write(`\n=== ${term}: list ===\n${plans.join('\n--- then\n')}\n`);
-  plans = [];
-  await repo.countContacts(explaining, q);
-  process.stderr.write(`=== ${term}: count ===\n${plans.join('\n')}\n`);
+  const list = await explainStatements(ex, (e) => repo.listContacts(e, q));
+  process.stderr.write(`\n=== ${term}: list ===\n${list.join('\n--- then\n')}\n`);
+  const count = await explainStatements(ex, (e) => repo.countContacts(e, q));
+  process.stderr.write(`=== ${term}: count ===\n${count.join('\n')}\n`);
 }
 
-async function main() {
-  const cleanup = new Cleanup();
-  try {
-    const scratch = await createScratchPg('pbx_bench_search');
-    cleanup.add(() => scratch.drop());
-    const dir = scratchDir('pbx-bench-search-');
-    cleanup.add(dir.remove);
-    const config = loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-      DATA_DIR: dir.dir,
-      DATABASE_URL: scratch.url,
-    });
+async function main(cleanup: Cleanup) {
+  const { db: scratch, dataDir, project } = await migratedScratch(cleanup, 'search');
+  const seedMs = await seed(scratch.url, project.id);
 
-    const database = await openDatabase(config);
-    await database.migrate();
-    const project = await createProject(database.db, 'bench');
-    await database.close();
-    const seedMs = await seed(scratch.url, project.id);
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+    DATA_DIR: dataDir,
+    DATABASE_URL: scratch.url,
+  });
+  const service = await startService(config, 'all');
+  cleanup.add(() => service.stop());
+  const headers = { authorization: `Bearer ${project.secretKey}` };
 
-    const service = await startService(config, 'all');
-    cleanup.add(() => service.stop());
-    const headers = { authorization: `Bearer ${project.secretKey}` };
-
-    const results: Record<string, unknown> = {};
-    for (const { kind, term } of TERMS) {
-      const url = `${service.url}/contacts?search=${encodeURIComponent(term)}`;
-      const times: number[] = [];
-      let total = -1;
-      const busyBeforePct = await waitForQuiet(60_000);
-      for (let i = 0; i < WARMUP + REPEAT; i++) {
-        const started = performance.now();
-        const res = await fetch(url, { headers });
-        const body = (await res.json()) as { total: number };
-        const ms = performance.now() - started;
-        if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${JSON.stringify(body)}`);
-        total = body.total;
-        if (i >= WARMUP) times.push(ms);
-      }
-      times.sort((a, b) => a - b);
-      const p50 = percentile(times, 50);
-      const p99 = percentile(times, 99);
-      results[kind] = { term, total, p50: round(p50), p99: round(p99), met: p99 < GOAL_MS, cpuBusyBeforePct: busyBeforePct };
-      if (process.env.BENCH_EXPLAIN) await explain(service.ctx.db, project.id, term);
+  const results: Record<string, unknown> = {};
+  for (const { kind, term } of TERMS) {
+    const url = `${service.url}/contacts?search=${encodeURIComponent(term)}`;
+    const times: number[] = [];
+    let total = -1;
+    const busyBeforePct = await waitForQuiet(60_000);
+    for (let i = 0; i < WARMUP + REPEAT; i++) {
+      const started = performance.now();
+      const res = await fetch(url, { headers });
+      const body = (await res.json()) as { total: number };
+      const ms = performance.now() - started;
+      if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${JSON.stringify(body)}`);
+      total = body.total;
+      if (i >= WARMUP) times.push(ms);
     }
-
-    process.stdout.write(
-      `${JSON.stringify({
-        bench: 'contacts-search',
-        contacts: CONTACTS,
-        repeat: REPEAT,
-        seedSeconds: round(seedMs / 1000),
-        goalMs: GOAL_MS,
-        terms: results,
-        machine: machineInfo(),
-      })}\n`,
-    );
-  } finally {
-    await cleanup.run();
+    times.sort((a, b) => a - b);
+    const p50 = percentile(times, 50);
+    const p99 = percentile(times, 99);
+    results[kind] = {
+      term,
+      total,
+      p50: round(p50),
+      p99: round(p99),
+      met: p99 < GOAL_MS,
+      cpuBusyBeforePct: busyBeforePct,
+    };
+    if (process.env.BENCH_EXPLAIN) await explain(service.ctx.db, project.id, term);
   }
+
+  printResult({
+    bench: 'contacts-search',
+    contacts: CONTACTS,
+    repeat: REPEAT,
+    seedSeconds: round(seedMs / 1000),
+    goalMs: GOAL_MS,
+    terms: results,
+    machine: machineInfo(),
+  });
 }
 
 runBench(main);

@@ -27,25 +27,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { startDnsServer } from '../test/support/dns-server.js';
-import { startSmtpSink } from '../test/support/smtp-sink.js';
 import {
   apiCall,
-  Cleanup,
   createBenchProject,
-  createScratchPg,
   createVerifiedDomain,
   expectApiStatus,
   freePort,
-  machineInfo,
-  percentile,
-  round,
-  runBench,
-  scratchDir,
-  serviceEnv,
+  prepareService,
+  startMailLoopback,
   startServiceChild,
-  waitForQuiet,
 } from './lib.js';
+import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 
 const DOMAIN = 'hostile.bench.example.com';
 const FROM = `hello@${DOMAIN}`;
@@ -110,7 +102,12 @@ async function probed(url: string, loop: LoopDelay, work: () => Promise<unknown>
   return {
     outcome,
     ms,
-    health: { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? 0) },
+    health: {
+      n: sorted.length,
+      p50: round(percentile(sorted, 50)),
+      p99: round(percentile(sorted, 99)),
+      max: round(sorted[sorted.length - 1] ?? 0),
+    },
     loopDelay,
   };
 }
@@ -126,121 +123,137 @@ async function smtp(port: number, to: string, raw: string): Promise<string> {
   }
 }
 
-async function main() {
-  const cleanup = new Cleanup();
-  try {
-    const sink = await startSmtpSink({ keep: false });
-    cleanup.add(() => sink.stop());
-    let arrived = 0;
-    sink.respond(() => {
-      arrived++;
-      return { accept: true };
-    });
-    const dns = await startDnsServer();
-    cleanup.add(() => dns.stop());
-    const dir = scratchDir('pbx-bench-hostile-');
-    cleanup.add(dir.remove);
-    const [port, inboundPort] = [await freePort(), await freePort()];
-    const env: Record<string, string> = {
-      HOST: '127.0.0.1',
-      DATA_DIR: dir.dir,
-      SMTP_URL: sink.url,
-      DNS_SERVERS: dns.address,
-      INBOUND_SMTP_PORT: String(inboundPort),
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      LOG_LEVEL: 'error',
-    };
-    if (process.env.DATABASE_URL) {
-      const scratch = await createScratchPg('pbx_bench_hostile', process.env.DATABASE_URL);
-      cleanup.add(() => scratch.drop());
-      env.DATABASE_URL = scratch.url;
-    }
-    const project = await createBenchProject(serviceEnv(env));
-    const delayFile = path.join(dir.dir, 'loop-delay.json');
-    const child = await startServiceChild(
-      serviceEnv({
-        ...env,
-        PORT: String(port),
-        PUBLIC_URL: `http://localhost:${port}`,
-        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${path.join(import.meta.dirname, 'loop-delay.mjs')}`.trim(),
-        BENCH_LOOP_DELAY_FILE: delayFile,
-      }),
-      port,
-      'all',
-      { label: 'service' },
-    );
-    cleanup.add(() => child.stop());
-    const loop = new LoopDelay(child.process.pid!, delayFile);
-    const api = (method: string, p: string, body?: unknown) => apiCall(child.url, project.secretKey, method, p, body);
-    await createVerifiedDomain(child.url, project.secretKey, dns, DOMAIN);
-    let n = 0;
-    const rcpt = () => `r${++n}@rcpt.bench.example.net`;
-    const busyBeforePct = await waitForQuiet(30_000);
+async function main(cleanup: Cleanup) {
+  let arrived = 0;
+  const mail = await startMailLoopback(cleanup, () => arrived++);
+  const inboundPort = await freePort();
+  const { port, env, dataDir } = await prepareService(cleanup, 'hostile', process.env.DATABASE_URL, {
+    ...mail.env,
+    INBOUND_SMTP_PORT: String(inboundPort),
+    LOG_LEVEL: 'error',
+  });
+  const project = await createBenchProject(env);
+  const delayFile = path.join(dataDir, 'loop-delay.json');
+  const loopDelayMonitor = `--import ${path.join(import.meta.dirname, 'loop-delay.mjs')}`;
+  const childEnv = {
+    ...env,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${loopDelayMonitor}`.trim(),
+    BENCH_LOOP_DELAY_FILE: delayFile,
+  };
+  const child = await startServiceChild(childEnv, port, 'all', { label: 'service' });
+  cleanup.add(() => child.stop());
+  const loop = new LoopDelay(child.process.pid!, delayFile);
+  const api = (method: string, p: string, body?: unknown) => apiCall(child.url, project.secretKey, method, p, body);
+  await createVerifiedDomain(child.url, project.secretKey, mail.dns, DOMAIN);
+  let n = 0;
+  const rcpt = () => `r${++n}@rcpt.bench.example.net`;
+  const busyBeforePct = await waitForQuiet(30_000);
 
-    const results: Record<string, Figures> = {};
-    const only = process.env.BENCH_ONLY?.split(',');
-    const wanted = (name: string) => !only || only.includes(name);
-    results.idle = await probed(child.url, loop, () => sleep(2_000));
+  const results: Record<string, Figures> = {};
+  const only = process.env.BENCH_ONLY?.split(',');
+  const wanted = (name: string) => !only || only.includes(name);
+  results.idle = await probed(child.url, loop, () => sleep(2_000));
 
-    const head = ['From: deep@sender.example', `To: support@${DOMAIN}`, 'Subject: deep', 'Content-Type: text/html', '', ''].join('\r\n');
-    const nested = head + '<div>'.repeat(Math.floor((9_900_000 - head.length) / 5));
-    if (wanted('inboundNested')) results.inboundNested = await probed(child.url, loop, () => smtp(inboundPort, `support@${DOMAIN}`, nested));
+  const head = [
+    'From: deep@sender.example',
+    `To: support@${DOMAIN}`,
+    'Subject: deep',
+    'Content-Type: text/html',
+    '',
+    '',
+  ].join('\r\n');
+  const nested = head + '<div>'.repeat(Math.floor((9_900_000 - head.length) / 5));
+  if (wanted('inboundNested'))
+    results.inboundNested = await probed(child.url, loop, () => smtp(inboundPort, `support@${DOMAIN}`, nested));
 
-    const folded = Array.from({ length: 16_000 }, () => ` ${'x'.repeat(70)}`).join('\r\n');
-    const bigHeader = ['From: big@sender.example', `To: support@${DOMAIN}`, 'Subject: big', `X-Padding:${folded}`, '', 'Hi'].join('\r\n');
-    if (wanted('inboundHeader')) results.inboundHeader = await probed(child.url, loop, () => smtp(inboundPort, `support@${DOMAIN}`, bigHeader));
+  const folded = Array.from({ length: 16_000 }, () => ` ${'x'.repeat(70)}`).join('\r\n');
+  const bigHeader = [
+    'From: big@sender.example',
+    `To: support@${DOMAIN}`,
+    'Subject: big',
+    `X-Padding:${folded}`,
+    '',
+    'Hi',
+  ].join('\r\n');
+  if (wanted('inboundHeader'))
+    results.inboundHeader = await probed(child.url, loop, () => smtp(inboundPort, `support@${DOMAIN}`, bigHeader));
 
-    const filters = [
-      `{% assign a = (1..3000) %}{{ a | where_exp: "x", "a | where: 'size', x | size" | size }}`,
-      `{% assign a = (1..3000) %}{{ a | where_exp: "x", "a | where_exp: 'y', 'y == x' | size" | size }}`,
-      `{% assign a = (1..100000) %}{{ a | find_exp: "x", "a | find: 'size', 7" | size }}`,
-      `{% assign a = (1..100000) %}{{ a | find_exp: "x", "a | find_exp: 'y', 'y == 0'" }}`,
-      `{% assign a = (1..100000) %}{{ a | has_exp: "x", "a | has_exp: 'y', 'y == 0'" }}`,
-      `{% assign a = (1..100000) %}{{ a | where_exp: "x", "a | sum" | size }}`,
-    ];
-    if (wanted('liquidFilters')) results.liquidFilters = await probed(child.url, loop, async () => {
-      const answers = await Promise.all(filters.map((body) => api('POST', '/v1/send', { to: rcpt(), from: FROM, subject: 'Hi', body })));
+  const filters = [
+    `{% assign a = (1..3000) %}{{ a | where_exp: "x", "a | where: 'size', x | size" | size }}`,
+    `{% assign a = (1..3000) %}{{ a | where_exp: "x", "a | where_exp: 'y', 'y == x' | size" | size }}`,
+    `{% assign a = (1..100000) %}{{ a | find_exp: "x", "a | find: 'size', 7" | size }}`,
+    `{% assign a = (1..100000) %}{{ a | find_exp: "x", "a | find_exp: 'y', 'y == 0'" }}`,
+    `{% assign a = (1..100000) %}{{ a | has_exp: "x", "a | has_exp: 'y', 'y == 0'" }}`,
+    `{% assign a = (1..100000) %}{{ a | where_exp: "x", "a | sum" | size }}`,
+  ];
+  if (wanted('liquidFilters'))
+    results.liquidFilters = await probed(child.url, loop, async () => {
+      const answers = await Promise.all(
+        filters.map((body) => api('POST', '/v1/send', { to: rcpt(), from: FROM, subject: 'Hi', body })),
+      );
       return answers.map((a) => `${a.status} ${a.body?.error?.errors?.[0]?.message ?? ''}`);
     });
 
-    const parse9 = '{{a}}'.repeat(1_800_000);
-    if (wanted('liquidParse9MB')) results.liquidParse9MB = await probed(child.url, loop, async () => {
+  const parse9 = '{{a}}'.repeat(1_800_000);
+  if (wanted('liquidParse9MB'))
+    results.liquidParse9MB = await probed(child.url, loop, async () => {
       const a = await api('POST', '/v1/send', { to: rcpt(), from: FROM, subject: 'Hi', body: parse9 });
       return `${a.status} ${a.body?.error?.errors?.[0]?.message ?? ''}`;
     });
 
-    if (wanted('deepHtml')) results.deepHtml = await probed(child.url, loop, async () => {
-      const sent = await api('POST', '/v1/send', { to: rcpt(), from: FROM, subject: 'Deep', body: `<p>x</p>${'<div>'.repeat(100_000)}` });
+  if (wanted('deepHtml'))
+    results.deepHtml = await probed(child.url, loop, async () => {
+      const sent = await api('POST', '/v1/send', {
+        to: rcpt(),
+        from: FROM,
+        subject: 'Deep',
+        body: `<p>x</p>${'<div>'.repeat(100_000)}`,
+      });
       expectApiStatus(sent, 200, 'POST /v1/send (deep HTML)');
       for (;;) {
         const record = await api('GET', `/emails/${sent.body.data.emails[0].email}`);
-        if (record.body.status !== 'queued') return `${record.body.status} after ${record.body.attempts} attempt(s): ${record.body.lastError}`;
+        if (record.body.status !== 'queued')
+          return `${record.body.status} after ${record.body.attempts} attempt(s): ${record.body.lastError}`;
         await sleep(50);
       }
     });
 
-    const recipients = Array.from({ length: 50 }, rcpt);
-    for (const email of recipients.slice(1)) expectApiStatus(await api('POST', '/suppressions', { email }), 201, 'POST /suppressions');
-    const attachment = { filename: 'big.bin', contentType: 'application/octet-stream', content: randomBytes(9_500_000).toString('base64') };
-    if (wanted('attachments50')) results.attachments50 = await probed(child.url, loop, async () => {
+  const recipients = Array.from({ length: 50 }, rcpt);
+  for (const email of recipients.slice(1))
+    expectApiStatus(await api('POST', '/suppressions', { email }), 201, 'POST /suppressions');
+  const attachment = {
+    filename: 'big.bin',
+    contentType: 'application/octet-stream',
+    content: randomBytes(9_500_000).toString('base64'),
+  };
+  if (wanted('attachments50'))
+    results.attachments50 = await probed(child.url, loop, async () => {
       const before = arrived;
-      const a = await api('POST', '/v1/send', { to: recipients, from: FROM, subject: 'File', body: '<p>Attached</p>', attachments: [attachment] });
+      const a = await api('POST', '/v1/send', {
+        to: recipients,
+        from: FROM,
+        subject: 'File',
+        body: '<p>Attached</p>',
+        attachments: [attachment],
+      });
       if (a.status !== 200) return `${a.status} ${JSON.stringify(a.body).slice(0, 200)}`;
       // The one recipient not suppressed: its 13 MB message, DKIM-signed, delivered to the sink.
       for (let i = 0; i < 1200 && arrived === before; i++) await sleep(50);
       return `200 ${a.body.data.emails.length} emails, ${arrived - before} delivered`;
     });
 
-    if (wanted('domainBurst')) results.domainBurst = await probed(child.url, loop, async () => {
-      const answers = await Promise.all(Array.from({ length: 30 }, () => api('POST', '/domains', { domain: `k${randomUUID().slice(0, 8)}.burst.example.com` })));
+  if (wanted('domainBurst'))
+    results.domainBurst = await probed(child.url, loop, async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          api('POST', '/domains', { domain: `k${randomUUID().slice(0, 8)}.burst.example.com` }),
+        ),
+      );
       const count = (status: number) => answers.filter((a) => a.status === status).length;
       return { created: count(201), busy503: count(503), other: answers.length - count(201) - count(503) };
     });
 
-    process.stdout.write(`${JSON.stringify({ bench: 'hostile-input', machine: machineInfo(), busyBeforePct, results })}\n`);
-  } finally {
-    await cleanup.run();
-  }
+  printResult({ bench: 'hostile-input', machine: machineInfo(), busyBeforePct, results });
 }
 
 runBench(main);

@@ -1,12 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { simpleParser } from 'mailparser';
 import pg from 'pg';
-import type { Executor } from '../src/platform/db/client.js';
+import { createProject, type ProjectWithKeys } from '../src/modules/projects/service.js';
+import { type Database, type Executor, openDatabase } from '../src/platform/db/client.js';
+import { freePort } from '../src/platform/free-port.js';
+import { type DnsServer, startDnsServer } from '../test/support/dns-server.js';
+import { admin } from '../test/support/global-setup.js';
+import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../test/support/smtp-sink.js';
+import { type Cleanup, round, wallNow } from './run.js';
 
 /** The PostgreSQL server the benchmarks create their throwaway databases on. */
 export const PG_SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -18,9 +25,9 @@ export interface ScratchPg {
 }
 
 /** A new database named `<prefix>_<random>` on `serverUrl` (by default PG_SERVER_URL). */
-export async function createScratchPg(prefix: string, serverUrl = PG_SERVER_URL): Promise<ScratchPg> {
+async function createScratchPg(prefix: string, serverUrl = PG_SERVER_URL): Promise<ScratchPg> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await adminQuery(`create database ${name}`, serverUrl);
+  await admin(serverUrl, `create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   let dropped = false;
@@ -30,19 +37,9 @@ export async function createScratchPg(prefix: string, serverUrl = PG_SERVER_URL)
     async drop() {
       if (dropped) return;
       dropped = true;
-      await adminQuery(`drop database if exists ${name} with (force)`, serverUrl);
+      await admin(serverUrl, `drop database if exists ${name} with (force)`);
     },
   };
-}
-
-async function adminQuery(text: string, serverUrl = PG_SERVER_URL): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
 }
 
 export function scratchDir(prefix: string): { dir: string; remove(): void } {
@@ -52,35 +49,43 @@ export function scratchDir(prefix: string): { dir: string; remove(): void } {
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Cleanups that also run when the benchmark is interrupted, so no database or directory is left behind. */
-export class Cleanup {
-  private tasks: (() => Promise<void> | void)[] = [];
-  private running?: Promise<void>;
+/** A scratch database `pbx_bench_<name>_<random>` on `serverUrl`, dropped by `cleanup`. */
+export async function scratchDatabase(cleanup: Cleanup, name: string, serverUrl = PG_SERVER_URL): Promise<ScratchPg> {
+  const db = await createScratchPg(`pbx_bench_${name}`, serverUrl);
+  cleanup.add(() => db.drop());
+  return db;
+}
 
-  constructor() {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        void this.run().finally(() => process.exit(130));
-      });
-    }
-  }
+/** A scratch `DATA_DIR`, removed by `cleanup`. */
+export function scratchDataDir(cleanup: Cleanup, name: string): string {
+  const dir = scratchDir(`pbx-bench-${name}-`);
+  cleanup.add(dir.remove);
+  return dir.dir;
+}
 
-  add(task: () => Promise<void> | void): void {
-    this.tasks.push(task);
-  }
+export interface MigratedScratch {
+  db: ScratchPg;
+  dataDir: string;
+  database: Database;
+  project: ProjectWithKeys;
+}
 
-  run(): Promise<void> {
-    this.running ??= (async () => {
-      for (const task of this.tasks.reverse()) {
-        try {
-          await task();
-        } catch (err) {
-          process.stderr.write(`cleanup failed: ${String(err)}\n`);
-        }
-      }
-    })();
-    return this.running;
-  }
+/** A scratch database on the PostgreSQL server, migrated and opened in this process, with one project. */
+export async function migratedScratch(cleanup: Cleanup, name: string): Promise<MigratedScratch> {
+  const db = await scratchDatabase(cleanup, name);
+  const dataDir = scratchDataDir(cleanup, name);
+  const database = await openDatabase({ databaseUrl: db.url, dataDir });
+  cleanup.add(() => database.close());
+  await database.migrate();
+  return { db, dataDir, database, project: await createProject(database.db, 'bench') };
+}
+
+/** A client on `url` for the benchmark's own queries, closed by `cleanup`. */
+export async function connectPg(cleanup: Cleanup, url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  cleanup.add(() => client.end());
+  return client;
 }
 
 export interface LoadResult {
@@ -150,67 +155,7 @@ autocannon({
 `;
 
 export function runTrackLoad(options: TrackLoad): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(LOAD_WORKER, { eval: true, workerData: { base: import.meta.filename, options } });
-    worker.once('message', (m: LoadResult | { error: string }) => {
-      void worker.terminate();
-      if ('error' in m) reject(new Error(m.error));
-      else resolve(m);
-    });
-    worker.once('error', reject);
-  });
-}
-
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
-
-export const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-function cpuTimes(): { busy: number; total: number } | null {
-  try {
-    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
-    const v = line.trim().split(/\s+/).slice(1).map(Number);
-    const idle = (v[3] ?? 0) + (v[4] ?? 0);
-    const total = v.reduce((a, b) => a + b, 0);
-    return { busy: total - idle, total };
-  } catch {
-    return null;
-  }
-}
-
-/** Measures how busy the whole machine's CPU is from now until `pct()` is called (null off Linux). */
-export function machineCpu(): { pct(): number | null } {
-  const a = cpuTimes();
-  return {
-    pct() {
-      const b = cpuTimes();
-      if (!a || !b || b.total === a.total) return null;
-      return round((100 * (b.busy - a.busy)) / (b.total - a.total));
-    },
-  };
-}
-
-/** Share of the machine's CPU in use over `ms`, or null off Linux. */
-export async function cpuBusyPct(ms = 1000): Promise<number | null> {
-  const a = cpuTimes();
-  await new Promise((r) => setTimeout(r, ms));
-  const b = cpuTimes();
-  if (!a || !b || b.total === a.total) return null;
-  return round((100 * (b.busy - a.busy)) / (b.total - a.total));
-}
-
-/*
- * The machine is shared: figures taken while something else keeps the cores busy say little. Waits
- * (a bounded time) for the CPU to settle and reports how busy it was when the run started.
- */
-export async function waitForQuiet(maxWaitMs = 60_000, thresholdPct = 20): Promise<number | null> {
-  const deadline = Date.now() + maxWaitMs;
-  let busy = await cpuBusyPct();
-  while (busy !== null && busy > thresholdPct && Date.now() < deadline) busy = await cpuBusyPct(2000);
-  return busy;
+  return runEvalWorker<LoadResult>(LOAD_WORKER, options);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,20 +163,73 @@ export async function waitForQuiet(maxWaitMs = 60_000, thresholdPct = 20): Promi
 
 export const BENCH_ROOT = path.resolve(import.meta.dirname, '..');
 
-/** Wall-clock milliseconds with sub-millisecond resolution, comparable with `Date.now()` of other processes. */
-export const wallNow = () => performance.timeOrigin + performance.now();
-
-export { freePort } from '../src/platform/free-port.js';
+export { freePort };
 
 /** This process's environment with `extra` on top; DATABASE_URL only when `extra` names one. */
-export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+function serviceEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   if (!extra.DATABASE_URL) delete env.DATABASE_URL;
   return env;
 }
 
+export interface ServiceSetup {
+  port: number;
+  dataDir: string;
+  /** The scratch database, or none when the service uses the embedded one in `dataDir`. */
+  db?: ScratchPg;
+  /** For `createBenchProject` and `startServiceChild`. */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A scratch DATA_DIR, a scratch database on `pgServerUrl` (without one, the service starts its
+ * embedded PostgreSQL in DATA_DIR) and a free port, as a service child's environment. The rate
+ * limits are raised out of reach: the benchmarks measure the work, not the limiter's refusals.
+ */
+export async function prepareService(
+  cleanup: Cleanup,
+  name: string,
+  pgServerUrl: string,
+  extra?: Record<string, string>,
+): Promise<ServiceSetup & { db: ScratchPg }>;
+export async function prepareService(
+  cleanup: Cleanup,
+  name: string,
+  pgServerUrl: string | undefined,
+  extra?: Record<string, string>,
+): Promise<ServiceSetup>;
+export async function prepareService(
+  cleanup: Cleanup,
+  name: string,
+  pgServerUrl: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<ServiceSetup> {
+  const dataDir = scratchDataDir(cleanup, name);
+  const db = pgServerUrl ? await scratchDatabase(cleanup, name, pgServerUrl) : undefined;
+  const port = await freePort();
+  return { port, dataDir, db, env: benchServiceEnv(port, dataDir, { DATABASE_URL: db?.url, ...extra }) };
+}
+
+/** A service child's environment on loopback, with `extra` on top. */
+export function benchServiceEnv(
+  port: number,
+  dataDir: string,
+  extra: Record<string, string | undefined>,
+): NodeJS.ProcessEnv {
+  return serviceEnv({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://localhost:${port}`,
+    DATA_DIR: dataDir,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+}
+
 /** Lines a child writes go to our stderr, prefixed: stdout carries only the result line. */
-export function forwardOutput(child: ChildProcess, label: string): void {
+function forwardOutput(child: ChildProcess, label: string): void {
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream?.on('data', (chunk: Buffer) => {
@@ -282,7 +280,11 @@ export async function startServiceChild(
   options: { cpuProfDir?: string; label?: string } = {},
 ): Promise<ServiceChild> {
   const prof = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...prof, 'src/main.ts', role], { cwd: BENCH_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...prof, 'src/main.ts', role], {
+    cwd: BENCH_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   forwardOutput(child, options.label ?? role);
   let exited: number | null | undefined;
   const exit = new Promise<void>((resolve) =>
@@ -321,6 +323,32 @@ export async function startServiceChild(
   };
 }
 
+export interface ServiceRoles {
+  /** The child that serves HTTP: `serve`, or `all` when not split. */
+  api: ServiceChild;
+  /** The child that delivers and runs workflows: `worker`, or the `all` child itself. */
+  worker: ServiceChild;
+}
+
+/**
+ * `serve` and `worker` as separate children, as deployed, or one `all` child; stopped by `cleanup`.
+ * BENCH_CPU_PROF=<dir> has V8 write their CPU profiles there.
+ */
+export async function startServiceRoles(
+  cleanup: Cleanup,
+  env: NodeJS.ProcessEnv,
+  port: number,
+  split: boolean,
+): Promise<ServiceRoles> {
+  const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
+  const api = await startServiceChild(env, port, split ? 'serve' : 'all', { cpuProfDir });
+  cleanup.add(() => api.stop());
+  if (!split) return { api, worker: api };
+  const worker = await startServiceChild(env, port, 'worker', { cpuProfDir });
+  cleanup.add(() => worker.stop());
+  return { api, worker };
+}
+
 /** CPU seconds (user + system) a process has used so far, or null when it is gone or unreadable (Linux). */
 export function processCpuSeconds(pid: number): number | null {
   try {
@@ -343,7 +371,7 @@ export function processStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number |
 }
 
 /** Samples a process's VmRSS every 250 ms and keeps the peak. */
-export class PeakRss {
+class PeakRss {
   peakKb = 0;
   private timer: NodeJS.Timeout;
   constructor(private readonly pid: number) {
@@ -357,6 +385,13 @@ export class PeakRss {
   stop(): void {
     clearInterval(this.timer);
   }
+}
+
+/** A PeakRss of `pid` that `cleanup` stops. */
+export function watchPeakRss(cleanup: Cleanup, pid: number): PeakRss {
+  const rss = new PeakRss(pid);
+  cleanup.add(() => rss.stop());
+  return rss;
 }
 
 export interface ApiAnswer {
@@ -400,6 +435,45 @@ export async function createVerifiedDomain(url: string, key: string, dns: DnsRec
   const checked = await apiCall(url, key, 'GET', `/domains/${created.body.id}/verify`);
   expectApiStatus(checked, 200, 'GET /domains/{id}/verify');
   if (!checked.body.verified) throw new Error(`domain not verified: ${JSON.stringify(checked.body.records)}`);
+}
+
+/** POST /templates; the new template's id. */
+export async function createTemplate(url: string, key: string, template: Record<string, unknown>): Promise<string> {
+  const r = await apiCall(url, key, 'POST', '/templates', template);
+  expectApiStatus(r, 201, 'POST /templates');
+  return r.body.id as string;
+}
+
+export interface MailLoopback {
+  sink: SmtpSink;
+  dns: DnsServer;
+  /** For the service's environment: the two servers, and the delivery pool the raw reference copies. */
+  env: Record<string, string>;
+}
+
+/**
+ * The SMTP sink the service delivers to, accepting every message after `onMessage` has seen it,
+ * and the DNS server that sender domains are verified against; both stopped by `cleanup`.
+ */
+export async function startMailLoopback(
+  cleanup: Cleanup,
+  onMessage: (message: ReceivedMessage) => void,
+): Promise<MailLoopback> {
+  const sink = await startSmtpSink({ keep: false });
+  cleanup.add(() => sink.stop());
+  sink.respond((m) => {
+    onMessage(m);
+    return { accept: true };
+  });
+  const dns = await startDnsServer();
+  cleanup.add(() => dns.stop());
+  const env = {
+    SMTP_URL: sink.url,
+    DNS_SERVERS: dns.address,
+    SMTP_MAX_CONNECTIONS: String(SMTP_CONNECTIONS),
+    DELIVERY_CONCURRENCY: String(DELIVERY_WINDOW),
+  };
+  return { sink, dns, env };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -457,15 +531,27 @@ function one() {
 for (let k = 0; k < o.window; k++) one();
 `;
 
+/** The service's SMTP pool size and messages in flight; the raw reference uses the same. */
+const SMTP_CONNECTIONS = Number(process.env.SMTP_MAX_CONNECTIONS ?? 5);
+const DELIVERY_WINDOW = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
+/** The same, as the result lines report them. */
+export const DELIVERY_POOL = { smtpConnections: SMTP_CONNECTIONS, deliveryConcurrency: DELIVERY_WINDOW };
+
+/** A 2048-bit RSA key as PEM: the service's DKIM key size, given the way nodemailer is normally given one. */
+export function rsaKeyPem(): string {
+  return generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  }).privateKey;
+}
+
 export interface RawSend {
-  host: string;
-  port: number;
-  /** Pool size and messages in flight: the service's SMTP_MAX_CONNECTIONS and DELIVERY_CONCURRENCY. */
-  connections: number;
-  window: number;
+  sinkPort: number;
   count: number;
-  /** Makes the Message-IDs of this run unique. */
-  stamp: string;
+  /** The DKIM signing domain, and the key (rsaKeyPem) it signs with. */
+  domain: string;
+  privateKey: string;
   from: string;
   fromName: string;
   subject: string;
@@ -473,7 +559,6 @@ export interface RawSend {
   text: string;
   /** Extra headers (a marketing message's List-Unsubscribe, say). */
   headers?: Record<string, string>;
-  dkim: { domainName: string; keySelector: string; privateKey: string };
 }
 
 export interface RawOutcome {
@@ -483,9 +568,29 @@ export interface RawOutcome {
   samples: string[];
 }
 
-/** The raw reference, in a worker thread so it does not share an event loop with the sink. Recipients are `raw<i>@r<i % 50>.example.net`. */
+/**
+ * The raw reference, in a worker thread so it does not share an event loop with the sink, with the
+ * service's pool size and window. Recipients are `raw<i>@r<i % 50>.example.net`.
+ */
 export function runRawSender(options: RawSend): Promise<RawOutcome> {
-  return runEvalWorker<RawOutcome>(RAW_SENDER, options);
+  const { sinkPort, domain, privateKey, ...message } = options;
+  return runEvalWorker<RawOutcome>(RAW_SENDER, {
+    ...message,
+    host: '127.0.0.1',
+    port: sinkPort,
+    connections: SMTP_CONNECTIONS,
+    window: DELIVERY_WINDOW,
+    // Makes the Message-IDs of this run unique.
+    stamp: randomBytes(4).toString('hex'),
+    dkim: { domainName: domain, keySelector: 'bench', privateKey },
+  });
+}
+
+export interface ProbeMessage {
+  raw: Buffer;
+  subject: string;
+  html: string;
+  text: string;
 }
 
 /** Counts what the sink accepts in the current phase, with the times of the first and last message (wall clock). */
@@ -516,6 +621,24 @@ export class SinkArrivals {
     }
   }
 
+  /**
+   * The next message to arrive, after `send` has had the service send it, parsed: what the raw
+   * reference copies. It must be complete and DKIM-signed.
+   */
+  async probe(send: () => Promise<void>): Promise<ProbeMessage> {
+    let raw: Buffer | undefined;
+    this.capture = (m) => (raw = m);
+    const count = this.n + 1;
+    await send();
+    await this.waitFor(count, 'probe');
+    const parsed = await simpleParser(raw!);
+    if (typeof parsed.html !== 'string' || !parsed.text || !parsed.subject) {
+      throw new Error('the probe message has no html, text or subject');
+    }
+    if (!raw!.includes('DKIM-Signature:')) throw new Error('the probe message is not DKIM-signed');
+    return { raw: raw!, subject: parsed.subject, html: parsed.html, text: parsed.text };
+  }
+
   /** Resolves once `count` messages have arrived in this phase; progress goes to stderr every 10 s. */
   async waitFor(count: number, label: string): Promise<void> {
     let seen = this.n;
@@ -527,7 +650,9 @@ export class SinkArrivals {
         seen = this.n;
         progressAt = Date.now();
       } else if (Date.now() - progressAt > this.stallMs) {
-        throw new Error(`${label}: the sink received ${this.n} of ${count} messages, nothing new for ${this.stallMs / 1000} s`);
+        throw new Error(
+          `${label}: the sink received ${this.n} of ${count} messages, nothing new for ${this.stallMs / 1000} s`,
+        );
       }
       if (Date.now() > reportAt) {
         process.stderr.write(`${label}: ${this.n} of ${count} delivered\n`);
@@ -540,14 +665,14 @@ export class SinkArrivals {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: what the server did for a phase of a benchmark.
 
-export interface PgCounters {
+interface PgCounters {
   xacts: number;
   inserted: number;
   updated: number;
   deleted: number;
 }
 
-export async function pgCounters(client: pg.Client, db: string): Promise<PgCounters> {
+async function pgCounters(client: pg.Client, db: string): Promise<PgCounters> {
   const s = await client.query<{ x: string; i: string; u: string; d: string }>(
     `select xact_commit + xact_rollback as x, tup_inserted as i, tup_updated as u, tup_deleted as d
      from pg_stat_database where datname = $1`,
@@ -562,7 +687,7 @@ export async function pgCounters(client: pg.Client, db: string): Promise<PgCount
  * the backends are looked up every 500 ms and each one's CPU counted from when it was first seen
  * (from zero for one that started during the phase); one that ends loses at most its last 500 ms.
  */
-export class BackendCpu {
+class BackendCpu {
   private seen = new Map<number, { from: number; last: number }>();
   private timer?: NodeJS.Timeout;
   private busy = false;
@@ -610,7 +735,7 @@ export class BackendCpu {
 }
 
 /** Per-message figures of a phase: transactions and rows, and the backends' CPU. */
-export function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds: number; backends: number }) {
+function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds: number; backends: number }) {
   return {
     transactionsPerMessage: round((b.xacts - a.xacts) / n, 2),
     rowsInsertedPerMessage: round((b.inserted - a.inserted) / n, 2),
@@ -619,6 +744,36 @@ export function pgDelta(a: PgCounters, b: PgCounters, n: number, cpu: { seconds:
     backendCpuSeconds: round(cpu.seconds, 2),
     backends: cpu.backends,
   };
+}
+
+/** One phase on the server: its counters from `start`, and its backends' CPU until `stopCpu`. */
+export class PgPhase {
+  private cpuUsed = { seconds: 0, backends: 0 };
+
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly db: string,
+    private readonly before: PgCounters,
+    private readonly cpu: BackendCpu,
+  ) {}
+
+  static async start(client: pg.Client, db: string): Promise<PgPhase> {
+    const before = await pgCounters(client, db);
+    const cpu = new BackendCpu(client, db);
+    await cpu.start();
+    return new PgPhase(client, db, before, cpu);
+  }
+
+  /** Called when the phase's work is done; the figures can be read later. */
+  async stopCpu(): Promise<void> {
+    this.cpuUsed = await this.cpu.stop();
+  }
+
+  /** The phase's figures per message, for `n` messages. */
+  async perMessage(n: number): Promise<ReturnType<typeof pgDelta>> {
+    await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second
+    return pgDelta(this.before, await pgCounters(this.client, this.db), n, this.cpuUsed);
+  }
 }
 
 /**
@@ -630,27 +785,13 @@ export async function explainStatements(ex: Executor, work: (ex: Executor) => Pr
   const plans: string[] = [];
   const explaining = {
     execute: async (q: SQL) => {
-      const r = (await ex.execute(sql`explain (analyze, buffers) ${q}`)) as unknown as { rows: Record<string, string>[] };
+      const r = (await ex.execute(sql`explain (analyze, buffers) ${q}`)) as unknown as {
+        rows: Record<string, string>[];
+      };
       plans.push(r.rows.map((row) => row['QUERY PLAN']).join('\n'));
       return ex.execute(q);
     },
   } as unknown as Executor;
   await work(explaining);
   return plans;
-}
-
-/** The machine a figure was measured on, for the result line. */
-export function machineInfo() {
-  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: round(os.totalmem() / 2 ** 30), node: process.version };
-}
-
-/** Runs a benchmark's `main`: exits with the code it returns (0 for none), or prints the error and exits 1. */
-export function runBench(main: () => Promise<number | void>): void {
-  main().then(
-    (code) => process.exit(code ?? 0),
-    (err) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
 }

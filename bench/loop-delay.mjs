@@ -11,7 +11,15 @@ if (isMainThread && file) {
   histogram.enable();
   process.on('SIGUSR2', () => {
     const ms = (ns) => Math.round(ns / 1e4) / 100;
-    fs.writeFileSync(file, JSON.stringify({ p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), at: Date.now() }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        p50: ms(histogram.percentile(50)),
+        p99: ms(histogram.percentile(99)),
+        max: ms(histogram.max),
+        at: Date.now(),
+      }),
+    );
     histogram.reset();
   });
 }

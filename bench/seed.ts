@@ -3,31 +3,79 @@
  * bench/segment-count.ts and bench/activity.ts.
  *
  * Indexes and constraints are dropped while the rows go in and rebuilt from the catalog's own
- * definitions afterwards, then both tables are analyzed. Contacts sign up evenly over
- * `contactSpanDays`, `n` rising with `created_at`; events arrive in time order over the last
- * `eventSpanDays`, denser towards `now` (about a fifth of them in the last 30 days), each by a contact
- * who had signed up by then, half by the most active tenth of the contacts. What an event is called
- * and carries is the caller's.
+ * definitions afterwards, then both tables are analyzed. Contacts sign up evenly over the
+ * CONTACT_SPAN_DAYS before `now`, `n` rising with `created_at`; events arrive in time order over
+ * the last EVENT_SPAN_DAYS, denser towards `now` (about a fifth of them in the last 30 days), each
+ * by a contact who had signed up by then, half by the most active tenth of the contacts. What an
+ * event is called and carries is the caller's.
  */
 import pg from 'pg';
 import type { FieldType } from '../src/domain/contact-data.js';
-import { round } from './lib.js';
+import { round } from './run.js';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
+export const CONTACT_SPAN_DAYS = 730;
+export const EVENT_SPAN_DAYS = 365;
 
 const seedStarted = performance.now();
-const progress = (message: string) => process.stderr.write(`[${round((performance.now() - seedStarted) / 1000)} s] ${message}\n`);
+const progress = (message: string) =>
+  process.stderr.write(`[${round((performance.now() - seedStarted) / 1000)} s] ${message}\n`);
 
 /** Contact n (1-based) has this id, so events can name their contact without a join. */
 export const contactIdSql = (n: string) => `md5('contact' || ${n})::uuid`;
 
 // Drawn with a skew (the first cities are the most common), as real address books are.
 const CITIES = [
-  'London', 'New York', 'Paris', 'Berlin', 'San Francisco', 'Madrid', 'Toronto', 'Chicago', 'Sydney', 'Los Angeles',
-  'Amsterdam', 'São Paulo', 'Tokyo', 'San Diego', 'Barcelona', 'Munich', 'Dublin', 'Seattle', 'Austin', 'Singapore',
-  'Melbourne', 'Boston', 'Vienna', 'Stockholm', 'Santiago', 'Lisbon', 'Milan', 'Zurich', 'Copenhagen', 'Warsaw',
-  'Prague', 'Montreal', 'Vancouver', 'San Jose', 'Denver', 'Atlanta', 'Mumbai', 'Bangalore', 'Seoul', 'Busan',
-  'Osaka', 'Cape Town', 'Lagos', 'Nairobi', 'Mexico City', 'Buenos Aires', 'Lima', 'Bogotá', 'San Antonio', 'Auckland',
+  'London',
+  'New York',
+  'Paris',
+  'Berlin',
+  'San Francisco',
+  'Madrid',
+  'Toronto',
+  'Chicago',
+  'Sydney',
+  'Los Angeles',
+  'Amsterdam',
+  'São Paulo',
+  'Tokyo',
+  'San Diego',
+  'Barcelona',
+  'Munich',
+  'Dublin',
+  'Seattle',
+  'Austin',
+  'Singapore',
+  'Melbourne',
+  'Boston',
+  'Vienna',
+  'Stockholm',
+  'Santiago',
+  'Lisbon',
+  'Milan',
+  'Zurich',
+  'Copenhagen',
+  'Warsaw',
+  'Prague',
+  'Montreal',
+  'Vancouver',
+  'San Jose',
+  'Denver',
+  'Atlanta',
+  'Mumbai',
+  'Bangalore',
+  'Seoul',
+  'Busan',
+  'Osaka',
+  'Cape Town',
+  'Lagos',
+  'Nairobi',
+  'Mexico City',
+  'Buenos Aires',
+  'Lima',
+  'Bogotá',
+  'San Antonio',
+  'Auckland',
 ];
 const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Ken', 'Barbara', 'Dennis', 'Frances', 'Edsger'];
 const FIELD_TYPES: Record<string, FieldType> = { firstName: 'string', plan: 'string', age: 'number', city: 'string' };
@@ -37,8 +85,6 @@ export interface Population {
   events: number;
   /** Time spans are measured back from this instant. */
   now: Date;
-  contactSpanDays: number;
-  eventSpanDays: number;
 }
 
 /**
@@ -106,7 +152,15 @@ async function insertContacts(c: pg.Client, projectId: string, p: Population): P
                     random() as has_city, random() as city
              from generate_series($4::int, $5::int) n offset 0) r,
             lateral (select $6::timestamptz + n * $7::float8 * interval '1 millisecond' as t) ts`,
-      [projectId, FIRST_NAMES, CITIES, from, to, new Date(p.now.getTime() - p.contactSpanDays * DAY_MS), (p.contactSpanDays * DAY_MS) / p.contacts],
+      [
+        projectId,
+        FIRST_NAMES,
+        CITIES,
+        from,
+        to,
+        new Date(p.now.getTime() - CONTACT_SPAN_DAYS * DAY_MS),
+        (CONTACT_SPAN_DAYS * DAY_MS) / p.contacts,
+      ],
     );
     progress(`contacts: ${to.toLocaleString('en')} of ${p.contacts.toLocaleString('en')} in`);
   }
@@ -129,13 +183,20 @@ async function insertEvents(c: pg.Client, projectId: string, p: Population, kind
               ts.t
        from (select i, random() as active, random() as pick, random() as kind, random() as amount
              from generate_series($2::int, $3::int) i offset 0) r,
-            lateral (select $4::timestamptz - interval '${p.eventSpanDays} days' * (1 - (r.i - 0.5) / $5::float8) ^ 1.5 as t) ts,
+            lateral (select $4::timestamptz - interval '${EVENT_SPAN_DAYS} days' * (1 - (r.i - 0.5) / $5::float8) ^ 1.5 as t) ts,
             lateral (select least($6::int, floor(extract(epoch from ts.t - $7::timestamptz) * 1000 / $8::float8))::int as signed_up) s,
             lateral (select case when r.active < 0.5 then 1 + 10 * floor(r.pick * floor(s.signed_up / 10))::int
                                  else 1 + floor(r.pick * s.signed_up)::int end as n) who,
             lateral (select ${kinds.name} as name) x`,
       [
-        projectId, from, to, p.now, p.events, p.contacts, new Date(p.now.getTime() - p.contactSpanDays * DAY_MS), (p.contactSpanDays * DAY_MS) / p.contacts,
+        projectId,
+        from,
+        to,
+        p.now,
+        p.events,
+        p.contacts,
+        new Date(p.now.getTime() - CONTACT_SPAN_DAYS * DAY_MS),
+        (CONTACT_SPAN_DAYS * DAY_MS) / p.contacts,
         ...(kinds.params ?? []),
       ],
     );
@@ -149,7 +210,12 @@ async function insertEvents(c: pg.Client, projectId: string, p: Population, kind
  * analyzed. Contacts carry `firstName`, `plan`, `age` (a number, typed in `contact_fields`) and
  * `city`. Returns the milliseconds it took.
  */
-export async function seedContactsAndEvents(url: string, projectId: string, p: Population, kinds: EventKinds): Promise<number> {
+export async function seedContactsAndEvents(
+  url: string,
+  projectId: string,
+  p: Population,
+  kinds: EventKinds,
+): Promise<number> {
   const seedStarted = Date.now();
   const [a, b] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
   await Promise.all([a.connect(), b.connect()]);
@@ -177,7 +243,8 @@ export async function seedContactsAndEvents(url: string, projectId: string, p: P
     ]);
     await Promise.all([drain(a, eventOthers), drain(b, eventOthers)]);
     await drain(a, eventKeys);
-    if ((await schemaFingerprint(a)) !== migrated) throw new Error('the schema after loading differs from the migrated one');
+    if ((await schemaFingerprint(a)) !== migrated)
+      throw new Error('the schema after loading differs from the migrated one');
     await Promise.all([a.query('vacuum analyze contacts'), b.query('vacuum analyze events')]);
     await a.query('vacuum analyze contact_fields');
     progress('vacuum analyze done');

@@ -10,23 +10,14 @@
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS (1000000),
  * BENCH_EVENTS (5000000), BENCH_REPEAT (10).
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FieldType } from '../src/domain/contact-data.js';
 import { compileCondition, type FilterCondition } from '../src/domain/filters/index.js';
-import { createProject } from '../src/modules/projects/service.js';
 import { fieldTypes } from '../src/modules/contacts/repo.js';
-import { openDatabase, run, type Db } from '../src/platform/db/client.js';
-import {
-  Cleanup,
-  createScratchPg,
-  machineInfo,
-  percentile,
-  round,
-  runBench,
-  scratchDir,
-  waitForQuiet,
-} from './lib.js';
-import { seedContactsAndEvents, type EventKinds, type Population } from './seed.js';
+import { type Db, run } from '../src/platform/db/client.js';
+import { migratedScratch } from './lib.js';
+import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
+import { DAY_MS, type EventKinds, type Population, seedContactsAndEvents } from './seed.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
@@ -37,9 +28,6 @@ const GOAL_RATIO = 1.2;
 
 /** Time windows are measured back from this instant, and the data is generated around it. */
 const NOW = new Date('2025-06-15T12:00:00.000Z');
-const DAY_MS = 86_400_000;
-const CONTACT_SPAN_DAYS = 730;
-const EVENT_SPAN_DAYS = 365;
 
 const AGE_OVER = 30;
 const CITY_PART = 'on'; // London, Toronto, Barcelona, Boston, Lisbon, Montreal, San Antonio: about 23 %
@@ -48,15 +36,12 @@ const WINDOW_DAYS = 30;
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-const POPULATION: Population = {
-  contacts: CONTACTS,
-  events: EVENTS,
-  now: NOW,
-  contactSpanDays: CONTACT_SPAN_DAYS,
-  eventSpanDays: EVENT_SPAN_DAYS,
-};
+const POPULATION: Population = { contacts: CONTACTS, events: EVENTS, now: NOW };
 
-/** page_view 45 %, login 18 %, email_opened 14 %, add_to_cart 8 %, purchase 12 % (with an amount), subscription_renewed 3 %. */
+/**
+ * page_view 45 %, login 18 %, email_opened 14 %, add_to_cart 8 %, purchase 12 % (with an amount),
+ * subscription_renewed 3 %.
+ */
 const EVENT_KINDS: EventKinds = {
   seed: 0.42,
   name: `case when r.kind < 0.45 then 'page_view' when r.kind < 0.63 then 'login'
@@ -121,86 +106,78 @@ function stats(times: number[]) {
 /** Shares of contacts meeting each condition alone, to describe the data. */
 async function shares(db: Db, projectId: string) {
   const since = new Date(NOW.getTime() - WINDOW_DAYS * DAY_MS).toISOString();
-  const r = await run<Record<string, number>>(db, sql`
+  const r = await run<Record<string, number>>(
+    db,
+    sql`
     select count(*) filter (where (data ->> 'age')::numeric > ${AGE_OVER})::float8 / count(*) as age,
            count(*) filter (where data ->> 'city' ilike ${`%${CITY_PART}%`})::float8 / count(*) as city,
            (select count(distinct contact_id) from events
             where name = ${EVENT_NAME} and created_at >= ${since}::timestamptz)::float8 / count(*) as event
-    from contacts where project_id = ${projectId}::uuid`);
+    from contacts where project_id = ${projectId}::uuid`,
+  );
   const row = r.rows[0]!;
   return { age: round(row.age!, 3), city: round(row.city!, 3), event: round(row.event!, 3) };
 }
 
 async function sizes(db: Db) {
-  const r = await run<{ name: string; mb: number }>(db, sql`
+  const r = await run<{ name: string; mb: number }>(
+    db,
+    sql`
     select relname as name, round(pg_total_relation_size(oid) / 1048576.0)::int as mb
-    from pg_class where relname in ('contacts', 'events') and relkind = 'r'`);
+    from pg_class where relname in ('contacts', 'events') and relkind = 'r'`,
+  );
   return Object.fromEntries(r.rows.map((row) => [`${row.name}MB`, row.mb]));
 }
 
-async function main() {
-  const cleanup = new Cleanup();
-  try {
-    const scratch = await createScratchPg('pbx_bench_segment');
-    cleanup.add(() => scratch.drop());
-    const dir = scratchDir('pbx-bench-segment-');
-    cleanup.add(dir.remove);
+async function main(cleanup: Cleanup) {
+  const { db: scratch, database, project } = await migratedScratch(cleanup, 'segment');
+  const db = database.db;
 
-    const database = await openDatabase({ databaseUrl: scratch.url, dataDir: dir.dir });
-    cleanup.add(() => database.close());
-    await database.migrate();
-    const db = database.db;
-    const project = await createProject(db, 'bench');
+  const seedMs = await seedContactsAndEvents(scratch.url, project.id, POPULATION, EVENT_KINDS);
 
-    const seedMs = await seedContactsAndEvents(scratch.url, project.id, POPULATION, EVENT_KINDS);
+  const types = Object.fromEntries((await fieldTypes(db, project.id)).map((f) => [f.key, f.type]));
+  const queries = [
+    { name: 'compiled', q: compiledQuery(project.id, types) },
+    { name: 'hand', q: handQuery(project.id) },
+  ] as const;
 
-    const types = Object.fromEntries((await fieldTypes(db, project.id)).map((f) => [f.key, f.type]));
-    const queries = [
-      { name: 'compiled', q: compiledQuery(project.id, types) },
-      { name: 'hand', q: handQuery(project.id) },
-    ] as const;
-
-    const busyBeforePct = await waitForQuiet(60_000);
-    const times: Record<string, number[]> = { compiled: [], hand: [] };
-    const counts: Record<string, number> = {};
-    for (let i = 0; i < WARMUP + REPEAT; i++) {
-      // Alternating which goes first, so neither always runs on the cache the other left.
-      for (const { name, q } of i % 2 === 0 ? queries : [...queries].reverse()) {
-        const { n, ms } = await count(db, q);
-        if (counts[name] !== undefined && counts[name] !== n) throw new Error(`${name} counted ${n}, earlier ${counts[name]}`);
-        counts[name] = n;
-        if (i >= WARMUP) times[name]!.push(ms);
-      }
+  const busyBeforePct = await waitForQuiet(60_000);
+  const times: Record<string, number[]> = { compiled: [], hand: [] };
+  const counts: Record<string, number> = {};
+  for (let i = 0; i < WARMUP + REPEAT; i++) {
+    // Alternating which goes first, so neither always runs on the cache the other left.
+    for (const { name, q } of i % 2 === 0 ? queries : [...queries].reverse()) {
+      const { n, ms } = await count(db, q);
+      if (counts[name] !== undefined && counts[name] !== n)
+        throw new Error(`${name} counted ${n}, earlier ${counts[name]}`);
+      counts[name] = n;
+      if (i >= WARMUP) times[name]!.push(ms);
     }
-    if (counts.compiled !== counts.hand) {
-      throw new Error(`the compiled query counted ${counts.compiled} contacts, the hand-written one ${counts.hand}`);
-    }
-    if (process.env.BENCH_EXPLAIN) for (const { name, q } of queries) await explain(db, name, q);
-
-    const compiled = stats(times.compiled!);
-    const hand = stats(times.hand!);
-    const ratio = round(compiled.p50 / hand.p50, 2);
-    process.stdout.write(
-      `${JSON.stringify({
-        bench: 'segment-count',
-        contacts: CONTACTS,
-        events: EVENTS,
-        repeat: REPEAT,
-        seedSeconds: round(seedMs / 1000),
-        count: counts.compiled,
-        shares: await shares(db, project.id),
-        compiled,
-        hand,
-        ratio,
-        goals: { ms: GOAL_MS, ratio: GOAL_RATIO, msMet: compiled.p50 < GOAL_MS, ratioMet: ratio <= GOAL_RATIO },
-        sizes: await sizes(db),
-        cpuBusyBeforePct: busyBeforePct,
-        machine: machineInfo(),
-      })}\n`,
-    );
-  } finally {
-    await cleanup.run();
   }
+  if (counts.compiled !== counts.hand) {
+    throw new Error(`the compiled query counted ${counts.compiled} contacts, the hand-written one ${counts.hand}`);
+  }
+  if (process.env.BENCH_EXPLAIN) for (const { name, q } of queries) await explain(db, name, q);
+
+  const compiled = stats(times.compiled!);
+  const hand = stats(times.hand!);
+  const ratio = round(compiled.p50 / hand.p50, 2);
+  printResult({
+    bench: 'segment-count',
+    contacts: CONTACTS,
+    events: EVENTS,
+    repeat: REPEAT,
+    seedSeconds: round(seedMs / 1000),
+    count: counts.compiled,
+    shares: await shares(db, project.id),
+    compiled,
+    hand,
+    ratio,
+    goals: { ms: GOAL_MS, ratio: GOAL_RATIO, msMet: compiled.p50 < GOAL_MS, ratioMet: ratio <= GOAL_RATIO },
+    sizes: await sizes(db),
+    cpuBusyBeforePct: busyBeforePct,
+    machine: machineInfo(),
+  });
 }
 
 runBench(main);

@@ -22,43 +22,30 @@
  * reference uses the same pool size and window; BENCH_RAW_COUNT (N, at least 5,000);
  * BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service child into <dir>.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { simpleParser } from 'mailparser';
-import pg from 'pg';
-import { startDnsServer } from '../test/support/dns-server.js';
-import { startSmtpSink } from '../test/support/smtp-sink.js';
 import {
   apiCall,
-  BackendCpu,
-  Cleanup,
+  connectPg,
   createBenchProject,
-  createScratchPg,
+  createTemplate,
   createVerifiedDomain,
+  DELIVERY_POOL,
   expectApiStatus,
-  freePort,
-  machineInfo,
-  PeakRss,
-  pgCounters,
-  pgDelta,
+  PgPhase,
+  prepareService,
   processCpuSeconds,
   processStatusKb,
-  round,
-  runBench,
+  rsaKeyPem,
   runEvalWorker,
   runRawSender,
-  scratchDir,
-  type ScratchPg,
-  serviceEnv,
   SinkArrivals,
-  startServiceChild,
-  waitForQuiet,
+  startMailLoopback,
+  startServiceRoles,
+  watchPeakRss,
 } from './lib.js';
+import { type Cleanup, machineInfo, printResult, round, runBench, waitForQuiet } from './run.js';
 
 const DOMAIN = 'send.bench.example.com';
-const SMTP_CONNECTIONS = Number(process.env.SMTP_MAX_CONNECTIONS ?? 5);
-const WINDOW = Number(process.env.DELIVERY_CONCURRENCY ?? 20);
 const GOAL_RATIO = 0.7;
 const GOAL_RSS_MB = 300;
 /** Delivery is given up as stuck when the sink has received nothing new for this long. */
@@ -153,7 +140,7 @@ interface LoadOutcome {
   issued: number;
 }
 
-async function main() {
+async function main(cleanup: Cleanup) {
   const { values } = parseArgs({
     options: { count: { type: 'string', default: '20000' }, connections: { type: 'string', default: '32' } },
   });
@@ -163,200 +150,142 @@ async function main() {
     throw new Error('usage: bench/send.ts [--count N] [--connections C]');
   }
   const rawCount = Number(process.env.BENCH_RAW_COUNT ?? Math.max(count, 5000));
-  const cleanup = new Cleanup();
-  try {
-    const arrivals = new SinkArrivals(STALL_MS);
-    const sink = await startSmtpSink({ keep: false });
-    cleanup.add(() => sink.stop());
-    sink.respond((m) => {
-      arrivals.onMessage(m.raw);
-      return { accept: true };
-    });
-    const dns = await startDnsServer();
-    cleanup.add(() => dns.stop());
+  const arrivals = new SinkArrivals(STALL_MS);
+  const mail = await startMailLoopback(cleanup, (m) => arrivals.onMessage(m.raw));
+  const { port, env, db: scratch } = await prepareService(cleanup, 'send', process.env.DATABASE_URL, mail.env);
+  const database = scratch ? 'postgres' : 'embedded';
 
-    const dir = scratchDir('pbx-bench-send-');
-    cleanup.add(dir.remove);
-    const env: Record<string, string> = {
-      HOST: '127.0.0.1',
-      DATA_DIR: dir.dir,
-      SMTP_URL: sink.url,
-      SMTP_MAX_CONNECTIONS: String(SMTP_CONNECTIONS),
-      DELIVERY_CONCURRENCY: String(WINDOW),
-      DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'warn',
-    };
-    let scratch: ScratchPg | undefined;
-    let stats: pg.Client | undefined;
-    if (process.env.DATABASE_URL) {
-      scratch = await createScratchPg('pbx_bench_send', process.env.DATABASE_URL);
-      cleanup.add(() => scratch!.drop());
-      env.DATABASE_URL = scratch.url;
-    }
-    const database = scratch ? 'postgres' : 'embedded';
+  const project = await createBenchProject(env);
+  // The API and the worker run as separate processes, as in production.
+  const split = process.env.BENCH_ROLES !== 'all';
+  const { api: child, worker } = await startServiceRoles(cleanup, env, port, split);
+  const pid = worker.process.pid!;
+  const apiPid = child.process.pid!;
+  const rss = watchPeakRss(cleanup, pid);
+  const rssAtStartKb = processStatusKb(pid, 'VmRSS');
+  const stats = scratch ? await connectPg(cleanup, scratch.url) : undefined;
 
-    const project = await createBenchProject(serviceEnv(env));
-    const port = await freePort();
-    const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-    // The API and the worker run as separate processes, as in production.
-    const split = process.env.BENCH_ROLES !== 'all';
-    const childEnvAt = serviceEnv({ ...env, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
-    const child = await startServiceChild(childEnvAt, port, split ? 'serve' : 'all', { cpuProfDir, label: 'service' });
-    cleanup.add(() => child.stop());
-    const worker = split ? await startServiceChild(childEnvAt, port, 'worker', { cpuProfDir, label: 'service' }) : child;
-    if (split) cleanup.add(() => worker.stop());
-    const pid = worker.process.pid!;
-    const apiPid = child.process.pid!;
-    const rss = new PeakRss(pid);
-    const rssAtStartKb = processStatusKb(pid, 'VmRSS');
-    cleanup.add(() => rss.stop());
-    if (scratch) {
-      stats = new pg.Client({ connectionString: scratch.url });
-      await stats.connect();
-      cleanup.add(() => stats!.end());
-    }
+  // Project setup through the API: a verified domain and a transactional template.
+  await createVerifiedDomain(child.url, project.secretKey, mail.dns, DOMAIN);
+  const templateId = await createTemplate(child.url, project.secretKey, {
+    name: 'Order confirmation',
+    subject: TEMPLATE_SUBJECT,
+    body: TEMPLATE_BODY,
+    from: `orders@${DOMAIN}`,
+    fromName: 'Bench Shop',
+    type: 'TRANSACTIONAL',
+  });
 
-    // Project setup through the API: a verified domain and a transactional template.
-    await createVerifiedDomain(child.url, project.secretKey, dns, DOMAIN);
-    const template = await apiCall(child.url, project.secretKey, 'POST', '/templates', {
-      name: 'Order confirmation',
-      subject: TEMPLATE_SUBJECT,
-      body: TEMPLATE_BODY,
-      from: `orders@${DOMAIN}`,
-      fromName: 'Bench Shop',
-      type: 'TRANSACTIONAL',
-    });
-    expectApiStatus(template, 201, 'POST /templates');
-    const templateId = template.body.id as string;
-
-    // One message through the service: the raw reference sends copies of exactly this.
-    let sample: Buffer | undefined;
-    arrivals.capture = (raw) => (sample = raw);
+  // One message through the service: the raw reference sends copies of exactly this.
+  const parsed = await arrivals.probe(async () => {
     const probe = await apiCall(child.url, project.secretKey, 'POST', '/v1/send', {
       to: 'probe@r0.example.net',
       template: templateId,
       data: sendData(1),
     });
     expectApiStatus(probe, 200, 'probe POST /v1/send');
-    await arrivals.waitFor(1, 'probe');
-    const parsed = await simpleParser(sample!);
-    if (typeof parsed.html !== 'string' || !parsed.text || !parsed.subject) throw new Error('the probe message has no html, text or subject');
-    if (!sample!.includes('DKIM-Signature:')) throw new Error('the probe message is not DKIM-signed');
-    if (!parsed.html.includes('Ada1') || !parsed.html.includes('Fountain pen')) throw new Error('the probe message is not rendered');
+  });
+  if (!parsed.html.includes('Ada1') || !parsed.html.includes('Fountain pen'))
+    throw new Error('the probe message is not rendered');
 
-    // Raw reference: same pool size and window as the service, same message, same key size.
-    const { privateKey } = generateKeyPairSync('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'pem' },
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    });
-    const busyBeforeRawPct = await waitForQuiet(30_000);
-    arrivals.reset();
-    const raw = await runRawSender({
-      host: '127.0.0.1',
-      port: sink.port,
-      connections: SMTP_CONNECTIONS,
-      window: WINDOW,
-      count: rawCount,
-      stamp: randomBytes(4).toString('hex'),
-      from: `orders@${DOMAIN}`,
-      fromName: 'Bench Shop',
-      subject: parsed.subject,
-      html: parsed.html,
-      text: parsed.text,
-      dkim: { domainName: DOMAIN, keySelector: 'bench', privateKey },
-    });
-    await arrivals.waitFor(rawCount - raw.errors, 'raw');
-    const rawPerSec = rawCount / ((arrivals.last - arrivals.first) / 1000);
-    const rawWallPerSec = rawCount / ((raw.finished - raw.started) / 1000);
+  // Raw reference: same pool size and window as the service, same message, same key size.
+  const privateKey = rsaKeyPem();
+  const busyBeforeRawPct = await waitForQuiet(30_000);
+  arrivals.reset();
+  const raw = await runRawSender({
+    sinkPort: mail.sink.port,
+    count: rawCount,
+    domain: DOMAIN,
+    privateKey,
+    from: `orders@${DOMAIN}`,
+    fromName: 'Bench Shop',
+    subject: parsed.subject,
+    html: parsed.html,
+    text: parsed.text,
+  });
+  await arrivals.waitFor(rawCount - raw.errors, 'raw');
+  const rawPerSec = rawCount / ((arrivals.last - arrivals.first) / 1000);
+  const rawWallPerSec = rawCount / ((raw.finished - raw.started) / 1000);
 
-    // Send phase.
-    const busyBeforeSendPct = await waitForQuiet(30_000);
-    arrivals.reset();
-    const pgBefore = stats && scratch ? await pgCounters(stats, scratch.name) : undefined;
-    const backendCpu = stats && scratch ? new BackendCpu(stats, scratch.name) : undefined;
-    await backendCpu?.start();
-    const childCpu0 = processCpuSeconds(pid) ?? 0;
-    const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
-    const benchCpu0 = process.cpuUsage();
-    const load = await runEvalWorker<LoadOutcome>(LOAD_WORKER, {
-      url: child.url,
-      key: project.secretKey,
-      template: templateId,
+  // Send phase.
+  const busyBeforeSendPct = await waitForQuiet(30_000);
+  arrivals.reset();
+  const pgPhase = stats && scratch ? await PgPhase.start(stats, scratch.name) : undefined;
+  const childCpu0 = processCpuSeconds(pid) ?? 0;
+  const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
+  const benchCpu0 = process.cpuUsage();
+  const load = await runEvalWorker<LoadOutcome>(LOAD_WORKER, {
+    url: child.url,
+    key: project.secretKey,
+    template: templateId,
+    connections,
+    count,
+  });
+  const childCpuApi = processCpuSeconds(pid) ?? 0;
+  const apiCpu1 = processCpuSeconds(apiPid) ?? 0;
+  const deliveredAtApiEnd = arrivals.n;
+  if (load.ok !== count)
+    process.stderr.write(
+      `${load.ok} of ${count} calls answered 200 (${load.issued} issued); ${load.samples.join(' | ')}\n`,
+    );
+  await arrivals.waitFor(load.ok, 'send');
+  const childCpu1 = processCpuSeconds(pid) ?? 0;
+  const benchCpu1 = process.cpuUsage(benchCpu0);
+  await pgPhase?.stopCpu();
+  rss.sample();
+  const hwmKb = processStatusKb(pid, 'VmHWM');
+
+  const db = await pgPhase?.perMessage(load.ok);
+
+  const apiSeconds = (load.finished - load.started) / 1000;
+  const e2eSeconds = (arrivals.last - load.started) / 1000;
+  const deliverySeconds = (arrivals.last - arrivals.first) / 1000;
+  const deliveryPerSec = load.ok / deliverySeconds;
+  const errors = load.bad + load.errors + load.timeouts;
+  const result = {
+    bench: 'send',
+    database,
+    count,
+    apiRps: round(count / apiSeconds),
+    e2eDeliveredPerSec: round(load.ok / e2eSeconds),
+    deliveryPerSec: round(deliveryPerSec),
+    rawPerSec: round(rawPerSec),
+    ratio: round(deliveryPerSec / rawPerSec, 3),
+    workerPeakRssMb: round(rss.peakKb / 1024),
+    errors,
+    details: {
       connections,
-      count,
-    });
-    const childCpuApi = processCpuSeconds(pid) ?? 0;
-    const apiCpu1 = processCpuSeconds(apiPid) ?? 0;
-    const deliveredAtApiEnd = arrivals.n;
-    if (load.ok !== count) process.stderr.write(`${load.ok} of ${count} calls answered 200 (${load.issued} issued); ${load.samples.join(' | ')}\n`);
-    await arrivals.waitFor(load.ok, 'send');
-    const childCpu1 = processCpuSeconds(pid) ?? 0;
-    const benchCpu1 = process.cpuUsage(benchCpu0);
-    const backendCpuUsed = await backendCpu?.stop();
-    rss.sample();
-    const hwmKb = processStatusKb(pid, 'VmHWM');
-
-    let db: ReturnType<typeof pgDelta> | undefined;
-    if (stats && scratch && pgBefore && backendCpuUsed) {
-      await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_database within a second
-      db = pgDelta(pgBefore, await pgCounters(stats, scratch.name), load.ok, backendCpuUsed);
-    }
-
-    const apiSeconds = (load.finished - load.started) / 1000;
-    const e2eSeconds = (arrivals.last - load.started) / 1000;
-    const deliverySeconds = (arrivals.last - arrivals.first) / 1000;
-    const deliveryPerSec = load.ok / deliverySeconds;
-    const errors = load.bad + load.errors + load.timeouts;
-    const result = {
-      bench: 'send',
-      database,
-      count,
-      apiRps: round(count / apiSeconds),
-      e2eDeliveredPerSec: round(load.ok / e2eSeconds),
-      deliveryPerSec: round(deliveryPerSec),
-      rawPerSec: round(rawPerSec),
-      ratio: round(deliveryPerSec / rawPerSec, 3),
-      workerPeakRssMb: round(rss.peakKb / 1024),
-      errors,
-      details: {
-        connections,
-        smtpConnections: SMTP_CONNECTIONS,
-        deliveryConcurrency: WINDOW,
-        rawCount,
-        rawErrors: raw.errors,
-        rawWallPerSec: round(rawWallPerSec),
-        messageBytes: sample!.length,
-        apiSeconds: round(apiSeconds, 2),
-        e2eSeconds: round(e2eSeconds, 2),
-        deliveredWhileApiRan: deliveredAtApiEnd,
-        drainSeconds: round((arrivals.last - load.finished) / 1000, 2),
-        // Delivery once the API is idle: what the engine does with the process to itself.
-        drainPerSec: round((load.ok - deliveredAtApiEnd) / ((arrivals.last - load.finished) / 1000)),
-        workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
-        workerHwmRssMb: hwmKb === null ? null : round(hwmKb / 1024),
-        roles: split ? 'serve + worker processes' : 'all in one process',
-        // CPU of the measured process (the worker when split) during the API phase and the drain.
-        serviceCpuSeconds: { api: round(childCpuApi - childCpu0, 2), drain: round(childCpu1 - childCpuApi, 2) },
-        ...(split ? { apiProcessCpuSeconds: round(apiCpu1 - apiCpu0, 2) } : {}),
-        benchCpuSeconds: round((benchCpu1.user + benchCpu1.system) / 1e6, 2),
-        ...(db ? { db } : {}),
-        cpuBusyBeforePct: { raw: busyBeforeRawPct, send: busyBeforeSendPct },
-        goals: {
-          ratioAtLeast: GOAL_RATIO,
-          ratioMet: deliveryPerSec / rawPerSec >= GOAL_RATIO,
-          rssBelowMb: GOAL_RSS_MB,
-          rssMet: rss.peakKb / 1024 < GOAL_RSS_MB,
-        },
-        machine: machineInfo(),
+      ...DELIVERY_POOL,
+      rawCount,
+      rawErrors: raw.errors,
+      rawWallPerSec: round(rawWallPerSec),
+      messageBytes: parsed.raw.length,
+      apiSeconds: round(apiSeconds, 2),
+      e2eSeconds: round(e2eSeconds, 2),
+      deliveredWhileApiRan: deliveredAtApiEnd,
+      drainSeconds: round((arrivals.last - load.finished) / 1000, 2),
+      // Delivery once the API is idle: what the engine does with the process to itself.
+      drainPerSec: round((load.ok - deliveredAtApiEnd) / ((arrivals.last - load.finished) / 1000)),
+      workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
+      workerHwmRssMb: hwmKb === null ? null : round(hwmKb / 1024),
+      roles: split ? 'serve + worker processes' : 'all in one process',
+      // CPU of the measured process (the worker when split) during the API phase and the drain.
+      serviceCpuSeconds: { api: round(childCpuApi - childCpu0, 2), drain: round(childCpu1 - childCpuApi, 2) },
+      ...(split ? { apiProcessCpuSeconds: round(apiCpu1 - apiCpu0, 2) } : {}),
+      benchCpuSeconds: round((benchCpu1.user + benchCpu1.system) / 1e6, 2),
+      ...(db ? { db } : {}),
+      cpuBusyBeforePct: { raw: busyBeforeRawPct, send: busyBeforeSendPct },
+      goals: {
+        ratioAtLeast: GOAL_RATIO,
+        ratioMet: deliveryPerSec / rawPerSec >= GOAL_RATIO,
+        rssBelowMb: GOAL_RSS_MB,
+        rssMet: rss.peakKb / 1024 < GOAL_RSS_MB,
       },
-    };
-    if (load.samples.length) process.stderr.write(`non-200 answers, first ones: ${load.samples.join(' | ')}\n`);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } finally {
-    await cleanup.run();
-  }
+      machine: machineInfo(),
+    },
+  };
+  if (load.samples.length) process.stderr.write(`non-200 answers, first ones: ${load.samples.join(' | ')}\n`);
+  printResult(result);
 }
 
 runBench(main);

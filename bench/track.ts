@@ -13,20 +13,11 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { startEmbeddedPostgres } from '../src/platform/db/embedded.js';
 import { createProject } from '../src/modules/projects/service.js';
-import { startService } from '../src/service.js';
-import {
-  Cleanup,
-  createScratchPg,
-  type LoadResult,
-  machineInfo,
-  round,
-  runBench,
-  runTrackLoad,
-  scratchDir,
-  waitForQuiet,
-} from './lib.js';
+import { startEmbeddedPostgres } from '../src/platform/db/embedded.js';
+import { startService } from '../src/start.js';
+import { type LoadResult, runTrackLoad, scratchDatabase, scratchDataDir } from './lib.js';
+import { type Cleanup, machineInfo, printResult, round, runBench, waitForQuiet } from './run.js';
 
 const CONNECTIONS = 50;
 const DISTINCT_EMAILS = 20_000;
@@ -92,28 +83,26 @@ async function benchKind(kind: Kind, cleanup: Cleanup) {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
   };
-  const dir = scratchDir(`pbx-bench-track-${kind}-`);
-  cleanup.add(dir.remove);
-  env.DATA_DIR = dir.dir;
-  if (kind === 'postgres') {
-    const scratch = await createScratchPg('pbx_bench_track');
-    cleanup.add(() => scratch.drop());
-    env.DATABASE_URL = scratch.url;
-  }
+  env.DATA_DIR = scratchDataDir(cleanup, `track-${kind}`);
+  if (kind === 'postgres') env.DATABASE_URL = (await scratchDatabase(cleanup, 'track')).url;
 
   const service = await startService(loadConfig(env), 'all');
   let serviceResult: Awaited<ReturnType<typeof measure>>;
   try {
     const project = await createProject(service.ctx.db, 'bench');
-    serviceResult = await measure({ url: `${service.url}/v1/track`, headers: { authorization: `Bearer ${project.publicKey}` } });
+    serviceResult = await measure({
+      url: `${service.url}/v1/track`,
+      headers: { authorization: `Bearer ${project.publicKey}` },
+    });
   } finally {
     await service.stop();
   }
 
   // Same database, same driver, same pool size as the service uses.
-  const cluster = kind === 'embedded' ? await startEmbeddedPostgres(dir.dir) : undefined;
+  const cluster = kind === 'embedded' ? await startEmbeddedPostgres(env.DATA_DIR) : undefined;
   const pool = new pg.Pool({ connectionString: cluster?.url ?? env.DATABASE_URL, max: 20 });
   pool.on('error', () => {});
   const bare = await startBare(pool);
@@ -155,25 +144,18 @@ async function benchKind(kind: Kind, cleanup: Cleanup) {
   };
 }
 
-async function main() {
-  const cleanup = new Cleanup();
+async function main(cleanup: Cleanup) {
   const kinds: Kind[] = process.env.BENCH_ONLY ? [process.env.BENCH_ONLY as Kind] : ['postgres', 'embedded'];
   const results: Record<string, unknown> = {};
-  try {
-    for (const kind of kinds) results[kind] = await benchKind(kind, cleanup);
-  } finally {
-    await cleanup.run();
-  }
-  process.stdout.write(
-    `${JSON.stringify({
-      bench: 'track',
-      connections: CONNECTIONS,
-      distinctEmails: DISTINCT_EMAILS,
-      durationSeconds: DURATION,
-      ...results,
-      machine: machineInfo(),
-    })}\n`,
-  );
+  for (const kind of kinds) results[kind] = await benchKind(kind, cleanup);
+  printResult({
+    bench: 'track',
+    connections: CONNECTIONS,
+    distinctEmails: DISTINCT_EMAILS,
+    durationSeconds: DURATION,
+    ...results,
+    machine: machineInfo(),
+  });
 }
 
 runBench(main);

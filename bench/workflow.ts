@@ -28,32 +28,33 @@
  * SMTP_MAX_CONNECTIONS (5) and DELIVERY_CONCURRENCY (20) for the service, BENCH_CPU_PROF=<dir>
  * writes V8 CPU profiles of the service children into <dir>.
  */
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import pg from 'pg';
-import { startDnsServer } from '../test/support/dns-server.js';
-import { startSmtpSink } from '../test/support/smtp-sink.js';
 import {
   apiCall,
-  Cleanup,
+  connectPg,
   createBenchProject,
-  createScratchPg,
+  createTemplate,
   createVerifiedDomain,
   expectApiStatus,
-  freePort,
-  machineInfo,
-  PeakRss,
-  percentile,
+  PG_SERVER_URL,
+  prepareService,
   processCpuSeconds,
   processStatusKb,
+  runEvalWorker,
+  startMailLoopback,
+  startServiceRoles,
+  watchPeakRss,
+} from './lib.js';
+import {
+  type Cleanup,
+  log,
+  machineInfo,
+  percentile,
+  reportVerified,
   round,
   runBench,
-  scratchDir,
-  serviceEnv,
-  startServiceChild,
   waitForQuiet,
   wallNow,
-} from './lib.js';
+} from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -84,8 +85,6 @@ const PRO_BODY = `<!doctype html><html><body style="font-family: Helvetica, Aria
 <p><a href="https://bench.example.com/pro">See what Pro can do</a></p>
 </body></html>`;
 
-const log = (message: string) => process.stderr.write(`[${round(performance.now() / 1000)} s] ${message}\n`);
-
 const isPro = (i: number) => i % 2 === 0;
 
 // ---------------------------------------------------------------------------------------------
@@ -95,7 +94,7 @@ const isPro = (i: number) => i % 2 === 0;
 const LOAD_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const o = workerData;
+const o = workerData.options;
 const now = () => performance.timeOrigin + performance.now();
 const agent = new http.Agent({ keepAlive: true, maxSockets: o.connections });
 const target = new URL(o.url);
@@ -153,15 +152,15 @@ interface LoadOutcome {
   samples: string[];
 }
 
-function runLoad(options: { url: string; key: string; count: number; connections: number; event: string; rate: number }): Promise<LoadOutcome> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(LOAD_WORKER, { eval: true, workerData: options });
-    worker.once('message', (m: LoadOutcome) => {
-      void worker.terminate();
-      resolve(m);
-    });
-    worker.once('error', reject);
-  });
+function runLoad(options: {
+  url: string;
+  key: string;
+  count: number;
+  connections: number;
+  event: string;
+  rate: number;
+}): Promise<LoadOutcome> {
+  return runEvalWorker<LoadOutcome>(LOAD_WORKER, options);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,7 +210,10 @@ class Mailbox {
 // ---------------------------------------------------------------------------------------------
 
 async function buildWorkflow(url: string, key: string, welcomeId: string, proId: string): Promise<string> {
-  const created = await apiCall(url, key, 'POST', '/workflows', { name: 'Welcome series', triggerConfig: { event: EVENT } });
+  const created = await apiCall(url, key, 'POST', '/workflows', {
+    name: 'Welcome series',
+    triggerConfig: { event: EVENT },
+  });
   expectApiStatus(created, 201, 'POST /workflows');
   const id = created.body.id as string;
   const step = async (body: unknown) => {
@@ -223,7 +225,9 @@ async function buildWorkflow(url: string, key: string, welcomeId: string, proId:
   const delay = await step({ type: 'DELAY', config: { amount: 1, unit: 'seconds' } });
   const condition = await step({
     type: 'CONDITION',
-    config: { condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] } },
+    config: {
+      condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+    },
   });
   const pro = await step({ type: 'SEND_EMAIL', config: { templateId: proId } });
   const exit = await step({ type: 'EXIT', config: {} });
@@ -233,15 +237,28 @@ async function buildWorkflow(url: string, key: string, welcomeId: string, proId:
     [condition, pro, 'yes'],
     [condition, exit, 'no'],
   ] as const) {
-    const r = await apiCall(url, key, 'POST', `/workflows/${id}/transitions`, { fromStepId, toStepId, ...(branch ? { branch } : {}) });
+    const r = await apiCall(url, key, 'POST', `/workflows/${id}/transitions`, {
+      fromStepId,
+      toStepId,
+      ...(branch ? { branch } : {}),
+    });
     expectApiStatus(r, 201, 'POST /workflows/{id}/transitions');
   }
-  expectApiStatus(await apiCall(url, key, 'PATCH', `/workflows/${id}`, { enabled: true }), 200, 'PATCH /workflows/{id}');
+  expectApiStatus(
+    await apiCall(url, key, 'PATCH', `/workflows/${id}`, { enabled: true }),
+    200,
+    'PATCH /workflows/{id}',
+  );
   return id;
 }
 
 async function executionTotal(url: string, key: string, workflowId: string, status?: string): Promise<number> {
-  const r = await apiCall(url, key, 'GET', `/workflows/${workflowId}/executions?limit=1${status ? `&status=${status}` : ''}`);
+  const r = await apiCall(
+    url,
+    key,
+    'GET',
+    `/workflows/${workflowId}/executions?limit=1${status ? `&status=${status}` : ''}`,
+  );
   expectApiStatus(r, 200, 'GET /workflows/{id}/executions');
   return r.body.total as number;
 }
@@ -250,252 +267,241 @@ const ms = (x: number) => round(x, 0);
 
 function spread(values: number[]) {
   const sorted = values.slice().sort((a, b) => a - b);
-  return { p50: ms(percentile(sorted, 50)), p90: ms(percentile(sorted, 90)), p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1) ?? NaN) };
+  return {
+    p50: ms(percentile(sorted, 50)),
+    p90: ms(percentile(sorted, 90)),
+    p99: ms(percentile(sorted, 99)),
+    max: ms(sorted.at(-1) ?? NaN),
+  };
 }
 
-async function main() {
-  if (!Number.isInteger(CONTACTS) || CONTACTS < 2 || !Number.isInteger(CONNECTIONS) || CONNECTIONS < 1 || !(RATE >= 0)) {
+async function main(cleanup: Cleanup) {
+  if (
+    !Number.isInteger(CONTACTS) ||
+    CONTACTS < 2 ||
+    !Number.isInteger(CONNECTIONS) ||
+    CONNECTIONS < 1 ||
+    !(RATE >= 0)
+  ) {
     throw new Error('BENCH_CONTACTS must be an integer ≥ 2, BENCH_CONNECTIONS ≥ 1 and BENCH_RATE ≥ 0');
   }
-  const cleanup = new Cleanup();
-  let failed = false;
-  try {
-    const mailbox = new Mailbox(CONTACTS);
-    const sink = await startSmtpSink({ keep: false });
-    cleanup.add(() => sink.stop());
-    sink.respond((m) => {
-      mailbox.onMessage(m.to, m.raw);
-      return { accept: true };
+  const mailbox = new Mailbox(CONTACTS);
+  const mail = await startMailLoopback(cleanup, (m) => mailbox.onMessage(m.to, m.raw));
+  const { port, env, db: scratch } = await prepareService(cleanup, 'workflow', PG_SERVER_URL, mail.env);
+  const project = await createBenchProject(env);
+  const { api, worker } = await startServiceRoles(cleanup, env, port, SPLIT);
+  const workerPid = worker.process.pid!;
+  const apiPid = api.process.pid!;
+  const workerRss = watchPeakRss(cleanup, workerPid);
+  const apiRss = SPLIT ? watchPeakRss(cleanup, apiPid) : undefined;
+  const stats = await connectPg(cleanup, scratch.url);
+
+  // Setup through the API.
+  const sk = project.secretKey;
+  await createVerifiedDomain(api.url, sk, mail.dns, DOMAIN);
+  const template = (name: string, subject: string, body: string) =>
+    createTemplate(api.url, sk, {
+      name,
+      subject,
+      body,
+      from: `hello@${DOMAIN}`,
+      fromName: 'Bench',
+      type: 'TRANSACTIONAL',
     });
-    const dns = await startDnsServer();
-    cleanup.add(() => dns.stop());
-    const dir = scratchDir('pbx-bench-workflow-');
-    cleanup.add(dir.remove);
-    const scratch = await createScratchPg('pbx_bench_workflow');
-    cleanup.add(() => scratch.drop());
+  const welcomeId = await template('Welcome', WELCOME_SUBJECT, WELCOME_BODY);
+  const proId = await template('Pro tips', PRO_SUBJECT, PRO_BODY);
+  const workflowId = await buildWorkflow(api.url, sk, welcomeId, proId);
+  log(
+    `setup done: workflow ${workflowId}, ${CONTACTS} contacts from ${CONNECTIONS} connections, roles ${SPLIT ? 'serve + worker' : 'all'}`,
+  );
 
-    const port = await freePort();
-    const env = serviceEnv({
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: `http://localhost:${port}`,
-      DATA_DIR: dir.dir,
-      DATABASE_URL: scratch.url,
-      SMTP_URL: sink.url,
-      DNS_SERVERS: dns.address,
-      RATE_LIMIT_PER_MINUTE: '1000000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'warn',
-    });
-    const project = await createBenchProject(env);
-    const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-    const api = await startServiceChild(env, port, SPLIT ? 'serve' : 'all', { cpuProfDir, label: SPLIT ? 'serve' : 'all' });
-    cleanup.add(() => api.stop());
-    const worker = SPLIT ? await startServiceChild(env, port, 'worker', { cpuProfDir, label: 'worker' }) : api;
-    if (SPLIT) cleanup.add(() => worker.stop());
-    const workerPid = worker.process.pid!;
-    const apiPid = api.process.pid!;
-    const workerRss = new PeakRss(workerPid);
-    cleanup.add(() => workerRss.stop());
-    const apiRss = SPLIT ? new PeakRss(apiPid) : undefined;
-    cleanup.add(() => apiRss?.stop());
-    const stats = new pg.Client({ connectionString: scratch.url });
-    await stats.connect();
-    cleanup.add(() => stats.end());
+  const cpuBusyBeforePct = await waitForQuiet();
+  const workerCpu0 = processCpuSeconds(workerPid) ?? 0;
+  const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
+  const rssAtStartKb = processStatusKb(workerPid, 'VmRSS');
 
-    // Setup through the API.
-    const sk = project.secretKey;
-    await createVerifiedDomain(api.url, sk, dns, DOMAIN);
-    const template = async (name: string, subject: string, body: string) => {
-      const r = await apiCall(api.url, sk, 'POST', '/templates', { name, subject, body, from: `hello@${DOMAIN}`, fromName: 'Bench', type: 'TRANSACTIONAL' });
-      expectApiStatus(r, 201, 'POST /templates');
-      return r.body.id as string;
-    };
-    const welcomeId = await template('Welcome', WELCOME_SUBJECT, WELCOME_BODY);
-    const proId = await template('Pro tips', PRO_SUBJECT, PRO_BODY);
-    const workflowId = await buildWorkflow(api.url, sk, welcomeId, proId);
-    log(`setup done: workflow ${workflowId}, ${CONTACTS} contacts from ${CONNECTIONS} connections, roles ${SPLIT ? 'serve + worker' : 'all'}`);
-
-    const cpuBusyBeforePct = await waitForQuiet();
-    const workerCpu0 = processCpuSeconds(workerPid) ?? 0;
-    const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
-    const rssAtStartKb = processStatusKb(workerPid, 'VmRSS');
-
-    // Poll the executions' counts through the API until all have finished.
-    const expectedPro = Math.ceil(CONTACTS / 2);
-    let finishedSeenAt = 0;
-    let finishedCount = 0;
-    let polling = true;
-    let pollError: unknown;
-    cleanup.add(() => {
-      polling = false;
-    });
-    const poller = (async () => {
-      while (polling) {
-        await new Promise((r) => setTimeout(r, 250));
-        const [completed, exited] = await Promise.all([
-          executionTotal(api.url, sk, workflowId, 'completed'),
-          executionTotal(api.url, sk, workflowId, 'exited'),
-        ]);
-        finishedCount = completed + exited;
-        if (finishedCount >= CONTACTS) {
-          finishedSeenAt = wallNow();
-          return;
-        }
-      }
-    })().catch((err) => {
-      pollError = err;
-    });
-
-    const started = wallNow();
-    log('burst started');
-    const load = await runLoad({ url: api.url, key: project.publicKey, count: CONTACTS, connections: CONNECTIONS, event: EVENT, rate: RATE });
-    const burstEnd = wallNow();
-    const apiCpuBurst = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
-    log(`burst done: ${load.ok} of ${CONTACTS} answered 200 in ${round((burstEnd - started) / 1000, 2)} s; ${mailbox.total} messages so far`);
-    if (load.bad) throw new Error(`${load.bad} track requests failed: ${load.samples.join(' | ')}`);
-
-    // Wait for every message and every execution.
-    const expectedMessages = CONTACTS + expectedPro;
-    let seen = -1;
-    let progressAt = Date.now();
-    let reportAt = Date.now() + 5000;
-    while (mailbox.total < expectedMessages || finishedSeenAt === 0) {
-      await new Promise((r) => setTimeout(r, 50));
-      if (pollError) throw pollError;
-      const progress = mailbox.total + finishedCount;
-      if (progress !== seen) {
-        seen = progress;
-        progressAt = Date.now();
-      } else if (Date.now() - progressAt > STALL_MS) {
-        throw new Error(`stuck: ${mailbox.total} of ${expectedMessages} messages, ${finishedCount} of ${CONTACTS} executions finished`);
-      }
-      if (Date.now() > reportAt) {
-        log(`${mailbox.total} of ${expectedMessages} messages, ${finishedCount} of ${CONTACTS} executions finished`);
-        reportAt = Date.now() + 5000;
-      }
-    }
+  // Poll the executions' counts through the API until all have finished.
+  const expectedPro = Math.ceil(CONTACTS / 2);
+  let finishedSeenAt = 0;
+  let finishedCount = 0;
+  let polling = true;
+  let pollError: unknown;
+  cleanup.add(() => {
     polling = false;
-    await poller;
-    const workerCpu = (processCpuSeconds(workerPid) ?? 0) - workerCpu0;
-    const apiCpu = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
-    workerRss.sample();
-    apiRss?.sample();
-    // A message more than expected would arrive just after the last one: give it a moment.
-    await new Promise((r) => setTimeout(r, 1000));
-    log(`all ${mailbox.total} messages and ${CONTACTS} executions done`);
-
-    // Verification through the API: every execution finished, pro ones completed, the others exited.
-    const [completed, exited, all] = await Promise.all([
-      executionTotal(api.url, sk, workflowId, 'completed'),
-      executionTotal(api.url, sk, workflowId, 'exited'),
-      executionTotal(api.url, sk, workflowId),
-    ]);
-    const problems: string[] = [];
-    if (completed !== expectedPro || exited !== CONTACTS - expectedPro || all !== CONTACTS) {
-      problems.push(`executions: ${completed} completed (expected ${expectedPro}), ${exited} exited (expected ${CONTACTS - expectedPro}), ${all} in all`);
+  });
+  const poller = (async () => {
+    while (polling) {
+      await new Promise((r) => setTimeout(r, 250));
+      const [completed, exited] = await Promise.all([
+        executionTotal(api.url, sk, workflowId, 'completed'),
+        executionTotal(api.url, sk, workflowId, 'exited'),
+      ]);
+      finishedCount = completed + exited;
+      if (finishedCount >= CONTACTS) {
+        finishedSeenAt = wallNow();
+        return;
+      }
     }
-    // Every contact got exactly its messages, welcome first.
-    let wrongCount = 0;
-    let wrongOrder = 0;
-    for (let i = 0; i < CONTACTS; i++) {
-      const want = isPro(i) ? 2 : 1;
-      if (mailbox.count[i] !== want) wrongCount++;
-      else if (mailbox.flags[i] !== (isPro(i) ? 3 : 1)) wrongOrder++;
-    }
-    if (wrongCount) problems.push(`${wrongCount} contacts did not get exactly their messages`);
-    if (wrongOrder) problems.push(`${wrongOrder} contacts got their messages in the wrong order or the wrong ones`);
-    if (mailbox.stray) problems.push(`${mailbox.stray} messages to unexpected recipients`);
-    if (mailbox.total !== expectedMessages) problems.push(`${mailbox.total} messages, expected ${expectedMessages}`);
+  })().catch((err) => {
+    pollError = err;
+  });
 
-    // The rows' own times (written by the worker, same clock): the steps taken and where the time went.
-    const rows = await stats.query<Record<string, string | number | null>>(
-      `select
-         (select count(*) from workflow_execution_steps s join workflow_executions x on x.id = s.execution_id where x.workflow_id = $1)::int as steps,
-         extract(epoch from min(x.started_at)) * 1000 as first_started,
-         extract(epoch from max(x.finished_at)) * 1000 as last_finished
-       from workflow_executions x where x.workflow_id = $1`,
-      [workflowId],
-    );
-    const r0 = rows.rows[0]!;
-    const historySteps = Number(r0.steps);
-    if (historySteps !== CONTACTS * STEPS_PER_EXECUTION) problems.push(`${historySteps} history rows, expected ${CONTACTS * STEPS_PER_EXECUTION}`);
-    const firstStarted = Number(r0.first_started);
-    const lastFinished = Number(r0.last_finished);
-    const stages = await stats.query<{ event_to_start: number; start_to_email: number; email_to_sent: number }>(
-      `select extract(epoch from x.started_at - e.created_at) * 1000 as event_to_start,
-              extract(epoch from m.created_at - x.started_at) * 1000 as start_to_email,
-              extract(epoch from m.sent_at - m.created_at) * 1000 as email_to_sent
-       from workflow_executions x
-       join events e on e.id = (x.context->'event'->>'id')::uuid
-       join emails m on m.contact_id = x.contact_id and m.template_id = $2
-       where x.workflow_id = $1`,
-      [workflowId, welcomeId],
-    );
+  const started = wallNow();
+  log('burst started');
+  const load = await runLoad({
+    url: api.url,
+    key: project.publicKey,
+    count: CONTACTS,
+    connections: CONNECTIONS,
+    event: EVENT,
+    rate: RATE,
+  });
+  const burstEnd = wallNow();
+  const apiCpuBurst = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
+  log(
+    `burst done: ${load.ok} of ${CONTACTS} answered 200 in ${round((burstEnd - started) / 1000, 2)} s; ${mailbox.total} messages so far`,
+  );
+  if (load.bad) throw new Error(`${load.bad} track requests failed: ${load.samples.join(' | ')}`);
 
-    const latencies: number[] = [];
-    for (let i = 0; i < CONTACTS; i++) if (mailbox.firstAt[i]) latencies.push(mailbox.firstAt[i]! - load.starts[i]!);
-    const trackLatencies = Array.from(load.ends, (e, i) => e - load.starts[i]!);
-    const totalSteps = CONTACTS * STEPS_PER_EXECUTION;
-    const windowMs = lastFinished - started;
-    const e2e = spread(latencies);
-    const stepsPerSec = totalSteps / (windowMs / 1000);
-    const result = {
-      bench: 'workflow',
-      database: 'postgres',
-      roles: SPLIT ? 'serve + worker' : 'all',
-      contacts: CONTACTS,
-      steps: totalSteps,
-      stepsPerSec: round(stepsPerSec),
-      eventToFirstMessageMs: e2e,
-      messages: mailbox.total,
-      deliveredPct: round((100 * mailbox.total) / expectedMessages, 2),
-      messagesPerSec: round(mailbox.total / ((mailbox.lastArrival - mailbox.firstArrival) / 1000)),
-      workerPeakRssMb: round(workerRss.peakKb / 1024),
-      servePeakRssMb: apiRss ? round(apiRss.peakKb / 1024) : null,
-      cpuBusyBeforePct,
-      ok: problems.length === 0,
-      details: {
-        connections: CONNECTIONS,
-        rate: RATE || null,
-        stepsPerExecution: STEPS_PER_EXECUTION,
-        windowSeconds: round(windowMs / 1000, 2),
-        // Seen by polling the API every 250 ms (at most that much after the rows' last finishedAt).
-        allFinishedSeenSeconds: round((finishedSeenAt - started) / 1000, 2),
-        engineStepsPerSec: round(totalSteps / ((lastFinished - firstStarted) / 1000)),
-        engineWindowSeconds: round((lastFinished - firstStarted) / 1000, 2),
-        burstSeconds: round((burstEnd - started) / 1000, 2),
-        trackRps: round(CONTACTS / ((burstEnd - started) / 1000)),
-        trackLatencyMs: spread(trackLatencies),
-        lastMessageSeconds: round((mailbox.lastArrival - started) / 1000, 2),
-        // Per contact, from the rows: event stored → execution started (the event dispatcher),
-        // started → welcome email stored (the engine), stored → sent (delivery).
-        stagesMs: {
-          eventToExecution: spread(stages.rows.map((s) => Number(s.event_to_start))),
-          executionToEmail: spread(stages.rows.map((s) => Number(s.start_to_email))),
-          emailToSent: spread(stages.rows.map((s) => Number(s.email_to_sent))),
-        },
-        workerCpuSeconds: round(workerCpu, 2),
-        serveCpuSeconds: SPLIT ? { burst: round(apiCpuBurst, 2), total: round(apiCpu, 2) } : null,
-        workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
-        goals: {
-          stepsPerSecAtLeast: GOAL_STEPS_PER_SEC,
-          stepsPerSecMet: stepsPerSec >= GOAL_STEPS_PER_SEC,
-          p99BelowMs: GOAL_P99_MS,
-          p99Met: e2e.p99 < GOAL_P99_MS,
-        },
-        problems,
-        machine: machineInfo(),
-      },
-    };
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    if (problems.length) {
-      log(`verification failed: ${problems.join('; ')}`);
-      failed = true;
+  // Wait for every message and every execution.
+  const expectedMessages = CONTACTS + expectedPro;
+  let seen = -1;
+  let progressAt = Date.now();
+  let reportAt = Date.now() + 5000;
+  while (mailbox.total < expectedMessages || finishedSeenAt === 0) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (pollError) throw pollError;
+    const progress = mailbox.total + finishedCount;
+    if (progress !== seen) {
+      seen = progress;
+      progressAt = Date.now();
+    } else if (Date.now() - progressAt > STALL_MS) {
+      throw new Error(
+        `stuck: ${mailbox.total} of ${expectedMessages} messages, ${finishedCount} of ${CONTACTS} executions finished`,
+      );
     }
-  } finally {
-    await cleanup.run();
+    if (Date.now() > reportAt) {
+      log(`${mailbox.total} of ${expectedMessages} messages, ${finishedCount} of ${CONTACTS} executions finished`);
+      reportAt = Date.now() + 5000;
+    }
   }
-  return failed ? 1 : 0;
+  polling = false;
+  await poller;
+  const workerCpu = (processCpuSeconds(workerPid) ?? 0) - workerCpu0;
+  const apiCpu = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
+  workerRss.sample();
+  apiRss?.sample();
+  // A message more than expected would arrive just after the last one: give it a moment.
+  await new Promise((r) => setTimeout(r, 1000));
+  log(`all ${mailbox.total} messages and ${CONTACTS} executions done`);
+
+  // Verification through the API: every execution finished, pro ones completed, the others exited.
+  const [completed, exited, all] = await Promise.all([
+    executionTotal(api.url, sk, workflowId, 'completed'),
+    executionTotal(api.url, sk, workflowId, 'exited'),
+    executionTotal(api.url, sk, workflowId),
+  ]);
+  const problems: string[] = [];
+  if (completed !== expectedPro || exited !== CONTACTS - expectedPro || all !== CONTACTS) {
+    problems.push(
+      `executions: ${completed} completed (expected ${expectedPro}), ${exited} exited (expected ${CONTACTS - expectedPro}), ${all} in all`,
+    );
+  }
+  // Every contact got exactly its messages, welcome first.
+  let wrongCount = 0;
+  let wrongOrder = 0;
+  for (let i = 0; i < CONTACTS; i++) {
+    const want = isPro(i) ? 2 : 1;
+    if (mailbox.count[i] !== want) wrongCount++;
+    else if (mailbox.flags[i] !== (isPro(i) ? 3 : 1)) wrongOrder++;
+  }
+  if (wrongCount) problems.push(`${wrongCount} contacts did not get exactly their messages`);
+  if (wrongOrder) problems.push(`${wrongOrder} contacts got their messages in the wrong order or the wrong ones`);
+  if (mailbox.stray) problems.push(`${mailbox.stray} messages to unexpected recipients`);
+  if (mailbox.total !== expectedMessages) problems.push(`${mailbox.total} messages, expected ${expectedMessages}`);
+
+  // The rows' own times (written by the worker, same clock): the steps taken and where the time went.
+  const rows = await stats.query<Record<string, string | number | null>>(
+    `select
+       (select count(*) from workflow_execution_steps s join workflow_executions x on x.id = s.execution_id where x.workflow_id = $1)::int as steps,
+       extract(epoch from min(x.started_at)) * 1000 as first_started,
+       extract(epoch from max(x.finished_at)) * 1000 as last_finished
+     from workflow_executions x where x.workflow_id = $1`,
+    [workflowId],
+  );
+  const r0 = rows.rows[0]!;
+  const historySteps = Number(r0.steps);
+  if (historySteps !== CONTACTS * STEPS_PER_EXECUTION)
+    problems.push(`${historySteps} history rows, expected ${CONTACTS * STEPS_PER_EXECUTION}`);
+  const firstStarted = Number(r0.first_started);
+  const lastFinished = Number(r0.last_finished);
+  const stages = await stats.query<{ event_to_start: number; start_to_email: number; email_to_sent: number }>(
+    `select extract(epoch from x.started_at - e.created_at) * 1000 as event_to_start,
+            extract(epoch from m.created_at - x.started_at) * 1000 as start_to_email,
+            extract(epoch from m.sent_at - m.created_at) * 1000 as email_to_sent
+     from workflow_executions x
+     join events e on e.id = (x.context->'event'->>'id')::uuid
+     join emails m on m.contact_id = x.contact_id and m.template_id = $2
+     where x.workflow_id = $1`,
+    [workflowId, welcomeId],
+  );
+
+  const latencies: number[] = [];
+  for (let i = 0; i < CONTACTS; i++) if (mailbox.firstAt[i]) latencies.push(mailbox.firstAt[i]! - load.starts[i]!);
+  const trackLatencies = Array.from(load.ends, (e, i) => e - load.starts[i]!);
+  const totalSteps = CONTACTS * STEPS_PER_EXECUTION;
+  const windowMs = lastFinished - started;
+  const e2e = spread(latencies);
+  const stepsPerSec = totalSteps / (windowMs / 1000);
+  const result = {
+    bench: 'workflow',
+    database: 'postgres',
+    roles: SPLIT ? 'serve + worker' : 'all',
+    contacts: CONTACTS,
+    steps: totalSteps,
+    stepsPerSec: round(stepsPerSec),
+    eventToFirstMessageMs: e2e,
+    messages: mailbox.total,
+    deliveredPct: round((100 * mailbox.total) / expectedMessages, 2),
+    messagesPerSec: round(mailbox.total / ((mailbox.lastArrival - mailbox.firstArrival) / 1000)),
+    workerPeakRssMb: round(workerRss.peakKb / 1024),
+    servePeakRssMb: apiRss ? round(apiRss.peakKb / 1024) : null,
+    cpuBusyBeforePct,
+    ok: problems.length === 0,
+    details: {
+      connections: CONNECTIONS,
+      rate: RATE || null,
+      stepsPerExecution: STEPS_PER_EXECUTION,
+      windowSeconds: round(windowMs / 1000, 2),
+      // Seen by polling the API every 250 ms (at most that much after the rows' last finishedAt).
+      allFinishedSeenSeconds: round((finishedSeenAt - started) / 1000, 2),
+      engineStepsPerSec: round(totalSteps / ((lastFinished - firstStarted) / 1000)),
+      engineWindowSeconds: round((lastFinished - firstStarted) / 1000, 2),
+      burstSeconds: round((burstEnd - started) / 1000, 2),
+      trackRps: round(CONTACTS / ((burstEnd - started) / 1000)),
+      trackLatencyMs: spread(trackLatencies),
+      lastMessageSeconds: round((mailbox.lastArrival - started) / 1000, 2),
+      // Per contact, from the rows: event stored → execution started (the event dispatcher),
+      // started → welcome email stored (the engine), stored → sent (delivery).
+      stagesMs: {
+        eventToExecution: spread(stages.rows.map((s) => Number(s.event_to_start))),
+        executionToEmail: spread(stages.rows.map((s) => Number(s.start_to_email))),
+        emailToSent: spread(stages.rows.map((s) => Number(s.email_to_sent))),
+      },
+      workerCpuSeconds: round(workerCpu, 2),
+      serveCpuSeconds: SPLIT ? { burst: round(apiCpuBurst, 2), total: round(apiCpu, 2) } : null,
+      workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
+      goals: {
+        stepsPerSecAtLeast: GOAL_STEPS_PER_SEC,
+        stepsPerSecMet: stepsPerSec >= GOAL_STEPS_PER_SEC,
+        p99BelowMs: GOAL_P99_MS,
+        p99Met: e2e.p99 < GOAL_P99_MS,
+      },
+      problems,
+      machine: machineInfo(),
+    },
+  };
+  return reportVerified(result, problems);
 }
 
 runBench(main);

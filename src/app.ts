@@ -1,37 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
+import { accountRoutes } from './modules/accounts/routes.js';
+import { Sessions } from './modules/accounts/sessions.js';
+import { activityRoutes } from './modules/activity/routes.js';
+import { campaignRoutes } from './modules/campaigns/routes.js';
+import { contactRoutes } from './modules/contacts/routes.js';
+import { domainRoutes } from './modules/domains/routes.js';
+import { emailRoutes } from './modules/emails/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
+import { snsRoutes } from './modules/feedback/sns.js';
+import { inboundRoutes } from './modules/inbound/routes.js';
+import { segmentRoutes } from './modules/segments/routes.js';
+import { subscriptionRoutes } from './modules/subscriptions/routes.js';
+import { suppressionRoutes } from './modules/suppressions/routes.js';
+import { templateRoutes } from './modules/templates/routes.js';
+import { trackingRoutes } from './modules/tracking/routes.js';
+import { uploadRoutes } from './modules/uploads/routes.js';
+import { verifyRoutes } from './modules/verify/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { workflowRoutes } from './modules/workflows/routes.js';
 import type { AppContext } from './platform/context.js';
 import { probe, probeDatabase } from './platform/health.js';
-import { fallbackStore } from './platform/http/rate-limit-store.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
+import { fallbackStore } from './platform/http/rate-limit-store.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
 import { registerHttpMetrics } from './platform/metrics/http.js';
 import type { Metrics } from './platform/metrics/registry.js';
-import { contactRoutes } from './modules/contacts/routes.js';
-import { eventRoutes } from './modules/events/routes.js';
-import { subscriptionRoutes } from './modules/subscriptions/routes.js';
-import { trackingRoutes } from './modules/tracking/routes.js';
-import { emailRoutes } from './modules/emails/routes.js';
-import { verifyRoutes } from './modules/verify/routes.js';
-import { domainRoutes } from './modules/domains/routes.js';
-import { templateRoutes } from './modules/templates/routes.js';
-import { segmentRoutes } from './modules/segments/routes.js';
-import { campaignRoutes } from './modules/campaigns/routes.js';
-import { workflowRoutes } from './modules/workflows/routes.js';
-import { suppressionRoutes } from './modules/suppressions/routes.js';
-import { webhookRoutes } from './modules/webhooks/routes.js';
-import { activityRoutes } from './modules/activity/routes.js';
-import { inboundRoutes } from './modules/inbound/routes.js';
-import { uploadRoutes } from './modules/uploads/routes.js';
-import { snsRoutes } from './modules/feedback/sns.js';
-import { accountRoutes } from './modules/accounts/routes.js';
-import { Sessions } from './modules/accounts/sessions.js';
 import { instanceSecret } from './platform/secrets.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -49,7 +49,9 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
     frameworkErrors: (error, request, reply) => {
       const status = error.statusCode ?? 400;
       reply.header('x-request-id', request.id);
-      return (reply as FastifyReply).status(status).send(errorBody(request, status, status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', error.message));
+      return (reply as FastifyReply)
+        .status(status)
+        .send(errorBody(request, status, status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', error.message));
     },
     requestIdHeader: false,
     genReqId: (req) => {
@@ -61,14 +63,16 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(errorBody(request, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
+    reply
+      .status(404)
+      .send(errorBody(request, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
   );
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   if (options.metrics) registerHttpMetrics(app, options.metrics);
 
-  registerAuth(app, (key) => ctx.keys.resolve(key));
+  registerAuth(app, ctx.keys);
   registerStorableInput(app);
 
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.log) : undefined;
@@ -77,9 +81,12 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
     global: true,
     // The public key has a bucket of its own: anyone can copy it from a web page, and must not be
     // able to use up the limit of the backend's secret key with it.
-    max: (req) => (req.project?.keyKind === 'public' ? ctx.config.rateLimitPublicPerMinute : ctx.config.rateLimitPerMinute),
+    max: (req) =>
+      req.project?.keyKind === 'public' ? ctx.config.rateLimitPublicPerMinute : ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,
-    ...(redis ? { store: fallbackStore(redis, 'ratelimit:', { warn: (m) => ctx.log.warn(m), info: (m) => ctx.log.info(m) }) } : {}),
+    ...(redis
+      ? { store: fallbackStore(redis, 'ratelimit:', { warn: (m) => ctx.log.warn(m), info: (m) => ctx.log.info(m) }) }
+      : {}),
     // Counted per project; requests without one (health, docs) are not limited.
     keyGenerator: (req) => (req.project ? `${req.project.id}:${req.project.keyKind}` : req.ip),
     allowList: (req) => !req.project,
@@ -112,9 +119,13 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   // The database is required (503 without it); Redis only shares rate-limit counters, so without
   // it the API still serves, on per-process counters, and reports itself degraded.
   app.get('/health', { config: { auth: 'none' }, schema: { hide: true } }, async (_req, reply) => {
-    const [database, redisState] = await Promise.all([probeDatabase(ctx.db), redis ? probe(() => redis.ping()) : undefined]);
+    const [database, redisState] = await Promise.all([
+      probeDatabase(ctx.db),
+      redis ? probe(() => redis.ping()) : undefined,
+    ]);
     const dependencies = { database, ...(redisState ? { redis: redisState } : {}) };
-    if (database === 'down') return reply.status(503).header('retry-after', '5').send({ status: 'unavailable', dependencies });
+    if (database === 'down')
+      return reply.status(503).header('retry-after', '5').send({ status: 'unavailable', dependencies });
     return { status: redisState === 'down' ? 'degraded' : 'ok', dependencies };
   });
 
@@ -135,7 +146,10 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });
   await app.register(snsRoutes, { ctx });
-  await app.register(accountRoutes, { ctx, sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key'), ctx.db) });
+  await app.register(accountRoutes, {
+    ctx,
+    sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key'), ctx.db),
+  });
   return app;
 }
 

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import type { DatabaseTimeouts } from './platform/db/client.js';
 import type { S3Settings } from './platform/storage.js';
 
-const hostPort = z
-  .string()
-  .regex(/^[^\s:,]+(:\d{1,5})?$/, 'expected host or host:port');
+const hostPort = z.string().regex(/^[^\s:,]+(:\d{1,5})?$/, 'expected host or host:port');
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -34,7 +32,14 @@ const EnvSchema = z.object({
   DNS_SERVERS: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []))
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    )
     .pipe(z.array(hostPort)),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
@@ -81,16 +86,18 @@ export interface Config {
 
 /** Reads the environment once; nothing else in the program looks at process.env. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const blankToUndefined = Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]),
-  );
+  const blankToUndefined = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]));
   const parsed = EnvSchema.safeParse(blankToUndefined);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  if (e.S3_BUCKET && !e.S3_PUBLIC_URL) throw new Error('Invalid configuration:\n  S3_PUBLIC_URL: required with S3_BUCKET (where the uploaded files are publicly readable)');
+  if (e.S3_BUCKET && !e.S3_PUBLIC_URL)
+    throw new Error(
+      'Invalid configuration:\n  S3_PUBLIC_URL: required with S3_BUCKET ' +
+        '(where the uploaded files are publicly readable)',
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -131,7 +138,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
-    metrics: e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN },
+    metrics:
+      e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN },
   };
 }
 
@@ -139,5 +147,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function parseTrustProxy(value: string | undefined): boolean | string[] {
   if (!value || value === 'false') return false;
   if (value === 'true') return true;
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -1,18 +1,20 @@
-import { parseArgs } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { loadConfig, type Role } from './config.js';
-import { openDatabase } from './platform/db/client.js';
-import { importDataDump } from './platform/db/import.js';
 import { normalizeEmail } from './domain/email.js';
 import { newPassword } from './modules/accounts/schemas.js';
 import { createUser } from './modules/accounts/service.js';
 import { createProject } from './modules/projects/service.js';
-import { startService } from './service.js';
+import { openDatabase } from './platform/db/client.js';
+import { importDataDump } from './platform/db/import.js';
+import { startService } from './start.js';
 
-const USAGE = 'usage: main.ts [all|serve|worker|migrate|project:create --name NAME|user:create --email EMAIL < password|db:import FILE.sql]';
+const USAGE =
+  'usage: main.ts [all|serve|worker|migrate|project:create --name NAME|user:create --email EMAIL < password|' +
+  'db:import FILE.sql]';
 
 async function run(command: string, args: string[]): Promise<void> {
   const config = loadConfig();
@@ -75,7 +77,8 @@ async function run(command: string, args: string[]): Promise<void> {
   }
   if (!config.smtpUrl && command !== 'serve') {
     process.stdout.write(
-      `No SMTP_URL: mail is captured, not sent. Each message is written to ${path.resolve(config.dataDir, 'outbox')}\n` +
+      'No SMTP_URL: mail is captured, not sent. ' +
+        `Each message is written to ${path.resolve(config.dataDir, 'outbox')}\n` +
         `and served by GET /emails/{id}/raw. Any sender address works until a relay is configured.\n\n`,
     );
   }

@@ -62,7 +62,25 @@ export const ALIAS_DOMAINS: ReadonlySet<string> = new Set([
 ]);
 
 /** Second-level labels under which ccTLDs register names (`example.co.uk`, `example.com.au`). */
-const SECOND_LEVEL = new Set(['ac', 'co', 'com', 'edu', 'go', 'gob', 'gov', 'ltd', 'mil', 'ne', 'net', 'nhs', 'nom', 'or', 'org', 'plc', 'sch']);
+const SECOND_LEVEL = new Set([
+  'ac',
+  'co',
+  'com',
+  'edu',
+  'go',
+  'gob',
+  'gov',
+  'ltd',
+  'mil',
+  'ne',
+  'net',
+  'nhs',
+  'nom',
+  'or',
+  'org',
+  'plc',
+  'sch',
+]);
 
 export function splitAddress(email: string): { local: string; domain: string } {
   const at = email.lastIndexOf('@');
@@ -115,7 +133,11 @@ export function isPlusAddressed(local: string): boolean {
  */
 export function suggestEmail(email: string): string | undefined {
   const { domain } = splitAddress(email);
-  if (COMMON_PROVIDERS.has(domain) || isAliasDomain(domain) || withParents(domain).some((name) => DISPOSABLE_WILDCARD.has(name))) {
+  if (
+    COMMON_PROVIDERS.has(domain) ||
+    isAliasDomain(domain) ||
+    withParents(domain).some((name) => DISPOSABLE_WILDCARD.has(name))
+  ) {
     return undefined;
   }
   const suggestion = spellChecker.run({ email });

@@ -15,11 +15,14 @@ const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quo
 
 /** Decodes the character references an attribute value may hold (`&amp;`, `&#38;`, `&#x26;`). */
 export function decodeEntities(text: string): string {
-  return text.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));?/g, (match, dec?: string, hex?: string, name?: string) => {
-    if (name !== undefined) return NAMED_ENTITIES[name.toLowerCase()] ?? match;
-    const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
-    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : match;
-  });
+  return text.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]+));?/g,
+    (match, dec?: string, hex?: string, name?: string) => {
+      if (name !== undefined) return NAMED_ENTITIES[name.toLowerCase()] ?? match;
+      const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex!, 16);
+      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : match;
+    },
+  );
 }
 
 /** Puts `snippet` right before the last `</body>`, or at the end when there is none. */

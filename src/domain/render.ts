@@ -27,7 +27,7 @@
  * that `inlineCandidate` admits may also be rendered on the caller's thread, by `renderInline`,
  * under limits ten times tighter that throw InlineLimitReached instead of failing.
  */
-import { Liquid, defaultOperators, type Operators, type Template } from 'liquidjs';
+import { defaultOperators, Liquid, type Operators, type Template } from 'liquidjs';
 
 export type TemplatePart = 'subject' | 'body';
 
@@ -63,13 +63,16 @@ export function templateScope(
 }
 
 // liquidjs types operators as boolean-valued, but it pushes whatever they return as the value.
-const operators = { ...defaultOperators, '??': ((lhs: unknown, rhs: unknown) => lhs ?? rhs) as unknown as Operators[string] };
+const operators = {
+  ...defaultOperators,
+  '??': ((lhs: unknown, rhs: unknown) => lhs ?? rhs) as unknown as Operators[string],
+};
 
-function createEngine(escape: boolean): Liquid {
+function createEngine(escapeOutput: boolean): Liquid {
   const engine = new Liquid({
     operators,
     groupedExpressions: true,
-    outputEscape: escape ? 'escape' : undefined,
+    outputEscape: escapeOutput ? 'escape' : undefined,
     templates: {}, // an empty in-memory file system, in case a file lookup were ever reached
     ownPropertyOnly: true,
     strictFilters: true,
@@ -78,7 +81,7 @@ function createEngine(escape: boolean): Liquid {
     memoryLimit: 10_000_000, // liquidjs' units: range sizes, string lengths; charged before allocating
   });
   for (const tag of ['include', 'render', 'layout']) delete engine.tags[tag];
-  if (escape) {
+  if (escapeOutput) {
     for (const name of ['escape', 'escape_once', 'xml_escape']) {
       const filter = engine.filters[name]!;
       engine.registerFilter(name, { handler: typeof filter === 'function' ? filter : filter.handler, raw: true });
@@ -151,8 +154,11 @@ export class InlineLimitReached extends Error {
  * checks its time limit only between template nodes, so one call of these can outlast it. A source
  * naming one (anywhere, quoted expressions included) never runs inline.
  */
-const ARRAY_FILTER =
-  /\|\s*(?:where|where_exp|reject|reject_exp|find|find_exp|find_index|find_index_exp|has|has_exp|group_by|group_by_exp|sum|map|sort|sort_natural|uniq|sample|compact|concat|push|pop|shift|unshift|reverse|join)\b/;
+const ARRAY_FILTER = new RegExp(
+  String.raw`\|\s*(?:where|where_exp|reject|reject_exp|find|find_exp|find_index|find_index_exp|has|has_exp|` +
+    'group_by|group_by_exp|sum|map|sort|sort_natural|uniq|sample|compact|concat|push|pop|shift|unshift|' +
+    String.raw`reverse|join)\b`,
+);
 
 /** Whether a source may be rendered on the caller's thread: small, and no array filter. */
 export function inlineCandidate(source: string): boolean {
@@ -160,7 +166,8 @@ export function inlineCandidate(source: string): boolean {
 }
 
 // liquidjs' limits, and V8's (a string, an array or the stack grown too far), as a render error says them.
-const LIMIT_MESSAGE = /(?:template render|memory alloc) limit exceeded|Maximum call stack size exceeded|Invalid (?:string|array) length/;
+const LIMIT_MESSAGE =
+  /(?:template render|memory alloc) limit exceeded|Maximum call stack size exceeded|Invalid (?:string|array) length/;
 
 /**
  * Renders under INLINE_LIMITS a source that `inlineCandidate` admitted (the caller checks, once per
@@ -171,7 +178,12 @@ export function renderInline(source: string, part: TemplatePart, scope: Record<s
   const parsed = compile(source, part);
   let output: string;
   try {
-    output = String(engines[part].renderSync(parsed, scope, { renderLimit: INLINE_LIMITS.renderMs, memoryLimit: INLINE_LIMITS.memory }));
+    output = String(
+      engines[part].renderSync(parsed, scope, {
+        renderLimit: INLINE_LIMITS.renderMs,
+        memoryLimit: INLINE_LIMITS.memory,
+      }),
+    );
   } catch (error) {
     if (error instanceof Error && LIMIT_MESSAGE.test(error.message)) throw new InlineLimitReached(part);
     throw asTemplateError(error, part);

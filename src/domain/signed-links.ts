@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isUuid } from './formats.js';
 
 export interface SubscriberRef {
   projectId: string;
@@ -16,7 +17,11 @@ export class LinkSigner {
   constructor(private readonly key: Buffer) {}
 
   sign(purpose: string, ...values: string[]): string {
-    return createHmac('sha256', this.key).update([purpose, ...values].join('\n')).digest().subarray(0, 16).toString('base64url');
+    return createHmac('sha256', this.key)
+      .update([purpose, ...values].join('\n'))
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
   }
 
   verify(signature: string, purpose: string, ...values: string[]): boolean {
@@ -40,9 +45,6 @@ export class LinkSigner {
     return { projectId, contactId, ...(emailId ? { emailId } : {}) };
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const isUuid = (s: string) => UUID.test(s);
 
 /** The links the service offers to every template as `unsubscribeUrl`, `subscribeUrl` and `manageUrl`. */
 export function subscriberUrls(publicUrl: string, signer: LinkSigner, ref: SubscriberRef) {

@@ -5,12 +5,14 @@ import type { Clock } from './clock.js';
 import type { Database, Db } from './db/client.js';
 import type { Dns } from './dns.js';
 import type { EventBus } from './event-bus.js';
-import type { UsageRegistry } from './usage.js';
+import type { KeyResolver } from './http/auth.js';
+import type { NotifiedCaches } from './notified-cache.js';
+import type { Throttle } from './throttle.js';
 import type { UntrustedPool } from './untrusted/pool.js';
 import type { TemplateRenderer } from './untrusted/templates.js';
-import type { ProjectKeyCache } from '../modules/projects/key-cache.js';
+import type { UsageRegistry } from './usage.js';
 
-/** What every module's service needs; built once per process in main. */
+/** What every module's service needs; built once per process (src/start.ts `createContext`). */
 export interface AppContext {
   config: Config;
   database: Database;
@@ -18,8 +20,15 @@ export interface AppContext {
   clock: Clock;
   bus: EventBus;
   usage: UsageRegistry;
-  /** API key → project, shared by every request of this process. */
-  keys: ProjectKeyCache;
+  /** API key → project, shared by every request of this process (the projects module's). */
+  keys: KeyResolver;
+  /** The process's caches of rarely changed rows, emptied by NOTIFY. */
+  caches: NotifiedCaches;
+  /**
+   * Whether a send should wake the delivery engines: at most every 100 ms per process. Sends in
+   * between are picked up by the engine's current round or its next poll (a quarter second).
+   */
+  deliveryWake: Throttle;
   log: Logger;
   /** Lookups through `DNS_SERVERS`. */
   dns: Dns;

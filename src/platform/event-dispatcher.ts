@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
+import { backoffMs } from '../domain/formats.js';
 import type { Clock } from './clock.js';
-import { run, type Database } from './db/client.js';
+import { type Database, run } from './db/client.js';
 import type { EventBus, RecordedEvent } from './event-bus.js';
-import { PollTimer } from './polling.js';
-import { retryDelay } from './queue.js';
+import { PollingLoop } from './polling.js';
 
 const BATCH = 200;
 const POLL_MS = 200;
@@ -25,9 +25,11 @@ interface OutboxEntry {
  * while the others go through.
  */
 export class EventDispatcher {
-  private stopping = false;
-  private loopDone?: Promise<void>;
-  private readonly poll = new PollTimer(POLL_MS);
+  private readonly loop = new PollingLoop({
+    intervalMs: POLL_MS,
+    round: async () => (await this.dispatchBatch()) === BATCH,
+    onError: (err) => this.log.error({ err }, 'dispatching events failed'),
+  });
 
   constructor(
     private readonly database: Database,
@@ -37,25 +39,12 @@ export class EventDispatcher {
   ) {}
 
   start(): void {
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
+  /** A batch is published in the round's own transaction: once the round ends, nothing is left running. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.poll.wake();
-    await this.loopDone;
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let handled = 0;
-      try {
-        handled = await this.dispatchBatch();
-      } catch (err) {
-        if (!this.stopping) this.log.error({ err }, 'dispatching events failed');
-      }
-      await this.poll.next(handled === BATCH);
-    }
+    await this.loop.stop(0);
   }
 
   /** Publishes up to one batch of due events; returns how many entries it took from the outbox. */
@@ -63,21 +52,35 @@ export class EventDispatcher {
     const now = this.clock.now();
     return this.database.db.transaction(async (tx) => {
       const claimed = (
-        await run<OutboxEntry>(tx, sql`
+        await run<OutboxEntry>(
+          tx,
+          sql`
           delete from event_outbox where id in (
             select id from event_outbox where available_at <= ${now} order by id limit ${BATCH} for update skip locked)
-          returning id, event_id, attempts`)
+          returning id, event_id, attempts`,
+        )
       ).rows.sort((a, b) => Number(a.id) - Number(b.id));
       if (claimed.length === 0 || !this.bus.hasSubscribers()) return claimed.length;
 
       const events = new Map(
         (
-          await run(tx, sql`
+          await run(
+            tx,
+            sql`
             select id, project_id, contact_id, name, data, created_at from events
-            where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(claimed.map((c) => c.event_id))}::jsonb))`)
+            where id in (select value::uuid
+              from jsonb_array_elements_text(${JSON.stringify(claimed.map((c) => c.event_id))}::jsonb))`,
+          )
         ).rows.map((r): [string, RecordedEvent] => [
           r.id,
-          { id: r.id, projectId: r.project_id, contactId: r.contact_id, name: r.name, data: r.data, createdAt: new Date(r.created_at) },
+          {
+            id: r.id,
+            projectId: r.project_id,
+            contactId: r.contact_id,
+            name: r.name,
+            data: r.data,
+            createdAt: new Date(r.created_at),
+          },
         ]),
       );
       // Deleted since (with its contact, or by name): nothing left to announce.
@@ -89,20 +92,34 @@ export class EventDispatcher {
       const putBack = async (entry: OutboxEntry, event: RecordedEvent, err: unknown) => {
         const attempts = entry.attempts + 1;
         this.log.warn({ err, eventId: event.id, attempts }, 'an event subscriber failed');
-        const retryAt = attempts >= MAX_ATTEMPTS ? sql`'infinity'::timestamptz` : sql`${new Date(now.getTime() + retryDelay(attempts, 1000))}`;
-        await run(tx, sql`
+        const retryAt =
+          attempts >= MAX_ATTEMPTS
+            ? sql`'infinity'::timestamptz`
+            : sql`${new Date(now.getTime() + backoffMs(attempts, 1000))}`;
+        await run(
+          tx,
+          sql`
           insert into event_outbox (event_id, attempts, available_at, last_error)
-          values (${event.id}, ${attempts}, ${retryAt}, ${String((err as Error)?.message ?? err).slice(0, 2000)})`);
+          values (${event.id}, ${attempts}, ${retryAt}, ${String((err as Error)?.message ?? err).slice(0, 2000)})`,
+        );
       };
       try {
-        await tx.transaction((savepoint) => this.bus.publish(savepoint, ordered.map((o) => o.event)));
+        await tx.transaction((savepoint) =>
+          this.bus.publish(
+            savepoint,
+            ordered.map((o) => o.event),
+          ),
+        );
         return claimed.length;
       } catch (err) {
         if (ordered.length === 1) {
           await putBack(ordered[0]!.entry, ordered[0]!.event, err);
           return claimed.length;
         }
-        this.log.debug({ err, events: ordered.length }, 'publishing a batch of events failed; publishing them one by one');
+        this.log.debug(
+          { err, events: ordered.length },
+          'publishing a batch of events failed; publishing them one by one',
+        );
       }
       for (const { entry, event } of ordered) {
         try {

@@ -1,10 +1,11 @@
 import type { Database } from './db/client.js';
 
 /**
- * A small read-through cache shared by the requests of one process, for rows read on every send
- * and changed rarely (sender domains, templates). A change anywhere NOTIFYs `channel` with the key
- * (or nothing, for everything) and every process drops its copy; the TTL bounds staleness should a
- * notification ever be missed.
+ * A small read-through cache shared by the requests of one process, for rows read on every request
+ * or send and changed rarely (API keys, sender domains and their signing keys, templates, workflow
+ * graphs). A change anywhere NOTIFYs `channel` with the key (or nothing, for everything) and every
+ * process drops its copy; the TTL bounds staleness should a notification ever be missed. The one
+ * mechanism of its kind: every such cache is one of these, made through `NotifiedCaches`.
  */
 export class NotifiedCache<V> {
   private entries = new Map<string, { value: V; until: number }>();
@@ -19,17 +20,14 @@ export class NotifiedCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /**
-   * Starts listening for changes. `get` does it on first use; a cache first used inside a
-   * transaction on the embedded database must be started before, since LISTEN needs the connection
-   * the transaction holds.
-   */
+  /** Starts listening for changes; `get` does it on first use. */
   async listen(): Promise<void> {
     this.listening ??= this.database.listen(this.channel, (changed) => this.evict(changed)).catch(() => undefined);
     await this.listening;
   }
 
-  async get(key: string, load: () => Promise<V>): Promise<V> {
+  /** The cached value, or `load`'s, kept when `keep` says so (a miss may be worth not remembering). */
+  async get(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     await this.listen();
     // Without notifications a change would go unseen: read through until they flow again.
     const trusted = this.database.notificationsLive();
@@ -37,7 +35,7 @@ export class NotifiedCache<V> {
     if (trusted && hit && hit.until > Date.now()) return hit.value;
     const loadedIn = this.generation;
     const value = await load();
-    if (!trusted || loadedIn !== this.generation) return value;
+    if (!trusted || loadedIn !== this.generation || !keep(value)) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: Date.now() + this.ttlMs });
     return value;
@@ -50,13 +48,15 @@ export class NotifiedCache<V> {
   }
 }
 
-const caches = new WeakMap<Database, Map<string, NotifiedCache<unknown>>>();
+/** The process's caches, one per name, each emptied through its channel; held by `AppContext`. */
+export class NotifiedCaches {
+  private readonly caches = new Map<string, NotifiedCache<unknown>>();
 
-/** The process's cache for `channel` on this database, made on first use. */
-export function notifiedCache<V>(database: Database, channel: string): NotifiedCache<V> {
-  let byChannel = caches.get(database);
-  if (!byChannel) caches.set(database, (byChannel = new Map()));
-  let cache = byChannel.get(channel);
-  if (!cache) byChannel.set(channel, (cache = new NotifiedCache<unknown>(database, channel)));
-  return cache as NotifiedCache<V>;
+  constructor(private readonly database: Database) {}
+
+  /** The cache named `name` (by default its channel), made on first use. */
+  of<V>(channel: string, name = channel): NotifiedCache<V> {
+    if (!this.caches.has(name)) this.caches.set(name, new NotifiedCache<unknown>(this.database, channel));
+    return this.caches.get(name) as NotifiedCache<V>;
+  }
 }

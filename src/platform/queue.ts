@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
+import { backoffMs } from '../domain/formats.js';
 import type { Clock } from './clock.js';
-import { run, type Database, type Executor } from './db/client.js';
-import { PollTimer } from './polling.js';
+import { type Database, type Executor, run } from './db/client.js';
+import { PollingLoop } from './polling.js';
 
 export interface Job<P = Record<string, unknown>> {
   id: number;
@@ -46,7 +47,6 @@ type Handler<P> = (job: Job<P>) => Promise<void>;
 
 const CHANNEL = 'jobs';
 const POLL_MS = 1000;
-const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
 /** Writes a job; pass the transaction that writes the row the job is about. */
 export async function enqueue(
@@ -55,45 +55,51 @@ export async function enqueue(
   payload: Record<string, unknown>,
   options: EnqueueOptions = {},
 ): Promise<void> {
-  await run(ex, sql`
+  await run(
+    ex,
+    sql`
     insert into jobs (queue, payload, run_at, max_attempts, singleton_key)
-    values (${queue}, ${JSON.stringify(payload)}::jsonb, ${options.runAt ?? new Date()}, ${options.maxAttempts ?? 10}, ${options.singletonKey ?? null})
-    on conflict (singleton_key) do nothing`);
+    values (${queue}, ${JSON.stringify(payload)}::jsonb, ${options.runAt ?? new Date()}, ${options.maxAttempts ?? 10},
+      ${options.singletonKey ?? null})
+    on conflict (singleton_key) do nothing`,
+  );
   await run(ex, sql`select pg_notify(${CHANNEL}, ${queue})`);
 }
 
 /** Writes one job per payload in one statement. */
-export async function enqueueMany(ex: Executor, queue: string, payloads: Record<string, unknown>[], options: EnqueueOptions = {}): Promise<void> {
+export async function enqueueMany(
+  ex: Executor,
+  queue: string,
+  payloads: Record<string, unknown>[],
+  options: EnqueueOptions = {},
+): Promise<void> {
   if (payloads.length === 0) return;
-  await run(ex, sql`
+  await run(
+    ex,
+    sql`
     insert into jobs (queue, payload, run_at, max_attempts)
     select ${queue}, p, ${options.runAt ?? new Date()}, ${options.maxAttempts ?? 10}
-    from jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) p`);
+    from jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) p`,
+  );
   await run(ex, sql`select pg_notify(${CHANNEL}, ${queue})`);
-}
-
-export function retryDelay(attempt: number, baseMs: number): number {
-  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
 }
 
 interface QueueWorker {
   queue: string;
+  // biome-ignore lint/suspicious/noExplicitAny: each queue's handler reads its own payload type
   handler: Handler<any>;
   concurrency: number;
   leaseMs: number;
   retryBaseMs: number;
   intervalMs?: number;
   running: number;
-  poll: PollTimer;
+  loop: PollingLoop;
 }
 
 /** Runs the handlers of the queues this process works on, polling and woken by NOTIFY. */
 export class JobRunner {
   private workers: QueueWorker[] = [];
-  private stopping = false;
   private unlisten?: () => Promise<void>;
-  private loops: Promise<void>[] = [];
-  private active = new Set<Promise<void>>();
   private readonly stopped = new AbortController();
 
   constructor(
@@ -103,15 +109,20 @@ export class JobRunner {
   ) {}
 
   work<P = Record<string, unknown>>(queue: string, handler: Handler<P>, options: WorkOptions = {}): void {
-    this.workers.push({
+    const w: QueueWorker = {
       queue,
       handler,
       concurrency: options.concurrency ?? 4,
       leaseMs: options.leaseMs ?? 60_000,
       retryBaseMs: options.retryBaseMs ?? 1000,
       running: 0,
-      poll: new PollTimer(POLL_MS),
-    });
+      loop: new PollingLoop({
+        intervalMs: POLL_MS,
+        round: () => this.round(w),
+        onError: (err) => this.log.error({ err, queue }, 'claiming jobs failed'),
+      }),
+    };
+    this.workers.push(w);
   }
 
   /** A recurring job: one row per name, rescheduled after each run, shared by every worker process. */
@@ -127,9 +138,9 @@ export class JobRunner {
     }
     // An empty payload (the LISTEN connection was restored) may hide jobs of any queue.
     this.unlisten = await this.database.listen(CHANNEL, (queue) => {
-      for (const w of this.workers) if (!queue || w.queue === queue) w.poll.wake();
+      for (const w of this.workers) if (!queue || w.queue === queue) w.loop.wake();
     });
-    this.loops = this.workers.map((w) => this.loop(w));
+    for (const w of this.workers) w.loop.start();
   }
 
   /**
@@ -137,42 +148,31 @@ export class JobRunner {
    * abandoned and runs again elsewhere when its lease ends.
    */
   async stop(drainMs = 10_000): Promise<void> {
-    this.stopping = true;
     this.stopped.abort();
-    for (const w of this.workers) w.poll.wake();
-    await Promise.all(this.loops);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)));
-    await Promise.race([Promise.allSettled([...this.active]), deadline]);
-    clearTimeout(timer);
+    await Promise.all(this.workers.map((w) => w.loop.stop(drainMs)));
     await this.unlisten?.();
   }
 
-  private async loop(w: QueueWorker): Promise<void> {
-    while (!this.stopping) {
-      let claimed: Job[] = [];
-      const free = w.concurrency - w.running;
-      if (free > 0) {
-        try {
-          claimed = await this.claim(w, free);
-        } catch (err) {
-          if (!this.stopping) this.log.error({ err, queue: w.queue }, 'claiming jobs failed');
-        }
-      }
-      for (const job of claimed) this.track(this.run(w, job));
-      await w.poll.next(free > 0 && claimed.length === free);
-    }
-  }
-
-  private track(p: Promise<void>): void {
-    this.active.add(p);
-    p.finally(() => this.active.delete(p));
+  private async round(w: QueueWorker): Promise<boolean> {
+    const free = w.concurrency - w.running;
+    if (free <= 0) return false;
+    const claimed = await this.claim(w, free);
+    for (const job of claimed) w.loop.track(this.run(w, job));
+    return claimed.length === free;
   }
 
   private async claim(w: QueueWorker, limit: number): Promise<Job[]> {
     const now = this.clock.now();
     const leaseEnd = new Date(now.getTime() + w.leaseMs);
-    const result = await run(this.database.db, sql`
+    const result = await run<{
+      id: string;
+      queue: string;
+      payload: Record<string, unknown>;
+      attempts: number;
+      max_attempts: number;
+    }>(
+      this.database.db,
+      sql`
       update jobs set locked_until = ${leaseEnd}, attempts = attempts + 1
       where id in (
         select id from jobs
@@ -181,8 +181,9 @@ export class JobRunner {
         order by run_at, id
         limit ${limit}
         for update skip locked)
-      returning id, queue, payload, attempts, max_attempts`);
-    return (result.rows as any[]).map((r) => ({
+      returning id, queue, payload, attempts, max_attempts`,
+    );
+    return result.rows.map((r) => ({
       id: Number(r.id),
       queue: r.queue,
       payload: r.payload,
@@ -202,20 +203,27 @@ export class JobRunner {
     try {
       await w.handler(job);
       if (w.intervalMs) {
-        await run(db, sql`update jobs set run_at = ${new Date(this.clock.now().getTime() + w.intervalMs)}, attempts = 0, locked_until = null where id = ${job.id}`);
+        await run(
+          db,
+          sql`update jobs set run_at = ${new Date(this.clock.now().getTime() + w.intervalMs)},
+            attempts = 0, locked_until = null where id = ${job.id}`,
+        );
       } else {
         await run(db, sql`delete from jobs where id = ${job.id}`);
       }
     } catch (err) {
       if (err instanceof JobInterrupted) {
-        await run(db, sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0) where id = ${job.id}`).catch(() => {});
+        await run(
+          db,
+          sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0) where id = ${job.id}`,
+        ).catch(() => {});
         return;
       }
       this.log.warn({ err, queue: job.queue, jobId: job.id, attempt: job.attempts }, 'job failed');
       await this.fail(w, job, err).catch((e) => this.log.error({ err: e }, 'recording a job failure failed'));
     } finally {
       w.running--;
-      w.poll.wake();
+      w.loop.wake();
     }
   }
 
@@ -223,14 +231,17 @@ export class JobRunner {
     const message = err instanceof Error ? err.message : String(err);
     const now = this.clock.now().getTime();
     const finalFailure = !w.intervalMs && job.attempts >= job.maxAttempts;
-    const retryAt = new Date(now + (w.intervalMs ?? retryDelay(job.attempts, w.retryBaseMs)));
-    await run(this.database.db, sql`
+    const retryAt = new Date(now + (w.intervalMs ?? backoffMs(job.attempts, w.retryBaseMs)));
+    await run(
+      this.database.db,
+      sql`
       update jobs set
         state = ${finalFailure ? 'failed' : 'queued'},
         run_at = ${retryAt},
         locked_until = null,
         attempts = ${w.intervalMs ? 0 : job.attempts},
         last_error = ${message.slice(0, 2000)}
-      where id = ${job.id}`);
+      where id = ${job.id}`,
+    );
   }
 }

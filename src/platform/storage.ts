@@ -39,12 +39,20 @@ export function s3Storage(s: S3Settings): FileStorage {
   const client = new S3Client({
     region: s.region,
     ...(s.endpoint ? { endpoint: s.endpoint, forcePathStyle: true } : {}),
-    ...(s.accessKeyId && s.secretAccessKey ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } } : {}),
+    ...(s.accessKeyId && s.secretAccessKey
+      ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } }
+      : {}),
   });
   return {
     async put(key, content, contentType) {
       await client.send(
-        new PutObjectCommand({ Bucket: s.bucket, Key: key, Body: content, ContentType: contentType, CacheControl: 'public, max-age=31536000, immutable' }),
+        new PutObjectCommand({
+          Bucket: s.bucket,
+          Key: key,
+          Body: content,
+          ContentType: contentType,
+          CacheControl: 'public, max-age=31536000, immutable',
+        }),
       );
       return `${s.publicUrl.replace(/\/+$/, '')}/${key}`;
     },

@@ -1,29 +1,43 @@
 import { z } from 'zod';
-import type { Db } from './db/client.js';
+import type { Executor } from './db/client.js';
 
 export type UsageKind = 'segments' | 'campaigns' | 'workflows';
 export interface UsageItem {
   id: string;
   name: string;
 }
-/** What can be referenced: a contact field or event name (by name), or a template (by id). */
-export type UsageSubject = 'field' | 'event' | 'template';
-type Finder = (db: Db, projectId: string, name: string) => Promise<UsageItem[]>;
+/**
+ * What can be referenced: a contact field or event name (by name), a template (by id), or a segment
+ * (by id) as the audience of a campaign that is scheduled or sending.
+ */
+export type UsageSubject = 'field' | 'event' | 'template' | 'active-segment';
+type Finder = (ex: Executor, projectId: string, name: string) => Promise<UsageItem[]>;
 
 /**
- * Answers "what references this field / event name / template?". Each module that stores references
- * (segments, campaigns, workflows) registers a finder; the contacts, events and templates modules ask.
+ * Answers "what references this field / event name / template / segment?". Each module that stores
+ * references (segments, campaigns, workflows) registers a finder; the modules that own what is
+ * referenced ask, without depending on the modules that reference it.
  */
 export class UsageRegistry {
-  private finders: Record<UsageSubject, Map<UsageKind, Finder>> = { field: new Map(), event: new Map(), template: new Map() };
+  private finders: Record<UsageSubject, Map<UsageKind, Finder>> = {
+    field: new Map(),
+    event: new Map(),
+    template: new Map(),
+    'active-segment': new Map(),
+  };
 
   register(subject: UsageSubject, kind: UsageKind, finder: Finder): void {
     this.finders[subject].set(kind, finder);
   }
 
-  async find(db: Db, subject: UsageSubject, projectId: string, name: string): Promise<Record<UsageKind, UsageItem[]>> {
+  async find(
+    ex: Executor,
+    subject: UsageSubject,
+    projectId: string,
+    name: string,
+  ): Promise<Record<UsageKind, UsageItem[]>> {
     const result: Record<UsageKind, UsageItem[]> = { segments: [], campaigns: [], workflows: [] };
-    for (const [kind, finder] of this.finders[subject]) result[kind] = await finder(db, projectId, name);
+    for (const [kind, finder] of this.finders[subject]) result[kind] = await finder(ex, projectId, name);
     return result;
   }
 }

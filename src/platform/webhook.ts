@@ -69,7 +69,8 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-const privateRefusal = (host: string) => new WebhookError(`${host} is a private or loopback address; webhooks to it are not allowed`, false);
+const privateRefusal = (host: string) =>
+  new WebhookError(`${host} is a private or loopback address; webhooks to it are not allowed`, false);
 
 function guardedLookup(allowPrivate: boolean): net.LookupFunction {
   return (hostname, options, callback) => {
@@ -78,7 +79,8 @@ function guardedLookup(allowPrivate: boolean): net.LookupFunction {
       const list = addresses as dns.LookupAddress[];
       const refused = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
       if (refused) return callback(privateRefusal(`${hostname} (${refused.address})`) as NodeJS.ErrnoException, '', 0);
-      if ((options as dns.LookupAllOptions).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if ((options as dns.LookupAllOptions).all)
+        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };
@@ -115,24 +117,31 @@ export function sendWebhook(req: WebhookRequest, now = Date.now()): Promise<{ st
   };
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
-    const request = client.request(url, { method: req.method, headers, lookup: guardedLookup(req.allowPrivate) }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
-        size += chunk.length;
-      });
-      res.on('end', () => {
-        clearTimeout(timer);
-        const status = res.statusCode ?? 0;
-        const body = Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES);
-        if (status >= 200 && status < 300) return resolve({ status, body });
-        const temporary = status === 408 || status === 429 || status >= 500;
-        reject(new WebhookError(`${req.method} ${url.origin}${url.pathname} answered ${status}`, temporary, status));
-      });
-      res.on('error', (err) => reject(new WebhookError(err.message, true)));
-    });
-    const timer = setTimeout(() => request.destroy(new WebhookError(`No answer within ${req.timeoutMs} ms`, true)), req.timeoutMs);
+    const request = client.request(
+      url,
+      { method: req.method, headers, lookup: guardedLookup(req.allowPrivate) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          const status = res.statusCode ?? 0;
+          const body = Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES);
+          if (status >= 200 && status < 300) return resolve({ status, body });
+          const temporary = status === 408 || status === 429 || status >= 500;
+          reject(new WebhookError(`${req.method} ${url.origin}${url.pathname} answered ${status}`, temporary, status));
+        });
+        res.on('error', (err) => reject(new WebhookError(err.message, true)));
+      },
+    );
+    const timer = setTimeout(
+      () => request.destroy(new WebhookError(`No answer within ${req.timeoutMs} ms`, true)),
+      req.timeoutMs,
+    );
     request.on('error', (err) => {
       clearTimeout(timer);
       reject(err instanceof WebhookError ? err : new WebhookError(err.message, true));

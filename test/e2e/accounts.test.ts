@@ -3,16 +3,26 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Project } from '../../src/api.js';
 import { loadConfig } from '../../src/config.js';
 import { createUser } from '../../src/modules/accounts/service.js';
 import { openDatabase, run } from '../../src/platform/db/client.js';
 import { instanceSecret } from '../../src/platform/secrets.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { client, eventually, printedKeys, spawnService, startTestServer, type ApiResponse, type ChildServer, type TestServer } from '../support/server.js';
+import { type TestDatabase, useCleanups } from '../support/database.js';
+import { UUID } from '../support/sending.js';
+import {
+  type ApiResponse,
+  type ChildServer,
+  client,
+  eventually,
+  printedKeys,
+  spawnService,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WEEK = 7 * 24 * 3600;
 // Logins are limited per IP; through the run's shared Redis every server of the suite (all on
 // 127.0.0.1) would count against one budget, so these servers keep their counters in memory.
@@ -27,7 +37,11 @@ function expectError(res: ApiResponse, status: number, code: string) {
 }
 
 async function login(url: string, email: string, password: string) {
-  const res = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const res = await fetch(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   const body = await res.json();
   const cookies = res.headers.getSetCookie();
   const token = /^postbox_session=([^;]*)/.exec(cookies[0] ?? '')?.[1];
@@ -70,9 +84,15 @@ describe('dashboard accounts', () => {
   afterAll(() => server?.stop());
 
   it('stores salted scrypt hashes, never the password, and refuses a taken email', async () => {
-    const { rows } = await run<{ email: string; password_hash: string }>(server.service.ctx.db, sql`select email, password_hash from users order by email`);
+    const { rows } = await run<{ email: string; password_hash: string }>(
+      server.service.ctx.db,
+      sql`select email, password_hash from users order by email`,
+    );
     expect(rows.map((r) => r.email)).toEqual([ALICE.email, BOB.email]);
-    for (const [row, user] of [[rows[0]!, ALICE], [rows[1]!, BOB]] as const) {
+    for (const [row, user] of [
+      [rows[0]!, ALICE],
+      [rows[1]!, BOB],
+    ] as const) {
       expect(row.password_hash).toMatch(/^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
       expect(row.password_hash).not.toContain(user.password);
     }
@@ -97,7 +117,10 @@ describe('dashboard accounts', () => {
     const me = await dashboard(server.url, res.token!).get('/users/@me');
     expect(me.status).toBe(200);
     expect(me.body).toEqual(res.body);
-    expect((await dashboard(server.url, bobToken).get('/users/@me')).body).toMatchObject({ id: bob.id, email: BOB.email });
+    expect((await dashboard(server.url, bobToken).get('/users/@me')).body).toMatchObject({
+      id: bob.id,
+      email: BOB.email,
+    });
   });
 
   it('answers a wrong password and an unknown email alike, without a cookie', async () => {
@@ -113,15 +136,26 @@ describe('dashboard accounts', () => {
   it('validates the login body', async () => {
     const c = client(server.url, '');
     expectError(await c.post('/auth/login', { email: ALICE.email }, null), 422, 'VALIDATION_ERROR');
-    expectError(await c.post('/auth/login', { email: 'not-an-email', password: ALICE.password }, null), 422, 'VALIDATION_ERROR');
+    expectError(
+      await c.post('/auth/login', { email: 'not-an-email', password: ALICE.password }, null),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('refuses missing, forged, tampered and expired sessions', async () => {
     const now = Math.floor(Date.now() / 1000);
     const realKey = await instanceSecret(server.service.ctx.db, 'session-signing-key');
     const sign = (key: Uint8Array, iat: number, exp: number) =>
-      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(alice.id).setJti(randomUUID()).setIssuedAt(iat).setExpirationTime(exp).sign(key);
-    const signClaims = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(realKey);
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(alice.id)
+        .setJti(randomUUID())
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(key);
+    const signClaims = (claims: Record<string, unknown>) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(realKey);
 
     // The control: a token made with the instance's own key is accepted…
     expect((await dashboard(server.url, await sign(realKey, now, now + 3600)).get('/users/@me')).status).toBe(200);
@@ -132,7 +166,10 @@ describe('dashboard accounts', () => {
       ['garbage', 'not-a-jwt'],
       ['another key', await sign(randomBytes(32), now, now + 3600)],
       ['alg none', `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url({ sub: alice.id, iat: now, exp: now + 3600 })}.`],
-      ['bob’s claims under alice’s signature', `${header}.${b64url({ sub: bob.id, iat: now, exp: now + WEEK })}.${signature}`],
+      [
+        'bob’s claims under alice’s signature',
+        `${header}.${b64url({ sub: bob.id, iat: now, exp: now + WEEK })}.${signature}`,
+      ],
       // …but not once it has expired, nor without an expiry, an id, or a user id that is one.
       ['expired', await sign(realKey, now - WEEK - 60, now - 60)],
       ['no exp', await signClaims({ sub: alice.id, jti: randomUUID(), iat: now })],
@@ -142,20 +179,29 @@ describe('dashboard accounts', () => {
     ];
     for (const [what, token] of refused) {
       const session = dashboard(server.url, token);
-      for (const res of [await session.get('/users/@me'), await session.get('/users/@me/projects'), await session.post('/users/@me/projects', { name: 'x' })]) {
+      for (const res of [
+        await session.get('/users/@me'),
+        await session.get('/users/@me/projects'),
+        await session.post('/users/@me/projects', { name: 'x' }),
+      ]) {
         expect(res.status, what).toBe(401);
         expect(res.body.error.code, what).toBe('UNAUTHENTICATED');
       }
     }
     // Nothing was created by the refused requests.
-    expect((await dashboard(server.url, aliceToken).get('/users/@me/projects')).body.map((p: { name: string }) => p.name)).not.toContain('x');
+    expect(
+      (await dashboard(server.url, aliceToken).get('/users/@me/projects')).body.map((p: { name: string }) => p.name),
+    ).not.toContain('x');
   });
 
   it('logs out by clearing the cookie and ending the session on the server: a kept copy of the token no longer works', async () => {
     const token = await signIn(server.url, ALICE);
     const other = await signIn(server.url, ALICE);
     expect((await dashboard(server.url, token).get('/users/@me')).status).toBe(200);
-    const res = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie: `postbox_session=${token}` } });
+    const res = await fetch(`${server.url}/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: `postbox_session=${token}` },
+    });
     expect(res.status).toBe(204);
     const [cleared] = res.headers.getSetCookie();
     expect(cleared).toMatch(/^postbox_session=;/);
@@ -168,7 +214,7 @@ describe('dashboard accounts', () => {
 
   it('refuses signed-in changes sent from another origin, and accepts them from its own', async () => {
     const token = await signIn(server.url, ALICE);
-    const [project] = (await dashboard(server.url, token).get('/users/@me/projects')).body as { id: string; name: string }[];
+    const [project] = (await dashboard(server.url, token).get('/users/@me/projects')).body as Project[];
     const rename = (origin: string, name: string) =>
       fetch(`${server.url}/users/@me/projects/${project!.id}`, {
         method: 'PATCH',
@@ -180,7 +226,9 @@ describe('dashboard accounts', () => {
     expect((await evil.json()).error.code).toBe('CROSS_ORIGIN_REQUEST');
     expect((await rename(new URL(server.url).origin, project!.name)).status).toBe(200);
     // Reading is not a change; a login form posted from elsewhere is refused as well.
-    const read = await fetch(`${server.url}/users/@me`, { headers: { cookie: `postbox_session=${token}`, origin: 'https://evil.example' } });
+    const read = await fetch(`${server.url}/users/@me`, {
+      headers: { cookie: `postbox_session=${token}`, origin: 'https://evil.example' },
+    });
     expect(read.status).toBe(200);
     const login = await fetch(`${server.url}/auth/login`, {
       method: 'POST',
@@ -188,7 +236,9 @@ describe('dashboard accounts', () => {
       body: JSON.stringify(ALICE),
     });
     expect(login.status).toBe(403);
-    const names = (await dashboard(server.url, token).get('/users/@me/projects')).body.map((p: { name: string }) => p.name);
+    const names = (await dashboard(server.url, token).get('/users/@me/projects')).body.map(
+      (p: { name: string }) => p.name,
+    );
     expect(names).not.toContain('from https://evil.example');
   });
 
@@ -196,7 +246,13 @@ describe('dashboard accounts', () => {
     const mine = await dashboard(server.url, aliceToken).get('/users/@me/projects');
     expect(mine.status).toBe(200);
     expect(mine.body).toEqual([
-      { id: server.service.defaultProject!.id, name: 'Default project', disabled: false, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      {
+        id: server.service.defaultProject!.id,
+        name: 'Default project',
+        disabled: false,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     ]);
     expect((await dashboard(server.url, bobToken).get('/users/@me/projects')).body).toEqual([]);
   });
@@ -204,19 +260,32 @@ describe('dashboard accounts', () => {
   it('creates a project whose keys work at once, listed for its owner only', async () => {
     const res = await dashboard(server.url, bobToken).post('/users/@me/projects', { name: '  Bob’s shop  ' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'disabled', 'id', 'name', 'publicKey', 'secretKey', 'updatedAt']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'createdAt',
+      'disabled',
+      'id',
+      'name',
+      'publicKey',
+      'secretKey',
+      'updatedAt',
+    ]);
     expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), name: 'Bob’s shop', disabled: false });
     expect(res.body.publicKey).toMatch(/^pk_/);
     expect(res.body.secretKey).toMatch(/^sk_/);
 
     expect((await client(server.url, res.body.secretKey).get('/contacts')).status).toBe(200);
-    const track = await client(server.url, res.body.publicKey).post('/v1/track', { email: 'buyer@example.com', event: 'signed_up' });
+    const track = await client(server.url, res.body.publicKey).post('/v1/track', {
+      email: 'buyer@example.com',
+      event: 'signed_up',
+    });
     expect(track.status, JSON.stringify(track.body)).toBe(200);
     expect((await client(server.url, res.body.secretKey).get('/contacts')).body.total).toBe(1);
 
     const { publicKey: _p, secretKey: _s, ...project } = res.body;
     expect((await dashboard(server.url, bobToken).get('/users/@me/projects')).body).toEqual([project]);
-    expect((await dashboard(server.url, aliceToken).get('/users/@me/projects')).body.map((p: { id: string }) => p.id)).not.toContain(project.id);
+    expect(
+      (await dashboard(server.url, aliceToken).get('/users/@me/projects')).body.map((p: { id: string }) => p.id),
+    ).not.toContain(project.id);
   });
 
   it('renames and disables a project: its keys get 403 everywhere until it is enabled again', async () => {
@@ -228,16 +297,27 @@ describe('dashboard accounts', () => {
 
     const renamed = await session.patch(`/users/@me/projects/${created.id}`, { name: 'Renamed' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ id: created.id, name: 'Renamed', disabled: false, createdAt: created.createdAt });
+    expect(renamed.body).toMatchObject({
+      id: created.id,
+      name: 'Renamed',
+      disabled: false,
+      createdAt: created.createdAt,
+    });
     expect(renamed.body.publicKey).toBeUndefined();
 
     const disabled = await session.patch(`/users/@me/projects/${created.id}`, { disabled: true });
     expect(disabled.body).toMatchObject({ name: 'Renamed', disabled: true });
     expectError(await secret.get('/contacts'), 403, 'PROJECT_DISABLED');
     expectError(await secret.get('/events'), 403, 'PROJECT_DISABLED');
-    expectError(await secret.post('/v1/send', { from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' }), 403, 'PROJECT_DISABLED');
+    expectError(
+      await secret.post('/v1/send', { from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' }),
+      403,
+      'PROJECT_DISABLED',
+    );
     expectError(await pub.post('/v1/track', { email: 'x@example.com', event: 'e' }), 403, 'PROJECT_DISABLED');
-    expect((await session.get('/users/@me/projects')).body.find((p: { id: string }) => p.id === created.id).disabled).toBe(true);
+    expect(
+      (await session.get('/users/@me/projects')).body.find((p: { id: string }) => p.id === created.id).disabled,
+    ).toBe(true);
 
     // Keys replaced while disabled are disabled too.
     const fresh = (await session.post(`/users/@me/projects/${created.id}/regenerate-keys`)).body;
@@ -246,7 +326,9 @@ describe('dashboard accounts', () => {
 
     expect((await session.patch(`/users/@me/projects/${created.id}`, { disabled: false })).body.disabled).toBe(false);
     expect((await client(server.url, fresh.secretKey).get('/contacts')).status).toBe(200);
-    expect((await client(server.url, fresh.publicKey).post('/v1/track', { email: 'x@example.com', event: 'e' })).status).toBe(200);
+    expect(
+      (await client(server.url, fresh.publicKey).post('/v1/track', { email: 'x@example.com', event: 'e' })).status,
+    ).toBe(200);
   });
 
   it('regenerates keys: the old ones fail at once even when cached, the new ones work', async () => {
@@ -254,7 +336,9 @@ describe('dashboard accounts', () => {
     const created = (await session.post('/users/@me/projects', { name: 'Rotate' })).body;
     // Used just before, so the key cache holds them.
     expect((await client(server.url, created.secretKey).get('/contacts')).status).toBe(200);
-    expect((await client(server.url, created.publicKey).post('/v1/track', { email: 'r@example.com', event: 'e' })).status).toBe(200);
+    expect(
+      (await client(server.url, created.publicKey).post('/v1/track', { email: 'r@example.com', event: 'e' })).status,
+    ).toBe(200);
 
     const res = await session.post(`/users/@me/projects/${created.id}/regenerate-keys`);
     expect(res.status).toBe(200);
@@ -263,11 +347,17 @@ describe('dashboard accounts', () => {
     expect(res.body.publicKey).not.toBe(created.publicKey);
 
     expectError(await client(server.url, created.secretKey).get('/contacts'), 401, 'INVALID_API_KEY');
-    expectError(await client(server.url, created.publicKey).post('/v1/track', { email: 'r@example.com', event: 'e' }), 401, 'INVALID_API_KEY');
+    expectError(
+      await client(server.url, created.publicKey).post('/v1/track', { email: 'r@example.com', event: 'e' }),
+      401,
+      'INVALID_API_KEY',
+    );
     const contacts = await client(server.url, res.body.secretKey).get('/contacts');
     expect(contacts.status).toBe(200);
     expect(contacts.body.total).toBe(1);
-    expect((await client(server.url, res.body.publicKey).post('/v1/track', { email: 'r@example.com', event: 'e' })).status).toBe(200);
+    expect(
+      (await client(server.url, res.body.publicKey).post('/v1/track', { email: 'r@example.com', event: 'e' })).status,
+    ).toBe(200);
   });
 
   it('answers 404 for projects the user does not own, and leaves them untouched', async () => {
@@ -275,12 +365,18 @@ describe('dashboard accounts', () => {
     const unowned = await server.project('No owner');
     const alices = dashboard(server.url, aliceToken);
     for (const id of [bobs.id, unowned.id, randomUUID()]) {
-      expectError(await alices.patch(`/users/@me/projects/${id}`, { disabled: true, name: 'Hijacked' }), 404, 'NOT_FOUND');
+      expectError(
+        await alices.patch(`/users/@me/projects/${id}`, { disabled: true, name: 'Hijacked' }),
+        404,
+        'NOT_FOUND',
+      );
       expectError(await alices.post(`/users/@me/projects/${id}/regenerate-keys`), 404, 'NOT_FOUND');
     }
     expect((await client(server.url, bobs.secretKey).get('/contacts')).status).toBe(200);
     expect((await unowned.api.get('/contacts')).status).toBe(200);
-    const listed = (await dashboard(server.url, bobToken).get('/users/@me/projects')).body.find((p: { id: string }) => p.id === bobs.id);
+    const listed = (await dashboard(server.url, bobToken).get('/users/@me/projects')).body.find(
+      (p: { id: string }) => p.id === bobs.id,
+    );
     expect(listed).toMatchObject({ name: 'Bob only', disabled: false });
   });
 
@@ -300,8 +396,20 @@ describe('dashboard accounts', () => {
     expectError(await client(server.url, created.secretKey).get('/users/@me/projects'), 401, 'UNAUTHENTICATED');
     // …and a session is no API key.
     const cookie = { cookie: `postbox_session=${aliceToken}` };
-    expectError(await client(server.url, '').request('GET', '/contacts', { key: null, headers: cookie }), 401, 'INVALID_API_KEY');
-    expectError(await client(server.url, '').request('POST', '/v1/track', { key: null, headers: cookie, body: { email: 'a@example.com', event: 'e' } }), 401, 'INVALID_API_KEY');
+    expectError(
+      await client(server.url, '').request('GET', '/contacts', { key: null, headers: cookie }),
+      401,
+      'INVALID_API_KEY',
+    );
+    expectError(
+      await client(server.url, '').request('POST', '/v1/track', {
+        key: null,
+        headers: cookie,
+        body: { email: 'a@example.com', event: 'e' },
+      }),
+      401,
+      'INVALID_API_KEY',
+    );
   });
 });
 
@@ -332,17 +440,7 @@ describe('login rate limit and secure cookies', () => {
 });
 
 describe('user:create', () => {
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    // Processes first: a database cannot be dropped while a service still holds it.
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
-
-  async function database(): Promise<TestDatabase> {
-    const db = await createTestDatabase();
-    cleanups.push(() => db.drop());
-    return db;
-  }
+  const { cleanups, database } = useCleanups();
 
   async function start(db: TestDatabase): Promise<ChildServer> {
     const child = await spawnService({ ...db.env, ...LOCAL, LOG_LEVEL: 'info' });
@@ -352,7 +450,11 @@ describe('user:create', () => {
   }
 
   /** `npm run user:create -- --email EMAIL`, the password on stdin; the embedded database must be free. */
-  function userCreate(args: string[], stdin: string, db: TestDatabase): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function userCreate(
+    args: string[],
+    stdin: string,
+    db: TestDatabase,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'user:create', ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ...db.env },
@@ -368,12 +470,16 @@ describe('user:create', () => {
   async function projectsOf(url: string, user: { email: string; password: string }) {
     const res = await dashboard(url, await signIn(url, user)).get('/users/@me/projects');
     expect(res.status).toBe(200);
-    return res.body as { id: string; name: string }[];
+    return res.body as Project[];
   }
 
   it('creates a user before the first start, who then owns the default project', async () => {
     const db = await database();
-    const created = await userCreate(['--email', 'Owner@Example.COM'], 'owner-password-1\r\nthis line is ignored\n', db);
+    const created = await userCreate(
+      ['--email', 'Owner@Example.COM'],
+      'owner-password-1\r\nthis line is ignored\n',
+      db,
+    );
     expect(created.code, created.stderr).toBe(0);
     const lines = created.stdout.split('\n').filter((l) => l !== '');
     expect(lines).toHaveLength(1);
@@ -423,7 +529,10 @@ describe('user:create', () => {
 
     const database_ = await openDatabase(loadConfig({ ...db.env, LOG_LEVEL: 'silent' }));
     try {
-      const users = await run<{ email: string; password_hash: string }>(database_.db, sql`select email, password_hash from users order by email`);
+      const users = await run<{ email: string; password_hash: string }>(
+        database_.db,
+        sql`select email, password_hash from users order by email`,
+      );
       expect(users.rows.map((r) => r.email)).toEqual([a.email, b.email]);
       for (const row of users.rows) {
         expect(row.password_hash.startsWith('scrypt$')).toBe(true);

@@ -1,36 +1,23 @@
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ActivityItem, Campaign } from '../../src/api.js';
+import type { CursorPage } from '../../src/platform/http/pagination.js';
 import { verifiedDomain } from '../support/domains.js';
-import { UUID, deliveredMessage, messageIdOf, recordWhen, sendOk, sinkMessagesTo } from '../support/sending.js';
-import { eventually, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { NO_CAMPAIGN_FIGURES } from '../support/figures.js';
+import { useMailServer } from '../support/mail-server.js';
+import {
+  deliveredMessage,
+  messageIdOf,
+  recordWhen,
+  sendOk,
+  sinkMessagesTo,
+  trackingLinks,
+  UUID,
+  uniqueAddresses,
+} from '../support/sending.js';
+import { type ApiResponse, type Client, eventually, type TestProject } from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-
-interface Activity {
-  id: string;
-  type: string;
-  createdAt: string;
-  contact: { id: string; email: string };
-  emailId: string | null;
-  campaignId: string | null;
-  subject: string | null;
-  data: Record<string, unknown>;
-}
-interface Page {
-  data: Activity[];
-  cursor: string | null;
-  hasMore: boolean;
-  total: number;
-}
-interface Campaign {
-  id: string;
-  name: string;
-  status: string;
-  sentAt: string | null;
-  scheduledFor: string | null;
-}
+type ActivityPage = CursorPage<ActivityItem>;
 
 const DAY = 86_400_000;
 const LINK = 'https://shop.example/spring';
@@ -40,39 +27,41 @@ const LINK = 'https://shop.example/spring';
  */
 let ZERO: Record<string, number>;
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let server: TestServer;
+const mail = useMailServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
   // Every address starting with "refused-" is refused for good.
-  sink.respond((m) => (m.to.some((a) => a.startsWith('refused-')) ? { accept: false, code: 550, message: 'No such user here' } : { accept: true }));
-  server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-  const empty = await server.project('activity-empty');
-  const { since, until, openRate, clickRate, bounceRate, ...counts } = await ok(empty.api, '/activity/stats?since=2020-01-01T00:00:00Z&until=2020-01-02T00:00:00Z');
-  expect({ since, until, openRate, clickRate, bounceRate }).toEqual({ since: '2020-01-01', until: '2020-01-02', openRate: 0, clickRate: 0, bounceRate: 0 });
+  mail.sink.respond((m) =>
+    m.to.some((a) => a.startsWith('refused-'))
+      ? { accept: false, code: 550, message: 'No such user here' }
+      : { accept: true },
+  );
+  const empty = await mail.server.project('activity-empty');
+  const { since, until, openRate, clickRate, bounceRate, ...counts } = await ok(
+    empty.api,
+    '/activity/stats?since=2020-01-01T00:00:00Z&until=2020-01-02T00:00:00Z',
+  );
+  expect({ since, until, openRate, clickRate, bounceRate }).toEqual({
+    since: '2020-01-01',
+    until: '2020-01-02',
+    openRate: 0,
+    clickRate: 0,
+    bounceRate: 0,
+  });
   expect(counts).toMatchObject({ sent: 0, failed: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 });
   expect(Object.values(counts).every((n) => n === 0)).toBe(true);
   ZERO = counts;
-});
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
 });
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-let seq = 0;
-const rcpt = (name: string) => `${name}-${++seq}@rcpt.activity.test`;
+const rcpt = uniqueAddresses('rcpt.activity.test');
 
 /** A project of its own with a verified sender domain; returns it and its sender address. */
-async function setup(tag: string): Promise<{ p: Project; from: string }> {
-  const p = await server.project(`activity-${tag}`);
-  await verifiedDomain(p.api, dns, `${tag}.activity.test`);
+async function setup(tag: string): Promise<{ p: TestProject; from: string }> {
+  const p = await mail.server.project(`activity-${tag}`);
+  await verifiedDomain(p.api, mail.dns, `${tag}.activity.test`);
   return { p, from: `hello@${tag}.activity.test` };
 }
 
@@ -95,11 +84,14 @@ function expect422(res: ApiResponse, field?: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(422);
   expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', statusCode: 422 } });
   // An element of a list names its index: `type.1`.
-  if (field) expect(res.body.error.errors).toContainEqual(expect.objectContaining({ field: expect.stringMatching(new RegExp(`^${field}(\\.\\d+)?$`)) }));
+  if (field)
+    expect(res.body.error.errors).toContainEqual(
+      expect.objectContaining({ field: expect.stringMatching(new RegExp(`^${field}(\\.\\d+)?$`)) }),
+    );
 }
 
 /** One email through /v1/send, waited for until final; returns its record and contact ids. */
-async function sendOne(p: Project, from: string, to: string, subject: string) {
+async function sendOne(p: TestProject, from: string, to: string, subject: string) {
   const data = await sendOk(p.api, { to, from, subject, body: `<p>Hi</p><p><a href="${LINK}">Spring sale</a></p>` });
   const { email: emailId, contact } = data.emails[0]!;
   await recordWhen(p.api, emailId, (r) => r.status !== 'queued');
@@ -108,13 +100,10 @@ async function sendOne(p: Project, from: string, to: string, subject: string) {
 
 /** The tracking pixel and first click link of a delivered message, as URLs of the running server. */
 async function trackingOf(emailId: string): Promise<{ pixel: string; click: string }> {
-  const html = (await simpleParser((await deliveredMessage(sink, emailId)).raw)).html || '';
-  const publicUrl = server.service.ctx.config.publicUrl;
-  const local = (u: string) => server.url + u.replace(/&amp;/g, '&').slice(publicUrl.length);
-  const click = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!).find((h) => h.startsWith(`${publicUrl}/t/click/`));
-  const pixel = [...html.matchAll(/<img[^>]+src="([^"]+)"/g)].map((m) => m[1]!).find((s) => s.startsWith(`${publicUrl}/t/open/`));
-  expect(pixel && click, html).toBeTruthy();
-  return { pixel: local(pixel!), click: local(click!) };
+  const html = (await simpleParser((await deliveredMessage(mail.sink, emailId)).raw)).html || '';
+  const { pixel, clicks } = trackingLinks(mail.server, html);
+  expect(clicks[0], html).toBeDefined();
+  return { pixel, click: clicks[0]! };
 }
 
 async function hit(url: string, status: number): Promise<void> {
@@ -123,18 +112,18 @@ async function hit(url: string, status: number): Promise<void> {
   await res.arrayBuffer();
 }
 
-async function track(p: Project, email: string, event: string, extra: Record<string, unknown> = {}): Promise<void> {
+async function track(p: TestProject, email: string, event: string, extra: Record<string, unknown> = {}): Promise<void> {
   const res = await p.api.post('/v1/track', { email, event, ...extra }, p.publicKey);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
 /** Walks every page of `/activity?query` at `limit` a page. */
-async function walk(api: Client, query: Record<string, string>, limit: number): Promise<Page[]> {
-  const pages: Page[] = [];
+async function walk(api: Client, query: Record<string, string>, limit: number): Promise<ActivityPage[]> {
+  const pages: ActivityPage[] = [];
   let cursor: string | null = null;
   do {
     const params = new URLSearchParams({ ...query, limit: String(limit), ...(cursor ? { cursor } : {}) });
-    const page: Page = await ok<Page>(api, `/activity?${params}`);
+    const page: ActivityPage = await ok<ActivityPage>(api, `/activity?${params}`);
     pages.push(page);
     cursor = page.cursor;
     expect(pages.length).toBeLessThan(20);
@@ -143,24 +132,26 @@ async function walk(api: Client, query: Record<string, string>, limit: number): 
 }
 
 /** The figures `/activity/stats` and `/analytics/timeseries` give for these feed items. */
-function countsOf(items: Activity[]): Record<string, number> {
-  return Object.fromEntries(Object.keys(ZERO).map((key) => [key, items.filter((i) => i.type === `email.${key}`).length]));
+function countsOf(items: ActivityItem[]): Record<string, number> {
+  return Object.fromEntries(
+    Object.keys(ZERO).map((key) => [key, items.filter((i) => i.type === `email.${key}`).length]),
+  );
 }
 
 const day = (t: number | string) => new Date(t).toISOString().slice(0, 10);
-const summary = (items: Activity[]) => items.map((i) => `${i.type} ${i.contact.email}`).sort();
+const summary = (items: ActivityItem[]) => items.map((i) => `${i.type} ${i.contact.email}`).sort();
 
 // ---------------------------------------------------------------------------------------------
 
 describe('the activity feed and its daily counts', () => {
-  let feed: Project;
-  let other: Project;
+  let feed: TestProject;
+  let other: TestProject;
   let alice: Awaited<ReturnType<typeof sendOne>>;
   let bob: typeof alice;
   let carol: typeof alice;
   const dave = rcpt('dave');
   /** The project's six email events, newest first, once the daily counts have them all. */
-  let all: Activity[];
+  let all: ActivityItem[];
 
   beforeAll(async () => {
     const s = await setup('feed');
@@ -186,18 +177,28 @@ describe('the activity feed and its daily counts', () => {
 
     all = (
       await eventually(async () => {
-        const page = await ok<Page>(feed.api, '/activity?limit=100');
+        const page = await ok<ActivityPage>(feed.api, '/activity?limit=100');
         return page.total === 6 && page.data.length === 6 ? page : undefined;
       })
     ).data;
   });
 
   it('lists the email events newest first, with contact, email id and subject', async () => {
-    const expected = [['sent', alice], ['sent', bob], ['failed', carol], ['opened', alice], ['opened', bob], ['clicked', bob]] as const;
+    const expected = [
+      ['sent', alice],
+      ['sent', bob],
+      ['failed', carol],
+      ['opened', alice],
+      ['opened', bob],
+      ['clicked', bob],
+    ] as const;
     expect(summary(all)).toEqual(expected.map(([kind, who]) => `email.${kind} ${who.email}`).sort());
     for (let i = 1; i < all.length; i++) {
       const [a, b] = [all[i - 1]!, all[i]!];
-      expect(a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id), `${a.type} before ${b.type}`).toBe(true);
+      expect(
+        a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id),
+        `${a.type} before ${b.type}`,
+      ).toBe(true);
     }
     const find = (type: string, email: string) => all.findIndex((i) => i.type === type && i.contact.email === email);
     expect(find('email.opened', bob.email)).toBeLessThan(find('email.sent', bob.email));
@@ -220,7 +221,11 @@ describe('the activity feed and its daily counts', () => {
       subject: 'Receipt for Carol',
       data: { emailId: carol.emailId, reason: expect.stringContaining('550') },
     });
-    expect(all[find('email.clicked', bob.email)]).toMatchObject({ emailId: bob.emailId, subject: 'Receipt for Bob', data: { emailId: bob.emailId, url: LINK } });
+    expect(all[find('email.clicked', bob.email)]).toMatchObject({
+      emailId: bob.emailId,
+      subject: 'Receipt for Bob',
+      data: { emailId: bob.emailId, url: LINK },
+    });
     expect(new Set(all.map((i) => i.id)).size).toBe(6);
   });
 
@@ -230,7 +235,9 @@ describe('the activity feed and its daily counts', () => {
       expect(pages.flatMap((p) => p.data)).toEqual(all);
       expect(pages.map((p) => p.total)).toEqual([6, ...pages.slice(1).map(() => 0)]);
       expect(pages.map((p) => p.hasMore)).toEqual(pages.map((_, i) => i < pages.length - 1));
-      expect(pages.map((p) => p.data.length)).toEqual(pages.map((_, i) => (i < pages.length - 1 ? limit : 6 - limit * i)));
+      expect(pages.map((p) => p.data.length)).toEqual(
+        pages.map((_, i) => (i < pages.length - 1 ? limit : 6 - limit * i)),
+      );
     }
     const sends = await walk(feed.api, { type: 'email.sent,email.failed' }, 2);
     expect(sends.map((p) => [p.data.length, p.total, p.hasMore])).toEqual([
@@ -241,19 +248,25 @@ describe('the activity feed and its daily counts', () => {
   });
 
   it('filters by type, contact and time', async () => {
-    const list = (query: string) => ok<Page>(feed.api, `/activity?${query}`);
-    const only = (pred: (i: Activity) => boolean) => {
+    const list = (query: string) => ok<ActivityPage>(feed.api, `/activity?${query}`);
+    const only = (pred: (i: ActivityItem) => boolean) => {
       const data = all.filter(pred);
       return { data, cursor: null, hasMore: false, total: data.length };
     };
-    expect(await list('type=email.opened,email.clicked')).toEqual(only((i) => i.type === 'email.opened' || i.type === 'email.clicked'));
-    expect(await list('type=email.failed&type=email.sent')).toEqual(only((i) => i.type === 'email.sent' || i.type === 'email.failed'));
+    expect(await list('type=email.opened,email.clicked')).toEqual(
+      only((i) => i.type === 'email.opened' || i.type === 'email.clicked'),
+    );
+    expect(await list('type=email.failed&type=email.sent')).toEqual(
+      only((i) => i.type === 'email.sent' || i.type === 'email.failed'),
+    );
     expect(await list(`contactId=${bob.contactId}`)).toEqual(only((i) => i.contact.id === bob.contactId));
-    expect(await list(`contactId=${alice.contactId}&type=email.sent`)).toEqual(only((i) => i.contact.id === alice.contactId && i.type === 'email.sent'));
+    expect(await list(`contactId=${alice.contactId}&type=email.sent`)).toEqual(
+      only((i) => i.contact.id === alice.contactId && i.type === 'email.sent'),
+    );
     // Dave only tracked client events; a contact of another project is nobody here.
     const daveId = (await ok(feed.api, `/contacts?search=${encodeURIComponent(dave)}`)).data[0].id;
     expect(await list(`contactId=${daveId}`)).toEqual(only(() => false));
-    const olga = (await ok<Page>(other.api, '/activity')).data[0]!;
+    const olga = (await ok<ActivityPage>(other.api, '/activity')).data[0]!;
     expect(await list(`contactId=${olga.contact.id}`)).toEqual(only(() => false));
     // since is inclusive, until exclusive.
     const [since, until] = [all[4]!.createdAt, all[1]!.createdAt];
@@ -261,20 +274,46 @@ describe('the activity feed and its daily counts', () => {
     expect(between.total).toBeGreaterThan(0);
     expect(await list(`since=${since}&until=${until}`)).toEqual(between);
     expect(await list(`since=${all[5]!.createdAt}`)).toEqual(only(() => true));
-    expect(await list(`type=email.opened&until=${all[0]!.createdAt}`)).toEqual(only((i) => i.type === 'email.opened' && i.createdAt < all[0]!.createdAt));
+    expect(await list(`type=email.opened&until=${all[0]!.createdAt}`)).toEqual(
+      only((i) => i.type === 'email.opened' && i.createdAt < all[0]!.createdAt),
+    );
   });
 
   it('shows another project only its own activity', async () => {
-    await settles(other.api, '/activity', expect.objectContaining({ total: 1, data: [expect.objectContaining({ type: 'email.sent', subject: 'Elsewhere' })] }));
+    await settles(
+      other.api,
+      '/activity',
+      expect.objectContaining({
+        total: 1,
+        data: [expect.objectContaining({ type: 'email.sent', subject: 'Elsewhere' })],
+      }),
+    );
     await settles(other.api, '/activity/types', { types: ['email.sent'] });
-    await settles(other.api, '/analytics/top-events', expect.objectContaining({ events: [{ name: 'signed_up', count: 1 }] }));
+    await settles(
+      other.api,
+      '/analytics/top-events',
+      expect.objectContaining({ events: [{ name: 'signed_up', count: 1 }] }),
+    );
     expect(await ok(other.api, '/activity/recent-count')).toMatchObject({ count: 1 });
-    expect(await ok(other.api, '/activity/stats')).toMatchObject({ ...ZERO, sent: 1, openRate: 0, clickRate: 0, bounceRate: 0 });
+    expect(await ok(other.api, '/activity/stats')).toMatchObject({
+      ...ZERO,
+      sent: 1,
+      openRate: 0,
+      clickRate: 0,
+      bounceRate: 0,
+    });
   });
 
   it('counts by whole UTC days, with rates over the emails sent', async () => {
     const stats = await ok(feed.api, '/activity/stats');
-    expect(stats).toEqual({ since: expect.any(String), until: expect.any(String), ...countsOf(all), openRate: 1, clickRate: 0.5, bounceRate: 0 });
+    expect(stats).toEqual({
+      since: expect.any(String),
+      until: expect.any(String),
+      ...countsOf(all),
+      openRate: 1,
+      clickRate: 0.5,
+      bounceRate: 0,
+    });
     expect(countsOf(all)).toEqual({ ...ZERO, sent: 2, failed: 1, opened: 2, clicked: 1 });
     expect(stats.until).toMatch(/^\d{4}-\d\d-\d\d$/);
     expect(Date.parse(stats.until) - Date.parse(stats.since)).toBe(29 * DAY);
@@ -298,7 +337,10 @@ describe('the activity feed and its daily counts', () => {
     expect(series).toMatchObject({ since, until, interval: 'day' });
     expect(series.data).toHaveLength((Date.parse(until) - Date.parse(since)) / DAY + 1);
     series.data.forEach((point: { date: string }, i: number) => {
-      expect(point).toEqual({ date: day(first + (i - 3) * DAY), ...countsOf(all.filter((a) => day(a.createdAt) === point.date)) });
+      expect(point).toEqual({
+        date: day(first + (i - 3) * DAY),
+        ...countsOf(all.filter((a) => day(a.createdAt) === point.date)),
+      });
     });
     expect(series.data.slice(0, 3)).toEqual([3, 2, 1].map((n) => ({ date: day(first - n * DAY), ...ZERO })));
     expect(series.data.at(-1)).toEqual({ date: until, ...ZERO });
@@ -306,7 +348,10 @@ describe('the activity feed and its daily counts', () => {
     const byDefault = await ok(feed.api, '/analytics/timeseries');
     expect(byDefault.data).toHaveLength(30);
     expect([byDefault.data[0].date, byDefault.data.at(-1).date]).toEqual([byDefault.since, byDefault.until]);
-    const total = byDefault.data.reduce((n: number, p: Record<string, number>) => n + Object.keys(ZERO).reduce((m, k) => m + p[k]!, 0), 0);
+    const total = byDefault.data.reduce(
+      (n: number, p: Record<string, number>) => n + Object.keys(ZERO).reduce((m, k) => m + p[k]!, 0),
+      0,
+    );
     expect(total).toBe(6);
   });
 
@@ -314,10 +359,17 @@ describe('the activity feed and its daily counts', () => {
     const recent = await ok(feed.api, '/activity/recent-count');
     expect(recent).toEqual({ since: expect.any(String), minutes: 60, count: 6 });
     expect(Date.parse(recent.since)).toBeLessThan(Date.now() - 59 * 60_000);
-    expect(await ok(feed.api, '/activity/recent-count?minutes=10080&type=email.opened')).toMatchObject({ minutes: 10_080, count: 2 });
-    expect(await ok(feed.api, '/activity/recent-count?minutes=30&type=email.sent,email.failed')).toMatchObject({ count: 3 });
+    expect(await ok(feed.api, '/activity/recent-count?minutes=10080&type=email.opened')).toMatchObject({
+      minutes: 10_080,
+      count: 2,
+    });
+    expect(await ok(feed.api, '/activity/recent-count?minutes=30&type=email.sent,email.failed')).toMatchObject({
+      count: 3,
+    });
 
-    expect(await ok(feed.api, '/activity/types')).toEqual({ types: ['email.clicked', 'email.failed', 'email.opened', 'email.sent'] });
+    expect(await ok(feed.api, '/activity/types')).toEqual({
+      types: ['email.clicked', 'email.failed', 'email.opened', 'email.sent'],
+    });
 
     const events = [
       { name: 'signed_up', count: 3 },
@@ -328,7 +380,9 @@ describe('the activity feed and its daily counts', () => {
     // Neither the email.* events nor contact.unsubscribed rank; email_signup is a client's own name.
     await settles(feed.api, '/analytics/top-events', { since: expect.any(String), until: expect.any(String), events });
     expect((await ok(feed.api, '/analytics/top-events?limit=2')).events).toEqual(events.slice(0, 2));
-    expect((await ok(feed.api, '/analytics/top-events?since=2020-01-01T00:00:00Z&until=2020-02-01T00:00:00Z')).events).toEqual([]);
+    expect(
+      (await ok(feed.api, '/analytics/top-events?since=2020-01-01T00:00:00Z&until=2020-02-01T00:00:00Z')).events,
+    ).toEqual([]);
     // No campaign has sent anything in this project.
     expect(await ok(feed.api, '/analytics/top-campaigns')).toEqual([]);
     expect(await ok(feed.api, '/activity/upcoming')).toEqual({ campaigns: [], workflows: [] });
@@ -345,7 +399,12 @@ describe('the activity feed and its daily counts', () => {
     expect422(await get('/activity?contactId=not-a-uuid'), 'contactId');
     expect422(await get('/activity?since=yesterday'), 'since');
     expect422(await get('/activity?limit=0'), 'limit');
-    for (const path of ['/activity/stats', '/analytics/timeseries', '/analytics/campaign-stats', '/analytics/top-events']) {
+    for (const path of [
+      '/activity/stats',
+      '/analytics/timeseries',
+      '/analytics/campaign-stats',
+      '/analytics/top-events',
+    ]) {
       expect422(await get(`${path}?since=2024-02-01T00:00:00Z&until=2024-01-01T00:00:00Z`));
       expect422(await get(`${path}?since=2023-01-01T00:00:00Z&until=2024-02-01T00:00:00Z`));
       expect422(await get(`${path}?until=soon`), 'until');
@@ -353,14 +412,23 @@ describe('the activity feed and its daily counts', () => {
       expect422(await get(`${path}?since=1969-12-31T00:00:00Z&until=1970-01-02T00:00:00Z`), 'since');
     }
     // A leap year and its last day: 366 days exactly is still a range.
-    expect((await ok(feed.api, '/analytics/timeseries?since=2024-01-01T00:00:00Z&until=2025-01-01T00:00:00Z')).data).toHaveLength(367);
+    expect(
+      (await ok(feed.api, '/analytics/timeseries?since=2024-01-01T00:00:00Z&until=2025-01-01T00:00:00Z')).data,
+    ).toHaveLength(367);
     expect422(await get('/activity/recent-count?minutes=0'), 'minutes');
     expect422(await get('/activity/recent-count?minutes=10081'), 'minutes');
     expect422(await get('/activity/recent-count?type=email.sent,bogus'), 'type');
     expect422(await get('/analytics/top-campaigns?metric=complained'), 'metric');
     expect422(await get('/analytics/top-campaigns?limit=51'), 'limit');
     expect422(await get('/analytics/top-events?limit=0'), 'limit');
-    for (const path of ['/activity', '/activity/stats', '/activity/types', '/activity/upcoming', '/analytics/timeseries', '/analytics/top-campaigns']) {
+    for (const path of [
+      '/activity',
+      '/activity/stats',
+      '/activity/types',
+      '/activity/upcoming',
+      '/analytics/timeseries',
+      '/analytics/top-campaigns',
+    ]) {
       expect((await feed.api.get(path, feed.publicKey)).status, path).toBe(401);
     }
   });
@@ -378,19 +446,19 @@ describe('deleting a contact', () => {
       const top = await ok(p.api, '/analytics/top-events');
       return stats.sent === 2 && feed.total === 2 && top.events.length === 1 ? { stats, feed } : undefined;
     });
-    expect(before.feed.data.map((a: Activity) => a.contact.email).sort()).toEqual([gone.email, kept.email].sort());
+    expect(before.feed.data.map((a: ActivityItem) => a.contact.email).sort()).toEqual([gone.email, kept.email].sort());
 
     expect((await p.api.delete(`/contacts/${gone.contactId}`)).status).toBe(204);
     const feed = await ok(p.api, '/activity');
     expect(feed.total).toBe(1);
-    expect(feed.data.map((a: Activity) => a.contact.email)).toEqual([kept.email]);
+    expect(feed.data.map((a: ActivityItem) => a.contact.email)).toEqual([kept.email]);
     expect((await ok(p.api, '/activity/stats')).sent).toBe(1);
     expect((await ok(p.api, '/analytics/top-events')).events).toEqual([]);
   });
 });
 
 describe('campaign analytics and what is coming up', () => {
-  let p: Project;
+  let p: TestProject;
   let c1: Campaign;
   let c2: Campaign;
   let later: Campaign;
@@ -407,7 +475,10 @@ describe('campaign analytics and what is coming up', () => {
       body: `<p>Hello</p><p><a href="${LINK}">Shop</a></p>`,
       from: 'news@camp.activity.test',
       audienceType: 'FILTERED',
-      audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }] }] },
+      audienceCondition: {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }] }],
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data;
@@ -422,11 +493,12 @@ describe('campaign analytics and what is coming up', () => {
     }, 30_000);
   }
   /** The campaign's email to `address`, from the Message-ID the sink received. */
-  const emailTo = (address: string) => messageIdOf(sinkMessagesTo(sink, address)[0]!.raw)!.slice(1).split('@')[0]!;
+  const emailTo = (address: string) => messageIdOf(sinkMessagesTo(mail.sink, address)[0]!.raw)!.slice(1).split('@')[0]!;
 
   beforeAll(async () => {
     p = (await setup('camp')).p;
-    for (const email of Object.values(spring)) expect((await p.api.post('/contacts', { email, data: { batch: 'spring' } })).status).toBe(201);
+    for (const email of Object.values(spring))
+      expect((await p.api.post('/contacts', { email, data: { batch: 'spring' } })).status).toBe(201);
     expect((await p.api.post('/contacts', { email: dan, data: { batch: 'members' } })).status).toBe(201);
     c1 = await sendCampaign(await campaign('Spring', 'Spring sale', 'spring'));
     c2 = await sendCampaign(await campaign('Members', 'Members only', 'members'));
@@ -436,36 +508,105 @@ describe('campaign analytics and what is coming up', () => {
     await hit((await trackingOf(emailTo(dan))).pixel, 200);
 
     draft = await campaign('Draft', 'Not yet', 'spring');
-    later = await sendCampaign(await campaign('Later', 'Later', 'spring'), { scheduledFor: new Date(Date.now() + 2 * DAY).toISOString() });
-    sooner = await sendCampaign(await campaign('Sooner', 'Sooner', 'spring'), { scheduledFor: new Date(Date.now() + DAY).toISOString() });
+    later = await sendCampaign(await campaign('Later', 'Later', 'spring'), {
+      scheduledFor: new Date(Date.now() + 2 * DAY).toISOString(),
+    });
+    sooner = await sendCampaign(await campaign('Sooner', 'Sooner', 'spring'), {
+      scheduledFor: new Date(Date.now() + DAY).toISOString(),
+    });
 
     const created = await p.api.post('/workflows', { name: 'Nurture', allowReentry: false });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     workflow = created.body;
-    const step = await p.api.post(`/workflows/${workflow.id}/steps`, { name: 'pause', type: 'DELAY', config: { amount: 2, unit: 'hours' } });
+    const step = await p.api.post(`/workflows/${workflow.id}/steps`, {
+      name: 'pause',
+      type: 'DELAY',
+      config: { amount: 2, unit: 'hours' },
+    });
     expect(step.status, JSON.stringify(step.body)).toBe(201);
     const started = await p.api.post(`/workflows/${workflow.id}/executions`, { email: spring.ben });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
   });
 
-  const figures = (c: Campaign, f: Record<string, number>) => ({ id: c.id, name: c.name, status: 'SENT', sentAt: c.sentAt, complained: 0, ...f });
-  const spring1 = () => figures(c1, { totalRecipients: 3, sent: 2, delivered: 2, opened: 1, clicked: 1, bounced: 1, openRate: 0.5, clickRate: 0.5, bounceRate: 0.3333 });
-  const members = () => figures(c2, { totalRecipients: 1, sent: 1, delivered: 1, opened: 1, clicked: 0, bounced: 0, openRate: 1, clickRate: 0, bounceRate: 0 });
+  const figures = (c: Campaign, f: Record<string, number>) => ({
+    id: c.id,
+    name: c.name,
+    status: 'SENT',
+    sentAt: c.sentAt,
+    complained: 0,
+    ...f,
+  });
+  const spring1 = () =>
+    figures(c1, {
+      totalRecipients: 3,
+      sent: 2,
+      delivered: 2,
+      opened: 1,
+      clicked: 1,
+      bounced: 1,
+      openRate: 0.5,
+      clickRate: 0.5,
+      bounceRate: 0.3333,
+    });
+  const members = () =>
+    figures(c2, {
+      totalRecipients: 1,
+      sent: 1,
+      delivered: 1,
+      opened: 1,
+      clicked: 0,
+      bounced: 0,
+      openRate: 1,
+      clickRate: 0,
+      bounceRate: 0,
+    });
 
   it('filters the feed by campaign, each item naming its campaign and subject', async () => {
-    const page = await ok<Page>(p.api, `/activity?campaignId=${c1.id}`);
+    const page = await ok<ActivityPage>(p.api, `/activity?campaignId=${c1.id}`);
     expect(page.total).toBe(5);
     expect(summary(page.data)).toEqual(
-      [`email.sent ${spring.ann}`, `email.sent ${spring.ben}`, `email.failed ${spring.cat}`, `email.opened ${spring.ann}`, `email.clicked ${spring.ann}`].sort(),
+      [
+        `email.sent ${spring.ann}`,
+        `email.sent ${spring.ben}`,
+        `email.failed ${spring.cat}`,
+        `email.opened ${spring.ann}`,
+        `email.clicked ${spring.ann}`,
+      ].sort(),
     );
     for (const item of page.data) {
-      expect(item).toMatchObject({ campaignId: c1.id, subject: 'Spring sale', data: { campaignId: c1.id, emailId: item.emailId } });
+      expect(item).toMatchObject({
+        campaignId: c1.id,
+        subject: 'Spring sale',
+        data: { campaignId: c1.id, emailId: item.emailId },
+      });
     }
-    expect(page.data.find((i) => i.type === 'email.sent' && i.contact.email === spring.ann)!.emailId).toBe(emailTo(spring.ann));
-    const opened = await ok<Page>(p.api, `/activity?campaignId=${c2.id}&type=email.opened`);
-    expect(opened).toMatchObject({ total: 1, data: [{ campaignId: c2.id, subject: 'Members only', contact: { email: dan }, emailId: emailTo(dan) }] });
-    expect(await ok<Page>(p.api, `/activity?campaignId=${draft.id}`)).toEqual({ data: [], cursor: null, hasMore: false, total: 0 });
-    await settles(p.api, '/activity/stats', expect.objectContaining({ ...ZERO, sent: 3, failed: 1, opened: 2, clicked: 1, openRate: 0.6667, clickRate: 0.3333 }));
+    expect(page.data.find((i) => i.type === 'email.sent' && i.contact.email === spring.ann)!.emailId).toBe(
+      emailTo(spring.ann),
+    );
+    const opened = await ok<ActivityPage>(p.api, `/activity?campaignId=${c2.id}&type=email.opened`);
+    expect(opened).toMatchObject({
+      total: 1,
+      data: [{ campaignId: c2.id, subject: 'Members only', contact: { email: dan }, emailId: emailTo(dan) }],
+    });
+    expect(await ok<ActivityPage>(p.api, `/activity?campaignId=${draft.id}`)).toEqual({
+      data: [],
+      cursor: null,
+      hasMore: false,
+      total: 0,
+    });
+    await settles(
+      p.api,
+      '/activity/stats',
+      expect.objectContaining({
+        ...ZERO,
+        sent: 3,
+        failed: 1,
+        opened: 2,
+        clicked: 1,
+        openRate: 0.6667,
+        clickRate: 0.3333,
+      }),
+    );
   });
 
   it('ranks the campaigns that started sending by each metric', async () => {
@@ -483,14 +624,25 @@ describe('campaign analytics and what is coming up', () => {
     expect(await ok(p.api, '/analytics/campaign-stats')).toEqual({
       since: expect.any(String),
       until: expect.any(String),
-      totals: { totalRecipients: 4, sent: 3, delivered: 3, opened: 2, clicked: 1, bounced: 1, complained: 0, openRate: 0.6667, clickRate: 0.3333, bounceRate: 0.25 },
+      totals: {
+        totalRecipients: 4,
+        sent: 3,
+        delivered: 3,
+        opened: 2,
+        clicked: 1,
+        bounced: 1,
+        complained: 0,
+        openRate: 0.6667,
+        clickRate: 0.3333,
+        bounceRate: 0.25,
+      },
       campaigns: [members(), spring1()],
     });
     const past = await ok(p.api, '/analytics/campaign-stats?since=2020-01-01T00:00:00Z&until=2020-06-01T00:00:00Z');
     expect(past).toEqual({
       since: '2020-01-01',
       until: '2020-06-01',
-      totals: { totalRecipients: 0, sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, openRate: 0, clickRate: 0, bounceRate: 0 },
+      totals: NO_CAMPAIGN_FIGURES,
       campaigns: [],
     });
   });
@@ -504,12 +656,18 @@ describe('campaign analytics and what is coming up', () => {
       { id: sooner.id, name: 'Sooner', scheduledFor: sooner.scheduledFor },
       { id: later.id, name: 'Later', scheduledFor: later.scheduledFor },
     ]);
-    expect(upcoming.workflows).toEqual([{ workflowId: workflow.id, name: 'Nurture', running: 0, waiting: 1, nextRunAt: expect.any(String) }]);
+    expect(upcoming.workflows).toEqual([
+      { workflowId: workflow.id, name: 'Nurture', running: 0, waiting: 1, nextRunAt: expect.any(String) },
+    ]);
     expect(Date.parse(upcoming.workflows[0].nextRunAt)).toBeGreaterThan(Date.now() + 60 * 60_000);
 
     expect((await p.api.post(`/campaigns/${sooner.id}/cancel`)).status).toBe(200);
-    expect((await ok(p.api, '/activity/upcoming')).campaigns).toEqual([{ id: later.id, name: 'Later', scheduledFor: later.scheduledFor }]);
+    expect((await ok(p.api, '/activity/upcoming')).campaigns).toEqual([
+      { id: later.id, name: 'Later', scheduledFor: later.scheduledFor },
+    ]);
     // Neither a draft nor a scheduled campaign ranks among those that sent.
-    expect((await ok<{ id: string }[]>(p.api, '/analytics/top-campaigns?limit=50')).map((c) => c.id).sort()).toEqual([c1.id, c2.id].sort());
+    expect((await ok<{ id: string }[]>(p.api, '/analytics/top-campaigns?limit=50')).map((c) => c.id).sort()).toEqual(
+      [c1.id, c2.id].sort(),
+    );
   });
 });

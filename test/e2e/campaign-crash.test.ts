@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { verifiedDomain } from '../support/domains.js';
+import { useChildPeers } from '../support/mail-server.js';
 import { messageIdOf } from '../support/sending.js';
-import { client, eventually, printedKeys, spawnService, type ChildServer, type Client } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { type ChildServer, type Client, client, eventually, printedKeys, spawnService } from '../support/server.js';
 
 const RECIPIENTS = 10_000;
 const DOMAIN = 'crash.campaign.test';
@@ -15,34 +13,15 @@ const DOMAIN = 'crash.campaign.test';
  */
 const UNRECORDED_PER_KILL = 20;
 
-let db: TestDatabase;
-let dns: DnsServer;
-let sink: SmtpSink;
+const peers = useChildPeers();
 let server: ChildServer | undefined;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-});
-afterAll(async () => {
-  await server?.kill();
-  await sink?.stop();
-  await dns?.stop();
-  await db?.drop();
-});
-
-const env = () => ({
-  ...db.env,
-  SMTP_URL: sink.url,
-  DNS_SERVERS: dns.address,
-  DELIVERY_RETRY_BASE_SECONDS: '0.2',
-});
+afterAll(() => server?.kill());
 
 const random = (min: number, max: number) => min + Math.random() * (max - min);
 
 async function start(): Promise<void> {
-  server = await spawnService(env());
+  server = await spawnService(peers.env());
 }
 
 async function importContacts(api: Client): Promise<void> {
@@ -51,10 +30,14 @@ async function importContacts(api: Client): Promise<void> {
   form.append('file', new Blob([['email,n', ...rows].join('\n')], { type: 'text/csv' }), 'contacts.csv');
   const accepted = await api.request('POST', '/contacts/import', { raw: form });
   expect(accepted.status).toBe(202);
-  await eventually(async () => {
-    const job = (await api.get(`/contacts/import/${accepted.body.jobId}`)).body;
-    return job.status === 'completed' ? job : undefined;
-  }, 120_000, 200);
+  await eventually(
+    async () => {
+      const job = (await api.get(`/contacts/import/${accepted.body.jobId}`)).body;
+      return job.status === 'completed' ? job : undefined;
+    },
+    120_000,
+    200,
+  );
 }
 
 describe('a campaign whose worker is killed again and again', () => {
@@ -62,7 +45,7 @@ describe('a campaign whose worker is killed again and again', () => {
     await start();
     const key = printedKeys(server!.output()).secretKey;
     let api = client(server!.url, key);
-    await verifiedDomain(api, dns, DOMAIN);
+    await verifiedDomain(api, peers.dns, DOMAIN);
     await importContacts(api);
 
     const created = await api.post('/campaigns', {
@@ -82,7 +65,7 @@ describe('a campaign whose worker is killed again and again', () => {
     const killAt = async (when: string, ready: () => boolean) => {
       await eventually(async () => (ready() ? true : undefined), 300_000, 20);
       await server!.kill('SIGKILL');
-      kills.push(`${when} (sink had ${sink.messages.length})`);
+      kills.push(`${when} (sink had ${peers.sink.messages.length})`);
       await start();
       api = client(server!.url, key);
     };
@@ -94,32 +77,43 @@ describe('a campaign whose worker is killed again and again', () => {
       [0.65, 0.85],
     ] as const) {
       const threshold = Math.floor(RECIPIENTS * random(lo, hi));
-      await killAt(`at ${threshold}`, () => sink.messages.length >= threshold);
+      await killAt(`at ${threshold}`, () => peers.sink.messages.length >= threshold);
     }
 
-    const done = await eventually(async () => {
-      const c = (await api.get(`/campaigns/${id}`)).body;
-      return c.status === 'SENT' ? c : undefined;
-    }, 600_000, 500);
-    expect(done).toMatchObject({ totalRecipients: RECIPIENTS, sentCount: RECIPIENTS, deliveredCount: RECIPIENTS, bouncedCount: 0 });
+    const done = await eventually(
+      async () => {
+        const c = (await api.get(`/campaigns/${id}`)).body;
+        return c.status === 'SENT' ? c : undefined;
+      },
+      600_000,
+      500,
+    );
+    expect(done).toMatchObject({
+      totalRecipients: RECIPIENTS,
+      sentCount: RECIPIENTS,
+      deliveredCount: RECIPIENTS,
+      bouncedCount: 0,
+    });
 
     // Every recipient received mail, and all of it is one email: one Message-ID per recipient.
     const byRecipient = new Map<string, Set<string>>();
-    for (const m of sink.messages) {
+    for (const m of peers.sink.messages) {
       const messageId = messageIdOf(m.raw)!;
       for (const to of m.to) {
         if (!byRecipient.has(to)) byRecipient.set(to, new Set());
         byRecipient.get(to)!.add(messageId);
       }
     }
-    const missing = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@rcpt.crash.test`).filter((a) => !byRecipient.has(a));
+    const missing = Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@rcpt.crash.test`).filter(
+      (a) => !byRecipient.has(a),
+    );
     expect(missing, `kills: ${kills.join(', ')}`).toEqual([]);
     const twoEmails = [...byRecipient].filter(([, ids]) => ids.size !== 1).map(([to]) => to);
     expect(twoEmails).toEqual([]);
     expect(new Set([...byRecipient.values()].flatMap((ids) => [...ids])).size).toBe(RECIPIENTS);
 
     // A message is sent again only when a worker died holding it, with the relay's answer unrecorded.
-    const redelivered = sink.messages.length - RECIPIENTS;
+    const redelivered = peers.sink.messages.length - RECIPIENTS;
     expect(redelivered).toBeGreaterThanOrEqual(0);
     expect(redelivered).toBeLessThanOrEqual(kills.length * UNRECORDED_PER_KILL);
   }, 900_000);

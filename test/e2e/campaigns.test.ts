@@ -1,93 +1,38 @@
 import { randomUUID } from 'node:crypto';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { Campaign, CampaignStats, Contact, campaigns, FilterCondition, TrackedEvent } from '../../src/api.js';
 import { verifiedDomain } from '../support/domains.js';
-import { UUID, deliveredMessage, emailRecord, headerBlock, messageIdOf, recordWhen, sinkMessagesTo } from '../support/sending.js';
-import { eventually, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type ReceivedMessage, type SmtpSink, type Verdict } from '../support/smtp-sink.js';
+import { NO_CAMPAIGN_FIGURES } from '../support/figures.js';
+import { projectWithDomain, useMailServer } from '../support/mail-server.js';
+import {
+  deliveredMessage,
+  emailRecord,
+  headerBlock,
+  messageIdOf,
+  recordWhen,
+  sinkMessagesTo,
+  trackingLinks,
+  UUID,
+  uniqueAddresses,
+} from '../support/sending.js';
+import {
+  type ApiResponse,
+  type Client,
+  eventually,
+  expectBody,
+  pollUntil,
+  type TestProject,
+} from '../support/server.js';
+import type { ReceivedMessage, Verdict } from '../support/smtp-sink.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types of the API resources the suite reads.
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
-type EmailType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+type CampaignPage = z.infer<typeof campaigns.campaignPageSchema>;
 
-interface FilterCondition {
-  logic: 'AND' | 'OR';
-  groups: { filters: Record<string, unknown>[]; conditions?: FilterCondition }[];
-}
-
-interface Campaign {
-  id: string;
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from: string;
-  fromName: string | null;
-  replyTo: string | null;
-  type: EmailType;
-  status: CampaignStatus;
-  audienceType: 'ALL' | 'SEGMENT' | 'FILTERED';
-  audienceCondition: FilterCondition | null;
-  segmentId: string | null;
-  scheduledFor: string | null;
-  totalRecipients: number;
-  sentCount: number;
-  deliveredCount: number;
-  openedCount: number;
-  clickedCount: number;
-  bouncedCount: number;
-  complainedCount: number;
-  projectId: string;
-  sentAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface CampaignStats {
-  campaignId: string;
-  status: CampaignStatus;
-  totalRecipients: number;
-  sent: number;
-  delivered: number;
-  opened: number;
-  clicked: number;
-  bounced: number;
-  complained: number;
-  skipped: number;
-  pending: number;
-  openRate: number;
-  clickRate: number;
-  bounceRate: number;
-}
-
-interface CampaignPage {
-  data: Campaign[];
-  page: number;
-  pageSize: number;
-  total: number;
-  totalPages: number;
-}
-
-interface Contact {
-  id: string;
-  email: string;
-  subscribed: boolean;
-  snoozedUntil: string | null;
-  data: Record<string, unknown>;
-}
-
-interface EventView {
-  id: string;
-  name: string;
-  contactId: string;
-  email: string;
-  data: Record<string, unknown>;
-}
-
+/** The error envelope; the API exports no type of it. */
 interface ErrorBody {
   code: string;
   message: string;
@@ -105,41 +50,48 @@ const DOMAIN = 'news.campaigns.test';
 const FROM = `news@${DOMAIN}`;
 const OTHER_DOMAIN = 'other.campaigns.test';
 const ACCEPT: Verdict = { accept: true };
-const COUNTERS = ['totalRecipients', 'sentCount', 'deliveredCount', 'openedCount', 'clickedCount', 'bouncedCount'] as const;
+const COUNTERS = [
+  'totalRecipients',
+  'sentCount',
+  'deliveredCount',
+  'openedCount',
+  'clickedCount',
+  'bouncedCount',
+] as const;
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let server: TestServer;
-let main: Project;
-let other: Project;
+/** The counters of a campaign nothing was sent for. */
+const NO_COUNTS = {
+  totalRecipients: 0,
+  sentCount: 0,
+  deliveredCount: 0,
+  openedCount: 0,
+  clickedCount: 0,
+  bouncedCount: 0,
+  complainedCount: 0,
+};
+
+let main: TestProject;
+let other: TestProject;
 let sinkDown = false;
 
+const mail = useMailServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
+
 beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-  main = await server.project('campaigns-main');
-  other = await server.project('campaigns-other');
-  await verifiedDomain(main.api, dns, DOMAIN);
-  await verifiedDomain(other.api, dns, OTHER_DOMAIN);
+  main = await projectWithDomain(mail, 'campaigns-main', DOMAIN);
+  other = await projectWithDomain(mail, 'campaigns-other', OTHER_DOMAIN);
 });
 afterEach(async () => {
   // Whatever a test did to the sink, the next one starts with a listening sink that accepts.
-  sink.respond(() => ACCEPT);
+  mail.sink.respond(() => ACCEPT);
   if (sinkDown) await startSink();
-});
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
 });
 
 async function stopSink(): Promise<void> {
-  await sink.stop();
+  await mail.sink.stop();
   sinkDown = true;
 }
 async function startSink(): Promise<void> {
-  await sink.start();
+  await mail.sink.start();
   sinkDown = false;
 }
 
@@ -150,7 +102,7 @@ let seq = 0;
 /** A tag no other test uses: names recipient batches, events and segments. */
 const tag = (name: string) => `${name}${++seq}`;
 /** A recipient address no other test uses. */
-const rcpt = (name: string) => `${name}-${++seq}@rcpt.campaigns.test`;
+const rcpt = uniqueAddresses('rcpt.campaigns.test');
 
 /** The audience of the contacts whose `data.batch` is `batch`. */
 const batchIs = (batch: string): FilterCondition => ({
@@ -177,26 +129,20 @@ const batchCampaign = (api: Client, batch: string, overrides: Record<string, unk
   createCampaign(api, { audienceType: 'FILTERED', audienceCondition: batchIs(batch), ...overrides });
 
 async function getCampaign(api: Client, id: string): Promise<Campaign> {
-  const res = await api.get(`/campaigns/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/campaigns/${id}`));
 }
 
 async function statsOf(api: Client, id: string): Promise<CampaignStats> {
-  const res = await api.get(`/campaigns/${id}/stats`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/campaigns/${id}/stats`));
 }
 
 /** Polls the campaign until `done` holds. */
 function campaignWhen(api: Client, id: string, done: (c: Campaign) => boolean, timeoutMs = 30_000): Promise<Campaign> {
-  return eventually(async () => {
-    const c = await getCampaign(api, id);
-    return done(c) ? c : undefined;
-  }, timeoutMs, 50);
+  return pollUntil(() => getCampaign(api, id), done, timeoutMs);
 }
 
-const sentCampaign = (api: Client, id: string, timeoutMs?: number) => campaignWhen(api, id, (c) => c.status === 'SENT', timeoutMs);
+const sentCampaign = (api: Client, id: string, timeoutMs?: number) =>
+  campaignWhen(api, id, (c) => c.status === 'SENT', timeoutMs);
 
 /** POST /campaigns/{id}/send with `body` (no body when undefined). */
 function send(api: Client, id: string, body?: unknown): Promise<ApiResponse> {
@@ -212,27 +158,42 @@ async function sendOk(api: Client, id: string, body?: { scheduledFor: unknown })
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body).toEqual({ success: true, data: expect.objectContaining({ id }), message: expect.any(String) });
   const now = body === undefined || body.scheduledFor === null;
-  expect(res.body.data).toMatchObject(now ? { status: 'SENDING', scheduledFor: null, sentAt: expect.any(String) } : { status: 'SCHEDULED', sentAt: null });
+  expect(res.body.data).toMatchObject(
+    now ? { status: 'SENDING', scheduledFor: null, sentAt: expect.any(String) } : { status: 'SCHEDULED', sentAt: null },
+  );
   return res.body.data;
 }
 
 async function cancelOk(api: Client, id: string): Promise<Campaign> {
   const res = await api.post(`/campaigns/${id}/cancel`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  expect(res.body).toEqual({ success: true, data: expect.objectContaining({ id, status: 'CANCELLED' }), message: expect.any(String) });
+  expect(res.body).toEqual({
+    success: true,
+    data: expect.objectContaining({ id, status: 'CANCELLED' }),
+    message: expect.any(String),
+  });
   return res.body.data;
 }
 
-async function createContact(api: Client, email: string, data: Record<string, unknown> = {}, subscribed = true): Promise<Contact> {
-  const res = await api.post('/contacts', { email, data, subscribed });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+async function createContact(
+  api: Client,
+  email: string,
+  data: Record<string, unknown> = {},
+  subscribed = true,
+): Promise<Contact> {
+  return expectBody(api.post('/contacts', { email, data, subscribed }), 201);
 }
 
 /** `n` subscribed contacts with `data: { batch, first: <a unique name> }` and `data`. */
-async function batchContacts(api: Client, batch: string, n: number, data: Record<string, unknown> = {}): Promise<Contact[]> {
+async function batchContacts(
+  api: Client,
+  batch: string,
+  n: number,
+  data: Record<string, unknown> = {},
+): Promise<Contact[]> {
   const contacts: Contact[] = [];
-  for (let i = 1; i <= n; i++) contacts.push(await createContact(api, rcpt(batch), { batch, first: `Name${seq}`, ...data }));
+  for (let i = 1; i <= n; i++)
+    contacts.push(await createContact(api, rcpt(batch), { batch, first: `Name${seq}`, ...data }));
   return contacts;
 }
 
@@ -242,19 +203,29 @@ async function contactsMatching(api: Client, email: string): Promise<number> {
   return res.body.total;
 }
 
-async function eventsOf(api: Client, contactId: string, name: string): Promise<EventView[]> {
+async function eventsOf(api: Client, contactId: string, name: string): Promise<TrackedEvent[]> {
   const res = await api.get(`/events/contact/${contactId}?limit=100&name=${encodeURIComponent(name)}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 }
 
 /** The contact's `name` events that belong to the campaign. */
-async function campaignEvents(api: Client, contactId: string, campaignId: string, name = 'email.sent'): Promise<EventView[]> {
+async function campaignEvents(
+  api: Client,
+  contactId: string,
+  campaignId: string,
+  name = 'email.sent',
+): Promise<TrackedEvent[]> {
   return (await eventsOf(api, contactId, name)).filter((e) => e.data.campaignId === campaignId);
 }
 
 /** The id of the campaign's one email to a contact, from its event (`email.sent` unless told). */
-async function campaignEmailId(api: Client, contactId: string, campaignId: string, name = 'email.sent'): Promise<string> {
+async function campaignEmailId(
+  api: Client,
+  contactId: string,
+  campaignId: string,
+  name = 'email.sent',
+): Promise<string> {
   const events = await campaignEvents(api, contactId, campaignId, name);
   expect(events, JSON.stringify(events)).toHaveLength(1);
   expect(events[0]!.data).toEqual(expect.objectContaining({ campaignId, emailId: expect.stringMatching(UUID) }));
@@ -263,7 +234,7 @@ async function campaignEmailId(api: Client, contactId: string, campaignId: strin
 
 /** Messages the sink accepted for email record `emailId`, to `address`. */
 const messagesOf = (address: string, emailId: string) =>
-  sinkMessagesTo(sink, address).filter((m) => messageIdOf(m.raw)?.startsWith(`<${emailId}@`));
+  sinkMessagesTo(mail.sink, address).filter((m) => messageIdOf(m.raw)?.startsWith(`<${emailId}@`));
 
 /** A header exactly as written in the raw message (unfolded), or undefined. */
 function rawHeader(raw: Buffer, name: string): string | undefined {
@@ -277,7 +248,10 @@ interface Rendered {
   html: string;
 }
 /** What the default SUBJECT and BODY render to for a contact. */
-const greeting = (c: Contact): Rendered => ({ subject: `News for ${String(c.data.first)}`, html: `Hello ${String(c.data.first)}` });
+const greeting = (c: Contact): Rendered => ({
+  subject: `News for ${String(c.data.first)}`,
+  html: `Hello ${String(c.data.first)}`,
+});
 
 /**
  * A SENT campaign reached each recipient with exactly one email (one `email.sent` event carrying
@@ -329,7 +303,7 @@ async function expectNotReached(api: Client, campaign: Campaign, contacts: Conta
   for (const contact of contacts) {
     expect(await campaignEvents(api, contact.id, campaign.id, 'email.sent'), contact.email).toEqual([]);
     expect(await campaignEvents(api, contact.id, campaign.id, 'email.failed'), contact.email).toEqual([]);
-    expect(sinkMessagesTo(sink, contact.email), contact.email).toHaveLength(0);
+    expect(sinkMessagesTo(mail.sink, contact.email), contact.email).toHaveLength(0);
   }
 }
 
@@ -348,7 +322,14 @@ async function expectCounters(
     bouncedCount: c.bouncedCount,
     openedCount: c.openedCount,
     clickedCount: c.clickedCount,
-  }).toEqual({ totalRecipients: want.total, sentCount: want.sent, deliveredCount: want.sent, bouncedCount: bounced, openedCount: opened, clickedCount: clicked });
+  }).toEqual({
+    totalRecipients: want.total,
+    sentCount: want.sent,
+    deliveredCount: want.sent,
+    bouncedCount: bounced,
+    openedCount: opened,
+    clickedCount: clicked,
+  });
   const stats = await statsOf(api, id);
   const rate = (n: number, of: number) => (of === 0 ? 0 : n / of);
   expect(stats).toEqual({
@@ -382,20 +363,18 @@ function expectError(res: ApiResponse, status: number, code: string): ErrorBody 
 }
 
 /** A refusal whose field errors include `field` (with `fieldCode` when given). */
-function expectFieldError(res: ApiResponse, status: number, code: string, field: string, fieldCode?: string): ErrorBody {
+function expectFieldError(
+  res: ApiResponse,
+  status: number,
+  code: string,
+  field: string,
+  fieldCode?: string,
+): ErrorBody {
   const error = expectError(res, status, code);
-  expect(error.errors, JSON.stringify(error.errors)).toContainEqual(expect.objectContaining(fieldCode ? { field, code: fieldCode } : { field }));
+  expect(error.errors, JSON.stringify(error.errors)).toContainEqual(
+    expect.objectContaining(fieldCode ? { field, code: fieldCode } : { field }),
+  );
   return error;
-}
-
-/** The tracking pixel and click links of a delivered message, as URLs of the running server. */
-function trackingLinks(html: string): { pixel: string; clicks: string[] } {
-  const publicUrl = server.service.ctx.config.publicUrl;
-  const local = (u: string) => server.url + u.replace(/&amp;/g, '&').slice(publicUrl.length);
-  const clicks = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!).filter((h) => h.startsWith(`${publicUrl}/t/click/`));
-  const pixel = [...html.matchAll(/<img[^>]+src="([^"]+)"/g)].map((m) => m[1]!).find((s) => s.startsWith(`${publicUrl}/t/open/`));
-  expect(pixel, html).toBeDefined();
-  return { pixel: local(pixel!), clicks: clicks.map(local) };
 }
 
 async function open(pixel: string): Promise<void> {
@@ -412,6 +391,20 @@ async function click(link: string, target: string): Promise<void> {
 }
 
 /** A campaign to a fresh batch of `n` contacts, sent and finished. */
+/** A campaign scheduled for a day from now (the object is the draft as created). */
+async function scheduledCampaign(api: Client): Promise<Campaign> {
+  const c = await createCampaign(api);
+  await sendOk(api, c.id, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
+  return c;
+}
+
+/** A campaign scheduled for a day from now, then cancelled (the object is the draft as created). */
+async function cancelledCampaign(api: Client): Promise<Campaign> {
+  const c = await scheduledCampaign(api);
+  await cancelOk(api, c.id);
+  return c;
+}
+
 async function sentBatchCampaign(api: Client, n: number, overrides: Record<string, unknown> = {}) {
   const batch = tag('sent');
   const contacts = await batchContacts(api, batch, n);
@@ -426,7 +419,13 @@ async function sentBatchCampaign(api: Client, n: number, overrides: Record<strin
 describe('POST /campaigns', () => {
   it('answers 201 { success, data: Campaign } with every field, in DRAFT with zero counters', async () => {
     const before = Date.now();
-    const res = await main.api.post('/campaigns', { name: 'Spring sale', subject: SUBJECT, body: BODY, from: FROM, audienceType: 'ALL' });
+    const res = await main.api.post('/campaigns', {
+      name: 'Spring sale',
+      subject: SUBJECT,
+      body: BODY,
+      from: FROM,
+      audienceType: 'ALL',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toEqual({
       success: true,
@@ -445,13 +444,7 @@ describe('POST /campaigns', () => {
         audienceCondition: null,
         segmentId: null,
         scheduledFor: null,
-        totalRecipients: 0,
-        sentCount: 0,
-        deliveredCount: 0,
-        openedCount: 0,
-        clickedCount: 0,
-        bouncedCount: 0,
-        complainedCount: 0,
+        ...NO_COUNTS,
         projectId: main.id,
         sentAt: null,
         createdAt: expect.any(String),
@@ -474,11 +467,14 @@ describe('POST /campaigns', () => {
         { filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] },
         {
           filters: [{ field: 'email', operator: 'contains', value: '@acme.' }],
-          conditions: { logic: 'AND', groups: [{ filters: [{ field: 'data.age', operator: 'greaterThan', value: 30 }] }] },
+          conditions: {
+            logic: 'AND',
+            groups: [{ filters: [{ field: 'data.age', operator: 'greaterThan', value: 30 }] }],
+          },
         },
       ],
     };
-    const created = await createCampaign(main.api, {
+    const fields = {
       name: 'Full',
       description: 'Internal note',
       fromName: 'The News Team',
@@ -486,18 +482,9 @@ describe('POST /campaigns', () => {
       type: 'TRANSACTIONAL',
       audienceType: 'FILTERED',
       audienceCondition: condition,
-    });
-    expect(created).toMatchObject({
-      name: 'Full',
-      description: 'Internal note',
-      fromName: 'The News Team',
-      replyTo: `replies@${DOMAIN}`,
-      type: 'TRANSACTIONAL',
-      audienceType: 'FILTERED',
-      audienceCondition: condition,
-      segmentId: null,
-      status: 'DRAFT',
-    });
+    };
+    const created = await createCampaign(main.api, fields);
+    expect(created).toMatchObject({ ...fields, segmentId: null, status: 'DRAFT' });
     expect(await getCampaign(main.api, created.id)).toEqual(created);
   });
 
@@ -506,22 +493,52 @@ describe('POST /campaigns', () => {
     expect(segment.status).toBe(201);
     const condition = batchIs('nobody');
 
-    const all = await createCampaign(main.api, { audienceType: 'ALL', segmentId: segment.body.id, audienceCondition: condition });
+    const all = await createCampaign(main.api, {
+      audienceType: 'ALL',
+      segmentId: segment.body.id,
+      audienceCondition: condition,
+    });
     expect(all).toMatchObject({ audienceType: 'ALL', segmentId: null, audienceCondition: null });
-    const bySegment = await createCampaign(main.api, { audienceType: 'SEGMENT', segmentId: segment.body.id, audienceCondition: condition });
+    const bySegment = await createCampaign(main.api, {
+      audienceType: 'SEGMENT',
+      segmentId: segment.body.id,
+      audienceCondition: condition,
+    });
     expect(bySegment).toMatchObject({ audienceType: 'SEGMENT', segmentId: segment.body.id, audienceCondition: null });
-    const filtered = await createCampaign(main.api, { audienceType: 'FILTERED', segmentId: segment.body.id, audienceCondition: condition });
+    const filtered = await createCampaign(main.api, {
+      audienceType: 'FILTERED',
+      segmentId: segment.body.id,
+      audienceCondition: condition,
+    });
     expect(filtered).toMatchObject({ audienceType: 'FILTERED', segmentId: null, audienceCondition: condition });
     for (const c of [all, bySegment, filtered]) expect(await getCampaign(main.api, c.id)).toEqual(c);
   });
 
   it('answers 400 in the standard envelope for SEGMENT without segmentId and FILTERED without audienceCondition', async () => {
     const before = (await main.api.get('/campaigns?pageSize=1')).body.total;
-    expectFieldError(await main.api.post('/campaigns', campaignInput({ audienceType: 'SEGMENT' })), 400, 'VALIDATION_ERROR', 'segmentId');
-    expectFieldError(await main.api.post('/campaigns', campaignInput({ audienceType: 'SEGMENT', segmentId: null })), 400, 'VALIDATION_ERROR', 'segmentId');
-    expectFieldError(await main.api.post('/campaigns', campaignInput({ audienceType: 'FILTERED' })), 400, 'VALIDATION_ERROR', 'audienceCondition');
     expectFieldError(
-      await main.api.post('/campaigns', campaignInput({ audienceType: 'FILTERED', audienceCondition: null, segmentId: randomUUID() })),
+      await main.api.post('/campaigns', campaignInput({ audienceType: 'SEGMENT' })),
+      400,
+      'VALIDATION_ERROR',
+      'segmentId',
+    );
+    expectFieldError(
+      await main.api.post('/campaigns', campaignInput({ audienceType: 'SEGMENT', segmentId: null })),
+      400,
+      'VALIDATION_ERROR',
+      'segmentId',
+    );
+    expectFieldError(
+      await main.api.post('/campaigns', campaignInput({ audienceType: 'FILTERED' })),
+      400,
+      'VALIDATION_ERROR',
+      'audienceCondition',
+    );
+    expectFieldError(
+      await main.api.post(
+        '/campaigns',
+        campaignInput({ audienceType: 'FILTERED', audienceCondition: null, segmentId: randomUUID() }),
+      ),
       400,
       'VALIDATION_ERROR',
       'audienceCondition',
@@ -553,7 +570,13 @@ describe('POST /campaigns', () => {
       [{ audienceType: 'FILTERED', audienceCondition: 'data.plan = pro' }, 'audienceCondition', 'invalid_type'],
     ];
     for (const [override, field, code] of cases) {
-      expectFieldError(await main.api.post('/campaigns', campaignInput(override)), 422, 'VALIDATION_ERROR', field, code);
+      expectFieldError(
+        await main.api.post('/campaigns', campaignInput(override)),
+        422,
+        'VALIDATION_ERROR',
+        field,
+        code,
+      );
     }
   });
 
@@ -568,13 +591,22 @@ describe('POST /campaigns', () => {
       [one({ field: 'data.plan', operator: 'like', value: 'pro' }), 'audienceCondition.groups.0.filters.0.operator'],
       [one({ field: 'data.plan', operator: 'equals' }), 'audienceCondition.groups.0.filters.0.value'],
       [one({ field: 'data.seen', operator: 'within', value: 7 }), 'audienceCondition.groups.0.filters.0.unit'],
-      [one({ field: 'segment', operator: 'memberOfSegment', value: 'not-a-uuid' }), 'audienceCondition.groups.0.filters.0.value'],
+      [
+        one({ field: 'segment', operator: 'memberOfSegment', value: 'not-a-uuid' }),
+        'audienceCondition.groups.0.filters.0.value',
+      ],
       [
         {
           logic: 'AND',
           groups: [
             { filters: [] },
-            { filters: [], conditions: { logic: 'OR', groups: [{ filters: [{ field: 'data.x', operator: 'contains', value: '' }] }] } },
+            {
+              filters: [],
+              conditions: {
+                logic: 'OR',
+                groups: [{ filters: [{ field: 'data.x', operator: 'contains', value: '' }] }],
+              },
+            },
           ],
         },
         'audienceCondition.groups.1.conditions.groups.0.filters.0.value',
@@ -596,7 +628,10 @@ describe('POST /campaigns', () => {
         'segmentId',
         'unknown_segment',
       );
-      const condition = { logic: 'AND', groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: segmentId }] }] };
+      const condition = {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: segmentId }] }],
+      };
       expectFieldError(
         await main.api.post('/campaigns', campaignInput({ audienceType: 'FILTERED', audienceCondition: condition })),
         422,
@@ -608,41 +643,87 @@ describe('POST /campaigns', () => {
   });
 
   it('answers 422 invalid_template for Liquid syntax errors in the subject or the body', async () => {
-    expectFieldError(await main.api.post('/campaigns', campaignInput({ subject: 'Hi {{ first' })), 422, 'VALIDATION_ERROR', 'subject', 'invalid_template');
-    expectFieldError(await main.api.post('/campaigns', campaignInput({ body: '<p>{% if vip %}VIP</p>' })), 422, 'VALIDATION_ERROR', 'body', 'invalid_template');
-    expectFieldError(await main.api.post('/campaigns', campaignInput({ body: '<p>{% include "x" %}</p>' })), 422, 'VALIDATION_ERROR', 'body', 'invalid_template');
+    expectFieldError(
+      await main.api.post('/campaigns', campaignInput({ subject: 'Hi {{ first' })),
+      422,
+      'VALIDATION_ERROR',
+      'subject',
+      'invalid_template',
+    );
+    expectFieldError(
+      await main.api.post('/campaigns', campaignInput({ body: '<p>{% if vip %}VIP</p>' })),
+      422,
+      'VALIDATION_ERROR',
+      'body',
+      'invalid_template',
+    );
+    expectFieldError(
+      await main.api.post('/campaigns', campaignInput({ body: '<p>{% include "x" %}</p>' })),
+      422,
+      'VALIDATION_ERROR',
+      'body',
+      'invalid_template',
+    );
   });
 
   it('answers 403 for a sender domain that is unregistered, another project’s, or not verified', async () => {
-    const unregistered = expectError(await main.api.post('/campaigns', campaignInput({ from: 'a@nowhere.campaigns.test' })), 403, 'INTERNAL_SERVER_ERROR');
-    expect(unregistered.details).toMatchObject({ domain: 'nowhere.campaigns.test', registered: false, verified: false });
-    const foreign = expectError(await main.api.post('/campaigns', campaignInput({ from: `a@${OTHER_DOMAIN}` })), 403, 'INTERNAL_SERVER_ERROR');
+    const unregistered = expectError(
+      await main.api.post('/campaigns', campaignInput({ from: 'a@nowhere.campaigns.test' })),
+      403,
+      'INTERNAL_SERVER_ERROR',
+    );
+    expect(unregistered.details).toMatchObject({
+      domain: 'nowhere.campaigns.test',
+      registered: false,
+      verified: false,
+    });
+    const foreign = expectError(
+      await main.api.post('/campaigns', campaignInput({ from: `a@${OTHER_DOMAIN}` })),
+      403,
+      'INTERNAL_SERVER_ERROR',
+    );
     expect(foreign.details).toMatchObject({ domain: OTHER_DOMAIN, registered: false });
 
     const pending = 'pending.campaigns.test';
     expect((await main.api.post('/domains', { domain: pending })).status).toBe(201);
-    const unverified = expectError(await main.api.post('/campaigns', campaignInput({ from: `a@${pending}` })), 403, 'INTERNAL_SERVER_ERROR');
+    const unverified = expectError(
+      await main.api.post('/campaigns', campaignInput({ from: `a@${pending}` })),
+      403,
+      'INTERNAL_SERVER_ERROR',
+    );
     expect(unverified.details).toMatchObject({ domain: pending, registered: true, verified: false });
     // A subdomain of a verified domain is not covered.
-    expectError(await main.api.post('/campaigns', campaignInput({ from: `a@sub.${DOMAIN}` })), 403, 'INTERNAL_SERVER_ERROR');
+    expectError(
+      await main.api.post('/campaigns', campaignInput({ from: `a@sub.${DOMAIN}` })),
+      403,
+      'INTERNAL_SERVER_ERROR',
+    );
   });
 
   it('answers 401 without a key or with the public key', async () => {
-    expectError(await main.api.request('POST', '/campaigns', { body: campaignInput(), key: null }), 401, 'INVALID_API_KEY');
-    expectError(await main.api.request('POST', '/campaigns', { body: campaignInput(), key: main.publicKey }), 401, 'INVALID_API_KEY');
+    expectError(
+      await main.api.request('POST', '/campaigns', { body: campaignInput(), key: null }),
+      401,
+      'INVALID_API_KEY',
+    );
+    expectError(
+      await main.api.request('POST', '/campaigns', { body: campaignInput(), key: main.publicKey }),
+      401,
+      'INVALID_API_KEY',
+    );
     expectError(await main.api.request('GET', '/campaigns', { key: main.publicKey }), 401, 'INVALID_API_KEY');
   });
 });
 
 describe('GET /campaigns', () => {
-  let lists: Project;
+  let lists: TestProject;
   const LISTS_DOMAIN = 'lists.campaigns.test';
   const byName: Record<string, Campaign> = {};
   const NAMES = ['alpha launch', 'Bravo news', 'charlie offers', 'Delta digest', 'echo update'];
 
   beforeAll(async () => {
-    lists = await server.project('campaigns-lists');
-    await verifiedDomain(lists.api, dns, LISTS_DOMAIN);
+    lists = await mail.server.project('campaigns-lists');
+    await verifiedDomain(lists.api, mail.dns, LISTS_DOMAIN);
     for (const name of NAMES) {
       byName[name] = await createCampaign(lists.api, {
         name,
@@ -651,15 +732,17 @@ describe('GET /campaigns', () => {
       });
     }
     // Bravo scheduled far ahead, charlie scheduled then cancelled; the others stay drafts.
-    await sendOk(lists.api, byName['Bravo news']!.id, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-    await sendOk(lists.api, byName['charlie offers']!.id, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
+    await sendOk(lists.api, byName['Bravo news']!.id, {
+      scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    await sendOk(lists.api, byName['charlie offers']!.id, {
+      scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     await cancelOk(lists.api, byName['charlie offers']!.id);
   });
 
   async function list(query = ''): Promise<CampaignPage> {
-    const res = await lists.api.get(`/campaigns${query}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body;
+    return expectBody(lists.api.get(`/campaigns${query}`));
   }
   const names = (page: CampaignPage) => page.data.map((c) => c.name);
 
@@ -786,7 +869,12 @@ describe('campaign ids: other projects and malformed ids', () => {
       ['GET', '/campaigns/nope/stats'],
     ];
     for (const [method, path, body] of routes) {
-      expectFieldError(await main.api.request(method, path, body === undefined ? {} : { body }), 422, 'VALIDATION_ERROR', 'id');
+      expectFieldError(
+        await main.api.request(method, path, body === undefined ? {} : { body }),
+        422,
+        'VALIDATION_ERROR',
+        'id',
+      );
     }
   });
 });
@@ -802,7 +890,13 @@ describe('PUT /campaigns/{id}', () => {
       audienceCondition: batchIs('old'),
     });
     const res = await main.api.request('PUT', `/campaigns/${original.id}`, {
-      body: { name: 'Renamed', subject: 'New subject', body: '<p>New</p>', from: `other@${DOMAIN}`, audienceType: 'ALL' },
+      body: {
+        name: 'Renamed',
+        subject: 'New subject',
+        body: '<p>New</p>',
+        from: `other@${DOMAIN}`,
+        audienceType: 'ALL',
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const replaced: Campaign = res.body;
@@ -828,12 +922,23 @@ describe('PUT /campaigns/{id}', () => {
     const c = await createCampaign(main.api);
     const put = (body: Record<string, unknown>) => main.api.request('PUT', `/campaigns/${c.id}`, { body });
     expectFieldError(await put(campaignInput({ audienceType: 'SEGMENT' })), 400, 'VALIDATION_ERROR', 'segmentId');
-    expectFieldError(await put(campaignInput({ audienceType: 'FILTERED' })), 400, 'VALIDATION_ERROR', 'audienceCondition');
+    expectFieldError(
+      await put(campaignInput({ audienceType: 'FILTERED' })),
+      400,
+      'VALIDATION_ERROR',
+      'audienceCondition',
+    );
     const noName = campaignInput();
     delete noName.name;
     expectFieldError(await put(noName), 422, 'VALIDATION_ERROR', 'name');
     expectFieldError(await put(campaignInput({ body: '{{ x' })), 422, 'VALIDATION_ERROR', 'body', 'invalid_template');
-    expectFieldError(await put(campaignInput({ audienceType: 'SEGMENT', segmentId: randomUUID() })), 422, 'VALIDATION_ERROR', 'segmentId', 'unknown_segment');
+    expectFieldError(
+      await put(campaignInput({ audienceType: 'SEGMENT', segmentId: randomUUID() })),
+      422,
+      'VALIDATION_ERROR',
+      'segmentId',
+      'unknown_segment',
+    );
     expectError(await put(campaignInput({ from: 'x@nowhere.campaigns.test' })), 403, 'INTERNAL_SERVER_ERROR');
     expect(await getCampaign(main.api, c.id)).toEqual(c);
   });
@@ -842,7 +947,9 @@ describe('PUT /campaigns/{id}', () => {
     const c = await createCampaign(main.api);
     const at = new Date(Date.now() + 86_400_000).toISOString();
     await sendOk(main.api, c.id, { scheduledFor: at });
-    const res = await main.api.request('PUT', `/campaigns/${c.id}`, { body: campaignInput({ name: 'Scheduled, renamed' }) });
+    const res = await main.api.request('PUT', `/campaigns/${c.id}`, {
+      body: campaignInput({ name: 'Scheduled, renamed' }),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ name: 'Scheduled, renamed', status: 'SCHEDULED', scheduledFor: at });
     await cancelOk(main.api, c.id);
@@ -850,21 +957,26 @@ describe('PUT /campaigns/{id}', () => {
 
   it('answers 409 CAMPAIGN_NOT_EDITABLE once SENT or CANCELLED, and changes nothing', async () => {
     const { campaign } = await sentBatchCampaign(main.api, 1);
-    expectError(await main.api.request('PUT', `/campaigns/${campaign.id}`, { body: campaignInput({ name: 'Too late' }) }), 409, 'CAMPAIGN_NOT_EDITABLE');
+    expectError(
+      await main.api.request('PUT', `/campaigns/${campaign.id}`, { body: campaignInput({ name: 'Too late' }) }),
+      409,
+      'CAMPAIGN_NOT_EDITABLE',
+    );
     expect(await getCampaign(main.api, campaign.id)).toEqual(campaign);
 
-    const cancelled = await createCampaign(main.api);
-    await sendOk(main.api, cancelled.id, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-    await cancelOk(main.api, cancelled.id);
-    expectError(await main.api.request('PUT', `/campaigns/${cancelled.id}`, { body: campaignInput() }), 409, 'CAMPAIGN_NOT_EDITABLE');
+    const cancelled = await cancelledCampaign(main.api);
+    expectError(
+      await main.api.request('PUT', `/campaigns/${cancelled.id}`, { body: campaignInput() }),
+      409,
+      'CAMPAIGN_NOT_EDITABLE',
+    );
   });
 });
 
 describe('DELETE /campaigns/{id}', () => {
   it('answers 204 for DRAFT, SCHEDULED and SENT campaigns; the campaign is gone', async () => {
     const draft = await createCampaign(main.api);
-    const scheduled = await createCampaign(main.api);
-    await sendOk(main.api, scheduled.id, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
+    const scheduled = await scheduledCampaign(main.api);
     const { campaign: sent } = await sentBatchCampaign(main.api, 1);
     for (const c of [draft, scheduled, sent]) {
       const res = await main.api.delete(`/campaigns/${c.id}`);
@@ -886,7 +998,11 @@ describe('DELETE /campaigns/{id}', () => {
     expectError(await main.api.delete(`/campaigns/${c.id}`), 409, 'CAMPAIGN_SENDING');
     // Neither sendable nor editable while sending.
     expectError(await send(main.api, c.id), 400, 'CAMPAIGN_NOT_SENDABLE');
-    expectError(await main.api.request('PUT', `/campaigns/${c.id}`, { body: campaignInput() }), 409, 'CAMPAIGN_NOT_EDITABLE');
+    expectError(
+      await main.api.request('PUT', `/campaigns/${c.id}`, { body: campaignInput() }),
+      409,
+      'CAMPAIGN_NOT_EDITABLE',
+    );
     expect((await getCampaign(main.api, c.id)).status).toBe('SENDING');
 
     await startSink();
@@ -899,7 +1015,12 @@ describe('DELETE /campaigns/{id}', () => {
 
 describe('POST /campaigns/{id}/duplicate', () => {
   it('answers 201 { success, data } with a DRAFT copy named "<name> (copy)" and zero counters', async () => {
-    const { campaign } = await sentBatchCampaign(main.api, 2, { description: 'Dup', fromName: 'Dup Team', replyTo: `dup@${DOMAIN}`, type: 'TRANSACTIONAL' });
+    const { campaign } = await sentBatchCampaign(main.api, 2, {
+      description: 'Dup',
+      fromName: 'Dup Team',
+      replyTo: `dup@${DOMAIN}`,
+      type: 'TRANSACTIONAL',
+    });
     expect(campaign.sentCount).toBe(2);
     const res = await main.api.post(`/campaigns/${campaign.id}/duplicate`);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -912,13 +1033,7 @@ describe('POST /campaigns/{id}/duplicate', () => {
       status: 'DRAFT',
       scheduledFor: null,
       sentAt: null,
-      totalRecipients: 0,
-      sentCount: 0,
-      deliveredCount: 0,
-      openedCount: 0,
-      clickedCount: 0,
-      bouncedCount: 0,
-      complainedCount: 0,
+      ...NO_COUNTS,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -950,18 +1065,20 @@ describe('POST /campaigns/{id}/duplicate', () => {
 
 describe('sending to an audience', () => {
   describe('audience ALL, in a project of its own', () => {
-    let p: Project;
+    let p: TestProject;
     const ALL_FROM = 'hello@all.campaigns.test';
     let ada: Contact, bob: Contact, unsubscribed: Contact, snoozed: Contact;
 
     beforeAll(async () => {
-      p = await server.project('campaigns-all');
-      await verifiedDomain(p.api, dns, 'all.campaigns.test');
+      p = await mail.server.project('campaigns-all');
+      await verifiedDomain(p.api, mail.dns, 'all.campaigns.test');
       ada = await createContact(p.api, rcpt('ada'), { first: 'Ada' });
       bob = await createContact(p.api, rcpt('bob'), { first: 'Bob' });
       unsubscribed = await createContact(p.api, rcpt('unsub'), { first: 'Una' }, false);
       snoozed = await createContact(p.api, rcpt('snoozed'), { first: 'Sam' });
-      const snooze = await p.api.patch(`/contacts/${snoozed.id}`, { snoozedUntil: new Date(Date.now() + 86_400_000).toISOString() });
+      const snooze = await p.api.patch(`/contacts/${snoozed.id}`, {
+        snoozedUntil: new Date(Date.now() + 86_400_000).toISOString(),
+      });
       expect(snooze.status, JSON.stringify(snooze.body)).toBe(200);
       expect(snooze.body).toMatchObject({ subscribed: false, snoozedUntil: expect.any(String) });
     });
@@ -973,7 +1090,13 @@ describe('sending to an audience', () => {
       expect((await send(p.api, created.id)).status).toBe(400);
 
       const sent = await sentCampaign(p.api, created.id);
-      expect(sent).toMatchObject({ status: 'SENT', totalRecipients: 2, sentCount: 2, deliveredCount: 2, bouncedCount: 0 });
+      expect(sent).toMatchObject({
+        status: 'SENT',
+        totalRecipients: 2,
+        sentCount: 2,
+        deliveredCount: 2,
+        bouncedCount: 0,
+      });
       const delivered = await expectDelivered(p.api, sent, [ada, bob]);
       expect(delivered.get(ada.id)!.parsed.from?.value[0]?.name).toBe('All Hands');
       await expectNotReached(p.api, sent, [unsubscribed, snoozed]);
@@ -982,13 +1105,18 @@ describe('sending to an audience', () => {
       // The project's email.sent events are exactly the campaign's two, each with the campaign id.
       const events = await p.api.get('/events?name=email.sent&limit=100');
       expect(events.status).toBe(200);
-      const ofCampaign = (events.body.data as EventView[]).filter((e) => e.data.campaignId === sent.id);
+      const ofCampaign = (events.body.data as TrackedEvent[]).filter((e) => e.data.campaignId === sent.id);
       expect(ofCampaign.map((e) => e.contactId).sort()).toEqual([ada.id, bob.id].sort());
       expect(events.body.data).toHaveLength(2);
     });
 
     it('TRANSACTIONAL reaches unsubscribed and snoozed contacts too, without unsubscribe headers', async () => {
-      const created = await createCampaign(p.api, { from: ALL_FROM, type: 'TRANSACTIONAL', subject: 'Receipt for {{ first }}', body: '<p>Dear {{ first }}</p>' });
+      const created = await createCampaign(p.api, {
+        from: ALL_FROM,
+        type: 'TRANSACTIONAL',
+        subject: 'Receipt for {{ first }}',
+        body: '<p>Dear {{ first }}</p>',
+      });
       await sendOk(p.api, created.id);
       const sent = await sentCampaign(p.api, created.id);
       expect(sent).toMatchObject({ totalRecipients: 4, sentCount: 4, deliveredCount: 4 });
@@ -1028,7 +1156,14 @@ describe('sending to an audience', () => {
       name: tag('Pros'),
       condition: {
         logic: 'AND',
-        groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }, { field: 'data.tier', operator: 'equals', value: 'pro' }] }],
+        groups: [
+          {
+            filters: [
+              { field: 'data.batch', operator: 'equals', value: batch },
+              { field: 'data.tier', operator: 'equals', value: 'pro' },
+            ],
+          },
+        ],
       },
     });
     expect(segment.status, JSON.stringify(segment.body)).toBe(201);
@@ -1049,7 +1184,14 @@ describe('sending to an audience', () => {
       audienceType: 'FILTERED',
       audienceCondition: {
         logic: 'AND',
-        groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }, { field: 'data.points', operator: 'greaterThan', value: 50 }] }],
+        groups: [
+          {
+            filters: [
+              { field: 'data.batch', operator: 'equals', value: batch },
+              { field: 'data.points', operator: 'greaterThan', value: 50 },
+            ],
+          },
+        ],
       },
       subject: '{{ first }}, you have {{ points }} points',
       body: '<p>Hi {{ first }}: {{ points }} points</p>',
@@ -1069,12 +1211,18 @@ describe('sending to an audience', () => {
     const attendees: Contact[] = [];
     for (const first of ['Eve', 'Finn']) {
       const email = rcpt('attendee');
-      const tracked = await main.api.request('POST', '/v1/track', { body: { email, event, data: { first } }, key: main.publicKey });
+      const tracked = await main.api.request('POST', '/v1/track', {
+        body: { email, event, data: { first } },
+        key: main.publicKey,
+      });
       expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
       attendees.push((await main.api.get(`/contacts/${tracked.body.data.contact}`)).body);
     }
     const absent = await createContact(main.api, rcpt('absent'), { first: 'Gus' });
-    const otherEvent = await main.api.request('POST', '/v1/track', { body: { email: absent.email, event: `${event}-other` }, key: main.publicKey });
+    const otherEvent = await main.api.request('POST', '/v1/track', {
+      body: { email: absent.email, event: `${event}-other` },
+      key: main.publicKey,
+    });
     expect(otherEvent.status).toBe(200);
 
     const c = await createCampaign(main.api, {
@@ -1100,7 +1248,13 @@ describe('sending to an audience', () => {
     const [subscribed] = await batchContacts(main.api, batch, 1);
     const unsubscribed = await createContact(main.api, rcpt('unsub'), { batch, first: 'Una' }, false);
     const snoozed = await createContact(main.api, rcpt('snooze'), { batch, first: 'Sam' });
-    expect((await main.api.patch(`/contacts/${snoozed.id}`, { snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() })).status).toBe(200);
+    expect(
+      (
+        await main.api.patch(`/contacts/${snoozed.id}`, {
+          snoozedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+        })
+      ).status,
+    ).toBe(200);
 
     const marketing = await batchCampaign(main.api, batch);
     await sendOk(main.api, marketing.id);
@@ -1114,7 +1268,7 @@ describe('sending to an audience', () => {
     const sentTransactional = await sentCampaign(main.api, transactional.id);
     await expectCounters(main.api, transactional.id, { total: 3, sent: 3 });
     await expectDelivered(main.api, sentTransactional, [subscribed!, unsubscribed, snoozed]);
-    expect(sinkMessagesTo(sink, unsubscribed.email)).toHaveLength(1);
+    expect(sinkMessagesTo(mail.sink, unsubscribed.email)).toHaveLength(1);
   });
 });
 
@@ -1147,8 +1301,8 @@ describe('the frozen audience', () => {
       expect(await campaignEvents(main.api, late.id, c.id)).toEqual([]);
       await expectCounters(main.api, c.id, { total: 2, sent: 2 });
     }
-    expect(sinkMessagesTo(sink, late.email)).toHaveLength(0);
-    for (const contact of initial) expect(sinkMessagesTo(sink, contact.email)).toHaveLength(2);
+    expect(sinkMessagesTo(mail.sink, late.email)).toHaveLength(0);
+    for (const contact of initial) expect(sinkMessagesTo(mail.sink, contact.email)).toHaveLength(2);
   });
 });
 
@@ -1160,7 +1314,9 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
     // The relay refuses (temporarily) until the test has seen the campaign SENDING.
     let seenSending = false;
     const addresses = new Set(contacts.map((x) => x.email));
-    sink.respond((m) => (seenSending || !m.to.some((a) => addresses.has(a)) ? ACCEPT : { accept: false, code: 451, message: 'Not yet' }));
+    mail.sink.respond((m) =>
+      seenSending || !m.to.some((a) => addresses.has(a)) ? ACCEPT : { accept: false, code: 451, message: 'Not yet' },
+    );
 
     const at = new Date(Date.now() + 2_000);
     const res = await send(main.api, c.id, { scheduledFor: at.toISOString() });
@@ -1179,7 +1335,12 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
     seenSending = true;
 
     const sent = await sentCampaign(main.api, c.id);
-    expect(sent).toMatchObject({ scheduledFor: at.toISOString(), sentAt: sending.sentAt, totalRecipients: 2, sentCount: 2 });
+    expect(sent).toMatchObject({
+      scheduledFor: at.toISOString(),
+      sentAt: sending.sentAt,
+      totalRecipients: 2,
+      sentCount: 2,
+    });
     await expectDelivered(main.api, sent, contacts);
   });
 
@@ -1189,7 +1350,9 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
     const c = await batchCampaign(main.api, batch);
     const first = new Date(Date.now() + 2_000);
     const later = new Date(first.getTime() + 2_000);
-    expect((await sendOk(main.api, c.id, { scheduledFor: first.toISOString() })).scheduledFor).toBe(first.toISOString());
+    expect((await sendOk(main.api, c.id, { scheduledFor: first.toISOString() })).scheduledFor).toBe(
+      first.toISOString(),
+    );
     const moved = await sendOk(main.api, c.id, { scheduledFor: later.toISOString() });
     expect(moved).toMatchObject({ status: 'SCHEDULED', scheduledFor: later.toISOString() });
 
@@ -1217,7 +1380,10 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
     const contacts = await batchContacts(main.api, batch, 2);
     const c = await batchCampaign(main.api, batch);
     const past = new Date(Date.now() - 60_000).toISOString();
-    expect(await sendOk(main.api, c.id, { scheduledFor: past })).toMatchObject({ status: 'SCHEDULED', scheduledFor: past });
+    expect(await sendOk(main.api, c.id, { scheduledFor: past })).toMatchObject({
+      status: 'SCHEDULED',
+      scheduledFor: past,
+    });
     const sent = await sentCampaign(main.api, c.id);
     expect(sent.totalRecipients).toBe(2);
     await expectDelivered(main.api, sent, contacts);
@@ -1226,18 +1392,29 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
   it('accepts what Date parses: epoch milliseconds and RFC 2822', async () => {
     const c = await createCampaign(main.api);
     const ms = Date.parse('2031-03-04T05:06:07.089Z');
-    expect(await sendOk(main.api, c.id, { scheduledFor: ms })).toMatchObject({ status: 'SCHEDULED', scheduledFor: '2031-03-04T05:06:07.089Z' });
+    expect(await sendOk(main.api, c.id, { scheduledFor: ms })).toMatchObject({
+      status: 'SCHEDULED',
+      scheduledFor: '2031-03-04T05:06:07.089Z',
+    });
     expect(await sendOk(main.api, c.id, { scheduledFor: 'Tue, 01 Jul 2031 09:30:00 GMT' })).toMatchObject({
       status: 'SCHEDULED',
       scheduledFor: '2031-07-01T09:30:00.000Z',
     });
-    expect(await sendOk(main.api, c.id, { scheduledFor: '9999-12-31T23:59:59.999Z' })).toMatchObject({ scheduledFor: '9999-12-31T23:59:59.999Z' });
+    expect(await sendOk(main.api, c.id, { scheduledFor: '9999-12-31T23:59:59.999Z' })).toMatchObject({
+      scheduledFor: '9999-12-31T23:59:59.999Z',
+    });
     await cancelOk(main.api, c.id);
   });
 
   it('answers 400 INVALID_SCHEDULED_FOR for what Date cannot parse, and leaves the campaign alone', async () => {
     const c = await createCampaign(main.api);
-    const unstorable = [-8.64e15, 8.64e15, '0000-12-31T23:59:59.999Z', '+010000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00Z'];
+    const unstorable = [
+      -8.64e15,
+      8.64e15,
+      '0000-12-31T23:59:59.999Z',
+      '+010000-01-01T00:00:00.000Z',
+      '-000001-01-01T00:00:00Z',
+    ];
     for (const scheduledFor of ['nope', true, false, '', ' ', {}, [], '2030-13-45T99:00:00Z', ...unstorable]) {
       expectFieldError(await send(main.api, c.id, { scheduledFor }), 400, 'INVALID_SCHEDULED_FOR', 'scheduledFor');
     }
@@ -1247,12 +1424,14 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
   it('answers 400 CAMPAIGN_NOT_SENDABLE for SENT and CANCELLED campaigns', async () => {
     const { campaign } = await sentBatchCampaign(main.api, 1);
     expectError(await send(main.api, campaign.id), 400, 'CAMPAIGN_NOT_SENDABLE');
-    expectError(await send(main.api, campaign.id, { scheduledFor: new Date(Date.now() + 60_000).toISOString() }), 400, 'CAMPAIGN_NOT_SENDABLE');
+    expectError(
+      await send(main.api, campaign.id, { scheduledFor: new Date(Date.now() + 60_000).toISOString() }),
+      400,
+      'CAMPAIGN_NOT_SENDABLE',
+    );
     expect(await getCampaign(main.api, campaign.id)).toEqual(campaign);
 
-    const cancelled = await createCampaign(main.api);
-    await sendOk(main.api, cancelled.id, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() });
-    await cancelOk(main.api, cancelled.id);
+    const cancelled = await cancelledCampaign(main.api);
     expectError(await send(main.api, cancelled.id), 400, 'CAMPAIGN_NOT_SENDABLE');
     expect((await getCampaign(main.api, cancelled.id)).status).toBe('CANCELLED');
   });
@@ -1268,9 +1447,17 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
     await cancelOk(main.api, c.id);
 
     expect((await main.api.delete(`/segments/${segment.body.id}`)).status).toBe(204);
-    expect(await getCampaign(main.api, draft.id)).toMatchObject({ status: 'DRAFT', audienceType: 'SEGMENT', segmentId: null });
+    expect(await getCampaign(main.api, draft.id)).toMatchObject({
+      status: 'DRAFT',
+      audienceType: 'SEGMENT',
+      segmentId: null,
+    });
     expectError(await send(main.api, draft.id), 400, 'CAMPAIGN_NOT_SENDABLE');
-    expectError(await send(main.api, draft.id, { scheduledFor: new Date(Date.now() + 60_000).toISOString() }), 400, 'CAMPAIGN_NOT_SENDABLE');
+    expectError(
+      await send(main.api, draft.id, { scheduledFor: new Date(Date.now() + 60_000).toISOString() }),
+      400,
+      'CAMPAIGN_NOT_SENDABLE',
+    );
     expect((await getCampaign(main.api, draft.id)).status).toBe('DRAFT');
   });
 
@@ -1278,7 +1465,10 @@ describe('POST /campaigns/{id}/send: scheduling', () => {
     const segment = await main.api.post('/segments', { name: tag('Named'), type: 'STATIC' });
     const c = await createCampaign(main.api, {
       audienceType: 'FILTERED',
-      audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: segment.body.id }] }] },
+      audienceCondition: {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: segment.body.id }] }],
+      },
     });
     expect((await main.api.delete(`/segments/${segment.body.id}`)).status).toBe(204);
     expectError(await send(main.api, c.id), 400, 'CAMPAIGN_NOT_SENDABLE');
@@ -1315,7 +1505,12 @@ describe('POST /campaigns/{id}/cancel', () => {
 
     const sentControl = await sentCampaign(main.api, control.id);
     await expectDelivered(main.api, sentControl, controlContacts);
-    expect(await getCampaign(main.api, cancelled.id)).toMatchObject({ status: 'CANCELLED', totalRecipients: 0, sentCount: 0, sentAt: null });
+    expect(await getCampaign(main.api, cancelled.id)).toMatchObject({
+      status: 'CANCELLED',
+      totalRecipients: 0,
+      sentCount: 0,
+      sentAt: null,
+    });
     await expectCounters(main.api, cancelled.id, { total: 0, sent: 0 });
     await expectNotReached(main.api, cancelled, cancelledContacts);
     await expectNotReached(main.api, deleted, deletedContacts);
@@ -1328,7 +1523,7 @@ describe('POST /campaigns/{id}/cancel', () => {
     const addresses = new Set(contacts.map((x) => x.email));
     // The relay refuses these recipients for now (4xx, retried), which shows the ids of the emails it was offered.
     const attempts = new Map<string, number>();
-    sink.respond((m) => {
+    mail.sink.respond((m) => {
       if (!m.to.some((a) => addresses.has(a))) return ACCEPT;
       const id = /^<([^@>]+)@/.exec(messageIdOf(m.raw) ?? '')?.[1] ?? 'unknown';
       attempts.set(id, (attempts.get(id) ?? 0) + 1);
@@ -1338,11 +1533,17 @@ describe('POST /campaigns/{id}/cancel', () => {
     await sendOk(main.api, c.id);
     const ids = await eventually(async () => (attempts.size === 3 ? [...attempts.keys()] : undefined));
     // Cancel while no email is in a worker's hands: each has its refusal recorded and waits at least a second for its retry.
-    await eventually(async () => {
-      const all = await Promise.all(ids.map((id) => emailRecord(main.api, id)));
-      const idle = all.every((r) => r.status === 'queued' && r.lastError !== null && Date.parse(r.nextAttemptAt!) > Date.now() + 1_000);
-      return idle ? all : undefined;
-    }, 30_000, 50);
+    await eventually(
+      async () => {
+        const all = await Promise.all(ids.map((id) => emailRecord(main.api, id)));
+        const idle = all.every(
+          (r) => r.status === 'queued' && r.lastError !== null && Date.parse(r.nextAttemptAt!) > Date.now() + 1_000,
+        );
+        return idle ? all : undefined;
+      },
+      30_000,
+      50,
+    );
     expect((await getCampaign(main.api, c.id)).status).toBe('SENDING');
 
     const cancelled = await cancelOk(main.api, c.id);
@@ -1350,19 +1551,35 @@ describe('POST /campaigns/{id}/cancel', () => {
     // The queued emails are skipped by the cancel itself.
     for (const id of ids) {
       const record = await emailRecord(main.api, id);
-      expect(record).toMatchObject({ campaignId: c.id, status: 'skipped', lastError: expect.stringContaining('cancelled'), sentAt: null });
+      expect(record).toMatchObject({
+        campaignId: c.id,
+        status: 'skipped',
+        lastError: expect.stringContaining('cancelled'),
+        sentAt: null,
+      });
       expect(contacts.map((x) => x.email)).toContain(record.to);
     }
     expect(await statsOf(main.api, c.id)).toMatchObject({ status: 'CANCELLED', skipped: 3, pending: 0 });
 
     // The relay accepts again; a later message goes through, the cancelled ones do not.
-    sink.respond(() => ACCEPT);
-    const sentinel = await main.api.post('/v1/send', { to: rcpt('sentinel'), from: FROM, subject: 'After', body: '<p>After</p>' });
+    mail.sink.respond(() => ACCEPT);
+    const sentinel = await main.api.post('/v1/send', {
+      to: rcpt('sentinel'),
+      from: FROM,
+      subject: 'After',
+      body: '<p>After</p>',
+    });
     expect(sentinel.status).toBe(200);
-    await deliveredMessage(sink, sentinel.body.data.emails[0].email);
-    for (const contact of contacts) expect(sinkMessagesTo(sink, contact.email)).toHaveLength(0);
+    await deliveredMessage(mail.sink, sentinel.body.data.emails[0].email);
+    for (const contact of contacts) expect(sinkMessagesTo(mail.sink, contact.email)).toHaveLength(0);
     const final = await getCampaign(main.api, c.id);
-    expect(final).toMatchObject({ status: 'CANCELLED', totalRecipients: 3, sentCount: 0, deliveredCount: 0, bouncedCount: 0 });
+    expect(final).toMatchObject({
+      status: 'CANCELLED',
+      totalRecipients: 3,
+      sentCount: 0,
+      deliveredCount: 0,
+      bouncedCount: 0,
+    });
     await expectCounters(main.api, c.id, { total: 3, sent: 0, skipped: 3 });
     expectError(await send(main.api, c.id), 400, 'CAMPAIGN_NOT_SENDABLE');
   });
@@ -1373,8 +1590,10 @@ describe('POST /campaigns/{id}/cancel', () => {
     let offered!: (emailId: string) => void;
     const atRelay = new Promise<string>((resolve) => (offered = resolve));
     let refuse!: () => void;
-    const refused = new Promise<Verdict>((resolve) => (refuse = () => resolve({ accept: false, code: 451, message: 'Try again later' })));
-    sink.respond((m) => {
+    const refused = new Promise<Verdict>(
+      (resolve) => (refuse = () => resolve({ accept: false, code: 451, message: 'Try again later' })),
+    );
+    mail.sink.respond((m) => {
       if (!m.to.includes(contact!.email)) return ACCEPT;
       offered(/^<([^@>]+)@/.exec(messageIdOf(m.raw) ?? '')?.[1] ?? 'unknown');
       return refused;
@@ -1384,18 +1603,34 @@ describe('POST /campaigns/{id}/cancel', () => {
     const emailId = await atRelay;
     // The worker holds the email, so the cancel leaves it queued; its outcome is a retry.
     await cancelOk(main.api, c.id);
-    sink.respond(() => ACCEPT);
+    mail.sink.respond(() => ACCEPT);
     refuse();
 
     const record = await eventually(async () => {
       const r = await emailRecord(main.api, emailId);
       return r.status === 'queued' ? undefined : r;
     });
-    expect(record).toMatchObject({ campaignId: c.id, status: 'skipped', lastError: expect.stringContaining('cancelled'), sentAt: null });
-    expect(await statsOf(main.api, c.id)).toMatchObject({ status: 'CANCELLED', totalRecipients: 1, sent: 0, skipped: 1, pending: 0 });
-    const sentinel = await main.api.post('/v1/send', { to: rcpt('after-in-flight'), from: FROM, subject: 'After', body: '<p>After</p>' });
-    await deliveredMessage(sink, sentinel.body.data.emails[0].email);
-    expect(sinkMessagesTo(sink, contact!.email)).toHaveLength(0);
+    expect(record).toMatchObject({
+      campaignId: c.id,
+      status: 'skipped',
+      lastError: expect.stringContaining('cancelled'),
+      sentAt: null,
+    });
+    expect(await statsOf(main.api, c.id)).toMatchObject({
+      status: 'CANCELLED',
+      totalRecipients: 1,
+      sent: 0,
+      skipped: 1,
+      pending: 0,
+    });
+    const sentinel = await main.api.post('/v1/send', {
+      to: rcpt('after-in-flight'),
+      from: FROM,
+      subject: 'After',
+      body: '<p>After</p>',
+    });
+    await deliveredMessage(mail.sink, sentinel.body.data.emails[0].email);
+    expect(sinkMessagesTo(mail.sink, contact!.email)).toHaveLength(0);
   });
 
   it('answers 400 CAMPAIGN_NOT_CANCELLABLE for DRAFT and SENT campaigns', async () => {
@@ -1413,21 +1648,29 @@ describe('counters and GET /campaigns/{id}/stats', () => {
   it('counts unique opens and clicks, and a 5xx refusal as a bounce', async () => {
     const batch = tag('counted');
     const [reader, clicker, bouncer] = await batchContacts(main.api, batch, 3);
-    sink.respond((m) => (m.to.includes(bouncer!.email) ? { accept: false, code: 550, message: 'No such user here' } : ACCEPT));
+    mail.sink.respond((m) =>
+      m.to.includes(bouncer!.email) ? { accept: false, code: 550, message: 'No such user here' } : ACCEPT,
+    );
     const target = 'https://shop.example/sale?item=1&ref=news';
-    const c = await batchCampaign(main.api, batch, { body: `${BODY}<p><a href="${target.replace('&', '&amp;')}">Sale</a></p>` });
+    const c = await batchCampaign(main.api, batch, {
+      body: `${BODY}<p><a href="${target.replace('&', '&amp;')}">Sale</a></p>`,
+    });
     await sendOk(main.api, c.id);
     const sent = await sentCampaign(main.api, c.id);
     await expectCounters(main.api, c.id, { total: 3, sent: 2, bounced: 1 });
 
     const delivered = await expectDelivered(main.api, sent, [reader!, clicker!]);
     const failedId = await campaignEmailId(main.api, bouncer!.id, c.id, 'email.failed');
-    expect(await emailRecord(main.api, failedId)).toMatchObject({ status: 'failed', campaignId: c.id, lastError: expect.stringContaining('550') });
+    expect(await emailRecord(main.api, failedId)).toMatchObject({
+      status: 'failed',
+      campaignId: c.id,
+      lastError: expect.stringContaining('550'),
+    });
     expect(await campaignEvents(main.api, bouncer!.id, c.id, 'email.sent')).toEqual([]);
-    expect(sinkMessagesTo(sink, bouncer!.email)).toHaveLength(0);
+    expect(sinkMessagesTo(mail.sink, bouncer!.email)).toHaveLength(0);
 
     // The reader opens twice, then clicks twice: one open, one click.
-    const readerLinks = trackingLinks(delivered.get(reader!.id)!.parsed.html || '');
+    const readerLinks = trackingLinks(mail.server, delivered.get(reader!.id)!.parsed.html || '');
     expect(readerLinks.clicks).toHaveLength(1);
     await open(readerLinks.pixel);
     await expectCounters(main.api, c.id, { total: 3, sent: 2, bounced: 1, opened: 1 });
@@ -1442,7 +1685,7 @@ describe('counters and GET /campaigns/{id}/stats', () => {
     expect(readerRecord).toMatchObject({ openCount: 3, clickCount: 2 });
 
     // A click without a recorded open counts as the open too.
-    const clickerLinks = trackingLinks(delivered.get(clicker!.id)!.parsed.html || '');
+    const clickerLinks = trackingLinks(mail.server, delivered.get(clicker!.id)!.parsed.html || '');
     await click(clickerLinks.clicks[0]!, target);
     await click(clickerLinks.clicks[0]!, target);
     const stats = await expectCounters(main.api, c.id, { total: 3, sent: 2, bounced: 1, opened: 2, clicked: 2 });
@@ -1459,18 +1702,9 @@ describe('counters and GET /campaigns/{id}/stats', () => {
     expect(await statsOf(main.api, draft.id)).toEqual({
       campaignId: draft.id,
       status: 'DRAFT',
-      totalRecipients: 0,
-      sent: 0,
-      delivered: 0,
-      opened: 0,
-      clicked: 0,
-      bounced: 0,
-      complained: 0,
+      ...NO_CAMPAIGN_FIGURES,
       skipped: 0,
       pending: 0,
-      openRate: 0,
-      clickRate: 0,
-      bounceRate: 0,
     });
 
     const batch = tag('pending');
@@ -1491,7 +1725,11 @@ describe('POST /campaigns/{id}/test', () => {
   async function testSend(id: string, email: string): Promise<{ emailId: string; to: string }> {
     const res = await main.api.post(`/campaigns/${id}/test`, { email });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { emailId: expect.stringMatching(UUID), to: email.toLowerCase() }, message: expect.any(String) });
+    expect(res.body).toEqual({
+      success: true,
+      data: { emailId: expect.stringMatching(UUID), to: email.toLowerCase() },
+      message: expect.any(String),
+    });
     return res.body.data;
   }
 
@@ -1501,7 +1739,7 @@ describe('POST /campaigns/{id}/test', () => {
     // A contact of another project with this address lends it nothing.
     await createContact(other.api, to, { first: 'Mallory' });
     const { emailId } = await testSend(c.id, to);
-    const message = await deliveredMessage(sink, emailId);
+    const message = await deliveredMessage(mail.sink, emailId);
     expect(message.to).toEqual([to]);
     const parsed = await parse(message);
     expect(parsed.subject).toBe('[Test] News for you');
@@ -1516,18 +1754,24 @@ describe('POST /campaigns/{id}/test', () => {
     expect(await contactsMatching(main.api, to)).toBe(0);
     expect(await contactsMatching(other.api, to)).toBe(1);
     expect(await getCampaign(main.api, c.id)).toEqual(c);
-    expect(sinkMessagesTo(sink, to)).toHaveLength(1);
+    expect(sinkMessagesTo(mail.sink, to)).toHaveLength(1);
   });
 
   it('renders with the data of the contact that has the address, whatever its subscription', async () => {
     const c = await createCampaign(main.api);
     const contact = await createContact(main.api, rcpt('known'), { first: 'Zoe' }, false);
     const { emailId } = await testSend(c.id, contact.email.toUpperCase());
-    const parsed = await parse(await deliveredMessage(sink, emailId));
+    const parsed = await parse(await deliveredMessage(mail.sink, emailId));
     expect(parsed.subject).toBe('[Test] News for Zoe');
     expect(parsed.html || '').toContain('Hello Zoe');
-    expect(await recordWhen(main.api, emailId, (r) => r.status === 'sent')).toMatchObject({ contactId: contact.id, campaignId: null });
-    expect((await main.api.get(`/contacts/${contact.id}`)).body).toMatchObject({ subscribed: false, data: { first: 'Zoe' } });
+    expect(await recordWhen(main.api, emailId, (r) => r.status === 'sent')).toMatchObject({
+      contactId: contact.id,
+      campaignId: null,
+    });
+    expect((await main.api.get(`/contacts/${contact.id}`)).body).toMatchObject({
+      subscribed: false,
+      data: { first: 'Zoe' },
+    });
     expect(await contactsMatching(main.api, contact.email)).toBe(1);
     expect(await getCampaign(main.api, c.id)).toEqual(c);
   });
@@ -1536,23 +1780,28 @@ describe('POST /campaigns/{id}/test', () => {
     const { campaign, contacts } = await sentBatchCampaign(main.api, 1);
     const before = await statsOf(main.api, campaign.id);
     const { emailId } = await testSend(campaign.id, contacts[0]!.email);
-    const parsed = await parse(await deliveredMessage(sink, emailId));
+    const parsed = await parse(await deliveredMessage(mail.sink, emailId));
     expect(parsed.subject).toBe(`[Test] ${greeting(contacts[0]!).subject}`);
     await recordWhen(main.api, emailId, (r) => r.status === 'sent');
     // Opening and clicking the test email counts for the email, not for the campaign.
-    const links = trackingLinks(parsed.html || '');
+    const links = trackingLinks(mail.server, parsed.html || '');
     await open(links.pixel);
     expect(await emailRecord(main.api, emailId)).toMatchObject({ openCount: 1 });
     expect(await getCampaign(main.api, campaign.id)).toEqual(campaign);
     expect(await statsOf(main.api, campaign.id)).toEqual(before);
     // The contact's campaign email is still the only one of the campaign.
     expect(await campaignEvents(main.api, contacts[0]!.id, campaign.id)).toHaveLength(1);
-    expect(sinkMessagesTo(sink, contacts[0]!.email)).toHaveLength(2);
+    expect(sinkMessagesTo(mail.sink, contacts[0]!.email)).toHaveLength(2);
   });
 
   it('answers 422 for an invalid or missing email', async () => {
     const c = await createCampaign(main.api);
-    expectFieldError(await main.api.post(`/campaigns/${c.id}/test`, { email: 'not-an-email' }), 422, 'VALIDATION_ERROR', 'email');
+    expectFieldError(
+      await main.api.post(`/campaigns/${c.id}/test`, { email: 'not-an-email' }),
+      422,
+      'VALIDATION_ERROR',
+      'email',
+    );
     expectFieldError(await main.api.post(`/campaigns/${c.id}/test`, {}), 422, 'VALIDATION_ERROR', 'email');
   });
 });
@@ -1569,7 +1818,10 @@ describe('usage endpoints', () => {
         groups: [
           {
             filters: [{ field: `data.${field}.tier`, operator: 'equals', value: 'gold' }],
-            conditions: { logic: 'OR', groups: [{ filters: [{ field: event, operator: 'triggeredWithin', value: 7, unit: 'days' }] }] },
+            conditions: {
+              logic: 'OR',
+              groups: [{ filters: [{ field: event, operator: 'triggeredWithin', value: 7, unit: 'days' }] }],
+            },
           },
         ],
       },
@@ -1592,7 +1844,9 @@ describe('usage endpoints', () => {
     expect((await main.api.get(`/contacts/fields/data.${field}x/usage`)).body.campaigns).toEqual([]);
 
     // Once the audience no longer names them, the campaign is no longer listed.
-    const put = await main.api.request('PUT', `/campaigns/${c.id}`, { body: campaignInput({ name: c.name, audienceType: 'ALL' }) });
+    const put = await main.api.request('PUT', `/campaigns/${c.id}`, {
+      body: campaignInput({ name: c.name, audienceType: 'ALL' }),
+    });
     expect(put.status).toBe(200);
     expect((await main.api.get(`/events/${event}/usage`)).body.campaigns).toEqual([]);
     expect((await main.api.get(`/contacts/fields/data.${field}/usage`)).body.campaigns).toEqual([]);

@@ -1,31 +1,31 @@
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { publishRecords, verifiedDomain, type DomainView } from '../support/domains.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Domain } from '../../src/api.js';
+import { publishRecords, verifiedDomain } from '../support/domains.js';
+import { useServerWithDns } from '../support/mail-server.js';
 import { recordWhen, selectorOf, sendOk, verifyDkim } from '../support/sending.js';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
+import { type Client, startTestServer } from '../support/server.js';
 
 /** Without SMTP_URL mail is captured to the outbox: no DNS needed, nothing leaves the machine. */
 
-let server: TestServer;
-let dns: DnsServer;
 let api: Client;
 let other: Client;
 
+const stack = useServerWithDns();
+
 beforeAll(async () => {
-  dns = await startDnsServer();
-  server = await startTestServer({ DNS_SERVERS: dns.address });
-  api = (await server.project('capture')).api;
-  other = (await server.project('other')).api;
-});
-afterAll(async () => {
-  await server?.stop();
-  await dns?.stop();
+  api = (await stack.server.project('capture')).api;
+  other = (await stack.server.project('other')).api;
 });
 
 describe('mail captured to the outbox', () => {
   it('sends from a domain nobody registered or verified, unsigned, and serves the message through the API', async () => {
-    const data = await sendOk(api, { to: 'reader@example.com', from: { name: 'Dev', email: 'dev@nowhere-verified.test' }, subject: 'First five minutes', body: '<p>Hello {{ who ?? "you" }}</p>' });
+    const data = await sendOk(api, {
+      to: 'reader@example.com',
+      from: { name: 'Dev', email: 'dev@nowhere-verified.test' },
+      subject: 'First five minutes',
+      body: '<p>Hello {{ who ?? "you" }}</p>',
+    });
     const id = data.emails[0]!.email;
     await recordWhen(api, id, (r) => r.status === 'sent');
 
@@ -43,24 +43,47 @@ describe('mail captured to the outbox', () => {
   it('signs with the key of a registered domain that is not verified yet', async () => {
     const created = await api.post('/domains', { domain: 'pending.capture.test' });
     expect(created.status).toBe(201);
-    const view = created.body as DomainView;
+    const view = created.body as Domain;
     expect(view.verified).toBe(false);
-    const id = (await sendOk(api, { to: 'reader@example.com', from: 'news@pending.capture.test', subject: 'Signed', body: '<p>Signed</p>' })).emails[0]!.email;
+    const id = (
+      await sendOk(api, {
+        to: 'reader@example.com',
+        from: 'news@pending.capture.test',
+        subject: 'Signed',
+        body: '<p>Signed</p>',
+      })
+    ).emails[0]!.email;
     await recordWhen(api, id, (r) => r.status === 'sent');
     const raw = await api.request('GET', `/emails/${id}/raw`);
     // Checked against the records the domain would publish: the signature is the one a receiver would see.
-    publishRecords(dns, view);
-    const dkim = await verifyDkim(Buffer.from(String(raw.body)), dns);
-    expect(dkim.results[0]).toMatchObject({ signingDomain: 'pending.capture.test', selector: selectorOf(view), status: { result: 'pass' } });
+    publishRecords(stack.dns, view);
+    const dkim = await verifyDkim(Buffer.from(String(raw.body)), stack.dns);
+    expect(dkim.results[0]).toMatchObject({
+      signingDomain: 'pending.capture.test',
+      selector: selectorOf(view),
+      status: { result: 'pass' },
+    });
   });
 
   it('still refuses a domain another project registered (403), and hides other projects’ messages (404)', async () => {
-    await verifiedDomain(other, dns, 'taken.capture.test');
-    const refused = await api.post('/v1/send', { to: 'reader@example.com', from: 'me@taken.capture.test', subject: 'Mine?', body: '<p>x</p>' });
+    await verifiedDomain(other, stack.dns, 'taken.capture.test');
+    const refused = await api.post('/v1/send', {
+      to: 'reader@example.com',
+      from: 'me@taken.capture.test',
+      subject: 'Mine?',
+      body: '<p>x</p>',
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error.details).toMatchObject({ domain: 'taken.capture.test', registered: false });
 
-    const theirs = (await sendOk(other, { to: 'reader@example.com', from: 'them@taken.capture.test', subject: 'Theirs', body: '<p>x</p>' })).emails[0]!.email;
+    const theirs = (
+      await sendOk(other, {
+        to: 'reader@example.com',
+        from: 'them@taken.capture.test',
+        subject: 'Theirs',
+        body: '<p>x</p>',
+      })
+    ).emails[0]!.email;
     await recordWhen(other, theirs, (r) => r.status === 'sent');
     expect((await api.get(`/emails/${theirs}/raw`)).status).toBe(404);
     expect((await other.get(`/emails/${theirs}/raw`)).status).toBe(200);
@@ -69,14 +92,26 @@ describe('mail captured to the outbox', () => {
 
 describe('with a relay configured', () => {
   it('answers 404 for the raw message: nothing is captured', async () => {
-    const relayed = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: 'smtp://127.0.0.1:9' });
+    const relayed = await startTestServer({ DNS_SERVERS: stack.dns.address, SMTP_URL: 'smtp://127.0.0.1:9' });
     try {
       const project = await relayed.project('relayed');
-      const refused = await project.api.post('/v1/send', { to: 'reader@example.com', from: 'dev@nowhere-verified.test', subject: 'x', body: '<p>x</p>' });
+      const refused = await project.api.post('/v1/send', {
+        to: 'reader@example.com',
+        from: 'dev@nowhere-verified.test',
+        subject: 'x',
+        body: '<p>x</p>',
+      });
       expect(refused.status).toBe(403);
-      const view = await verifiedDomain(project.api, dns, 'relayed.capture.test');
+      const view = await verifiedDomain(project.api, stack.dns, 'relayed.capture.test');
       expect(view.verified).toBe(true);
-      const id = (await sendOk(project.api, { to: 'reader@example.com', from: 'dev@relayed.capture.test', subject: 'x', body: '<p>x</p>' })).emails[0]!.email;
+      const id = (
+        await sendOk(project.api, {
+          to: 'reader@example.com',
+          from: 'dev@relayed.capture.test',
+          subject: 'x',
+          body: '<p>x</p>',
+        })
+      ).emails[0]!.email;
       const raw = await project.api.get(`/emails/${id}/raw`);
       expect(raw.status).toBe(404);
       expect(raw.body.error.message).toContain('SMTP relay');

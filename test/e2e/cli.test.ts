@@ -1,25 +1,15 @@
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/platform/free-port.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { client, eventually, spawnService, type ChildServer } from '../support/server.js';
+import { useCleanups } from '../support/database.js';
+import { UUID } from '../support/sending.js';
+import { type ChildServer, client, eventually, spawnService } from '../support/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  // Processes first: a database cannot be dropped while a service still holds it.
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function database(): Promise<TestDatabase> {
-  const db = await createTestDatabase();
-  cleanups.push(() => db.drop());
-  return db;
-}
+const { cleanups, database } = useCleanups();
 
 async function start(env: Record<string, string>): Promise<ChildServer> {
   // info level, so the "service ready" line shows when start-up output is complete.
@@ -46,7 +36,9 @@ async function expectKeysWork(service: ChildServer, keys: { publicKey: string; s
   expect(track.body.success).toBe(true);
   // Each key only where it belongs.
   expect((await client(url, keys.publicKey).get('/contacts')).status).toBe(401);
-  expect((await client(url, keys.secretKey).post('/v1/track', { email: 'cli@example.com', event: 'x' })).status).toBe(401);
+  expect((await client(url, keys.secretKey).post('/v1/track', { email: 'cli@example.com', event: 'x' })).status).toBe(
+    401,
+  );
 }
 
 const KEYS_BANNER = /public key: (pk_\S+)\s+secret key: (sk_\S+)/;
@@ -118,7 +110,9 @@ describe('start-up output', () => {
     const db = await database();
     const service = await start(db.env);
     const output = service.output();
-    expect(output).toContain(`mail is captured, not sent. Each message is written to ${path.resolve(db.env.DATA_DIR!, 'outbox')}`);
+    expect(output).toContain(
+      `mail is captured, not sent. Each message is written to ${path.resolve(db.env.DATA_DIR!, 'outbox')}`,
+    );
     expect(output).toContain('GET /emails/{id}/raw');
     const ready = output.split('\n').find((line) => line.includes('service ready'))!;
     expect(JSON.parse(ready)).toMatchObject({ level: 30, msg: 'service ready', role: 'all', url: service.url });
@@ -145,6 +139,7 @@ describe('start-up output', () => {
         }),
     );
     await eventually(async () => (out.includes('service ready') ? true : undefined), 60_000);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour escapes (ESC [ ... m)
     const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
     const ready = plain.split(/\r?\n/).find((line) => line.includes('service ready'))!;
     expect(ready).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: service ready/);

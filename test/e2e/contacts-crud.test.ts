@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
+import type { z } from 'zod';
+import type { contacts, TrackedEvent } from '../../src/api.js';
+import { UNKNOWN_ID, UUID, uniqueAddresses } from '../support/sending.js';
+import { type Client, expectBody, startTestServer, type TestProject, type TestServer } from '../support/server.js';
 
 let server: TestServer;
-let main: Project;
-let other: Project;
+let main: TestProject;
+let other: TestProject;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -14,33 +15,28 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-let seq = 0;
 /** A fresh address per test, so tests in this file never see each other's contacts. */
-const uniqueEmail = (tag: string) => `${tag}-${++seq}@crud.test`;
+const uniqueEmail = uniqueAddresses('crud.test');
 
 async function createContact(api: Client, body: Record<string, unknown>) {
-  const res = await api.post('/contacts', body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectBody(api.post('/contacts', body), 201);
 }
 
 async function getContact(api: Client, id: string) {
-  const res = await api.get(`/contacts/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/contacts/${id}`));
 }
 
 async function eventsOf(api: Client, contactId: string, name?: string) {
   const q = name ? `&name=${encodeURIComponent(name)}` : '';
   const res = await api.get(`/events/contact/${contactId}?limit=100${q}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data as { id: string; name: string; contactId: string; email: string; data: Record<string, unknown> }[];
+  return res.body.data as TrackedEvent[];
 }
 
 async function lookup(api: Client, email: string) {
   const res = await api.post('/contacts/lookup', { emails: [email] });
   expect(res.status).toBe(200);
-  return res.body.data[0] as { email: string; exists: boolean; contactId: string | null };
+  return res.body.data[0] as z.infer<typeof contacts.lookupResponse>['data'][number];
 }
 
 function expectEnvelope(body: any, status: number, code: string) {
@@ -63,8 +59,6 @@ function expectValidationError(res: { status: number; body: any }, field: string
 }
 
 const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 describe('POST /contacts', () => {
   it('creates a contact: 201, _meta isNew, subscribed by default, email normalised', async () => {
@@ -197,7 +191,10 @@ describe('POST /contacts', () => {
 
   it('accepts data of exactly 64 KiB of JSON and rejects one byte more with 422', async () => {
     // {"v":"…"} is 8 characters around the value.
-    const fits = await main.api.post('/contacts', { email: uniqueEmail('big'), data: { v: 'x'.repeat(64 * 1024 - 8) } });
+    const fits = await main.api.post('/contacts', {
+      email: uniqueEmail('big'),
+      data: { v: 'x'.repeat(64 * 1024 - 8) },
+    });
     expect(fits.status, JSON.stringify(fits.body).slice(0, 300)).toBe(201);
 
     const email = uniqueEmail('too-big');
@@ -274,7 +271,9 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     });
     expect(patch.status).toBe(404);
 
-    const snooze = await main.api.patch(`/contacts/${theirs.id}`, { snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+    const snooze = await main.api.patch(`/contacts/${theirs.id}`, {
+      snoozedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expect(snooze.status).toBe(404);
 
     const del = await main.api.delete(`/contacts/${theirs.id}`);
@@ -291,7 +290,11 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     const a = await createContact(main.api, { email: uniqueEmail('clash-a'), data: { n: 1 } });
     const b = await createContact(main.api, { email: uniqueEmail('clash-b'), data: { n: 2 } });
 
-    const clash = await main.api.patch(`/contacts/${a.id}`, { email: b.email.toUpperCase(), data: { n: 99 }, subscribed: false });
+    const clash = await main.api.patch(`/contacts/${a.id}`, {
+      email: b.email.toUpperCase(),
+      data: { n: 99 },
+      subscribed: false,
+    });
     expect(clash.status).toBe(409);
     expectEnvelope(clash.body, 409, 'EMAIL_ALREADY_EXISTS');
     expect(await getContact(main.api, a.id)).toEqual(withoutMeta(a));
@@ -328,7 +331,11 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
   it('PATCH rejects invalid fields with 422 and changes nothing', async () => {
     const c = await createContact(main.api, { email: uniqueEmail('patch-invalid') });
     expectValidationError(await main.api.patch(`/contacts/${c.id}`, { email: 'nope' }), 'email', 'invalid_string');
-    expectValidationError(await main.api.patch(`/contacts/${c.id}`, { subscribed: 'no' }), 'subscribed', 'invalid_type');
+    expectValidationError(
+      await main.api.patch(`/contacts/${c.id}`, { subscribed: 'no' }),
+      'subscribed',
+      'invalid_type',
+    );
     expectValidationError(await main.api.patch(`/contacts/${c.id}`, { snoozedUntil: 'tomorrow' }), 'snoozedUntil');
     expect(await getContact(main.api, c.id)).toEqual(withoutMeta(c));
   });
@@ -393,7 +400,9 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     expect((await eventsOf(main.api, c.id)).map((e) => e.name)).toEqual(['contact.unsubscribed']);
 
     const fresh = await createContact(main.api, { email: uniqueEmail('snooze-past') });
-    const past = await main.api.patch(`/contacts/${fresh.id}`, { snoozedUntil: new Date(Date.now() - 60_000).toISOString() });
+    const past = await main.api.patch(`/contacts/${fresh.id}`, {
+      snoozedUntil: new Date(Date.now() - 60_000).toISOString(),
+    });
     expectValidationError(past, 'snoozedUntil');
     expect(await getContact(main.api, fresh.id)).toEqual(withoutMeta(fresh));
     expect(await eventsOf(main.api, fresh.id)).toEqual([]);
@@ -425,7 +434,10 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
 
   it('refuses to snooze and subscribe in one request', async () => {
     const c = await createContact(main.api, { email: uniqueEmail('snooze-contradiction') });
-    const res = await main.api.patch(`/contacts/${c.id}`, { subscribed: true, snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+    const res = await main.api.patch(`/contacts/${c.id}`, {
+      subscribed: true,
+      snoozedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expectValidationError(res, 'subscribed');
     expect(await getContact(main.api, c.id)).toMatchObject({ subscribed: true, snoozedUntil: null });
   });

@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { Contact, contacts } from '../../src/api.js';
+import { type Client, type TestProject, useTestServer } from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-interface Field {
-  field: string;
-  type: string;
-  isCustom: boolean;
-  coverage: number;
-}
+type Field = z.infer<typeof contacts.fieldsResponse>['fields'][number];
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.stop());
+const server = useTestServer();
 
 async function create(api: Client, body: Record<string, unknown>) {
   const res = await api.post('/contacts', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; email: string; data: Record<string, unknown> };
+  return res.body as Contact;
 }
 
 async function dataOf(api: Client, id: string) {
@@ -93,7 +84,12 @@ describe('GET /contacts/fields', () => {
     expect(await dataOf(p.api, a.id)).toEqual({ score: true, joined: '2024-02-01' });
     expect(await dataOf(p.api, b.id)).toEqual({ score: 'ten', joined: 'last spring' });
     const fields = await listFields(p.api);
-    expect(fields.find((f) => f.field === 'data.score')).toEqual({ field: 'data.score', type: 'number', isCustom: true, coverage: 1 });
+    expect(fields.find((f) => f.field === 'data.score')).toEqual({
+      field: 'data.score',
+      type: 'number',
+      isCustom: true,
+      coverage: 1,
+    });
     expect(fields.find((f) => f.field === 'data.joined')?.type).toBe('date');
   });
 
@@ -123,8 +119,8 @@ describe('GET /contacts/fields', () => {
 });
 
 describe('field values, usage and deletion', () => {
-  let p: Project;
-  let other: Project;
+  let p: TestProject;
+  let other: TestProject;
   let mine: { id: string; email: string; data: Record<string, unknown> }[];
   let theirs: { id: string }[];
 
@@ -138,7 +134,8 @@ describe('field values, usage and deletion', () => {
       await create(p.api, { email: 'v4@fields.test', data: { keep: 'y' } }),
     ];
     theirs = [];
-    for (let i = 0; i < 3; i++) theirs.push(await create(other.api, { email: `o${i}@fields.test`, data: { city: 'Paris' } }));
+    for (let i = 0; i < 3; i++)
+      theirs.push(await create(other.api, { email: `o${i}@fields.test`, data: { city: 'Paris' } }));
   });
 
   it('counts distinct values of a custom field, most frequent first, in this project only', async () => {
@@ -212,7 +209,13 @@ describe('field values, usage and deletion', () => {
     expect(await dataOf(p.api, mine[1]!.id)).toEqual({ tier: 2 });
     expect(await dataOf(p.api, mine[2]!.id)).toEqual({ tier: 1, keep: 'x' });
     expect(await dataOf(p.api, mine[3]!.id)).toEqual({ keep: 'y' });
-    expect((await listFields(p.api)).map((f) => f.field)).toEqual(['email', 'subscribed', 'createdAt', 'data.keep', 'data.tier']);
+    expect((await listFields(p.api)).map((f) => f.field)).toEqual([
+      'email',
+      'subscribed',
+      'createdAt',
+      'data.keep',
+      'data.tier',
+    ]);
     expect((await p.api.get('/contacts/fields/data.city/values')).body.values).toEqual([]);
 
     for (const c of theirs) expect(await dataOf(other.api, c.id)).toEqual({ city: 'Paris' });

@@ -1,38 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestServer, type Client, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Contact, ContactJob } from '../../src/api.js';
+import { UUID } from '../support/sending.js';
+import { type Client, eventually, type TestProject, useTestServer } from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-interface Job {
-  id: string;
-  kind: string;
-  status: string;
-  total: number;
-  processed: number;
-  progress: number;
-  created: number;
-  updated: number;
-  failed: number;
-  errors: { row?: number; id?: string; email?: string; message: string }[];
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+const server = useTestServer();
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.stop());
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const JOB_KEYS = ['created', 'createdAt', 'errors', 'failed', 'finishedAt', 'id', 'kind', 'processed', 'progress', 'startedAt', 'status', 'total', 'updated'];
+const JOB_KEYS = [
+  'created',
+  'createdAt',
+  'errors',
+  'failed',
+  'finishedAt',
+  'id',
+  'kind',
+  'processed',
+  'progress',
+  'startedAt',
+  'status',
+  'total',
+  'updated',
+];
 const randomId = (): string => crypto.randomUUID();
 
 async function create(api: Client, body: Record<string, unknown>) {
   const res = await api.post('/contacts', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; email: string; subscribed: boolean; data: Record<string, unknown> };
+  return res.body as Contact;
 }
 
 async function getContact(api: Client, id: string) {
@@ -54,7 +47,7 @@ async function eventNames(api: Client, contactId: string): Promise<string[]> {
   return res.body.data.map((e: { name: string }) => e.name).sort();
 }
 
-async function upload(p: Project, content: BlobPart, field = 'file') {
+async function upload(p: TestProject, content: BlobPart, field = 'file') {
   const form = new FormData();
   form.append(field, new Blob([content], { type: 'text/csv' }), 'contacts.csv');
   const res = await fetch(`${server.url}/contacts/import`, {
@@ -67,11 +60,11 @@ async function upload(p: Project, content: BlobPart, field = 'file') {
 }
 
 /** Polls a job until it finishes; the job must stay visible (200) the whole time. */
-async function finished(api: Client, path: string): Promise<Job> {
+async function finished(api: Client, path: string): Promise<ContactJob> {
   return eventually(async () => {
     const res = await api.get(path);
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return res.body.status === 'completed' || res.body.status === 'failed' ? (res.body as Job) : undefined;
+    return res.body.status === 'completed' || res.body.status === 'failed' ? (res.body as ContactJob) : undefined;
   }, 30_000);
 }
 
@@ -80,7 +73,16 @@ function expectAccepted(res: { status: number; body: any }, kind: string, total:
   expect(Object.keys(res.body).sort()).toEqual([...JOB_KEYS, 'jobId'].sort());
   expect(res.body.jobId).toMatch(UUID);
   expect(res.body.id).toBe(res.body.jobId);
-  expect(res.body).toMatchObject({ kind, status: 'queued', total, processed: 0, created: 0, updated: 0, failed: 0, errors: [] });
+  expect(res.body).toMatchObject({
+    kind,
+    status: 'queued',
+    total,
+    processed: 0,
+    created: 0,
+    updated: 0,
+    failed: 0,
+    errors: [],
+  });
   return res.body.jobId as string;
 }
 
@@ -93,7 +95,11 @@ function expectValidationError(res: { status: number; body: any }, field: string
 describe('POST /contacts/import', () => {
   it('imports a CSV: counts, row errors, data coercion, updates of existing contacts', async () => {
     const p = await server.project('import');
-    const existing = await create(p.api, { email: 'existing@import.test', subscribed: false, data: { first_name: 'Old', keep: 'yes' } });
+    const existing = await create(p.api, {
+      email: 'existing@import.test',
+      subscribed: false,
+      data: { first_name: 'Old', keep: 'yes' },
+    });
     const csv = [
       'email,first_name,age,zip,price,subscribed,active',
       'alice@import.test,Alice,42,02134,1.50,true,true',
@@ -110,7 +116,11 @@ describe('POST /contacts/import', () => {
 
     expect(Object.keys(job).sort()).toEqual(JOB_KEYS);
     expect(job).toMatchObject({ id: jobId, kind: 'import', status: 'completed', total: 6, processed: 6, progress: 1 });
-    expect({ created: job.created, updated: job.updated, failed: job.failed }).toEqual({ created: 2, updated: 1, failed: 3 });
+    expect({ created: job.created, updated: job.updated, failed: job.failed }).toEqual({
+      created: 2,
+      updated: 1,
+      failed: 3,
+    });
     // The header is row 1, as a spreadsheet numbers it.
     expect(job.errors.map((e) => e.row)).toEqual([4, 5, 6]);
     expect(job.errors[0]).toMatchObject({ row: 4, email: 'not-an-email' });
@@ -223,7 +233,10 @@ describe('POST /contacts/import', () => {
     const json = await p.api.post('/contacts/import', { file: 'email\na@import.test\n' });
     expect(json.status).toBe(415);
     expect(json.body).toMatchObject({ success: false, error: { statusCode: 415 } });
-    const raw = await p.api.request('POST', '/contacts/import', { raw: 'email\na@import.test\n', headers: { 'content-type': 'text/csv' } });
+    const raw = await p.api.request('POST', '/contacts/import', {
+      raw: 'email\na@import.test\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(raw.status).toBe(415);
     expect((await p.api.get('/contacts')).body.total).toBe(0);
   });
@@ -232,7 +245,11 @@ describe('POST /contacts/import', () => {
     const p = await server.project('import-no-file');
     const form = new FormData();
     form.append('note', 'no file here');
-    const res = await fetch(`${server.url}/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${p.secretKey}` }, body: form });
+    const res = await fetch(`${server.url}/contacts/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${p.secretKey}` },
+      body: form,
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ success: false, error: { statusCode: 400 } });
   });
@@ -241,7 +258,11 @@ describe('POST /contacts/import', () => {
     const p = await server.project('import-auth');
     const form = new FormData();
     form.append('file', new Blob(['email\nz@import.test\n']), 'c.csv');
-    const res = await fetch(`${server.url}/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${p.publicKey}` }, body: form });
+    const res = await fetch(`${server.url}/contacts/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${p.publicKey}` },
+      body: form,
+    });
     expect(res.status).toBe(401);
     expect((await res.json()).error.code).toBe('INVALID_API_KEY');
   });
@@ -262,8 +283,8 @@ describe('POST /contacts/import', () => {
 });
 
 describe('bulk subscribe, unsubscribe, delete', () => {
-  let p: Project;
-  let other: Project;
+  let p: TestProject;
+  let other: TestProject;
 
   beforeAll(async () => {
     p = await server.project('bulk');
@@ -276,10 +297,21 @@ describe('bulk subscribe, unsubscribe, delete', () => {
     const foreign = await create(other.api, { email: 'foreign@bulk.test' });
     const unknown = randomId();
 
-    const res = await p.api.post('/contacts/bulk-unsubscribe', { contactIds: [on.id, off.id, unknown, foreign.id, on.id] });
+    const res = await p.api.post('/contacts/bulk-unsubscribe', {
+      contactIds: [on.id, off.id, unknown, foreign.id, on.id],
+    });
     const jobId = expectAccepted(res, 'unsubscribe', 4);
     const job = await finished(p.api, `/contacts/bulk/${jobId}`);
-    expect(job).toMatchObject({ kind: 'unsubscribe', status: 'completed', total: 4, processed: 4, progress: 1, updated: 2, failed: 2, created: 0 });
+    expect(job).toMatchObject({
+      kind: 'unsubscribe',
+      status: 'completed',
+      total: 4,
+      processed: 4,
+      progress: 1,
+      updated: 2,
+      failed: 2,
+      created: 0,
+    });
     expect(job.errors.map((e) => e.id).sort()).toEqual([unknown, foreign.id].sort());
     expect(job.errors.every((e) => /not found/i.test(e.message))).toBe(true);
 
@@ -298,7 +330,11 @@ describe('bulk subscribe, unsubscribe, delete', () => {
     const already = await create(p.api, { email: 'sub-c@bulk.test' });
     const foreign = await create(other.api, { email: 'sub-foreign@bulk.test', subscribed: false });
 
-    const jobId = expectAccepted(await p.api.post('/contacts/bulk-subscribe', { contactIds: [a.id, b.id, already.id, foreign.id] }), 'subscribe', 4);
+    const jobId = expectAccepted(
+      await p.api.post('/contacts/bulk-subscribe', { contactIds: [a.id, b.id, already.id, foreign.id] }),
+      'subscribe',
+      4,
+    );
     const job = await finished(p.api, `/contacts/bulk/${jobId}`);
     expect(job).toMatchObject({ status: 'completed', updated: 3, failed: 1 });
     expect(job.errors).toEqual([{ id: foreign.id, message: expect.any(String) }]);
@@ -317,7 +353,11 @@ describe('bulk subscribe, unsubscribe, delete', () => {
     const survivor = await create(p.api, { email: 'del-keep@bulk.test' });
     const foreign = await create(other.api, { email: 'del-foreign@bulk.test' });
 
-    const jobId = expectAccepted(await p.api.post('/contacts/bulk-delete', { contactIds: [x.id, y.id, foreign.id, randomId()] }), 'delete', 4);
+    const jobId = expectAccepted(
+      await p.api.post('/contacts/bulk-delete', { contactIds: [x.id, y.id, foreign.id, randomId()] }),
+      'delete',
+      4,
+    );
     const job = await finished(p.api, `/contacts/bulk/${jobId}`);
     expect(job).toMatchObject({ kind: 'delete', status: 'completed', updated: 2, failed: 2 });
 
@@ -333,7 +373,11 @@ describe('bulk subscribe, unsubscribe, delete', () => {
     expectValidationError(tooMany, 'contactIds');
     expect(tooMany.body.error.errors.find((e: any) => e.field === 'contactIds').code).toBe('too_big');
 
-    const jobId = expectAccepted(await p.api.post('/contacts/bulk-delete', { contactIds: ids.slice(0, 1000) }), 'delete', 1000);
+    const jobId = expectAccepted(
+      await p.api.post('/contacts/bulk-delete', { contactIds: ids.slice(0, 1000) }),
+      'delete',
+      1000,
+    );
     const job = await finished(p.api, `/contacts/bulk/${jobId}`);
     expect(job).toMatchObject({ status: 'completed', total: 1000, processed: 1000, updated: 0, failed: 1000 });
     expect(job.errors.length).toBeGreaterThan(0);
@@ -344,7 +388,10 @@ describe('bulk subscribe, unsubscribe, delete', () => {
   it('rejects non-uuid ids, an empty list and a missing list with 422 on every bulk route', async () => {
     const keep = await create(p.api, { email: 'invalid-ids@bulk.test' });
     for (const action of ['subscribe', 'unsubscribe', 'delete']) {
-      expectValidationError(await p.api.post(`/contacts/bulk-${action}`, { contactIds: [keep.id, 'not-a-uuid'] }), 'contactIds.1');
+      expectValidationError(
+        await p.api.post(`/contacts/bulk-${action}`, { contactIds: [keep.id, 'not-a-uuid'] }),
+        'contactIds.1',
+      );
       expectValidationError(await p.api.post(`/contacts/bulk-${action}`, { contactIds: [] }), 'contactIds');
       expectValidationError(await p.api.post(`/contacts/bulk-${action}`, {}), 'contactIds');
     }
@@ -353,7 +400,11 @@ describe('bulk subscribe, unsubscribe, delete', () => {
 
   it("hides another project's bulk job", async () => {
     const c = await create(p.api, { email: 'job-owner@bulk.test' });
-    const jobId = expectAccepted(await p.api.post('/contacts/bulk-unsubscribe', { contactIds: [c.id] }), 'unsubscribe', 1);
+    const jobId = expectAccepted(
+      await p.api.post('/contacts/bulk-unsubscribe', { contactIds: [c.id] }),
+      'unsubscribe',
+      1,
+    );
     await finished(p.api, `/contacts/bulk/${jobId}`);
     const foreign = await other.api.get(`/contacts/bulk/${jobId}`);
     expect(foreign.status).toBe(404);
@@ -370,7 +421,9 @@ describe('snooze end', () => {
     const cancelled = await create(p.api, { email: 'cancelled@snooze.test' });
     // The cancelled snooze ends first, so its job has run by the time the other one has.
     const cancelledUntil = Date.now() + 1_500;
-    const early = await p.api.patch(`/contacts/${cancelled.id}`, { snoozedUntil: new Date(cancelledUntil).toISOString() });
+    const early = await p.api.patch(`/contacts/${cancelled.id}`, {
+      snoozedUntil: new Date(cancelledUntil).toISOString(),
+    });
     expect(early.status).toBe(200);
     const off = await p.api.patch(`/contacts/${cancelled.id}`, { subscribed: false });
     expect(off.body).toMatchObject({ subscribed: false, snoozedUntil: null });

@@ -1,34 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
+import type { Contact } from '../../src/api.js';
+import type { CursorPage } from '../../src/platform/http/pagination.js';
+import { type Client, expectBody, startTestServer, type TestProject, type TestServer } from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-interface Contact {
-  id: string;
-  email: string;
-  subscribed: boolean;
-  createdAt: string;
-}
-interface Page {
-  data: Contact[];
-  cursor: string | null;
-  hasMore: boolean;
-  total: number;
-}
+type ContactPage = CursorPage<Contact>;
 
 let server: TestServer;
 /** 25 contacts user-00 … user-24; every third one (00, 03, …) unsubscribed. */
-let listed: Project;
-let contacts: Contact[] = [];
+let listed: TestProject;
+const contacts: Contact[] = [];
 /** Shares some addresses with `listed`, so leaks across projects would show. */
-let other: Project;
-let otherContacts: Contact[] = [];
+let other: TestProject;
+const otherContacts: Contact[] = [];
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
 async function create(api: Client, body: Record<string, unknown>): Promise<Contact> {
-  const res = await api.post('/contacts', body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectBody(api.post('/contacts', body), 201);
 }
 
 beforeAll(async () => {
@@ -45,8 +33,12 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 /** Follows cursors to the end, checking the page contract on the way. */
-async function walk(api: Client, query: Record<string, string>, limit: number): Promise<{ pages: Page[]; items: Contact[] }> {
-  const pages: Page[] = [];
+async function walk(
+  api: Client,
+  query: Record<string, string>,
+  limit: number,
+): Promise<{ pages: ContactPage[]; items: Contact[] }> {
+  const pages: ContactPage[] = [];
   let cursor: string | null = null;
   for (let i = 0; i < 100; i++) {
     const q = new URLSearchParams({ ...query, limit: String(limit) });
@@ -62,9 +54,9 @@ async function walk(api: Client, query: Record<string, string>, limit: number): 
   const last = pages[pages.length - 1]!;
   expect(last.hasMore).toBe(false);
   expect(last.cursor).toBeNull();
-  pages.slice(0, -1).forEach((p) => expect(p.data).toHaveLength(limit));
+  for (const p of pages.slice(0, -1)) expect(p.data).toHaveLength(limit);
   expect(last.data.length).toBeLessThanOrEqual(limit);
-  pages.slice(1).forEach((p) => expect(p.total).toBe(0));
+  for (const p of pages.slice(1)) expect(p.total).toBe(0);
   const items = pages.flatMap((p) => p.data);
   expect(new Set(items.map((c) => c.id)).size).toBe(items.length);
   return { pages, items };
@@ -130,7 +122,10 @@ describe('GET /contacts pagination', () => {
     expect(unknownDir.status).toBe(200);
     expect(ids(unknownDir.body.data)).toEqual(reference);
 
-    const emailDesc = contacts.map((c) => c.email).sort().reverse();
+    const emailDesc = contacts
+      .map((c) => c.email)
+      .sort()
+      .reverse();
     const emailUnknownDir = await listed.api.get('/contacts?limit=25&sort=email&dir=UP');
     expect(emailUnknownDir.body.data.map((c: Contact) => c.email)).toEqual(emailDesc);
   });
@@ -158,7 +153,9 @@ describe('GET /contacts pagination', () => {
     const p = await server.project('list-big');
     const made: Contact[] = [];
     for (let start = 0; start < 105; start += 15) {
-      const batch = Array.from({ length: Math.min(15, 105 - start) }, (_, i) => create(p.api, { email: `big-${start + i}@list.test` }));
+      const batch = Array.from({ length: Math.min(15, 105 - start) }, (_, i) =>
+        create(p.api, { email: `big-${start + i}@list.test` }),
+      );
       made.push(...(await Promise.all(batch)));
     }
     for (const limit of ['101', '500', '100000']) {
@@ -276,7 +273,13 @@ describe('GET /contacts filters', () => {
 
 describe('POST /contacts/lookup', () => {
   it('answers found or missing for each email, in request order', async () => {
-    const emails = ['user-03@list.test', 'missing-1@list.test', 'USER-10@List.Test', 'user-99@list.test', 'user-03@list.test'];
+    const emails = [
+      'user-03@list.test',
+      'missing-1@list.test',
+      'USER-10@List.Test',
+      'user-99@list.test',
+      'user-03@list.test',
+    ];
     const res = await listed.api.post('/contacts/lookup', { emails });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -292,7 +295,8 @@ describe('POST /contacts/lookup', () => {
   });
 
   it('accepts 500 emails and rejects 501 with 422', async () => {
-    const many = (n: number) => Array.from({ length: n }, (_, i) => (i === 7 ? 'user-07@list.test' : `bulk-${i}@lookup.test`));
+    const many = (n: number) =>
+      Array.from({ length: n }, (_, i) => (i === 7 ? 'user-07@list.test' : `bulk-${i}@lookup.test`));
     const ok = await listed.api.post('/contacts/lookup', { emails: many(500) });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toHaveLength(500);
@@ -310,6 +314,9 @@ describe('POST /contacts/lookup', () => {
     expectValidationError(empty, 'emails');
     expect(empty.body.error.errors[0].code).toBe('too_small');
     expectValidationError(await listed.api.post('/contacts/lookup', {}), 'emails');
-    expectValidationError(await listed.api.post('/contacts/lookup', { emails: ['user-01@list.test', 'nope'] }), 'emails.1');
+    expectValidationError(
+      await listed.api.post('/contacts/lookup', { emails: ['user-01@list.test', 'nope'] }),
+      'emails.1',
+    );
   });
 });

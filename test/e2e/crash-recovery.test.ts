@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, run } from '../../src/platform/db/client.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { client, eventually, printedKeys, spawnService, type ChildServer } from '../support/server.js';
+import { type ChildServer, client, eventually, printedKeys, spawnService } from '../support/server.js';
 
 let db: TestDatabase;
 let server: ChildServer | undefined;
@@ -21,7 +21,9 @@ describe('a process killed in the middle of an import', () => {
     let api = client(server.url, secret);
 
     const rows = 60_000;
-    const csv = ['email,plan,seq', ...Array.from({ length: rows }, (_, i) => `user${i}@crash.test,basic,${i}`)].join('\n');
+    const csv = ['email,plan,seq', ...Array.from({ length: rows }, (_, i) => `user${i}@crash.test,basic,${i}`)].join(
+      '\n',
+    );
     const form = new FormData();
     form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
     const accepted = await api.request('POST', '/contacts/import', { raw: form });
@@ -29,10 +31,14 @@ describe('a process killed in the middle of an import', () => {
     const jobId = accepted.body.jobId;
 
     // Kill hard once some chunks are committed but not all.
-    await eventually(async () => {
-      const res = await api.get(`/contacts/import/${jobId}`);
-      return res.body.processed > 0 ? true : undefined;
-    }, 30_000, 20);
+    await eventually(
+      async () => {
+        const res = await api.get(`/contacts/import/${jobId}`);
+        return res.body.processed > 0 ? true : undefined;
+      },
+      30_000,
+      20,
+    );
     await server.kill('SIGKILL');
     const database = await openDatabase({ databaseUrl: db.env.DATABASE_URL, dataDir: db.env.DATA_DIR! });
     const [atKill] = (await run(database.db, sql`select status, processed from contact_jobs where id = ${jobId}`)).rows;
@@ -46,10 +52,14 @@ describe('a process killed in the middle of an import', () => {
     const beforeRestart = server.output();
     expect(beforeRestart).not.toContain('secret key:');
 
-    const done = await eventually(async () => {
-      const res = await api.get(`/contacts/import/${jobId}`);
-      return res.body.status === 'completed' ? res.body : undefined;
-    }, 60_000, 200);
+    const done = await eventually(
+      async () => {
+        const res = await api.get(`/contacts/import/${jobId}`);
+        return res.body.status === 'completed' ? res.body : undefined;
+      },
+      60_000,
+      200,
+    );
     expect(done).toMatchObject({ total: rows, processed: rows, failed: 0 });
     expect(done.created + done.updated).toBe(rows);
 

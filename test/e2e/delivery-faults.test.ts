@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Domain, EmailRecord, TrackedEvent } from '../../src/api.js';
 import { checkAllDomains } from '../../src/modules/domains/service.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { verifiedDomain, type DomainView } from '../support/domains.js';
+import { verifiedDomain } from '../support/domains.js';
+import { projectWithDomain, useMailServer } from '../support/mail-server.js';
 import {
   emailRecord,
   messageIdOf,
@@ -10,46 +11,52 @@ import {
   sendOk,
   sinkMessagesFor,
   sinkMessagesTo,
-  type EmailRecord,
+  uniqueAddresses,
 } from '../support/sending.js';
-import { client, eventually, spawnService, startTestServer, type ChildServer, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type SmtpSink, type Verdict } from '../support/smtp-sink.js';
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
+import {
+  type ChildServer,
+  type Client,
+  client,
+  eventually,
+  spawnService,
+  startTestServer,
+  type TestProject,
+} from '../support/server.js';
+import { type SmtpSink, startSmtpSink, type Verdict } from '../support/smtp-sink.js';
 
 const DOMAIN = 'faults.test';
 const FROM = `alerts@${DOMAIN}`;
 const ACCEPT: Verdict = { accept: true };
 
-let dns: DnsServer;
-let sink: SmtpSink;
 let sinkDown = false;
-let server: TestServer;
-let project: Project;
+let project: TestProject;
+
+const mail = useMailServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-  project = await server.project('faults');
-  await verifiedDomain(project.api, dns, DOMAIN);
+  project = await projectWithDomain(mail, 'faults', DOMAIN);
 });
 afterEach(async () => {
   // Whatever a test did to the sink, the next one starts with a listening sink that accepts.
-  sink.respond(() => ACCEPT);
+  mail.sink.respond(() => ACCEPT);
   if (sinkDown) {
-    await sink.start();
+    await mail.sink.start();
     sinkDown = false;
   }
 });
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
-});
 
-let seq = 0;
-const rcpt = (tag: string) => `${tag}-${++seq}@rcpt.faults.test`;
+const rcpt = uniqueAddresses('rcpt.faults.test');
+
+/** Has the sink refuse every message to `to` with this answer, and accept the rest; gives the refusals so far. */
+function refuse(to: string, code: number, message: string): () => number {
+  let refusals = 0;
+  mail.sink.respond((m) => {
+    if (!m.to.includes(to)) return ACCEPT;
+    refusals++;
+    return { accept: false, code, message };
+  });
+  return () => refusals;
+}
 
 async function sendOne(api: Client, to: string, from = FROM): Promise<string> {
   const data = await sendOk(api, { to, from, subject: `To ${to}`, body: `<p>Message for ${to}</p>` });
@@ -59,81 +66,85 @@ async function sendOne(api: Client, to: string, from = FROM): Promise<string> {
 async function eventsFor(api: Client, name: string, emailId: string) {
   const res = await api.get(`/events?limit=100&name=${encodeURIComponent(name)}`);
   expect(res.status).toBe(200);
-  return (res.body.data as { name: string; contactId: string; data: Record<string, unknown> }[]).filter((e) => e.data.emailId === emailId);
+  return (res.body.data as TrackedEvent[]).filter((e) => e.data.emailId === emailId);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('temporary failures', () => {
   it('keeps mail queued while the SMTP server is down, and delivers each message exactly once when it is back', async () => {
-    await sink.stop();
+    await mail.sink.stop();
     sinkDown = true;
     const recipients = Array.from({ length: 5 }, (_, i) => rcpt(`down${i}`));
     const ids: string[] = [];
     for (const to of recipients) ids.push(await sendOne(project.api, to));
 
-    const waiting = await eventually(async () => {
-      const records = await Promise.all(ids.map((id) => emailRecord(project.api, id)));
-      return records.every((r) => r.attempts >= 2 && r.lastError) ? records : undefined;
-    }, 15_000, 50);
+    const waiting = await eventually(
+      async () => {
+        const records = await Promise.all(ids.map((id) => emailRecord(project.api, id)));
+        return records.every((r) => r.attempts >= 2 && r.lastError) ? records : undefined;
+      },
+      15_000,
+      50,
+    );
     for (const r of waiting) {
       expect(r).toMatchObject({ status: 'queued', sentAt: null, failedAt: null, smtpResponse: null });
       expect(r.lastError).toMatch(/ECONNREFUSED/);
       expect(r.nextAttemptAt).toEqual(expect.any(String));
     }
 
-    await sink.start();
+    await mail.sink.start();
     sinkDown = false;
-    const sent = await eventually(async () => {
-      const records = await Promise.all(ids.map((id) => emailRecord(project.api, id)));
-      return records.every((r) => r.status === 'sent') ? records : undefined;
-    }, 20_000, 50);
+    const sent = await eventually(
+      async () => {
+        const records = await Promise.all(ids.map((id) => emailRecord(project.api, id)));
+        return records.every((r) => r.status === 'sent') ? records : undefined;
+      },
+      20_000,
+      50,
+    );
     for (const [i, r] of sent.entries()) {
       expect(r).toMatchObject({ status: 'sent', lastError: null, failedAt: null, nextAttemptAt: null });
       expect(r.attempts).toBeGreaterThanOrEqual(2);
       expect(r.smtpResponse).toMatch(/^250\b/);
-      expect(sinkMessagesFor(sink, ids[i]!)).toHaveLength(1);
-      expect(sinkMessagesTo(sink, recipients[i]!)).toHaveLength(1);
+      expect(sinkMessagesFor(mail.sink, ids[i]!)).toHaveLength(1);
+      expect(sinkMessagesTo(mail.sink, recipients[i]!)).toHaveLength(1);
       expect(await eventsFor(project.api, 'email.sent', ids[i]!)).toHaveLength(1);
     }
     await sleep(500);
-    for (const to of recipients) expect(sinkMessagesTo(sink, to)).toHaveLength(1);
+    for (const to of recipients) expect(sinkMessagesTo(mail.sink, to)).toHaveLength(1);
   });
 
   it('retries a 451 answer and delivers once the server accepts; attempts count every try', async () => {
     const to = rcpt('greylisted');
-    let refusals = 0;
-    sink.respond((m) => {
-      if (!m.to.includes(to)) return ACCEPT;
-      refusals++;
-      return { accept: false, code: 451, message: 'Greylisted, try again later' };
-    });
+    const refusals = refuse(to, 451, 'Greylisted, try again later');
     const id = await sendOne(project.api, to);
     const retrying = await recordWhen(project.api, id, (r) => r.attempts >= 2 && r.lastError !== null);
     expect(retrying.status).toBe('queued');
     expect(retrying.lastError).toContain('451');
     expect(retrying.nextAttemptAt).toEqual(expect.any(String));
 
-    sink.respond(() => ACCEPT);
+    mail.sink.respond(() => ACCEPT);
     const sent = await recordWhen(project.api, id, (r) => r.status === 'sent');
-    expect(sent.attempts).toBe(refusals + 1);
+    expect(sent.attempts).toBe(refusals() + 1);
     expect(sent.lastError).toBeNull();
-    expect(sinkMessagesFor(sink, id)).toHaveLength(1);
+    expect(sinkMessagesFor(mail.sink, id)).toHaveLength(1);
   });
 });
 
 describe('permanent failures', () => {
   it('a 550 answer fails the email at once: status failed, lastError with 550, an email.failed event, no retry', async () => {
     const to = rcpt('nosuchuser');
-    let seen = 0;
-    sink.respond((m) => {
-      if (!m.to.includes(to)) return ACCEPT;
-      seen++;
-      return { accept: false, code: 550, message: 'No such user' };
-    });
+    const seen = refuse(to, 550, 'No such user');
     const id = await sendOne(project.api, to);
     const failed = await recordWhen(project.api, id, (r) => r.status !== 'queued');
-    expect(failed).toMatchObject({ status: 'failed', attempts: 1, sentAt: null, smtpResponse: null, nextAttemptAt: null });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      sentAt: null,
+      smtpResponse: null,
+      nextAttemptAt: null,
+    });
     expect(failed.lastError).toContain('550');
     expect(failed.lastError).toContain('No such user');
     expect(failed.failedAt).toEqual(expect.any(String));
@@ -145,36 +156,31 @@ describe('permanent failures', () => {
     expect(await eventsFor(project.api, 'email.sent', id)).toEqual([]);
 
     // Well past several retry delays: still one attempt, nothing delivered.
-    sink.respond(() => ACCEPT);
+    mail.sink.respond(() => ACCEPT);
     await sleep(1_000);
     expect(await emailRecord(project.api, id)).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(seen).toBe(1);
-    expect(sinkMessagesTo(sink, to)).toEqual([]);
+    expect(seen()).toBe(1);
+    expect(sinkMessagesTo(mail.sink, to)).toEqual([]);
   });
 
   it('gives up after DELIVERY_MAX_ATTEMPTS temporary failures', async () => {
     const limited = await startTestServer({
-      SMTP_URL: sink.url,
-      DNS_SERVERS: dns.address,
+      SMTP_URL: mail.sink.url,
+      DNS_SERVERS: mail.dns.address,
       DELIVERY_RETRY_BASE_SECONDS: '0.2',
       DELIVERY_MAX_ATTEMPTS: '3',
     });
     try {
       const p = await limited.project('give-up');
-      await verifiedDomain(p.api, dns, 'giveup.faults.test');
+      await verifiedDomain(p.api, mail.dns, 'giveup.faults.test');
       const to = rcpt('giveup');
-      let refusals = 0;
-      sink.respond((m) => {
-        if (!m.to.includes(to)) return ACCEPT;
-        refusals++;
-        return { accept: false, code: 421, message: 'Service not available' };
-      });
+      const refusals = refuse(to, 421, 'Service not available');
       const id = await sendOne(p.api, to, 'ops@giveup.faults.test');
       const failed = await recordWhen(p.api, id, (r) => r.status !== 'queued');
       expect(failed).toMatchObject({ status: 'failed', attempts: 3, sentAt: null });
       expect(failed.lastError).toContain('421');
       expect(failed.lastError).toContain('gave up after 3 attempts');
-      expect(refusals).toBe(3);
+      expect(refusals()).toBe(3);
       expect(await eventsFor(p.api, 'email.failed', id)).toHaveLength(1);
     } finally {
       await limited.stop();
@@ -185,29 +191,24 @@ describe('permanent failures', () => {
 describe('a sender domain that stops verifying', () => {
   it('stops sending: new sends are refused with 403, and queued mail is held back', async () => {
     const fading = 'fading.faults.test';
-    const view: DomainView = await verifiedDomain(project.api, dns, fading);
+    const view: Domain = await verifiedDomain(project.api, mail.dns, fading);
     const dkim = view.records.find((r) => r.purpose === 'dkim')!;
 
     // Keep one message queued: the relay answers 451 to it.
     const to = rcpt('held');
-    let relayed = 0;
-    sink.respond((m) => {
-      if (!m.to.includes(to)) return ACCEPT;
-      relayed++;
-      return { accept: false, code: 451, message: 'Try again later' };
-    });
+    const relayed = refuse(to, 451, 'Try again later');
     const id = await sendOne(project.api, to, `news@${fading}`);
     await recordWhen(project.api, id, (r) => r.attempts >= 1 && r.lastError !== null);
 
-    dns.set(dkim.name, 'TXT', []);
-    expect(await checkAllDomains(server.service.ctx)).toBeGreaterThanOrEqual(2);
+    mail.dns.set(dkim.name, 'TXT', []);
+    expect(await checkAllDomains(mail.server.service.ctx)).toBeGreaterThanOrEqual(2);
     const domains = await project.api.get(`/domains/project/${project.id}`);
     expect(domains.status).toBe(200);
-    const after = (domains.body as DomainView[]).find((d) => d.domain === fading)!;
+    const after = (domains.body as Domain[]).find((d) => d.domain === fading)!;
     expect(after.verified).toBe(false);
     expect(after.records.find((r) => r.purpose === 'dkim')!.status).toBe('pending');
     // The other domain of the project is untouched.
-    expect((domains.body as DomainView[]).find((d) => d.domain === DOMAIN)!.verified).toBe(true);
+    expect((domains.body as Domain[]).find((d) => d.domain === DOMAIN)!.verified).toBe(true);
 
     const refused = await project.api.request('POST', '/v1/send', {
       body: { to: rcpt('refused'), from: `news@${fading}`, subject: 's', body: '<p>b</p>' },
@@ -215,17 +216,21 @@ describe('a sender domain that stops verifying', () => {
     expect(refused.status, JSON.stringify(refused.body)).toBe(403);
     expect(refused.body).toMatchObject({
       success: false,
-      error: { code: 'INTERNAL_SERVER_ERROR', statusCode: 403, details: { domain: fading, registered: true, verified: false } },
+      error: {
+        code: 'INTERNAL_SERVER_ERROR',
+        statusCode: 403,
+        details: { domain: fading, registered: true, verified: false },
+      },
     });
 
     // The check notifies the delivery engine, which drops its cached key: the next attempt is held back.
     const held: EmailRecord = await recordWhen(project.api, id, (r) => /not verified/.test(r.lastError ?? ''), 30_000);
     expect(held.status).toBe('queued');
-    expect(held.attempts).toBeGreaterThan(relayed);
-    sink.respond(() => ACCEPT);
+    expect(held.attempts).toBeGreaterThan(relayed());
+    mail.sink.respond(() => ACCEPT);
     await sleep(1_000);
     expect(await emailRecord(project.api, id)).toMatchObject({ status: 'queued', sentAt: null });
-    expect(sinkMessagesTo(sink, to)).toEqual([]);
+    expect(sinkMessagesTo(mail.sink, to)).toEqual([]);
   });
 });
 
@@ -243,12 +248,18 @@ describe('a crash between accepting and delivering', () => {
     db = await createTestDatabase();
     crashSink = await startSmtpSink();
     // The test polls 20 records at a time; the default 1000 requests a minute would run out.
-    const env = { ...db.env, SMTP_URL: crashSink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2', RATE_LIMIT_PER_MINUTE: '100000' };
+    const env = {
+      ...db.env,
+      SMTP_URL: crashSink.url,
+      DNS_SERVERS: mail.dns.address,
+      DELIVERY_RETRY_BASE_SECONDS: '0.2',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    };
     child = await spawnService(env);
     const secret = /secret key: (sk_\S+)/.exec(child.output())?.[1];
     expect(secret, child.output()).toBeDefined();
     let api = client(child.url, secret!);
-    await verifiedDomain(api, dns, 'crash.faults.test');
+    await verifiedDomain(api, mail.dns, 'crash.faults.test');
 
     await crashSink.stop();
     const recipients = Array.from({ length: 20 }, (_, i) => rcpt(`crash${i}`));
@@ -258,14 +269,23 @@ describe('a crash between accepting and delivering', () => {
     // Kill only when every message has failed at least once (its outcome written, its lease
     // released) and none falls due before the kill: a message is claimed only once due, so
     // none can be leased at the moment of the kill.
-    await eventually(async () => {
-      const records = await Promise.all(ids.map((id) => emailRecord(api, id)));
-      const now = Date.now();
-      const quiet = records.every(
-        (r) => r.status === 'queued' && r.attempts >= 1 && r.lastError && r.nextAttemptAt && Date.parse(r.nextAttemptAt) > now + 300,
-      );
-      return quiet ? records : undefined;
-    }, 30_000, 50);
+    await eventually(
+      async () => {
+        const records = await Promise.all(ids.map((id) => emailRecord(api, id)));
+        const now = Date.now();
+        const quiet = records.every(
+          (r) =>
+            r.status === 'queued' &&
+            r.attempts >= 1 &&
+            r.lastError &&
+            r.nextAttemptAt &&
+            Date.parse(r.nextAttemptAt) > now + 300,
+        );
+        return quiet ? records : undefined;
+      },
+      30_000,
+      50,
+    );
     await child.kill('SIGKILL');
     expect(child.process.signalCode).toBe('SIGKILL');
     expect(crashSink.messages).toHaveLength(0);
@@ -276,10 +296,14 @@ describe('a crash between accepting and delivering', () => {
     api = client(child.url, secret!);
 
     await crashSink.waitFor(20, 30_000);
-    const records = await eventually(async () => {
-      const all = await Promise.all(ids.map((id) => emailRecord(api, id)));
-      return all.every((r) => r.status === 'sent') ? all : undefined;
-    }, 15_000, 100);
+    const records = await eventually(
+      async () => {
+        const all = await Promise.all(ids.map((id) => emailRecord(api, id)));
+        return all.every((r) => r.status === 'sent') ? all : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(records.map((r) => r.status)).toEqual(Array(20).fill('sent'));
     await sleep(500);
     const received = crashSink.messages.map((m) => messageIdOf(m.raw));

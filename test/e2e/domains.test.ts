@@ -1,69 +1,74 @@
-import { createPublicKey, createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/platform/db/client.js';
+import type { DnsRecord, Domain } from '../../src/api.js';
 import { checkAllDomains, signingKeyFor } from '../../src/modules/domains/service.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { publishRecords, verifiedDomain, type DomainRecord, type DomainView } from '../support/domains.js';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
+import { run } from '../../src/platform/db/client.js';
+import { startDnsServer } from '../support/dns-server.js';
+import { publishRecords, verifiedDomain } from '../support/domains.js';
+import { useServerWithDns } from '../support/mail-server.js';
+import { UNKNOWN_ID, UUID } from '../support/sending.js';
+import {
+  type Client,
+  expectBody,
+  expectErrorEnvelope,
+  startTestServer,
+  type TestProject,
+  type TestServer,
+} from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
+let main: TestProject;
+let other: TestProject;
 
-let dns: DnsServer;
-let server: TestServer;
-let main: Project;
-let other: Project;
+// A relay is configured (nothing is sent to it here), so the sender rules for mail that leaves apply.
+const stack = useServerWithDns({ SMTP_URL: 'smtp://127.0.0.1:9' });
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  // A relay is configured (nothing is sent to it here), so the sender rules for mail that leaves apply.
-  server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: 'smtp://127.0.0.1:9' });
-  main = await server.project('domains-main');
-  other = await server.project('domains-other');
-});
-afterAll(async () => {
-  await server?.stop();
-  await dns?.stop();
+  main = await stack.server.project('domains-main');
+  other = await stack.server.project('domains-other');
 });
 
 let seq = 0;
 /** A fresh name per test, so tests in this file never see each other's domains or DNS records. */
 const uniqueDomain = (tag: string) => `${tag}-${++seq}.domains.test`;
 
-const DOMAIN_KEYS = ['checkedAt', 'createdAt', 'domain', 'id', 'projectId', 'records', 'updatedAt', 'verified', 'verifiedAt'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const DOMAIN_KEYS = [
+  'checkedAt',
+  'createdAt',
+  'domain',
+  'id',
+  'projectId',
+  'records',
+  'updatedAt',
+  'verified',
+  'verifiedAt',
+];
 
-async function addDomain(api: Client, domain: string): Promise<DomainView> {
-  const res = await api.post('/domains', { domain });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+async function addDomain(api: Client, domain: string): Promise<Domain> {
+  return expectBody(api.post('/domains', { domain }), 201);
 }
 
-async function verify(api: Client, id: string): Promise<DomainView> {
-  const res = await api.get(`/domains/${id}/verify`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+async function verify(api: Client, id: string): Promise<Domain> {
+  return expectBody(api.get(`/domains/${id}/verify`));
 }
 
-const record = (view: DomainView, purpose: DomainRecord['purpose']) => view.records.find((r) => r.purpose === purpose)!;
-const statuses = (view: DomainView) => Object.fromEntries(view.records.map((r) => [r.purpose, r.status]));
-const publicKeyOf = (view: DomainView) => /p=([A-Za-z0-9+/=]+)$/.exec(record(view, 'dkim').value)![1]!;
-
-function expectEnvelope(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
-  expect(typeof res.body.error.message).toBe('string');
-  expect(typeof res.body.error.requestId).toBe('string');
-}
+const record = (view: Domain, purpose: DnsRecord['purpose']) => view.records.find((r) => r.purpose === purpose)!;
+const statuses = (view: Domain) => Object.fromEntries(view.records.map((r) => [r.purpose, r.status]));
+const publicKeyOf = (view: Domain) => /p=([A-Za-z0-9+/=]+)$/.exec(record(view, 'dkim').value)![1]!;
 
 describe('POST /domains', () => {
   it('registers a domain and returns the records to publish, all pending', async () => {
     const res = await main.api.post('/domains', { domain: '  Mail.Example-Co.TEST ' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const view = res.body as DomainView;
+    const view = res.body as Domain;
     expect(Object.keys(view).sort()).toEqual(DOMAIN_KEYS);
-    expect(view).toMatchObject({ domain: 'mail.example-co.test', verified: false, verifiedAt: null, checkedAt: null, projectId: main.id });
+    expect(view).toMatchObject({
+      domain: 'mail.example-co.test',
+      verified: false,
+      verifiedAt: null,
+      checkedAt: null,
+      projectId: main.id,
+    });
     expect(view.id).toMatch(UUID);
     expect(Date.parse(view.createdAt)).not.toBeNaN();
     expect(view.updatedAt).toBe(view.createdAt);
@@ -74,7 +79,8 @@ describe('POST /domains', () => {
       ['TXT', 'verification', true, 'pending'],
       ['TXT', 'spf', false, 'pending'],
     ]);
-    for (const r of view.records) expect(Object.keys(r).sort()).toEqual(['name', 'purpose', 'required', 'status', 'type', 'value']);
+    for (const r of view.records)
+      expect(Object.keys(r).sort()).toEqual(['name', 'purpose', 'required', 'status', 'type', 'value']);
 
     const dkim = record(view, 'dkim');
     expect(dkim.name).toMatch(/^pbx[0-9a-f]{8}\._domainkey\.mail\.example-co\.test$/);
@@ -91,7 +97,7 @@ describe('POST /domains', () => {
   it('gives every domain its own selector, key and token', async () => {
     const a = await addDomain(main.api, uniqueDomain('own-a'));
     const b = await addDomain(main.api, uniqueDomain('own-b'));
-    const selector = (v: DomainView) => record(v, 'dkim').name.split('.')[0];
+    const selector = (v: Domain) => record(v, 'dkim').name.split('.')[0];
     expect(selector(a)).not.toBe(selector(b));
     expect(publicKeyOf(a)).not.toBe(publicKeyOf(b));
     expect(record(a, 'verification').value).not.toBe(record(b, 'verification').value);
@@ -101,7 +107,7 @@ describe('POST /domains', () => {
     const name = uniqueDomain('dup');
     await addDomain(main.api, name);
     const again = await main.api.post('/domains', { domain: name.toUpperCase() });
-    expectEnvelope(again, 409, 'DOMAIN_EXISTS');
+    expectErrorEnvelope(again, 409, 'DOMAIN_EXISTS');
     expect(again.body.error.details).toEqual({ domain: name });
     // Another project may register the same name: it proves ownership with its own records.
     const elsewhere = await addDomain(other.api, name);
@@ -130,14 +136,14 @@ describe('POST /domains', () => {
     ['an email address', 'ada@example.test'],
   ])('refuses %s with 422', async (_what, domain) => {
     const res = await main.api.post('/domains', { domain });
-    expectEnvelope(res, 422, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 422, 'VALIDATION_ERROR');
     expect(res.body.error.errors.map((e: any) => e.field)).toEqual(['domain']);
   });
 
   it('refuses a missing or non-string domain with 422', async () => {
     for (const body of [{}, { domain: 42 }, { domain: null }]) {
       const res = await main.api.post('/domains', body);
-      expectEnvelope(res, 422, 'VALIDATION_ERROR');
+      expectErrorEnvelope(res, 422, 'VALIDATION_ERROR');
       expect(res.body.error.errors[0]).toMatchObject({ field: 'domain', code: 'invalid_type' });
     }
   });
@@ -155,7 +161,7 @@ describe('GET /domains/{id}/verify', () => {
 
   it('verifies a domain once its records are published, and keeps verifiedAt on later checks', async () => {
     const view = await addDomain(main.api, uniqueDomain('published'));
-    publishRecords(dns, view);
+    publishRecords(stack.dns, view);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(true);
     expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
@@ -167,13 +173,13 @@ describe('GET /domains/{id}/verify', () => {
     expect(again.verifiedAt).toBe(checked.verifiedAt);
     expect(Date.parse(again.checkedAt!)).toBeGreaterThanOrEqual(Date.parse(checked.checkedAt!));
 
-    const listed = (await main.api.get(`/domains/project/${main.id}`)).body as DomainView[];
+    const listed = (await main.api.get(`/domains/project/${main.id}`)).body as Domain[];
     expect(listed.find((d) => d.id === view.id)).toEqual(again);
   });
 
   it('needs only the required records: SPF is guidance', async () => {
     const view = await addDomain(main.api, uniqueDomain('no-spf'));
-    for (const r of view.records.filter((r) => r.required)) dns.set(r.name, 'TXT', [r.value]);
+    for (const r of view.records.filter((r) => r.required)) stack.dns.set(r.name, 'TXT', [r.value]);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(true);
     expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'pending' });
@@ -181,11 +187,11 @@ describe('GET /domains/{id}/verify', () => {
 
   it('accepts any published SPF policy, and a DKIM record written with other spacing and quotes', async () => {
     const view = await addDomain(main.api, uniqueDomain('spacing'));
-    publishRecords(dns, view);
+    publishRecords(stack.dns, view);
     const key = publicKeyOf(view);
     const spaced = key.match(/.{1,64}/g)!.join(' ');
-    dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1;k=rsa;  t=s; p="${spaced}"`]);
-    dns.set(view.domain, 'TXT', ['google-site-verification=abc', 'v=spf1 include:_spf.example.test -all']);
+    stack.dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1;k=rsa;  t=s; p="${spaced}"`]);
+    stack.dns.set(view.domain, 'TXT', ['google-site-verification=abc', 'v=spf1 include:_spf.example.test -all']);
     const checked = await verify(main.api, view.id);
     expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
     expect(checked.verified).toBe(true);
@@ -193,10 +199,10 @@ describe('GET /domains/{id}/verify', () => {
 
   it('fails a DKIM record that carries another key', async () => {
     const view = await addDomain(main.api, uniqueDomain('wrong-key'));
-    publishRecords(dns, view);
+    publishRecords(stack.dns, view);
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const wrong = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-    dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1; k=rsa; p=${wrong}`]);
+    stack.dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1; k=rsa; p=${wrong}`]);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(false);
     expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'verified', spf: 'verified' });
@@ -204,22 +210,22 @@ describe('GET /domains/{id}/verify', () => {
 
   it('leaves an ownership record with another token pending', async () => {
     const view = await addDomain(main.api, uniqueDomain('wrong-token'));
-    publishRecords(dns, view);
-    dns.set(record(view, 'verification').name, 'TXT', [`postbox-verification=${'0'.repeat(32)}`]);
+    publishRecords(stack.dns, view);
+    stack.dns.set(record(view, 'verification').name, 'TXT', [`postbox-verification=${'0'.repeat(32)}`]);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(false);
     expect(record(checked, 'verification').status).toBe('pending');
   });
 
   it('unverifies a domain whose record is removed', async () => {
-    const view = await verifiedDomain(main.api, dns, uniqueDomain('lapsed'));
-    dns.remove(record(view, 'verification').name);
+    const view = await verifiedDomain(main.api, stack.dns, uniqueDomain('lapsed'));
+    stack.dns.remove(record(view, 'verification').name);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(false);
     expect(checked.verifiedAt).toBeNull();
     expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'pending', spf: 'verified' });
 
-    publishRecords(dns, view);
+    publishRecords(stack.dns, view);
     const back = await verify(main.api, view.id);
     expect(back.verified).toBe(true);
     expect(back.verifiedAt).toBe(back.checkedAt);
@@ -227,10 +233,10 @@ describe('GET /domains/{id}/verify', () => {
 
   it('answers 404 for another project, an unknown id, and 422 for a non-uuid', async () => {
     const view = await addDomain(main.api, uniqueDomain('tenancy'));
-    expectEnvelope(await other.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
-    expectEnvelope(await main.api.get(`/domains/${UNKNOWN_ID}/verify`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await other.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await main.api.get(`/domains/${UNKNOWN_ID}/verify`), 404, 'NOT_FOUND');
     const bad = await main.api.get('/domains/not-a-uuid/verify');
-    expectEnvelope(bad, 422, 'VALIDATION_ERROR');
+    expectErrorEnvelope(bad, 422, 'VALIDATION_ERROR');
     expect(bad.body.error.errors[0].field).toBe('id');
   });
 });
@@ -238,31 +244,35 @@ describe('GET /domains/{id}/verify', () => {
 describe('the recurring check', () => {
   it('verifies and unverifies domains without the endpoint', async () => {
     const view = await addDomain(main.api, uniqueDomain('background'));
-    publishRecords(dns, view);
-    await checkAllDomains(server.service.ctx);
-    const find = async () => ((await main.api.get(`/domains/project/${main.id}`)).body as DomainView[]).find((d) => d.id === view.id)!;
+    publishRecords(stack.dns, view);
+    await checkAllDomains(stack.server.service.ctx);
+    const find = async () =>
+      ((await main.api.get(`/domains/project/${main.id}`)).body as Domain[]).find((d) => d.id === view.id)!;
     const verified = await find();
     expect(verified.verified).toBe(true);
     expect(statuses(verified)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
 
-    dns.remove(record(view, 'dkim').name);
-    await checkAllDomains(server.service.ctx);
+    stack.dns.remove(record(view, 'dkim').name);
+    await checkAllDomains(stack.server.service.ctx);
     const lapsed = await find();
     expect(lapsed.verified).toBe(false);
     expect(record(lapsed, 'dkim').status).toBe('pending');
   });
 
   it('walks every domain, past the first page of 100', async () => {
-    const p = await server.project('domains-many');
-    const { db } = server.service.ctx;
-    await run(db, sql`
+    const p = await stack.server.project('domains-many');
+    const { db } = stack.server.service.ctx;
+    await run(
+      db,
+      sql`
       insert into domains (project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verification_token)
-      select ${p.id}, 'bulk-' || i || '.domains.test', 'pbx00000000', 'none', 'none', 'token' from generate_series(1, 150) i`);
+      select ${p.id}, 'bulk-' || i || '.domains.test', 'pbx00000000', 'none', 'none', 'token' from generate_series(1, 150) i`,
+    );
     const total = (await run(db, sql`select count(*)::int as n from domains`)).rows[0].n as number;
-    expect(await checkAllDomains(server.service.ctx)).toBe(total);
+    expect(await checkAllDomains(stack.server.service.ctx)).toBe(total);
     const unchecked = await run(db, sql`select count(*)::int as n from domains where checked_at is null`);
     expect(unchecked.rows[0].n).toBe(0);
-    const listed = (await p.api.get(`/domains/project/${p.id}`)).body as DomainView[];
+    const listed = (await p.api.get(`/domains/project/${p.id}`)).body as Domain[];
     expect(listed).toHaveLength(150);
     expect(listed.every((d) => d.checkedAt !== null && !d.verified)).toBe(true);
   });
@@ -270,9 +280,9 @@ describe('the recurring check', () => {
 
 describe('GET /domains/project/{projectId}', () => {
   it("lists the key's project's domains as a bare array, newest first", async () => {
-    const p = await server.project('domains-list');
+    const p = await stack.server.project('domains-list');
     const names = ['first', 'second', 'third'].map(uniqueDomain);
-    const created: DomainView[] = [];
+    const created: Domain[] = [];
     for (const name of names) created.push(await addDomain(p.api, name));
     const res = await p.api.get(`/domains/project/${p.id}`);
     expect(res.status).toBe(200);
@@ -281,17 +291,17 @@ describe('GET /domains/project/{projectId}', () => {
   });
 
   it('answers an empty array for a project without domains', async () => {
-    const p = await server.project('domains-empty');
+    const p = await stack.server.project('domains-empty');
     const res = await p.api.get(`/domains/project/${p.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual([]);
   });
 
   it("answers 404 for another project's id or an unknown one, 422 for a non-uuid", async () => {
-    expectEnvelope(await main.api.get(`/domains/project/${other.id}`), 404, 'NOT_FOUND');
-    expectEnvelope(await main.api.get(`/domains/project/${UNKNOWN_ID}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await main.api.get(`/domains/project/${other.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await main.api.get(`/domains/project/${UNKNOWN_ID}`), 404, 'NOT_FOUND');
     const bad = await main.api.get('/domains/project/nope');
-    expectEnvelope(bad, 422, 'VALIDATION_ERROR');
+    expectErrorEnvelope(bad, 422, 'VALIDATION_ERROR');
     expect(bad.body.error.errors[0].field).toBe('projectId');
   });
 });
@@ -299,13 +309,13 @@ describe('GET /domains/project/{projectId}', () => {
 describe('DELETE /domains/{id}', () => {
   it('removes a domain: 204, then 404', async () => {
     const view = await addDomain(main.api, uniqueDomain('delete'));
-    expectEnvelope(await other.api.delete(`/domains/${view.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await other.api.delete(`/domains/${view.id}`), 404, 'NOT_FOUND');
     const res = await main.api.delete(`/domains/${view.id}`);
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
-    expectEnvelope(await main.api.delete(`/domains/${view.id}`), 404, 'NOT_FOUND');
-    expectEnvelope(await main.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
-    const listed = (await main.api.get(`/domains/project/${main.id}`)).body as DomainView[];
+    expectErrorEnvelope(await main.api.delete(`/domains/${view.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await main.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
+    const listed = (await main.api.get(`/domains/project/${main.id}`)).body as Domain[];
     expect(listed.some((d) => d.id === view.id)).toBe(false);
     // The name can be registered again, with new records.
     const again = await addDomain(main.api, view.domain);
@@ -313,7 +323,7 @@ describe('DELETE /domains/{id}', () => {
   });
 
   it('answers 422 for a non-uuid', async () => {
-    expectEnvelope(await main.api.delete('/domains/123'), 422, 'VALIDATION_ERROR');
+    expectErrorEnvelope(await main.api.delete('/domains/123'), 422, 'VALIDATION_ERROR');
   });
 });
 
@@ -328,7 +338,7 @@ describe('authentication', () => {
     ];
     for (const [method, path, body] of calls) {
       for (const key of [null, main.publicKey]) {
-        expectEnvelope(await main.api.request(method, path, { body, key }), 401, 'INVALID_API_KEY');
+        expectErrorEnvelope(await main.api.request(method, path, { body, key }), 401, 'INVALID_API_KEY');
       }
     }
     expect((await main.api.get(`/domains/${view.id}/verify`)).status).toBe(200);
@@ -338,29 +348,40 @@ describe('authentication', () => {
 describe('sender rules', () => {
   it('signingKeyFor returns the PEM key of a verified domain only, matched exactly', async () => {
     const name = uniqueDomain('signing');
-    const view = await verifiedDomain(main.api, dns, name);
-    const key = await signingKeyFor(server.service.ctx, main.id, `Sender@${name.toUpperCase()}`);
-    expect(key).toEqual({ domain: name, selector: record(view, 'dkim').name.split('.')[0], privateKey: expect.any(String), returnPathVerified: false });
+    const view = await verifiedDomain(main.api, stack.dns, name);
+    const key = await signingKeyFor(stack.server.service.ctx, main.id, `Sender@${name.toUpperCase()}`);
+    expect(key).toEqual({
+      domain: name,
+      selector: record(view, 'dkim').name.split('.')[0],
+      privateKey: expect.any(String),
+      returnPathVerified: false,
+    });
     expect(key!.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
-    const derived = createPublicKey(createPrivateKey(key!.privateKey)).export({ type: 'spki', format: 'der' }).toString('base64');
+    const derived = createPublicKey(createPrivateKey(key!.privateKey))
+      .export({ type: 'spki', format: 'der' })
+      .toString('base64');
     expect(derived).toBe(publicKeyOf(view));
 
-    expect(await signingKeyFor(server.service.ctx, main.id, `a@sub.${name}`)).toBeNull();
-    expect(await signingKeyFor(server.service.ctx, other.id, `a@${name}`)).toBeNull();
+    expect(await signingKeyFor(stack.server.service.ctx, main.id, `a@sub.${name}`)).toBeNull();
+    expect(await signingKeyFor(stack.server.service.ctx, other.id, `a@${name}`)).toBeNull();
     const pending = await addDomain(main.api, uniqueDomain('signing-pending'));
-    expect(await signingKeyFor(server.service.ctx, main.id, `a@${pending.domain}`)).toBeNull();
+    expect(await signingKeyFor(stack.server.service.ctx, main.id, `a@${pending.domain}`)).toBeNull();
 
-    dns.remove(record(view, 'dkim').name);
+    stack.dns.remove(record(view, 'dkim').name);
     await verify(main.api, view.id);
-    expect(await signingKeyFor(server.service.ctx, main.id, `a@${name}`)).toBeNull();
+    expect(await signingKeyFor(stack.server.service.ctx, main.id, `a@${name}`)).toBeNull();
   });
 });
 
 describe('with INBOUND_SMTP_PORT set', () => {
   let inbound: TestServer;
-  let p: Project;
+  let p: TestProject;
   beforeAll(async () => {
-    inbound = await startTestServer({ DNS_SERVERS: dns.address, INBOUND_SMTP_PORT: '2525', PUBLIC_URL: 'https://mail.postbox.test' });
+    inbound = await startTestServer({
+      DNS_SERVERS: stack.dns.address,
+      INBOUND_SMTP_PORT: '2525',
+      PUBLIC_URL: 'https://mail.postbox.test',
+    });
     p = await inbound.project('domains-inbound');
   });
   afterAll(() => inbound?.stop());
@@ -377,25 +398,30 @@ describe('with INBOUND_SMTP_PORT set', () => {
       status: 'pending',
     });
 
-    publishRecords(dns, view);
+    publishRecords(stack.dns, view);
     const checked = await verify(p.api, view.id);
-    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified', 'return-path': 'verified' });
+    expect(statuses(checked)).toEqual({
+      dkim: 'verified',
+      verification: 'verified',
+      spf: 'verified',
+      'return-path': 'verified',
+    });
 
-    dns.set(`bounces.${view.domain}`, 'MX', [{ exchange: 'mx.elsewhere.test', priority: 10 }]);
+    stack.dns.set(`bounces.${view.domain}`, 'MX', [{ exchange: 'mx.elsewhere.test', priority: 10 }]);
     const elsewhere = await verify(p.api, view.id);
     expect(record(elsewhere, 'return-path').status).toBe('pending');
     expect(elsewhere.verified).toBe(true);
   });
 
   it('verifies through the shared helper', async () => {
-    const view = await verifiedDomain(p.api, dns, uniqueDomain('bounce-helper'));
+    const view = await verifiedDomain(p.api, stack.dns, uniqueDomain('bounce-helper'));
     expect(record(view, 'return-path').status).toBe('verified');
   });
 });
 
 describe('when the DNS server does not answer', () => {
   let down: TestServer;
-  let p: Project;
+  let p: TestProject;
   beforeAll(async () => {
     const gone = await startDnsServer();
     await gone.stop();

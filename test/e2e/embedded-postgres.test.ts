@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postmasterPid } from '../support/own-postgres.js';
-import { client, eventually, printedKeys, spawnService, type ChildServer } from '../support/server.js';
+import { type ChildServer, client, eventually, printedKeys, spawnService } from '../support/server.js';
 
 /** The service on its embedded default: no DATABASE_URL, a cluster of its own in DATA_DIR/pg. */
 
@@ -28,7 +28,8 @@ function dataDir(): string {
 async function start(env: Record<string, string>, role = 'all'): Promise<ChildServer> {
   const child = await spawnService({ LOG_LEVEL: 'info', ...env }, [role]);
   cleanups.push(() => child.kill('SIGKILL'));
-  if (role === 'worker') await eventually(async () => (child.output().includes('service ready') ? true : undefined), 45_000);
+  if (role === 'worker')
+    await eventually(async () => (child.output().includes('service ready') ? true : undefined), 45_000);
   else expect((await fetch(`${child.url}/health`)).status, child.output()).toBe(200);
   return child;
 }
@@ -49,7 +50,10 @@ describe('the embedded PostgreSQL', () => {
     stopPostmasterAfterwards(dir);
     const first = await start({ DATA_DIR: dir });
     const keys = printedKeys(first.output());
-    const tracked = await client(first.url, keys.publicKey).post('/v1/track', { email: 'kept@example.com', event: 'signed_up' });
+    const tracked = await client(first.url, keys.publicKey).post('/v1/track', {
+      email: 'kept@example.com',
+      event: 'signed_up',
+    });
     expect(tracked.status).toBe(200);
     const pid = postmasterPid(dir);
     expect(pid).toBeDefined();
@@ -121,8 +125,14 @@ describe('the embedded PostgreSQL', () => {
     // after one tracked event; its default project's secret key was printed then.
     const dump = path.resolve(import.meta.dirname, '../fixtures/pglite-data.sql');
     const secretKey = 'sk_of9hSuFXyAEwiL4hs1aLUOc6dZcLss58uzO3XQt-A0A';
-    await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dir } });
-    const imported = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'db:import', dump], { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dir } });
+    await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATA_DIR: dir },
+    });
+    const imported = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'db:import', dump], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATA_DIR: dir },
+    });
     expect(imported.stdout).toContain('Imported');
     const service = await start({ DATA_DIR: dir });
     expect(service.output()).not.toContain('secret key:');
@@ -133,28 +143,38 @@ describe('the embedded PostgreSQL', () => {
     expect(events.body.data).toHaveLength(1);
     // A second import is refused: the database holds projects now.
     await service.kill('SIGTERM');
-    const again = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'db:import', dump], { cwd: ROOT, env: { PATH: process.env.PATH, DATA_DIR: dir } }).catch((e) => e);
+    const again = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'db:import', dump], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, DATA_DIR: dir },
+    }).catch((e) => e);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already holds projects');
   }, 180_000);
 
-  it.runIf(process.getuid?.() === 0)('as root, keeps the cluster where the postgres user can reach it when DATA_DIR is below a private directory', async () => {
-    const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-private-'));
-    expect(fs.statSync(privateDir).mode & 0o777).toBe(0o700);
-    const dir = path.join(privateDir, 'data');
-    const link = path.join(dir, 'pg');
-    cleanups.push(() => {
-      const target = fs.existsSync(link) ? fs.realpathSync(link) : undefined;
-      fs.rmSync(privateDir, { recursive: true, force: true });
-      if (target) fs.rmSync(target, { recursive: true, force: true });
-    });
-    stopPostmasterAfterwards(dir);
-    const service = await start({ DATA_DIR: dir });
-    expect(service.output()).toContain(`cannot enter ${dir}`);
-    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
-    expect(fs.realpathSync(link).startsWith('/var/lib/postbox/clusters/')).toBe(true);
-    const keys = printedKeys(service.output());
-    const tracked = await client(service.url, keys.publicKey).post('/v1/track', { email: 'root@example.com', event: 'x' });
-    expect(tracked.status).toBe(200);
-  }, 180_000);
+  it.runIf(process.getuid?.() === 0)(
+    'as root, keeps the cluster where the postgres user can reach it when DATA_DIR is below a private directory',
+    async () => {
+      const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-private-'));
+      expect(fs.statSync(privateDir).mode & 0o777).toBe(0o700);
+      const dir = path.join(privateDir, 'data');
+      const link = path.join(dir, 'pg');
+      cleanups.push(() => {
+        const target = fs.existsSync(link) ? fs.realpathSync(link) : undefined;
+        fs.rmSync(privateDir, { recursive: true, force: true });
+        if (target) fs.rmSync(target, { recursive: true, force: true });
+      });
+      stopPostmasterAfterwards(dir);
+      const service = await start({ DATA_DIR: dir });
+      expect(service.output()).toContain(`cannot enter ${dir}`);
+      expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(fs.realpathSync(link).startsWith('/var/lib/postbox/clusters/')).toBe(true);
+      const keys = printedKeys(service.output());
+      const tracked = await client(service.url, keys.publicKey).post('/v1/track', {
+        email: 'root@example.com',
+        event: 'x',
+      });
+      expect(tracked.status).toBe(200);
+    },
+    180_000,
+  );
 });

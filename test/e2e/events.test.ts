@@ -1,49 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { contacts, TrackedEvent } from '../../src/api.js';
+import type { CursorPage } from '../../src/platform/http/pagination.js';
+import { type ApiResponse, expectBody, type TestProject, useTestServer } from '../support/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+type EventPage = CursorPage<TrackedEvent>;
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-interface EventView {
-  id: string;
-  name: string;
-  contactId: string;
-  email: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
-interface Page {
-  data: EventView[];
-  cursor: string | null;
-  hasMore: boolean;
-  total: number;
+const server = useTestServer();
+
+/** A 422 VALIDATION_ERROR whose first error has these properties. */
+function expectValidationError(res: ApiResponse, first: Record<string, unknown>, label?: string) {
+  expect(res.status, label).toBe(422);
+  expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  expect(res.body.error.errors[0]).toMatchObject(first);
 }
 
 let lastTimestamp = 0;
 /** Tracks one event; successive events get distinct millisecond timestamps so time filters have edges. */
-async function track(p: Project, email: string, event: string) {
+async function track(p: TestProject, email: string, event: string) {
   while (Date.now() <= lastTimestamp) await new Promise((r) => setTimeout(r, 2));
   const res = await p.api.request('POST', '/v1/track', { body: { email, event }, key: p.publicKey });
   expect(res.status).toBe(200);
   lastTimestamp = Date.parse(res.body.data.timestamp);
-  return res.body.data as { contact: string; event: string; timestamp: string };
+  return res.body.data as z.infer<typeof contacts.trackResponse>['data'];
 }
 
-async function page(p: Project, query: string): Promise<Page> {
-  const res = await p.api.get(`/events${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+async function page(p: TestProject, query: string): Promise<EventPage> {
+  return expectBody(p.api.get(`/events${query}`));
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('GET /events', () => {
-  let p: Project;
+  let p: TestProject;
   let tracked: { contact: string; event: string; timestamp: string }[];
   beforeAll(async () => {
     p = await server.project();
@@ -145,9 +135,7 @@ describe('GET /events', () => {
     ];
     for (const cursor of bad) {
       const res = await p.api.get(`/events?cursor=${encodeURIComponent(cursor)}`);
-      expect(res.status, cursor).toBe(422);
-      expect(res.body.error.code).toBe('VALIDATION_ERROR');
-      expect(res.body.error.errors[0].field).toBe('cursor');
+      expectValidationError(res, { field: 'cursor' }, cursor);
     }
   });
 });
@@ -205,11 +193,11 @@ describe('GET /events/contact/{contactId}', () => {
     const res = await p.api.get(`/events/contact/${a1.contact}`);
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(2);
-    expect(res.body.data.map((e: EventView) => e.id)).toEqual([a2.event, a1.event]);
-    expect(res.body.data.every((e: EventView) => e.contactId === a1.contact)).toBe(true);
+    expect(res.body.data.map((e: TrackedEvent) => e.id)).toEqual([a2.event, a1.event]);
+    expect(res.body.data.every((e: TrackedEvent) => e.contactId === a1.contact)).toBe(true);
 
     const named = await p.api.get(`/events/contact/${a1.contact}?name=two`);
-    expect(named.body.data.map((e: EventView) => e.id)).toEqual([a2.event]);
+    expect(named.body.data.map((e: TrackedEvent) => e.id)).toEqual([a2.event]);
   });
 
   it('answers 404 for another project’s contact and for an unknown id', async () => {
@@ -227,9 +215,7 @@ describe('GET /events/contact/{contactId}', () => {
   it('answers 422 for an id that is not a uuid', async () => {
     const p = await server.project();
     const res = await p.api.get('/events/contact/not-a-uuid');
-    expect(res.status).toBe(422);
-    expect(res.body.error.code).toBe('VALIDATION_ERROR');
-    expect(res.body.error.errors[0].field).toBe('contactId');
+    expectValidationError(res, { field: 'contactId' });
   });
 });
 
@@ -291,9 +277,7 @@ describe('DELETE /events/{name}', () => {
     const p = await server.project();
     for (const name of ['email.opened', 'contact.unsubscribed', 'segment.vip.entry']) {
       const res = await p.api.delete(`/events/${name}`);
-      expect(res.status, name).toBe(422);
-      expect(res.body.error.code).toBe('VALIDATION_ERROR');
-      expect(res.body.error.errors[0].code).toBe('reserved_event');
+      expectValidationError(res, { code: 'reserved_event' }, name);
     }
   });
 });

@@ -1,41 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { verifiedDomain, type DomainView } from '../support/domains.js';
-import { UUID, deliveredMessage, emailRecord, messageIdOf, recordWhen, sendOk, sinkMessagesFor, sinkMessagesTo, type EmailRecord } from '../support/sending.js';
-import { eventually, startTestServer, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type ReceivedMessage, type SmtpSink } from '../support/smtp-sink.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Domain, EmailRecord, Suppression, TrackedEvent } from '../../src/api.js';
+import { verifiedDomain } from '../support/domains.js';
+import { projectWithDomain, useMailServer } from '../support/mail-server.js';
+import {
+  deliveredMessage,
+  emailRecord,
+  messageIdOf,
+  recordWhen,
+  sendInbound,
+  sendOk,
+  sinkMessagesFor,
+  sinkMessagesTo,
+  UUID,
+  uniqueAddresses,
+} from '../support/sending.js';
+import { type Client, eventually, expectBody, type TestProject } from '../support/server.js';
+import type { ReceivedMessage } from '../support/smtp-sink.js';
 
 // Bounces (RFC 3464 delivery status notifications) and complaints (RFC 5965 abuse reports) reach
 // the service through its inbound SMTP listener, delivered with a real SMTP client; their effects
 // are read back through the API.
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
-
-/** An email record with the feedback fields. */
-type FeedbackRecord = Omit<EmailRecord, 'status'> & {
-  status: EmailRecord['status'] | 'bounced';
-  bouncedAt: string | null;
-  bounceType: 'hard' | 'soft' | null;
-  complainedAt: string | null;
-};
-
-interface Suppression {
-  email: string;
-  reason: 'bounce' | 'complaint' | 'manual';
-  emailId: string | null;
-  detail: string | null;
-  createdAt: string;
-}
-
-interface EventView {
-  id: string;
-  name: string;
-  contactId: string;
-  email: string;
-  data: Record<string, unknown>;
-}
 
 const DOMAIN = 'mail.feedback.test';
 const FROM = `hello@${DOMAIN}`;
@@ -43,31 +28,21 @@ const OTHER_DOMAIN = 'other.feedback.test';
 const LISTS_DOMAIN = 'lists.feedback.test';
 const SUPPRESSED = 'Not sent: the address is on the suppression list';
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let server: TestServer;
-let main: Project;
-let other: Project;
-let domain: DomainView;
+let main: TestProject;
+let other: TestProject;
+let domain: Domain;
+
+const mail = useMailServer({ INBOUND_SMTP_PORT: '0', DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  server = await startTestServer({ INBOUND_SMTP_PORT: '0', SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-  main = await server.project('feedback-main');
-  other = await server.project('feedback-other');
-  domain = await verifiedDomain(main.api, dns, DOMAIN);
-  await verifiedDomain(other.api, dns, OTHER_DOMAIN);
-});
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
+  main = await mail.server.project('feedback-main');
+  domain = await verifiedDomain(main.api, mail.dns, DOMAIN);
+  other = await projectWithDomain(mail, 'feedback-other', OTHER_DOMAIN);
 });
 
 let seq = 0;
 /** A recipient address no other test uses. */
-const rcpt = (tag: string) => `${tag}-${++seq}@rcpt.feedback.test`;
+const rcpt = uniqueAddresses('rcpt.feedback.test');
 
 interface Sent {
   id: string;
@@ -80,27 +55,33 @@ interface Sent {
 
 /** One transactional email through `/v1/send`, waited for at the sink. */
 async function sendOne(to: string, api: Client = main.api, from = FROM): Promise<Sent> {
-  const data = await sendOk(api, { to, from, subject: 'Your receipt', body: '<p>Thanks for your order.</p>', subscribed: true });
+  const data = await sendOk(api, {
+    to,
+    from,
+    subject: 'Your receipt',
+    body: '<p>Thanks for your order.</p>',
+    subscribed: true,
+  });
   expect(data.emails).toHaveLength(1);
   const { email: id, contact } = data.emails[0]!;
-  const message = await deliveredMessage(sink, id);
+  const message = await deliveredMessage(mail.sink, id);
   // A report is about a sent email: wait until the record says so.
   await recordWhen(api, id, (r) => r.status === 'sent');
   return { id, contactId: contact.id, to, message, returnPath: message.from };
 }
 
-async function record(id: string, api: Client = main.api): Promise<FeedbackRecord> {
-  return (await emailRecord(api, id)) as unknown as FeedbackRecord;
+function record(id: string, api: Client = main.api): Promise<EmailRecord> {
+  return emailRecord(api, id);
 }
 
-async function eventsOf(contactId: string, name: string, api: Client = main.api): Promise<EventView[]> {
+async function eventsOf(contactId: string, name: string, api: Client = main.api): Promise<TrackedEvent[]> {
   const res = await api.get(`/events/contact/${contactId}?limit=100&name=${encodeURIComponent(name)}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 }
 
 /** Waits for exactly one `name` event of the contact and returns it. */
-async function oneEvent(contactId: string, name: string, api: Client = main.api): Promise<EventView> {
+async function oneEvent(contactId: string, name: string, api: Client = main.api): Promise<TrackedEvent> {
   const events = await eventually(async () => {
     const found = await eventsOf(contactId, name, api);
     return found.length > 0 ? found : undefined;
@@ -110,21 +91,14 @@ async function oneEvent(contactId: string, name: string, api: Client = main.api)
 }
 
 async function contactOf(contactId: string, api: Client = main.api): Promise<{ subscribed: boolean }> {
-  const res = await api.get(`/contacts/${contactId}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/contacts/${contactId}`));
 }
 
 const suppressionOf = (email: string, api: Client = main.api) => api.get(`/suppressions/${encodeURIComponent(email)}`);
 
 /** Delivers a raw message to the inbound listener over SMTP. */
-async function deliver(to: string[], raw: string, from = 'mailer-daemon@mx.example.net') {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.service.inboundSmtpPort!, secure: false, ignoreTLS: true });
-  try {
-    return await transport.sendMail({ envelope: { from, to }, raw });
-  } finally {
-    transport.close();
-  }
+function deliver(to: string[], raw: string, from = 'mailer-daemon@mx.example.net') {
+  return sendInbound(mail.server, { from, to }, raw);
 }
 
 /** A delivery that must be accepted for every recipient. */
@@ -144,7 +118,14 @@ const crlf = (lines: string[]) => lines.join('\r\n');
  * A delivery status notification as Postfix writes one. `original` is quoted as
  * `text/rfc822-headers`; without it the report has only its first two parts.
  */
-function dsn(o: { to: string; recipient: string; status: string; diagnostic: string; action?: string; original?: string }): string {
+function dsn(o: {
+  to: string;
+  recipient: string;
+  status: string;
+  diagnostic: string;
+  action?: string;
+  original?: string;
+}): string {
   const boundary = `dsn.${randomUUID()}/mx.example.net`;
   return crlf([
     'Return-Path: <>',
@@ -187,7 +168,14 @@ function dsn(o: { to: string; recipient: string; status: string; diagnostic: str
     `Diagnostic-Code: smtp; ${o.diagnostic}`,
     '',
     ...(o.original
-      ? [`--${boundary}`, 'Content-Description: Undelivered Message Headers', 'Content-Type: text/rfc822-headers', '', o.original, '']
+      ? [
+          `--${boundary}`,
+          'Content-Description: Undelivered Message Headers',
+          'Content-Type: text/rfc822-headers',
+          '',
+          o.original,
+          '',
+        ]
       : []),
     `--${boundary}--`,
     '',
@@ -234,11 +222,23 @@ function arf(o: { to: string; recipient: string; original: Buffer; feedbackType?
 }
 
 const hardBounce = (s: Sent, extra: { to?: string; original?: string } = {}) =>
-  dsn({ to: extra.to ?? s.returnPath, recipient: s.to, status: '5.1.1', diagnostic: `550 5.1.1 <${s.to}>: Recipient address rejected: User unknown`, original: extra.original });
+  dsn({
+    to: extra.to ?? s.returnPath,
+    recipient: s.to,
+    status: '5.1.1',
+    diagnostic: `550 5.1.1 <${s.to}>: Recipient address rejected: User unknown`,
+    original: extra.original,
+  });
 
 /** The email is still as delivered: no bounce, no complaint, no event, not listed, still subscribed. */
 async function expectUntouched(s: Sent, api: Client = main.api): Promise<void> {
-  expect(await record(s.id, api)).toMatchObject({ status: 'sent', bouncedAt: null, bounceType: null, complainedAt: null, lastError: null });
+  expect(await record(s.id, api)).toMatchObject({
+    status: 'sent',
+    bouncedAt: null,
+    bounceType: null,
+    complainedAt: null,
+    lastError: null,
+  });
   expect(await eventsOf(s.contactId, 'email.bounced', api)).toEqual([]);
   expect(await eventsOf(s.contactId, 'email.complained', api)).toEqual([]);
   expect(await eventsOf(s.contactId, 'contact.unsubscribed', api)).toEqual([]);
@@ -253,7 +253,9 @@ describe('return path', () => {
 
     const sent = await sendOne(rcpt('verp'));
     const hex = sent.id.replace(/-/g, '');
-    expect(sent.returnPath).toMatch(new RegExp(`^bounces\\+${hex}[0-9a-f]{16}@bounces\\.${DOMAIN.replace(/\./g, '\\.')}$`));
+    expect(sent.returnPath).toMatch(
+      new RegExp(`^bounces\\+${hex}[0-9a-f]{16}@bounces\\.${DOMAIN.replace(/\./g, '\\.')}$`),
+    );
     // The From header keeps the sender's own address.
     expect(sent.message.raw.toString('utf8')).toMatch(new RegExp(`^From: .*${FROM}`, 'm'));
 
@@ -270,7 +272,12 @@ describe('bounces', () => {
     await deliverOk([sent.returnPath], hardBounce(sent));
 
     const r = await record(sent.id);
-    expect(r).toMatchObject({ status: 'bounced', bounceType: 'hard', bouncedAt: expect.any(String), complainedAt: null });
+    expect(r).toMatchObject({
+      status: 'bounced',
+      bounceType: 'hard',
+      bouncedAt: expect.any(String),
+      complainedAt: null,
+    });
     expect(r.lastError).toContain('5.1.1');
     expect(r.lastError).toContain('User unknown');
 
@@ -286,7 +293,13 @@ describe('bounces', () => {
 
     const listed = await suppressionOf(sent.to);
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-    expect(listed.body).toEqual({ email: sent.to, reason: 'bounce', emailId: sent.id, detail: expect.stringContaining('5.1.1'), createdAt: expect.any(String) });
+    expect(listed.body).toEqual({
+      email: sent.to,
+      reason: 'bounce',
+      emailId: sent.id,
+      detail: expect.stringContaining('5.1.1'),
+      createdAt: expect.any(String),
+    });
 
     // A later send to the address is stored as skipped and never leaves; the other recipient's does.
     const fresh = rcpt('hard-neighbour');
@@ -294,9 +307,9 @@ describe('bounces', () => {
     const skippedId = data.emails.find((e) => e.contact.email === sent.to)!.email;
     const freshId = data.emails.find((e) => e.contact.email === fresh)!.email;
     expect(await record(skippedId)).toMatchObject({ status: 'skipped', lastError: SUPPRESSED, sentAt: null });
-    await deliveredMessage(sink, freshId);
-    expect(sinkMessagesFor(sink, skippedId)).toEqual([]);
-    expect(sinkMessagesTo(sink, sent.to)).toHaveLength(1);
+    await deliveredMessage(mail.sink, freshId);
+    expect(sinkMessagesFor(mail.sink, skippedId)).toEqual([]);
+    expect(sinkMessagesTo(mail.sink, sent.to)).toHaveLength(1);
 
     // The list is the project's own: another project still sends to the address.
     expect((await suppressionOf(sent.to, other.api)).status).toBe(404);
@@ -313,7 +326,12 @@ describe('bounces', () => {
     expect(r).toMatchObject({ status: 'bounced', bounceType: 'soft', bouncedAt: expect.any(String) });
     expect(r.lastError).toContain('4.2.2');
     expect(r.lastError).toContain('Mailbox full');
-    expect((await oneEvent(sent.contactId, 'email.bounced')).data).toEqual({ emailId: sent.id, bounceType: 'soft', status: '4.2.2', reason: diagnostic });
+    expect((await oneEvent(sent.contactId, 'email.bounced')).data).toEqual({
+      emailId: sent.id,
+      bounceType: 'soft',
+      status: '4.2.2',
+      reason: diagnostic,
+    });
 
     expect((await suppressionOf(sent.to)).status).toBe(404);
     expect(await eventsOf(sent.contactId, 'contact.unsubscribed')).toEqual([]);
@@ -329,7 +347,10 @@ describe('bounces', () => {
     await deliverOk([postmaster], hardBounce(sent, { to: postmaster, original: originalHeaders(sent.message) }));
 
     expect(await record(sent.id)).toMatchObject({ status: 'bounced', bounceType: 'hard' });
-    expect((await oneEvent(sent.contactId, 'email.bounced')).data).toMatchObject({ emailId: sent.id, bounceType: 'hard' });
+    expect((await oneEvent(sent.contactId, 'email.bounced')).data).toMatchObject({
+      emailId: sent.id,
+      bounceType: 'hard',
+    });
     expect((await suppressionOf(sent.to)).body).toMatchObject({ reason: 'bounce', emailId: sent.id });
   });
 
@@ -342,12 +363,24 @@ describe('bounces', () => {
     await expectUntouched(sent);
 
     // A Message-ID of this form that the service never gave.
-    const headers = originalHeaders(sent.message).replace(/^Message-ID:.*$/im, `Message-ID: <${randomUUID()}@${DOMAIN}>`);
+    const headers = originalHeaders(sent.message).replace(
+      /^Message-ID:.*$/im,
+      `Message-ID: <${randomUUID()}@${DOMAIN}>`,
+    );
     await deliverOk([`postmaster@${DOMAIN}`], hardBounce(sent, { to: `postmaster@${DOMAIN}`, original: headers }));
     await expectUntouched(sent);
 
     // A delay notice (Action: delayed) is no bounce.
-    await deliverOk([sent.returnPath], dsn({ to: sent.returnPath, recipient: sent.to, action: 'delayed', status: '4.4.1', diagnostic: '421 4.4.1 Connection timed out' }));
+    await deliverOk(
+      [sent.returnPath],
+      dsn({
+        to: sent.returnPath,
+        recipient: sent.to,
+        action: 'delayed',
+        status: '4.4.1',
+        diagnostic: '421 4.4.1 Connection timed out',
+      }),
+    );
     await expectUntouched(sent);
   });
 
@@ -355,7 +388,11 @@ describe('bounces', () => {
     const batch = `batch${++seq}`;
     const contacts: { id: string; email: string }[] = [];
     for (const name of ['bounces', 'stays', 'listed']) {
-      const res = await main.api.post('/contacts', { email: rcpt(`campaign-${name}`), data: { batch }, subscribed: true });
+      const res = await main.api.post('/contacts', {
+        email: rcpt(`campaign-${name}`),
+        data: { batch },
+        subscribed: true,
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       contacts.push(res.body);
     }
@@ -369,7 +406,10 @@ describe('bounces', () => {
       body: '<p>News</p>',
       from: FROM,
       audienceType: 'FILTERED',
-      audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }] }] },
+      audienceCondition: {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'data.batch', operator: 'equals', value: batch }] }],
+      },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const campaignId: string = created.body.data.id;
@@ -379,29 +419,44 @@ describe('bounces', () => {
       return c.status === 'SENT' ? c : undefined;
     }, 30_000);
     expect(done).toMatchObject({ totalRecipients: 3, sentCount: 2, deliveredCount: 2, bouncedCount: 0 });
-    expect(sinkMessagesTo(sink, listed.email)).toEqual([]);
+    expect(sinkMessagesTo(mail.sink, listed.email)).toEqual([]);
 
     const emailId = (await oneEvent(bouncing.id, 'email.sent')).data.emailId as string;
     expect(emailId).toMatch(UUID);
-    const message = await deliveredMessage(sink, emailId);
+    const message = await deliveredMessage(mail.sink, emailId);
     const sent: Sent = { id: emailId, contactId: bouncing.id, to: bouncing.email, message, returnPath: message.from };
     const report = hardBounce(sent);
     await deliverOk([sent.returnPath], report);
 
     const first = await record(emailId);
     expect(first).toMatchObject({ status: 'bounced', bounceType: 'hard', campaignId });
-    expect((await oneEvent(bouncing.id, 'email.bounced')).data).toEqual(expect.objectContaining({ emailId, campaignId, bounceType: 'hard' }));
+    expect((await oneEvent(bouncing.id, 'email.bounced')).data).toEqual(
+      expect.objectContaining({ emailId, campaignId, bounceType: 'hard' }),
+    );
     const after = (await main.api.get(`/campaigns/${campaignId}`)).body;
     expect(after).toMatchObject({ sentCount: 2, deliveredCount: 1, bouncedCount: 1 });
-    expect((await main.api.get(`/campaigns/${campaignId}/stats`)).body).toMatchObject({ delivered: 1, bounced: 1, skipped: 1, pending: 0, bounceRate: 0.5 });
+    expect((await main.api.get(`/campaigns/${campaignId}/stats`)).body).toMatchObject({
+      delivered: 1,
+      bounced: 1,
+      skipped: 1,
+      pending: 0,
+      bounceRate: 0.5,
+    });
 
     // The same report again, and once more by Message-ID: nothing moves.
     await deliverOk([sent.returnPath], report);
-    await deliverOk([`postmaster@${DOMAIN}`], hardBounce(sent, { to: `postmaster@${DOMAIN}`, original: originalHeaders(message) }));
+    await deliverOk(
+      [`postmaster@${DOMAIN}`],
+      hardBounce(sent, { to: `postmaster@${DOMAIN}`, original: originalHeaders(message) }),
+    );
     expect(await record(emailId)).toEqual(first);
     expect(await eventsOf(bouncing.id, 'email.bounced')).toHaveLength(1);
     expect(await eventsOf(bouncing.id, 'contact.unsubscribed')).toHaveLength(1);
-    expect((await main.api.get(`/campaigns/${campaignId}`)).body).toMatchObject({ sentCount: 2, deliveredCount: 1, bouncedCount: 1 });
+    expect((await main.api.get(`/campaigns/${campaignId}`)).body).toMatchObject({
+      sentCount: 2,
+      deliveredCount: 1,
+      bouncedCount: 1,
+    });
     expect(await eventsOf(staying.id, 'email.bounced')).toEqual([]);
     expect((await contactOf(staying.id)).subscribed).toBe(true);
   });
@@ -416,10 +471,19 @@ describe('complaints', () => {
 
     const r = await record(sent.id);
     expect(r).toMatchObject({ status: 'sent', complainedAt: expect.any(String), bouncedAt: null, bounceType: null });
-    expect((await oneEvent(sent.contactId, 'email.complained')).data).toEqual({ emailId: sent.id, feedbackType: 'abuse' });
+    expect((await oneEvent(sent.contactId, 'email.complained')).data).toEqual({
+      emailId: sent.id,
+      feedbackType: 'abuse',
+    });
     expect((await oneEvent(sent.contactId, 'contact.unsubscribed')).data).toMatchObject({ source: 'complaint' });
     expect((await contactOf(sent.contactId)).subscribed).toBe(false);
-    expect((await suppressionOf(sent.to)).body).toEqual({ email: sent.to, reason: 'complaint', emailId: sent.id, detail: 'abuse', createdAt: expect.any(String) });
+    expect((await suppressionOf(sent.to)).body).toEqual({
+      email: sent.to,
+      reason: 'complaint',
+      emailId: sent.id,
+      detail: 'abuse',
+      createdAt: expect.any(String),
+    });
 
     // Again, and through the return path: counted once.
     await deliverOk([abuse], report);
@@ -433,24 +497,44 @@ describe('complaints', () => {
 
   it('a not-spam report to the return path is accepted and changes nothing', async () => {
     const sent = await sendOne(rcpt('not-spam'));
-    await deliverOk([sent.returnPath], arf({ to: sent.returnPath, recipient: sent.to, original: sent.message.raw, feedbackType: 'not-spam' }));
+    await deliverOk(
+      [sent.returnPath],
+      arf({ to: sent.returnPath, recipient: sent.to, original: sent.message.raw, feedbackType: 'not-spam' }),
+    );
     await expectUntouched(sent);
   });
 });
 
 describe('inbound listener', () => {
   const plain = (to: string) =>
-    crlf(['From: Someone <someone@elsewhere.example>', `To: ${to}`, 'Subject: Hello', `Message-ID: <${randomUUID()}@elsewhere.example>`, '', 'Just saying hello.', '']);
+    crlf([
+      'From: Someone <someone@elsewhere.example>',
+      `To: ${to}`,
+      'Subject: Hello',
+      `Message-ID: <${randomUUID()}@elsewhere.example>`,
+      '',
+      'Just saying hello.',
+      '',
+    ]);
 
   it('refuses mail for unregistered domains, and mail that is no report for domains not yet verified', async () => {
     const sent = await sendOne(rcpt('refused'));
     const pending = await main.api.post('/domains', { domain: 'pending.feedback.test' });
     expect(pending.status, JSON.stringify(pending.body)).toBe(201);
-    await expect(deliver(['someone@unregistered.test'], plain('someone@unregistered.test'))).rejects.toMatchObject({ responseCode: 550 });
-    await expect(deliver(['info@pending.feedback.test'], plain('info@pending.feedback.test'))).rejects.toMatchObject({ responseCode: 550 });
+    await expect(deliver(['someone@unregistered.test'], plain('someone@unregistered.test'))).rejects.toMatchObject({
+      responseCode: 550,
+    });
+    await expect(deliver(['info@pending.feedback.test'], plain('info@pending.feedback.test'))).rejects.toMatchObject({
+      responseCode: 550,
+    });
     expect((await main.api.get('/inbound')).body.total).toBe(0);
     // A bounce for an unregistered domain is refused too, even when it names a real email.
-    await expect(deliver(['postmaster@unregistered.test'], hardBounce(sent, { to: 'postmaster@unregistered.test', original: originalHeaders(sent.message) }))).rejects.toMatchObject({
+    await expect(
+      deliver(
+        ['postmaster@unregistered.test'],
+        hardBounce(sent, { to: 'postmaster@unregistered.test', original: originalHeaders(sent.message) }),
+      ),
+    ).rejects.toMatchObject({
       responseCode: 550,
     });
     await expectUntouched(sent);
@@ -513,8 +597,13 @@ describe('inbound mail', () => {
   it('stores a reply from a contact, sanitized and linked to the email it answers, and emits email.received', async () => {
     const sent = await sendOne(rcpt('replier'));
     const messageId = messageIdOf(sent.message.raw)!;
-    const html = '<p onclick="steal()">Thanks, <b>it arrived</b>.</p><script>alert(1)</script><a href="javascript:evil()">x</a><a href="https://shop.example/o/1">order</a>';
-    await deliverOk([`support@${DOMAIN}`], reply({ from: sent.to, to: `support@${DOMAIN}`, inReplyTo: messageId, html }), sent.to);
+    const html =
+      '<p onclick="steal()">Thanks, <b>it arrived</b>.</p><script>alert(1)</script><a href="javascript:evil()">x</a><a href="https://shop.example/o/1">order</a>';
+    await deliverOk(
+      [`support@${DOMAIN}`],
+      reply({ from: sent.to, to: `support@${DOMAIN}`, inReplyTo: messageId, html }),
+      sent.to,
+    );
 
     const list = await main.api.get('/inbound');
     expect(list.status).toBe(200);
@@ -550,15 +639,18 @@ describe('inbound mail', () => {
 });
 
 describe('suppression list API', () => {
-  let lists: Project;
+  let lists: TestProject;
   beforeAll(async () => {
-    lists = await server.project('feedback-lists');
-    await verifiedDomain(lists.api, dns, LISTS_DOMAIN);
+    lists = await mail.server.project('feedback-lists');
+    await verifiedDomain(lists.api, mail.dns, LISTS_DOMAIN);
   });
 
   const expectError = (res: { status: number; body: any }, status: number, code: string) => {
     expect(res.status, JSON.stringify(res.body)).toBe(status);
-    expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status, message: expect.any(String) } });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: { code, statusCode: status, message: expect.any(String) },
+    });
   };
 
   it('adds, reads, lists, filters and removes entries', async () => {
@@ -566,7 +658,13 @@ describe('suppression list API', () => {
     const manual1 = rcpt('manual');
     const added = await api.post('/suppressions', { email: manual1.toUpperCase(), detail: 'asked by phone' });
     expect(added.status, JSON.stringify(added.body)).toBe(201);
-    expect(added.body).toEqual({ email: manual1, reason: 'manual', emailId: null, detail: 'asked by phone', createdAt: expect.any(String) });
+    expect(added.body).toEqual({
+      email: manual1,
+      reason: 'manual',
+      emailId: null,
+      detail: 'asked by phone',
+      createdAt: expect.any(String),
+    });
     // Adding it again changes nothing.
     const again = await api.post('/suppressions', { email: manual1, detail: 'other' });
     expect(again.status).toBe(200);
@@ -577,7 +675,10 @@ describe('suppression list API', () => {
     const bounced = await sendOne(rcpt('lists-bounce'), api, `hi@${LISTS_DOMAIN}`);
     await deliverOk([bounced.returnPath], hardBounce(bounced));
     const complained = await sendOne(rcpt('lists-complaint'), api, `hi@${LISTS_DOMAIN}`);
-    await deliverOk([`abuse@${LISTS_DOMAIN}`], arf({ to: `abuse@${LISTS_DOMAIN}`, recipient: complained.to, original: complained.message.raw }));
+    await deliverOk(
+      [`abuse@${LISTS_DOMAIN}`],
+      arf({ to: `abuse@${LISTS_DOMAIN}`, recipient: complained.to, original: complained.message.raw }),
+    );
     const manual2 = rcpt('manual');
     expect((await api.post('/suppressions', { email: manual2 })).status).toBe(201);
 
@@ -636,7 +737,7 @@ describe('suppression list API', () => {
     expect((await api.delete(`/suppressions/${encodeURIComponent(to)}`)).status).toBe(204);
     const sent = await sendOne(to, api, `hi@${LISTS_DOMAIN}`);
     expect((await record(sent.id, api)).status).toBe('sent');
-    expect(sinkMessagesTo(sink, to)).toHaveLength(1);
-    expect(sinkMessagesFor(sink, skippedId)).toEqual([]);
+    expect(sinkMessagesTo(mail.sink, to)).toHaveLength(1);
+    expect(sinkMessagesFor(mail.sink, skippedId)).toEqual([]);
   });
 });

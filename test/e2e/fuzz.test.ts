@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../support/random.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -10,18 +11,6 @@ import { startTestServer, type TestServer } from '../support/server.js';
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 400);
 const CONCURRENCY = 4;
-
-/** mulberry32: small, fast and good enough to make a run reproducible from its seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Schema = {
   type?: string | string[];
@@ -57,8 +46,11 @@ interface Ids {
 class Gen {
   readonly next: () => number;
   readonly deep: string[] = [];
-  constructor(seed: number, private ids: Ids) {
-    this.next = prng(seed);
+  constructor(
+    seed: number,
+    private ids: Ids,
+  ) {
+    this.next = mulberry32(seed);
   }
   int(n: number) {
     return Math.floor(this.next() * n);
@@ -98,13 +90,43 @@ class Gen {
     ]);
   }
   cursor() {
-    const values = Array.from({ length: this.int(4) }, () => this.pick<unknown>([this.date(), this.uuid(), this.email(), this.int(1e6), null, true, this.string()]));
+    const values = Array.from({ length: this.int(4) }, () =>
+      this.pick<unknown>([this.date(), this.uuid(), this.email(), this.int(1e6), null, true, this.string()]),
+    );
     const raw = this.chance(0.8) ? JSON.stringify(values) : this.string();
     return Buffer.from(raw).toString(this.chance(0.8) ? 'base64url' : 'base64');
   }
   unicode() {
-    const pieces = ['é', 'ß', '😀', '\u202e', '\u0301', '中文', 'עברית', '\u0000', '\ud800', '\udfff', '\uffff', '\t', '\n', '\r\n', '"', "'", '\\', '%', '_', '<', '>', '&', '{{', '}}', '??'];
-    return Array.from({ length: 1 + this.int(8) }, () => (this.chance(0.5) ? this.pick(pieces) : String.fromCharCode(32 + this.int(95)))).join('');
+    const pieces = [
+      'é',
+      'ß',
+      '😀',
+      '\u202e',
+      '\u0301',
+      '中文',
+      'עברית',
+      '\u0000',
+      '\ud800',
+      '\udfff',
+      '\uffff',
+      '\t',
+      '\n',
+      '\r\n',
+      '"',
+      "'",
+      '\\',
+      '%',
+      '_',
+      '<',
+      '>',
+      '&',
+      '{{',
+      '}}',
+      '??',
+    ];
+    return Array.from({ length: 1 + this.int(8) }, () =>
+      this.chance(0.5) ? this.pick(pieces) : String.fromCharCode(32 + this.int(95)),
+    ).join('');
   }
   string(): string {
     switch (this.int(12)) {
@@ -113,9 +135,31 @@ class Gen {
       case 1:
         return this.unicode();
       case 2:
-        return this.pick(['null', 'undefined', 'true', '0', '-1', '1e309', 'NaN', '[]', '{}', "' OR 1=1 --", '../../etc/passwd', '%00', '${x}']);
+        return this.pick([
+          'null',
+          'undefined',
+          'true',
+          '0',
+          '-1',
+          '1e309',
+          'NaN',
+          '[]',
+          '{}',
+          "' OR 1=1 --",
+          '../../etc/passwd',
+          '%00',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal placeholder, as hostile input
+          '${x}',
+        ]);
       case 3:
-        return this.pick(['email.opened', 'contact.subscribed', 'segment.vip.entry', 'signup', 'a'.repeat(256), 'data.plan']);
+        return this.pick([
+          'email.opened',
+          'contact.subscribed',
+          'segment.vip.entry',
+          'signup',
+          'a'.repeat(256),
+          'data.plan',
+        ]);
       case 4:
         return this.uuid();
       case 5:
@@ -165,7 +209,21 @@ class Gen {
     }
   }
   key() {
-    return this.pick(['email', 'event', 'data', 'subscribed', 'id', 'value', 'persistent', '', '__proto__', 'constructor', 'a b', 'plan', this.string().slice(0, 300)]);
+    return this.pick([
+      'email',
+      'event',
+      'data',
+      'subscribed',
+      'id',
+      'value',
+      'persistent',
+      '',
+      '__proto__',
+      'constructor',
+      'a b',
+      'plan',
+      this.string().slice(0, 300),
+    ]);
   }
   /** A value that mostly follows the schema, so requests get past validation into the service. */
   fromSchema(schema: Schema | undefined, depth = 0): unknown {
@@ -179,7 +237,8 @@ class Gen {
     switch (type) {
       case 'string':
         if (schema.format === 'email') return this.email();
-        if (schema.format === 'uuid') return this.chance(0.3) && this.ids.contactIds.length ? this.pick(this.ids.contactIds) : this.uuid();
+        if (schema.format === 'uuid')
+          return this.chance(0.3) && this.ids.contactIds.length ? this.pick(this.ids.contactIds) : this.uuid();
         if (schema.format === 'date-time') return this.date();
         return this.chance(0.3) && this.ids.eventNames.length ? this.pick(this.ids.eventNames) : this.string();
       case 'integer':
@@ -192,7 +251,8 @@ class Gen {
       case 'object': {
         const o: Record<string, unknown> = {};
         for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-          if ((schema.required ?? []).includes(name) ? this.chance(0.9) : this.chance(0.6)) o[name] = this.fromSchema(prop, depth + 1);
+          if ((schema.required ?? []).includes(name) ? this.chance(0.9) : this.chance(0.6))
+            o[name] = this.fromSchema(prop, depth + 1);
         }
         if (!schema.properties || this.chance(0.2)) {
           for (let i = this.int(4); i > 0; i--) o[this.key()] = this.json(depth + 1);
@@ -215,7 +275,9 @@ class Gen {
       if (schema.format === 'uuid' || /id$/i.test(name)) {
         return this.chance(0.4) && this.ids.contactIds.length ? this.pick(this.ids.contactIds) : this.uuid();
       }
-      return this.chance(0.5) && this.ids.eventNames.length ? this.pick(this.ids.eventNames) : this.string().slice(0, 300);
+      return this.chance(0.5) && this.ids.eventNames.length
+        ? this.pick(this.ids.eventNames)
+        : this.string().slice(0, 300);
     }
     return this.string().slice(0, 2000);
   }
@@ -238,7 +300,9 @@ function buildRequest(g: Gen, op: Operation, keys: Record<string, string | null>
   let path = op.path;
   for (const p of op.params.filter((x) => x.in === 'path')) {
     // Now and then a raw percent sequence that does not decode, for the router's sake.
-    let value = g.chance(0.05) ? g.pick(['%zz', '%C0%80', '%E0%A4%A', '%00', '..%2F..%2F']) : encodeURIComponent(wellFormed(g.pathValue(p.name, p.schema)));
+    let value = g.chance(0.05)
+      ? g.pick(['%zz', '%C0%80', '%E0%A4%A', '%00', '..%2F..%2F'])
+      : encodeURIComponent(wellFormed(g.pathValue(p.name, p.schema)));
     // Keeps the request line under Node's header limit (see below) whatever the characters.
     if (value.length > 3_000) value = value.slice(0, 3_000).replace(/%[0-9A-F]?$/, '');
     path = path.replace(`{${p.name}}`, value || 'x');
@@ -274,7 +338,16 @@ function buildRequest(g: Gen, op: Operation, keys: Record<string, string | null>
   let note: string | undefined;
   if (op.multipart && g.chance(0.6)) {
     const form = new FormData();
-    const rows = Array.from({ length: g.int(5) }, () => [g.email(), g.string().slice(0, 50).replace(/[\r\n]/g, ' '), String(g.chance(0.5))].join(','));
+    const rows = Array.from({ length: g.int(5) }, () =>
+      [
+        g.email(),
+        g
+          .string()
+          .slice(0, 50)
+          .replace(/[\r\n]/g, ' '),
+        String(g.chance(0.5)),
+      ].join(','),
+    );
     const csv = [g.pick(['email,name,subscribed', 'name', '', 'EMAIL;x']), ...rows].join(g.pick(['\n', '\r\n']));
     const field = g.pick(['file', 'other']);
     form.append(field, new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
@@ -320,7 +393,14 @@ function isLegacy(body: any): boolean {
 }
 
 function describeRequest(s: Sent): string {
-  const body = typeof s.body === 'string' ? (s.body.length > 300 ? `${s.body.slice(0, 300)}… (${s.body.length} chars)` : s.body) : s.body ? `[multipart ${s.note}]` : '';
+  const body =
+    typeof s.body === 'string'
+      ? s.body.length > 300
+        ? `${s.body.slice(0, 300)}… (${s.body.length} chars)`
+        : s.body
+      : s.body
+        ? `[multipart ${s.note}]`
+        : '';
   return `${s.method} ${s.url.slice(0, 300)} key=${s.keyKind} headers=${JSON.stringify({ ...s.headers, authorization: undefined })} body=${body}`;
 }
 
@@ -334,13 +414,22 @@ describe(`fuzzing every route (FUZZ_SEED=${SEED})`, () => {
     server = await startTestServer(process.env.FUZZ_LOG ? { LOG_LEVEL: 'error' } : {});
     const a = await server.project();
     const b = await server.project();
-    keys = { secret: a.secretKey, public: a.publicKey, otherSecret: b.secretKey, none: null, garbage: 'sk_not_a_real_key' };
+    keys = {
+      secret: a.secretKey,
+      public: a.publicKey,
+      otherSecret: b.secretKey,
+      none: null,
+      garbage: 'sk_not_a_real_key',
+    };
     for (const [p, email, event] of [
       [a, 'seed1@example.com', 'signup'],
       [a, 'seed2@example.com', 'purchase'],
       [b, 'other@example.com', 'signup'],
     ] as const) {
-      const res = await p.api.request('POST', '/v1/track', { body: { email, event, data: { plan: 'pro', n: 1 } }, key: p.publicKey });
+      const res = await p.api.request('POST', '/v1/track', {
+        body: { email, event, data: { plan: 'pro', n: 1 } },
+        key: p.publicKey,
+      });
       expect(res.status).toBe(200);
       ids.contactIds.push(res.body.data.contact);
       ids.eventNames.push(event);
@@ -388,15 +477,22 @@ describe(`fuzzing every route (FUZZ_SEED=${SEED})`, () => {
         }
         let problem: string | undefined;
         if (res.status >= 500) problem = 'server error';
-        else if (res.status >= 300 && !(isEnvelope(body) || isLegacy(body))) problem = 'error body is neither the envelope nor the legacy shape';
-        else if (isEnvelope(body) && (body as any).error.statusCode !== res.status) problem = 'envelope statusCode differs from the HTTP status';
-        if (problem) failures.push(`${problem}: ${res.status} for ${describeRequest(s)}\n    answered ${text.slice(0, 300)}`);
+        else if (res.status >= 300 && !(isEnvelope(body) || isLegacy(body)))
+          problem = 'error body is neither the envelope nor the legacy shape';
+        else if (isEnvelope(body) && (body as any).error.statusCode !== res.status)
+          problem = 'envelope statusCode differs from the HTTP status';
+        if (problem)
+          failures.push(`${problem}: ${res.status} for ${describeRequest(s)}\n    answered ${text.slice(0, 300)}`);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 
-    const summary = [...statuses].sort(([x], [y]) => x - y).map(([s, n]) => `${s}×${n}`).join(' ');
-    if (failures.length) console.error(`fuzz failures with FUZZ_SEED=${SEED} (statuses ${summary}):\n${failures.join('\n')}`);
+    const summary = [...statuses]
+      .sort(([x], [y]) => x - y)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
+    if (failures.length)
+      console.error(`fuzz failures with FUZZ_SEED=${SEED} (statuses ${summary}):\n${failures.join('\n')}`);
     expect(failures, `replay with FUZZ_SEED=${SEED}`).toEqual([]);
     // The run is only worth something if it reached past validation and authentication.
     expect(statuses.get(200) ?? 0, summary).toBeGreaterThan(10);

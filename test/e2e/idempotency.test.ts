@@ -1,25 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, type TestProject, useTestServer } from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-
-function track(p: Project, key: string, body: unknown = { email: 'idem@example.com', event: 'purchased' }) {
+function track(p: TestProject, key: string, body: unknown = { email: 'idem@example.com', event: 'purchased' }) {
   return p.api.request('POST', '/v1/track', { body, key: p.publicKey, headers: { 'idempotency-key': key } });
 }
 
-async function countEvents(p: Project, name = 'purchased'): Promise<number> {
+async function countEvents(p: TestProject, name = 'purchased'): Promise<number> {
   const res = await p.api.get(`/events?name=${name}`);
   expect(res.status).toBe(200);
   return res.body.total;
 }
 
 describe('Idempotency-Key on /v1/track', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer();
 
   it('refuses a reused key with 409 and the original request, and performs the request once', async () => {
     const p = await server.project();
@@ -81,7 +75,9 @@ describe('Idempotency-Key on /v1/track', () => {
 
   it('accepts every printable ASCII character and 255 characters', async () => {
     const p = await server.project();
-    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)).join('').trim();
+    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i))
+      .join('')
+      .trim();
     for (const key of [printable, 'k'.repeat(255), 'x']) {
       const res = await track(p, key);
       expect(res.status, key).toBe(200);
@@ -135,11 +131,7 @@ describe('Idempotency-Key on /v1/track', () => {
 
 describe('Idempotency-Key expiry', () => {
   const TTL_MS = 0.0005 * 3_600_000;
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ IDEMPOTENCY_TTL_HOURS: '0.0005' });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ IDEMPOTENCY_TTL_HOURS: '0.0005' });
 
   it('frees the key once its retention has passed', async () => {
     const p = await server.project();
@@ -161,7 +153,9 @@ describe('Idempotency-Key expiry', () => {
       15_000,
       200,
     );
-    expect(Date.parse(reused.body.data.timestamp) - Date.parse(first.body.data.timestamp)).toBeGreaterThanOrEqual(TTL_MS);
+    expect(Date.parse(reused.body.data.timestamp) - Date.parse(first.body.data.timestamp)).toBeGreaterThanOrEqual(
+      TTL_MS,
+    );
     expect(await countEvents(p)).toBe(2);
   });
 });

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startService } from '../../src/service.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { startService } from '../../src/start.js';
 import { verifiedDomain } from '../support/domains.js';
+import { useMailServer } from '../support/mail-server.js';
 import { recordWhen, sendOk } from '../support/sending.js';
-import { eventually, startTestServer, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { type Client, eventually } from '../support/server.js';
 
 /**
  * `GET /metrics` on the metrics listener (METRICS_PORT), scraped over HTTP and read as the
@@ -16,37 +15,26 @@ import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 const TOKEN = 'metrics-token-for-the-test-0123';
 const DOMAIN = 'mail.metrics.test';
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let server: TestServer;
 let api: Client;
 
+const mail = useMailServer({
+  // A deferred email waits an hour: it stays in the queue, scheduled, while the test looks.
+  DELIVERY_RETRY_BASE_SECONDS: '3600',
+  METRICS_PORT: '0',
+  METRICS_TOKEN: TOKEN,
+});
+
 beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
   // The relay accepts, defers (4xx) or rejects (5xx) each message by its recipient.
-  sink.respond((m) =>
+  mail.sink.respond((m) =>
     m.to[0]!.startsWith('soft')
       ? { accept: false, code: 451, message: 'Try again later' }
       : m.to[0]!.startsWith('hard')
         ? { accept: false, code: 550, message: 'No such user' }
         : { accept: true },
   );
-  server = await startTestServer({
-    SMTP_URL: sink.url,
-    DNS_SERVERS: dns.address,
-    // A deferred email waits an hour: it stays in the queue, scheduled, while the test looks.
-    DELIVERY_RETRY_BASE_SECONDS: '3600',
-    METRICS_PORT: '0',
-    METRICS_TOKEN: TOKEN,
-  });
-  api = (await server.project('metrics')).api;
-  await verifiedDomain(api, dns, DOMAIN);
-});
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
+  api = (await mail.server.project('metrics')).api;
+  await verifiedDomain(api, mail.dns, DOMAIN);
 });
 
 interface Sample {
@@ -94,7 +82,7 @@ function value(e: Exposition, name: string, labels: Record<string, string> = {})
   return found[0]?.value;
 }
 
-async function scrape(url = server.service.metricsUrl!, token: string | null = TOKEN): Promise<Exposition> {
+async function scrape(url = mail.server.service.metricsUrl!, token: string | null = TOKEN): Promise<Exposition> {
   const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await res.text();
   expect(res.status, text).toBe(200);
@@ -104,18 +92,18 @@ async function scrape(url = server.service.metricsUrl!, token: string | null = T
 
 describe('access', () => {
   it('is served on its own loopback listener, not on the API port', async () => {
-    const metricsUrl = new URL(server.service.metricsUrl!);
+    const metricsUrl = new URL(mail.server.service.metricsUrl!);
     expect(metricsUrl.hostname).toBe('127.0.0.1');
     expect(metricsUrl.pathname).toBe('/metrics');
-    expect(metricsUrl.port).not.toBe(new URL(server.url).port);
-    const onApi = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(metricsUrl.port).not.toBe(new URL(mail.server.url).port);
+    const onApi = await fetch(`${mail.server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(onApi.status).toBe(404);
     const elsewhere = await fetch(new URL('/other', metricsUrl), { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(elsewhere.status).toBe(404);
   });
 
   it('requires the bearer token when METRICS_TOKEN is set', async () => {
-    const url = server.service.metricsUrl!;
+    const url = mail.server.service.metricsUrl!;
     const missing = await fetch(url);
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -132,7 +120,8 @@ describe('access', () => {
 describe('HTTP requests', () => {
   it('are counted and timed by method, route pattern and status code', async () => {
     const before = await scrape();
-    const count = (e: typeof before, labels: Record<string, string>) => value(e, 'postbox_http_requests_total', labels) ?? 0;
+    const count = (e: typeof before, labels: Record<string, string>) =>
+      value(e, 'postbox_http_requests_total', labels) ?? 0;
     const list = { method: 'GET', route: '/contacts', status_code: '200' };
     const missingContact = { method: 'GET', route: '/contacts/:id', status_code: '404' };
     const noKey = { method: 'GET', route: '/contacts', status_code: '401' };
@@ -161,7 +150,8 @@ describe('HTTP requests', () => {
     expect(after.types.get('postbox_http_requests_total')).toBe('counter');
     expect(after.types.get('postbox_http_request_duration_seconds')).toBe('histogram');
     const histogram = (suffix: string, extra: Record<string, string> = {}) =>
-      value(after, `postbox_http_request_duration_seconds_${suffix}`, { ...list, ...extra })! - (value(before, `postbox_http_request_duration_seconds_${suffix}`, { ...list, ...extra }) ?? 0);
+      value(after, `postbox_http_request_duration_seconds_${suffix}`, { ...list, ...extra })! -
+      (value(before, `postbox_http_request_duration_seconds_${suffix}`, { ...list, ...extra }) ?? 0);
     expect(histogram('count')).toBe(3);
     expect(histogram('bucket', { le: '+Inf' })).toBe(3);
     expect(histogram('bucket', { le: '10' })).toBe(3);
@@ -202,7 +192,7 @@ describe('emails', () => {
     expect(after.types.get('postbox_relay_messages_total')).toBe('counter');
     expect(value(after, 'postbox_relay_send_duration_seconds_count', { result: 'accepted' })).toBe(1);
     expect(value(after, 'postbox_relay_in_flight')).toBe(0);
-    expect(sink.messages.map((m) => m.to[0])).toEqual(['ok@rcpt.metrics.test']);
+    expect(mail.sink.messages.map((m) => m.to[0])).toEqual(['ok@rcpt.metrics.test']);
     // The deferred email waits for its retry in an hour: scheduled, nothing due, nothing overdue.
     expect(value(after, 'postbox_email_queue', { state: 'due' })).toBe(0);
     expect(value(after, 'postbox_email_queue_oldest_due_seconds')).toBe(0);
@@ -213,7 +203,9 @@ describe('queues, database pool and process', () => {
   it('reports the backlogs of the whole database, the pool of this process and the event-loop lag', async () => {
     const e = await scrape();
     // Every recurring job (domain checks, ...) is a queued job waiting for its next run.
-    const recurring = find(e, 'postbox_job_queue', { state: 'scheduled' }).filter((s) => s.labels.queue!.startsWith('every:'));
+    const recurring = find(e, 'postbox_job_queue', { state: 'scheduled' }).filter((s) =>
+      s.labels.queue!.startsWith('every:'),
+    );
     expect(recurring.length).toBeGreaterThan(0);
     for (const s of recurring) expect(s.value).toBe(1);
     for (const s of find(e, 'postbox_job_queue_oldest_due_seconds')) expect(s.value).toBeGreaterThanOrEqual(0);
@@ -244,7 +236,13 @@ describe('queues, database pool and process', () => {
 
   it('are served by a worker process too, which counts no HTTP requests', async () => {
     // A worker on the same database, with its own metrics listener and no token.
-    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: server.service.ctx.config.dataDir, DATABASE_URL: server.service.ctx.config.databaseUrl, METRICS_PORT: '0' });
+    const config = loadConfig({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: mail.server.service.ctx.config.dataDir,
+      DATABASE_URL: mail.server.service.ctx.config.databaseUrl,
+      METRICS_PORT: '0',
+    });
     const worker = await startService(config, 'worker');
     try {
       expect(worker.url).toBeUndefined();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setProjectDisabled } from '../../src/modules/projects/service.js';
-import { client, startTestServer, type ApiResponse, type TestServer } from '../support/server.js';
+import { type ApiResponse, client, useTestServer } from '../support/server.js';
 
 function expectEnvelope(res: ApiResponse, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -26,11 +26,7 @@ function expectEnvelope(res: ApiResponse, status: number, code: string) {
 }
 
 describe('platform', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer();
 
   describe('error envelope', () => {
     it('wraps 401 for a missing key', async () => {
@@ -48,7 +44,9 @@ describe('platform', () => {
       const p = await server.project();
       const res = await p.api.get('/contacts/not-a-uuid');
       expectEnvelope(res, 422, 'VALIDATION_ERROR');
-      expect(res.body.error.errors).toEqual([expect.objectContaining({ field: 'id', code: 'invalid_string', message: expect.any(String) })]);
+      expect(res.body.error.errors).toEqual([
+        expect.objectContaining({ field: 'id', code: 'invalid_string', message: expect.any(String) }),
+      ]);
     });
 
     it('gives every response its own request id unless the client sends one', async () => {
@@ -76,7 +74,9 @@ describe('platform', () => {
 
     it('replaces an x-request-id that is not a plain token', async () => {
       const p = await server.project();
-      const res = await p.api.request('GET', `/contacts/${randomUUID()}`, { headers: { 'x-request-id': 'has spaces <and> "quotes"' } });
+      const res = await p.api.request('GET', `/contacts/${randomUUID()}`, {
+        headers: { 'x-request-id': 'has spaces <and> "quotes"' },
+      });
       expect(res.status).toBe(404);
       expect(res.body.error.requestId).not.toContain(' ');
       expect(res.headers.get('x-request-id')).toBe(res.body.error.requestId);
@@ -98,7 +98,10 @@ describe('platform', () => {
 
     it('wraps malformed JSON as 400', async () => {
       const p = await server.project();
-      const res = await p.api.request('POST', '/contacts', { raw: '{"email":', headers: { 'content-type': 'application/json' } });
+      const res = await p.api.request('POST', '/contacts', {
+        raw: '{"email":',
+        headers: { 'content-type': 'application/json' },
+      });
       expectEnvelope(res, 400, 'INVALID_JSON');
     });
   });
@@ -114,7 +117,10 @@ describe('platform', () => {
         ['POST', '/contacts', '{"email":"nul@example.com","data":{"bio":"\\u0000"}}', 'data.bio'],
       ];
       for (const [method, url, raw, field] of attempts) {
-        const res = await p.api.request(method, url, { raw, headers: raw ? { 'content-type': 'application/json' } : {} });
+        const res = await p.api.request(method, url, {
+          raw,
+          headers: raw ? { 'content-type': 'application/json' } : {},
+        });
         expectEnvelope(res, 422, 'VALIDATION_ERROR');
         expect(res.body.error.errors[0]).toMatchObject({ field, code: 'invalid_string' });
       }
@@ -143,7 +149,10 @@ describe('platform', () => {
 
       const secret = await p.api.get('/contacts');
       expectEnvelope(secret, 403, 'PROJECT_DISABLED');
-      const pub = await p.api.request('POST', '/v1/track', { body: { email: 'a@example.com', event: 'x' }, key: p.publicKey });
+      const pub = await p.api.request('POST', '/v1/track', {
+        body: { email: 'a@example.com', event: 'x' },
+        key: p.publicKey,
+      });
       expectEnvelope(pub, 403, 'PROJECT_DISABLED');
       expect((await other.api.get('/contacts')).status).toBe(200);
 
@@ -168,7 +177,9 @@ describe('platform', () => {
       expect(doc.paths['/contacts']?.get).toBeDefined();
       expect(doc.paths['/contacts']?.post).toBeDefined();
       expect(doc.paths['/contacts/{id}']?.get).toBeDefined();
-      for (const [path, item] of Object.entries<Record<string, { responses?: object; parameters?: unknown[] }>>(doc.paths)) {
+      for (const [path, item] of Object.entries<Record<string, { responses?: object; parameters?: unknown[] }>>(
+        doc.paths,
+      )) {
         expect(path.startsWith('/')).toBe(true);
         for (const [method, op] of Object.entries(item)) {
           expect(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']).toContain(method);
@@ -181,7 +192,9 @@ describe('platform', () => {
           }
         }
       }
-      expect(Object.keys(doc.paths).some((p) => p.startsWith('/docs') || p === '/openapi.json' || p === '/health')).toBe(false);
+      expect(
+        Object.keys(doc.paths).some((p) => p.startsWith('/docs') || p === '/openapi.json' || p === '/health'),
+      ).toBe(false);
     });
 
     it('serves the docs page as HTML without a key', async () => {
@@ -194,11 +207,7 @@ describe('platform', () => {
 });
 
 describe('rate limit', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_PER_MINUTE: '3' });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_PER_MINUTE: '3' });
 
   it('answers the sixth request of a project with 429 while another project is still served', async () => {
     const p = await server.project();
@@ -220,7 +229,8 @@ describe('rate limit', () => {
     expect(Number(limited.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
 
     // The public key has a bucket of its own, with its own limit.
-    const track = () => p.api.request('POST', '/v1/track', { body: { email: 'a@example.com', event: 'x' }, key: p.publicKey });
+    const track = () =>
+      p.api.request('POST', '/v1/track', { body: { email: 'a@example.com', event: 'x' }, key: p.publicKey });
     for (let i = 0; i < 3; i++) {
       const pub = await track();
       expect(pub.status, `public request ${i + 1}`).toBe(200);
@@ -235,7 +245,8 @@ describe('rate limit', () => {
 
   it('never lets the public key, which anyone can copy from a web page, use up the secret key’s limit', async () => {
     const p = await server.project();
-    for (let i = 0; i < 10; i++) await p.api.request('POST', '/v1/track', { body: { email: 'flood@example.com', event: 'x' }, key: p.publicKey });
+    for (let i = 0; i < 10; i++)
+      await p.api.request('POST', '/v1/track', { body: { email: 'flood@example.com', event: 'x' }, key: p.publicKey });
     const res = await p.api.get('/contacts');
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-remaining')).toBe('4');

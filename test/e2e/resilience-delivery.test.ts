@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
-import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { type OwnPostgres, startOwnPostgres } from '../support/own-postgres.js';
 import { messageIdOf } from '../support/sending.js';
-import { client, eventually, printedKeys, spawnService, type ChildServer, type Client } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { type ChildServer, type Client, client, eventually, printedKeys, spawnService } from '../support/server.js';
+import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
 
 /**
  * Exactly once across processes: an email claimed by a worker that lives is never sent by another;
@@ -42,11 +42,22 @@ afterAll(async () => {
 
 async function start(role: string): Promise<ChildServer> {
   const child = await spawnService(
-    { DATABASE_URL: pg.url, DATA_DIR: dataDir, SMTP_URL: sink.url, DNS_SERVERS: dns.address, RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', DB_CONNECT_TIMEOUT_SECONDS: '2', DB_STATEMENT_TIMEOUT_SECONDS: '4', LOG_LEVEL: 'info' },
+    {
+      DATABASE_URL: pg.url,
+      DATA_DIR: dataDir,
+      SMTP_URL: sink.url,
+      DNS_SERVERS: dns.address,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
+      DB_CONNECT_TIMEOUT_SECONDS: '2',
+      DB_STATEMENT_TIMEOUT_SECONDS: '4',
+      LOG_LEVEL: 'info',
+    },
     [role],
   );
   children.push(child);
-  if (role === 'worker') await eventually(async () => (child.output().includes('service ready') ? true : undefined), 45_000);
+  if (role === 'worker')
+    await eventually(async () => (child.output().includes('service ready') ? true : undefined), 45_000);
   return child;
 }
 
@@ -75,7 +86,8 @@ async function send(c: Client, tag: string, count: number): Promise<string[]> {
 function received(tag: string): Map<string, string[]> {
   const byRecipient = new Map<string, string[]>();
   for (const m of sink.messages) {
-    for (const to of m.to.filter((a) => a.startsWith(`${tag}-`))) byRecipient.set(to, [...(byRecipient.get(to) ?? []), messageIdOf(m.raw)!]);
+    for (const to of m.to.filter((a) => a.startsWith(`${tag}-`)))
+      byRecipient.set(to, [...(byRecipient.get(to) ?? []), messageIdOf(m.raw)!]);
   }
   return byRecipient;
 }

@@ -1,99 +1,38 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { Contact, FilterCondition, Segment, segments, TrackedEvent } from '../../src/api.js';
+import type { Filter } from '../../src/domain/filters/index.js';
 import { verifiedDomain } from '../support/domains.js';
-import { eventually, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/server.js';
+import { useServerWithDns } from '../support/mail-server.js';
+import { UNKNOWN_ID, UUID, uniqueAddresses } from '../support/sending.js';
+import {
+  type ApiResponse,
+  type Client,
+  eventually,
+  expectBody,
+  expectErrorEnvelope,
+  type TestProject,
+} from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
+type MemberPage = z.infer<typeof segments.memberPageSchema>;
+type AddResult = z.infer<typeof segments.addMembersResponse>;
+type RemoveResult = z.infer<typeof segments.removeMembersResponse>;
+type ComputeResult = z.infer<typeof segments.computeResponse>;
 
-let dns: DnsServer;
-let server: TestServer;
 /** The project most tests share; tests that count contacts get a project of their own. */
-let main: Project;
+let main: TestProject;
 /** A second project, for isolation. */
-let other: Project;
+let other: TestProject;
+
+const stack = useServerWithDns();
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  server = await startTestServer({ DNS_SERVERS: dns.address });
-  main = await server.project('segments-main');
-  other = await server.project('segments-other');
-});
-afterAll(async () => {
-  await server?.stop();
-  await dns?.stop();
+  main = await stack.server.project('segments-main');
+  other = await stack.server.project('segments-other');
 });
 
 // ---------------------------------------------------------------------------------------------
 // Shapes
-
-interface Filter {
-  field: string;
-  operator: string;
-  value?: unknown;
-  unit?: string;
-}
-interface Condition {
-  logic: 'AND' | 'OR';
-  groups: { filters: Filter[]; conditions?: Condition }[];
-}
-interface Segment {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  type: 'DYNAMIC' | 'STATIC';
-  condition: Condition | null;
-  trackMembership: boolean;
-  memberCount: number;
-  memberCountUpdatedAt: string | null;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-interface Contact {
-  id: string;
-  email: string;
-  subscribed: boolean;
-  snoozedUntil: string | null;
-  data: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-interface MemberPage {
-  data: Contact[];
-  total: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
-}
-interface EventView {
-  id: string;
-  name: string;
-  contactId: string;
-  email: string;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
-interface AddResult {
-  segmentId: string;
-  added: number;
-  alreadyMembers: number;
-  created: number;
-  notFound: string[];
-  memberCount: number;
-}
-interface RemoveResult {
-  segmentId: string;
-  removed: number;
-  notMembers: string[];
-  memberCount: number;
-}
-interface ComputeResult {
-  segmentId: string;
-  entered: number;
-  exited: number;
-  memberCount: number;
-}
 
 const SEGMENT_KEYS = [
   'condition',
@@ -110,13 +49,11 @@ const SEGMENT_KEYS = [
   'updatedAt',
 ];
 const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 // ---------------------------------------------------------------------------------------------
 // Conditions
 
-const where = (...filters: Filter[]): Condition => ({ logic: 'AND', groups: [{ filters }] });
+const where = (...filters: Filter[]): FilterCondition => ({ logic: 'AND', groups: [{ filters }] });
 const equals = (field: string, value: unknown): Filter => ({ field, operator: 'equals', value });
 const planIs = (plan: string) => where(equals('data.plan', plan));
 const memberOf = (segmentId: string) => where({ field: 'segment', operator: 'memberOfSegment', value: segmentId });
@@ -126,7 +63,7 @@ const memberOf = (segmentId: string) => where({ field: 'segment', operator: 'mem
 
 let seq = 0;
 /** A fresh address per call, so tests never see each other's contacts. */
-const uniqueEmail = (tag: string) => `${tag}-${++seq}@segments.test`;
+const uniqueEmail = uniqueAddresses('segments.test');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let lastWrite = 0;
@@ -143,23 +80,25 @@ async function createSegment(api: Client, body: Record<string, unknown>): Promis
   return res.body;
 }
 
-const dynamicSegment = (api: Client, name: string, condition: Condition, extra: Record<string, unknown> = {}) =>
+const dynamicSegment = (api: Client, name: string, condition: FilterCondition, extra: Record<string, unknown> = {}) =>
   createSegment(api, { name, condition, ...extra });
-const staticSegment = (api: Client, name: string, extra: Record<string, unknown> = {}) => createSegment(api, { name, type: 'STATIC', ...extra });
+const staticSegment = (api: Client, name: string, extra: Record<string, unknown> = {}) =>
+  createSegment(api, { name, type: 'STATIC', ...extra });
 
 async function getSegment(api: Client, id: string): Promise<Segment> {
-  const res = await api.get(`/segments/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/segments/${id}`));
 }
 
 async function patchSegment(api: Client, id: string, body: Record<string, unknown>): Promise<Segment> {
-  const res = await api.patch(`/segments/${id}`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.patch(`/segments/${id}`, body));
 }
 
-async function createContact(api: Client, email: string, data: Record<string, unknown> = {}, subscribed?: boolean): Promise<Contact> {
+async function createContact(
+  api: Client,
+  email: string,
+  data: Record<string, unknown> = {},
+  subscribed?: boolean,
+): Promise<Contact> {
   await nextMillisecond();
   const res = await api.post('/contacts', { email, data, ...(subscribed === undefined ? {} : { subscribed }) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -181,12 +120,11 @@ async function findContact(api: Client, email: string): Promise<Contact | undefi
 }
 
 async function memberPage(api: Client, id: string, query = ''): Promise<MemberPage> {
-  const res = await api.get(`/segments/${id}/contacts${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/segments/${id}/contacts${query}`));
 }
 
-const memberEmails = async (api: Client, id: string) => (await memberPage(api, id, '?pageSize=100')).data.map((c) => c.email);
+const memberEmails = async (api: Client, id: string) =>
+  (await memberPage(api, id, '?pageSize=100')).data.map((c) => c.email);
 
 async function addMembers(api: Client, id: string, body: Record<string, unknown>): Promise<AddResult> {
   await nextMillisecond();
@@ -197,25 +135,19 @@ async function addMembers(api: Client, id: string, body: Record<string, unknown>
 }
 
 async function removeMembers(api: Client, id: string, emails: string[]): Promise<RemoveResult> {
-  const res = await api.request('DELETE', `/segments/${id}/members`, { body: { emails } });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.request('DELETE', `/segments/${id}/members`, { body: { emails } }));
 }
 
 async function compute(api: Client, id: string): Promise<ComputeResult> {
-  const res = await api.post(`/segments/${id}/compute`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.post(`/segments/${id}/compute`));
 }
 
 async function refresh(api: Client, id: string): Promise<Segment> {
-  const res = await api.post(`/segments/${id}/refresh`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.post(`/segments/${id}/refresh`));
 }
 
 /** Every event of the project with this name (the suite never records more than 100 of one name). */
-async function eventsNamed(api: Client, name: string): Promise<EventView[]> {
+async function eventsNamed(api: Client, name: string): Promise<TrackedEvent[]> {
   const res = await api.get(`/events?name=${encodeURIComponent(name)}&limit=100`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
@@ -223,7 +155,10 @@ async function eventsNamed(api: Client, name: string): Promise<EventView[]> {
 
 /** The entry and exit events of a segment, as sorted lists of contact ids. */
 async function membershipEvents(api: Client, slug: string): Promise<{ entry: string[]; exit: string[] }> {
-  const [entry, exit] = await Promise.all([eventsNamed(api, `segment.${slug}.entry`), eventsNamed(api, `segment.${slug}.exit`)]);
+  const [entry, exit] = await Promise.all([
+    eventsNamed(api, `segment.${slug}.entry`),
+    eventsNamed(api, `segment.${slug}.exit`),
+  ]);
   return { entry: entry.map((e) => e.contactId).sort(), exit: exit.map((e) => e.contactId).sort() };
 }
 
@@ -237,13 +172,10 @@ function counted(api: Client, id: string, count: number): Promise<Segment> {
 
 const ids = (items: { id: string }[]) => items.map((i) => i.id).sort();
 
+/** The standard error envelope, with a suggestion. */
 function expectEnvelope(res: ApiResponse, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
-  expect(typeof res.body.error.message).toBe('string');
-  expect(typeof res.body.error.requestId).toBe('string');
+  expectErrorEnvelope(res, status, code);
   expect(typeof res.body.error.suggestion).toBe('string');
-  expect(Number.isNaN(Date.parse(res.body.timestamp))).toBe(false);
 }
 
 function expectFieldError(res: ApiResponse, field: string, code?: string) {
@@ -295,12 +227,19 @@ describe('POST /segments', () => {
       condition: planIs('pro'),
       trackMembership: true,
     });
-    expect(s).toMatchObject({ description: 'Pro plan, with entry and exit events', type: 'DYNAMIC', trackMembership: true });
-    expect(await getSegment(main.api, s.id)).toMatchObject({ description: 'Pro plan, with entry and exit events', trackMembership: true });
+    expect(s).toMatchObject({
+      description: 'Pro plan, with entry and exit events',
+      type: 'DYNAMIC',
+      trackMembership: true,
+    });
+    expect(await getSegment(main.api, s.id)).toMatchObject({
+      description: 'Pro plan, with entry and exit events',
+      trackMembership: true,
+    });
   });
 
   it('accepts a deep AND/OR tree and returns it unchanged', async () => {
-    const condition: Condition = {
+    const condition: FilterCondition = {
       logic: 'OR',
       groups: [
         { filters: [equals('data.plan', 'pro'), { field: 'email', operator: 'contains', value: '@acme.' }] },
@@ -331,7 +270,9 @@ describe('POST /segments', () => {
     });
 
     it('gives concurrent creates with one name distinct slugs', async () => {
-      const responses = await Promise.all([1, 2, 3, 4].map(() => main.api.post('/segments', { name: 'Race day', type: 'STATIC' })));
+      const responses = await Promise.all(
+        [1, 2, 3, 4].map(() => main.api.post('/segments', { name: 'Race day', type: 'STATIC' })),
+      );
       for (const r of responses) expect(r.status, JSON.stringify(r.body)).toBe(201);
       expect(responses.map((r) => r.body.slug).sort()).toEqual(['race-day', 'race-day-2', 'race-day-3', 'race-day-4']);
     });
@@ -359,7 +300,10 @@ describe('POST /segments', () => {
       ['a number', 42],
     ])('answers it when a dynamic condition is %s', async (_label, condition) => {
       expectLegacy400(await main.api.post('/segments', { name: 'Bad condition', condition }), 'condition');
-      expectLegacy400(await main.api.post('/segments', { name: 'Bad condition', type: 'DYNAMIC', condition }), 'condition');
+      expectLegacy400(
+        await main.api.post('/segments', { name: 'Bad condition', type: 'DYNAMIC', condition }),
+        'condition',
+      );
     });
 
     it('answers it for an empty body', async () => {
@@ -392,7 +336,11 @@ describe('POST /segments', () => {
     it('limits name to 100 and description to 500 characters', async () => {
       expect((await staticSegment(main.api, 'n'.repeat(100), { description: 'd'.repeat(500) })).name).toHaveLength(100);
       expectFieldError(await main.api.post('/segments', { name: 'n'.repeat(101), type: 'STATIC' }), 'name', 'too_big');
-      expectFieldError(await main.api.post('/segments', { name: 'Long', type: 'STATIC', description: 'd'.repeat(501) }), 'description', 'too_big');
+      expectFieldError(
+        await main.api.post('/segments', { name: 'Long', type: 'STATIC', description: 'd'.repeat(501) }),
+        'description',
+        'too_big',
+      );
     });
 
     it.each([
@@ -406,19 +354,70 @@ describe('POST /segments', () => {
     });
 
     it.each<[string, unknown, string, string]>([
-      ['an unknown operator', where({ field: 'data.plan', operator: 'like', value: 'x' }), 'condition.groups.0.filters.0.operator', 'invalid_enum_value'],
-      ['an operator the field does not support', where({ field: 'subscribed', operator: 'contains', value: 'x' }), 'condition.groups.0.filters.0.operator', 'invalid_operator'],
-      ['a field without the data. prefix', where(equals('plan', 'pro')), 'condition.groups.0.filters.0.field', 'invalid_field'],
-      ['a missing value', where({ field: 'data.plan', operator: 'equals' }), 'condition.groups.0.filters.0.value', 'invalid_type'],
-      ['a missing unit', where({ field: 'createdAt', operator: 'within', value: 7 }), 'condition.groups.0.filters.0.unit', 'invalid_type'],
-      ['a non-positive window', where({ field: 'login', operator: 'triggeredWithin', value: 0, unit: 'days' }), 'condition.groups.0.filters.0.value', 'too_small'],
-      ['a segment id that is not a uuid', where({ field: 'segment', operator: 'memberOfSegment', value: 'vip' }), 'condition.groups.0.filters.0.value', 'invalid_string'],
+      [
+        'an unknown operator',
+        where({ field: 'data.plan', operator: 'like' as Filter['operator'], value: 'x' }),
+        'condition.groups.0.filters.0.operator',
+        'invalid_enum_value',
+      ],
+      [
+        'an operator the field does not support',
+        where({ field: 'subscribed', operator: 'contains', value: 'x' }),
+        'condition.groups.0.filters.0.operator',
+        'invalid_operator',
+      ],
+      [
+        'a field without the data. prefix',
+        where(equals('plan', 'pro')),
+        'condition.groups.0.filters.0.field',
+        'invalid_field',
+      ],
+      [
+        'a missing value',
+        where({ field: 'data.plan', operator: 'equals' }),
+        'condition.groups.0.filters.0.value',
+        'invalid_type',
+      ],
+      [
+        'a missing unit',
+        where({ field: 'createdAt', operator: 'within', value: 7 }),
+        'condition.groups.0.filters.0.unit',
+        'invalid_type',
+      ],
+      [
+        'a non-positive window',
+        where({ field: 'login', operator: 'triggeredWithin', value: 0, unit: 'days' }),
+        'condition.groups.0.filters.0.value',
+        'too_small',
+      ],
+      [
+        'a segment id that is not a uuid',
+        where({ field: 'segment', operator: 'memberOfSegment', value: 'vip' }),
+        'condition.groups.0.filters.0.value',
+        'invalid_string',
+      ],
       ['empty groups', { logic: 'AND', groups: [] }, 'condition.groups', 'too_small'],
-      ['an unknown logic', { logic: 'XOR', groups: [{ filters: [equals('data.plan', 'pro')] }] }, 'condition.logic', 'invalid_enum_value'],
+      [
+        'an unknown logic',
+        { logic: 'XOR', groups: [{ filters: [equals('data.plan', 'pro')] }] },
+        'condition.logic',
+        'invalid_enum_value',
+      ],
       ['missing groups', { logic: 'AND' }, 'condition.groups', 'invalid_type'],
       [
         'a fault deep in a nested condition',
-        { logic: 'AND', groups: [{ filters: [], conditions: { logic: 'OR', groups: [{ filters: [equals('data.a', 1), { field: 'data.b', operator: 'equals' }] }] } }] },
+        {
+          logic: 'AND',
+          groups: [
+            {
+              filters: [],
+              conditions: {
+                logic: 'OR',
+                groups: [{ filters: [equals('data.a', 1), { field: 'data.b', operator: 'equals' }] }],
+              },
+            },
+          ],
+        },
         'condition.groups.0.conditions.groups.0.filters.1.value',
         'invalid_type',
       ],
@@ -429,14 +428,25 @@ describe('POST /segments', () => {
     it('refuses a memberOfSegment naming an unknown segment or another project’s segment with unknown_segment', async () => {
       const foreign = await staticSegment(other.api, 'Foreign list');
       for (const id of [UNKNOWN_ID, foreign.id]) {
-        const err = expectFieldError(await main.api.post('/segments', { name: 'Unknown ref', condition: memberOf(id) }), 'condition', 'unknown_segment');
+        const err = expectFieldError(
+          await main.api.post('/segments', { name: 'Unknown ref', condition: memberOf(id) }),
+          'condition',
+          'unknown_segment',
+        );
         expect(err.message).toContain(id);
       }
-      const nested: Condition = {
+      const nested: FilterCondition = {
         logic: 'OR',
-        groups: [{ filters: [equals('data.plan', 'pro')] }, { filters: [], conditions: where({ field: 'segment', operator: 'notMemberOfSegment', value: UNKNOWN_ID }) }],
+        groups: [
+          { filters: [equals('data.plan', 'pro')] },
+          { filters: [], conditions: where({ field: 'segment', operator: 'notMemberOfSegment', value: UNKNOWN_ID }) },
+        ],
       };
-      expectFieldError(await main.api.post('/segments', { name: 'Unknown ref', condition: nested }), 'condition', 'unknown_segment');
+      expectFieldError(
+        await main.api.post('/segments', { name: 'Unknown ref', condition: nested }),
+        'condition',
+        'unknown_segment',
+      );
     });
 
     it('refuses segments that include each other with segment_cycle', async () => {
@@ -447,7 +457,11 @@ describe('POST /segments', () => {
       expect(err.message).toContain(a.id);
       expect(err.message).toContain(b.id);
       // A condition naming its own segment is the shortest loop.
-      expectFieldError(await main.api.patch(`/segments/${b.id}`, { condition: memberOf(b.id) }), 'condition', 'segment_cycle');
+      expectFieldError(
+        await main.api.patch(`/segments/${b.id}`, { condition: memberOf(b.id) }),
+        'condition',
+        'segment_cycle',
+      );
       // Nothing was saved.
       expect((await getSegment(main.api, a.id)).condition).toEqual(planIs('a'));
       expect((await getSegment(main.api, b.id)).condition).toEqual(memberOf(a.id));
@@ -457,14 +471,17 @@ describe('POST /segments', () => {
   it('answers 401 without the secret key', async () => {
     const none = await main.api.request('POST', '/segments', { body: { name: 'x', type: 'STATIC' }, key: null });
     expectEnvelope(none, 401, 'INVALID_API_KEY');
-    const publicKey = await main.api.request('POST', '/segments', { body: { name: 'x', type: 'STATIC' }, key: main.publicKey });
+    const publicKey = await main.api.request('POST', '/segments', {
+      body: { name: 'x', type: 'STATIC' },
+      key: main.publicKey,
+    });
     expectEnvelope(publicKey, 401, 'INVALID_API_KEY');
   });
 });
 
 describe('GET /segments', () => {
   it('lists the project’s segments as a bare array, newest first', async () => {
-    const p = await server.project('segments-list');
+    const p = await stack.server.project('segments-list');
     const created = [
       await staticSegment(p.api, 'First'),
       await dynamicSegment(p.api, 'Second', planIs('x')),
@@ -479,7 +496,7 @@ describe('GET /segments', () => {
   });
 
   it('answers an empty array for a project without segments', async () => {
-    const p = await server.project('segments-empty');
+    const p = await stack.server.project('segments-empty');
     const res = await p.api.get('/segments');
     expect(res.status).toBe(200);
     expect(res.body).toEqual([]);
@@ -500,8 +517,14 @@ describe('/segments/{id} routes: not found, isolation, bad ids', () => {
     ['PATCH /segments/{id}', (api, id) => api.patch(`/segments/${id}`, { name: 'Renamed' })],
     ['DELETE /segments/{id}', (api, id) => api.delete(`/segments/${id}`)],
     ['GET /segments/{id}/contacts', (api, id) => api.get(`/segments/${id}/contacts`)],
-    ['POST /segments/{id}/members', (api, id) => api.post(`/segments/${id}/members`, { emails: ['someone@segments.test'] })],
-    ['DELETE /segments/{id}/members', (api, id) => api.request('DELETE', `/segments/${id}/members`, { body: { emails: ['someone@segments.test'] } })],
+    [
+      'POST /segments/{id}/members',
+      (api, id) => api.post(`/segments/${id}/members`, { emails: ['someone@segments.test'] }),
+    ],
+    [
+      'DELETE /segments/{id}/members',
+      (api, id) => api.request('DELETE', `/segments/${id}/members`, { body: { emails: ['someone@segments.test'] } }),
+    ],
     ['POST /segments/{id}/compute', (api, id) => api.post(`/segments/${id}/compute`)],
     ['POST /segments/{id}/refresh', (api, id) => api.post(`/segments/${id}/refresh`)],
   ];
@@ -526,7 +549,7 @@ describe('/segments/{id} routes: not found, isolation, bad ids', () => {
 
 describe('GET /segments/{id}', () => {
   it('returns the segment with its cached memberCount', async () => {
-    const p = await server.project('segments-get');
+    const p = await stack.server.project('segments-get');
     await createContact(p.api, uniqueEmail('get'), { plan: 'gold' });
     const s = await dynamicSegment(p.api, 'Gold', planIs('gold'));
     const got = await counted(p.api, s.id, 1);
@@ -539,8 +562,18 @@ describe('PATCH /segments/{id}', () => {
   it('updates name, description and trackMembership; the slug never changes', async () => {
     const s = await dynamicSegment(main.api, 'Before rename', planIs('x'), { description: 'old' });
     await nextMillisecond();
-    const renamed = await patchSegment(main.api, s.id, { name: 'After rename', description: 'new', trackMembership: true });
-    expect(renamed).toMatchObject({ id: s.id, name: 'After rename', description: 'new', trackMembership: true, slug: 'before-rename' });
+    const renamed = await patchSegment(main.api, s.id, {
+      name: 'After rename',
+      description: 'new',
+      trackMembership: true,
+    });
+    expect(renamed).toMatchObject({
+      id: s.id,
+      name: 'After rename',
+      description: 'new',
+      trackMembership: true,
+      slug: 'before-rename',
+    });
     expect(Date.parse(renamed.updatedAt)).toBeGreaterThan(Date.parse(s.updatedAt));
     expect(renamed.createdAt).toBe(s.createdAt);
     expect(await getSegment(main.api, s.id)).toMatchObject({ name: 'After rename', slug: 'before-rename' });
@@ -554,13 +587,21 @@ describe('PATCH /segments/{id}', () => {
   });
 
   it('leaves fields that are not sent unchanged', async () => {
-    const s = await dynamicSegment(main.api, 'Partial patch', planIs('x'), { description: 'kept', trackMembership: true });
+    const s = await dynamicSegment(main.api, 'Partial patch', planIs('x'), {
+      description: 'kept',
+      trackMembership: true,
+    });
     const patched = await patchSegment(main.api, s.id, { name: 'Partial patch 2' });
-    expect(patched).toMatchObject({ description: 'kept', trackMembership: true, condition: planIs('x'), type: 'DYNAMIC' });
+    expect(patched).toMatchObject({
+      description: 'kept',
+      trackMembership: true,
+      condition: planIs('x'),
+      type: 'DYNAMIC',
+    });
   });
 
   it('replaces a dynamic segment’s condition and recounts it in the background', async () => {
-    const p = await server.project('segments-patch-condition');
+    const p = await stack.server.project('segments-patch-condition');
     for (const plan of ['pro', 'pro', 'free']) await createContact(p.api, uniqueEmail('recount'), { plan });
     const s = await dynamicSegment(p.api, 'Changing', planIs('pro'));
     await counted(p.api, s.id, 2);
@@ -606,13 +647,37 @@ describe('PATCH /segments/{id}', () => {
   it('refuses invalid values with 422 and changes nothing', async () => {
     const s = await dynamicSegment(main.api, 'Patch validation', planIs('x'));
     expectFieldError(await main.api.patch(`/segments/${s.id}`, { name: 'n'.repeat(101) }), 'name', 'too_big');
-    expectFieldError(await main.api.patch(`/segments/${s.id}`, { description: 'd'.repeat(501) }), 'description', 'too_big');
-    expectFieldError(await main.api.patch(`/segments/${s.id}`, { condition: { logic: 'AND', groups: [] } }), 'condition.groups', 'too_small');
-    expectFieldError(await main.api.patch(`/segments/${s.id}`, { condition: where({ field: 'data.plan', operator: 'equals' }) }), 'condition.groups.0.filters.0.value');
-    expectFieldError(await main.api.patch(`/segments/${s.id}`, { condition: memberOf(UNKNOWN_ID) }), 'condition', 'unknown_segment');
-    expectFieldError(await main.api.patch(`/segments/${s.id}`, { trackMembership: 'yes' }), 'trackMembership', 'invalid_type');
+    expectFieldError(
+      await main.api.patch(`/segments/${s.id}`, { description: 'd'.repeat(501) }),
+      'description',
+      'too_big',
+    );
+    expectFieldError(
+      await main.api.patch(`/segments/${s.id}`, { condition: { logic: 'AND', groups: [] } }),
+      'condition.groups',
+      'too_small',
+    );
+    expectFieldError(
+      await main.api.patch(`/segments/${s.id}`, { condition: where({ field: 'data.plan', operator: 'equals' }) }),
+      'condition.groups.0.filters.0.value',
+    );
+    expectFieldError(
+      await main.api.patch(`/segments/${s.id}`, { condition: memberOf(UNKNOWN_ID) }),
+      'condition',
+      'unknown_segment',
+    );
+    expectFieldError(
+      await main.api.patch(`/segments/${s.id}`, { trackMembership: 'yes' }),
+      'trackMembership',
+      'invalid_type',
+    );
     const after = await getSegment(main.api, s.id);
-    expect(after).toMatchObject({ name: 'Patch validation', description: null, condition: planIs('x'), trackMembership: false });
+    expect(after).toMatchObject({
+      name: 'Patch validation',
+      description: null,
+      condition: planIs('x'),
+      trackMembership: false,
+    });
     expect(after.updatedAt).toBe(s.updatedAt);
   });
 });
@@ -633,7 +698,12 @@ describe('DELETE /segments/{id}', () => {
     const user = await dynamicSegment(main.api, 'Uses base', {
       logic: 'AND',
       // The id in upper case names the same segment.
-      groups: [{ filters: [], conditions: where({ field: 'segment', operator: 'notMemberOfSegment', value: base.id.toUpperCase() }) }],
+      groups: [
+        {
+          filters: [],
+          conditions: where({ field: 'segment', operator: 'notMemberOfSegment', value: base.id.toUpperCase() }),
+        },
+      ],
     });
     const res = await main.api.delete(`/segments/${base.id}`);
     expectEnvelope(res, 409, 'SEGMENT_IN_USE');
@@ -646,11 +716,11 @@ describe('DELETE /segments/{id}', () => {
   });
 
   describe('segments of campaigns', () => {
-    let p: Project;
+    let p: TestProject;
     const DOMAIN = 'campaigns.segments.test';
     beforeAll(async () => {
-      p = await server.project('segments-campaigns');
-      await verifiedDomain(p.api, dns, DOMAIN);
+      p = await stack.server.project('segments-campaigns');
+      await verifiedDomain(p.api, stack.dns, DOMAIN);
     });
 
     async function campaignFor(segmentId: string): Promise<{ id: string; name: string }> {
@@ -691,7 +761,10 @@ describe('DELETE /segments/{id}', () => {
         body: '<p>Hello</p>',
         from: `news@${DOMAIN}`,
         audienceType: 'FILTERED',
-        audienceCondition: { logic: 'AND', groups: [{ filters: [equals('data.plan', 'pro')], conditions: memberOf(s.id) }] },
+        audienceCondition: {
+          logic: 'AND',
+          groups: [{ filters: [equals('data.plan', 'pro')], conditions: memberOf(s.id) }],
+        },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const campaign = created.body.data;
@@ -717,9 +790,9 @@ describe('DELETE /segments/{id}', () => {
 });
 
 describe('memberCount and POST /segments/{id}/refresh', () => {
-  let p: Project;
+  let p: TestProject;
   beforeAll(async () => {
-    p = await server.project('segments-refresh');
+    p = await stack.server.project('segments-refresh');
   });
 
   it('is filled by the background job shortly after a dynamic segment is created', async () => {
@@ -741,13 +814,22 @@ describe('memberCount and POST /segments/{id}/refresh', () => {
     await setPlan(p.api, contacts[0]!.id, 'iron');
     for (let i = 0; i < 3; i++) await createContact(p.api, uniqueEmail('refresh'), { plan: 'bronze' });
     // Reads never count: the cached figure stays until the next count.
-    expect(await getSegment(p.api, s.id)).toMatchObject({ memberCount: 2, memberCountUpdatedAt: first.memberCountUpdatedAt });
+    expect(await getSegment(p.api, s.id)).toMatchObject({
+      memberCount: 2,
+      memberCountUpdatedAt: first.memberCountUpdatedAt,
+    });
 
     await nextMillisecond();
     const before = Date.now();
     const refreshed = await refresh(p.api, s.id);
     expect(Object.keys(refreshed).sort()).toEqual(SEGMENT_KEYS);
-    expect(refreshed).toMatchObject({ id: s.id, name: 'Bronze members', slug: 'bronze-members', memberCount: 4, condition: planIs('bronze') });
+    expect(refreshed).toMatchObject({
+      id: s.id,
+      name: 'Bronze members',
+      slug: 'bronze-members',
+      memberCount: 4,
+      condition: planIs('bronze'),
+    });
     expect(Date.parse(refreshed.memberCountUpdatedAt!)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(refreshed.memberCountUpdatedAt!)).toBeGreaterThan(Date.parse(first.memberCountUpdatedAt!));
     expect(await getSegment(p.api, s.id)).toEqual(refreshed);
@@ -763,7 +845,7 @@ describe('memberCount and POST /segments/{id}/refresh', () => {
   });
 
   it('writes no events and no member list for a tracked segment; compute still sees every contact as new', async () => {
-    const q = await server.project('segments-refresh-tracked');
+    const q = await stack.server.project('segments-refresh-tracked');
     for (let i = 0; i < 3; i++) await createContact(q.api, uniqueEmail('rt'), { plan: 'tracked' });
     const t = await dynamicSegment(q.api, 'Tracked refresh', planIs('tracked'), { trackMembership: true });
     const reader = await dynamicSegment(q.api, 'Reads tracked', memberOf(t.id));
@@ -780,14 +862,15 @@ describe('memberCount and POST /segments/{id}/refresh', () => {
 });
 
 describe('GET /segments/{id}/contacts', () => {
-  let p: Project;
+  let p: TestProject;
   beforeAll(async () => {
-    p = await server.project('segments-contacts');
+    p = await stack.server.project('segments-contacts');
   });
 
   it('pages a dynamic segment’s matching contacts, newest contacts first, in the Contact shape', async () => {
     const made: Contact[] = [];
-    for (let i = 0; i < 5; i++) made.push(await createContact(p.api, uniqueEmail('page'), { plan: 'paged', n: i }, i % 2 === 0));
+    for (let i = 0; i < 5; i++)
+      made.push(await createContact(p.api, uniqueEmail('page'), { plan: 'paged', n: i }, i % 2 === 0));
     await createContact(p.api, uniqueEmail('page'), { plan: 'other' });
     const s = await dynamicSegment(p.api, 'Paged', planIs('paged'));
     const newestFirst = made.map((c) => c.id).reverse();
@@ -805,7 +888,13 @@ describe('GET /segments/{id}/contacts', () => {
     expect(oldest).toEqual(made[0]);
     expect((await p.api.get(`/contacts/${oldest.id}`)).body).toEqual(oldest);
 
-    expect(await memberPage(p.api, s.id, '?page=4&pageSize=2')).toEqual({ data: [], total: 5, page: 4, pageSize: 2, totalPages: 3 });
+    expect(await memberPage(p.api, s.id, '?page=4&pageSize=2')).toEqual({
+      data: [],
+      total: 5,
+      page: 4,
+      pageSize: 2,
+      totalPages: 3,
+    });
     expect(await memberPage(p.api, s.id)).toMatchObject({ page: 1, pageSize: 20, total: 5, totalPages: 1 });
   });
 
@@ -859,9 +948,9 @@ describe('GET /segments/{id}/contacts', () => {
 });
 
 describe('static members: POST and DELETE /segments/{id}/members', () => {
-  let p: Project;
+  let p: TestProject;
   beforeAll(async () => {
-    p = await server.project('segments-members');
+    p = await stack.server.project('segments-members');
   });
 
   it('adds existing contacts, reports unknown emails and counts duplicates once', async () => {
@@ -870,8 +959,17 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
     const two = await createContact(p.api, uniqueEmail('two'));
     const unknown = uniqueEmail('unknown');
 
-    const res = await addMembers(p.api, s.id, { emails: [one.email, one.email.toUpperCase(), ` ${one.email} `, unknown] });
-    expect(res).toEqual({ segmentId: s.id, added: 1, alreadyMembers: 0, created: 0, notFound: [unknown], memberCount: 1 });
+    const res = await addMembers(p.api, s.id, {
+      emails: [one.email, one.email.toUpperCase(), ` ${one.email} `, unknown],
+    });
+    expect(res).toEqual({
+      segmentId: s.id,
+      added: 1,
+      alreadyMembers: 0,
+      created: 0,
+      notFound: [unknown],
+      memberCount: 1,
+    });
     expect(await findContact(p.api, unknown)).toBeUndefined();
     expect((await getSegment(p.api, s.id)).memberCount).toBe(1);
 
@@ -884,12 +982,23 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
   it('knows only the project’s own contacts, and creates missing ones in the project', async () => {
     const s = await staticSegment(p.api, 'Own contacts');
     const theirs = await createContact(other.api, uniqueEmail('theirs'), { owner: 'other' }, false);
-    expect(await addMembers(p.api, s.id, { emails: [theirs.email] })).toMatchObject({ added: 0, notFound: [theirs.email], memberCount: 0 });
-    expect(await addMembers(p.api, s.id, { emails: [theirs.email], createMissing: true })).toMatchObject({ added: 1, created: 1 });
+    expect(await addMembers(p.api, s.id, { emails: [theirs.email] })).toMatchObject({
+      added: 0,
+      notFound: [theirs.email],
+      memberCount: 0,
+    });
+    expect(await addMembers(p.api, s.id, { emails: [theirs.email], createMissing: true })).toMatchObject({
+      added: 1,
+      created: 1,
+    });
     const mine = (await findContact(p.api, theirs.email))!;
     expect(mine.id).not.toBe(theirs.id);
     expect(mine).toMatchObject({ subscribed: true, data: {} });
-    expect(await findContact(other.api, theirs.email)).toMatchObject({ id: theirs.id, subscribed: false, data: { owner: 'other' } });
+    expect(await findContact(other.api, theirs.email)).toMatchObject({
+      id: theirs.id,
+      subscribed: false,
+      data: { owner: 'other' },
+    });
   });
 
   it('creates missing contacts with createMissing; subscribed applies to the created ones only', async () => {
@@ -900,15 +1009,30 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
     const newOn = uniqueEmail('new-on');
     const newDefault = uniqueEmail('new-default');
 
-    const off = await addMembers(p.api, s.id, { emails: [subscribedBefore.email, newOff], createMissing: true, subscribed: false });
+    const off = await addMembers(p.api, s.id, {
+      emails: [subscribedBefore.email, newOff],
+      createMissing: true,
+      subscribed: false,
+    });
     expect(off).toEqual({ segmentId: s.id, added: 2, alreadyMembers: 0, created: 1, notFound: [], memberCount: 2 });
     expect(await findContact(p.api, newOff)).toMatchObject({ email: newOff, subscribed: false, data: {} });
-    expect(await findContact(p.api, subscribedBefore.email)).toMatchObject({ id: subscribedBefore.id, subscribed: true, data: { keep: 1 } });
+    expect(await findContact(p.api, subscribedBefore.email)).toMatchObject({
+      id: subscribedBefore.id,
+      subscribed: true,
+      data: { keep: 1 },
+    });
 
-    const on = await addMembers(p.api, s.id, { emails: [unsubscribedBefore.email, newOn, newOff], createMissing: true, subscribed: true });
+    const on = await addMembers(p.api, s.id, {
+      emails: [unsubscribedBefore.email, newOn, newOff],
+      createMissing: true,
+      subscribed: true,
+    });
     expect(on).toEqual({ segmentId: s.id, added: 2, alreadyMembers: 1, created: 1, notFound: [], memberCount: 4 });
     expect(await findContact(p.api, newOn)).toMatchObject({ subscribed: true });
-    expect(await findContact(p.api, unsubscribedBefore.email)).toMatchObject({ id: unsubscribedBefore.id, subscribed: false });
+    expect(await findContact(p.api, unsubscribedBefore.email)).toMatchObject({
+      id: unsubscribedBefore.id,
+      subscribed: false,
+    });
     // newOff existed by then, so subscribed: true did not touch it.
     expect(await findContact(p.api, newOff)).toMatchObject({ subscribed: false });
 
@@ -916,7 +1040,9 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
     expect(byDefault).toMatchObject({ added: 1, created: 1, alreadyMembers: 0, memberCount: 5 });
     expect(await findContact(p.api, newDefault)).toMatchObject({ subscribed: true });
 
-    expect((await memberEmails(p.api, s.id)).sort()).toEqual([subscribedBefore.email, unsubscribedBefore.email, newOff, newOn, newDefault].sort());
+    expect((await memberEmails(p.api, s.id)).sort()).toEqual(
+      [subscribedBefore.email, unsubscribedBefore.email, newOff, newOn, newDefault].sort(),
+    );
     expect((await getSegment(p.api, s.id)).memberCount).toBe(5);
   });
 
@@ -937,7 +1063,12 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
 
     // Removing is not deleting: the contacts still exist.
     expect(await findContact(p.api, a)).toBeDefined();
-    expect(await removeMembers(p.api, s.id, [a])).toEqual({ segmentId: s.id, removed: 0, notMembers: [a], memberCount: 1 });
+    expect(await removeMembers(p.api, s.id, [a])).toEqual({
+      segmentId: s.id,
+      removed: 0,
+      notMembers: [a],
+      memberCount: 1,
+    });
   });
 
   it('refuses both on a dynamic segment with 400 SEGMENT_NOT_STATIC', async () => {
@@ -947,7 +1078,10 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
     expectEnvelope(add, 400, 'SEGMENT_NOT_STATIC');
     const remove = await p.api.request('DELETE', `/segments/${s.id}/members`, { body: { emails: [contact.email] } });
     expectEnvelope(remove, 400, 'SEGMENT_NOT_STATIC');
-    const created = await p.api.post(`/segments/${s.id}/members`, { emails: [uniqueEmail('ns-new')], createMissing: true });
+    const created = await p.api.post(`/segments/${s.id}/members`, {
+      emails: [uniqueEmail('ns-new')],
+      createMissing: true,
+    });
     expectEnvelope(created, 400, 'SEGMENT_NOT_STATIC');
     expect((await p.api.get(`/contacts?search=ns-new`)).body.data).toEqual([]);
   });
@@ -959,12 +1093,28 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
 
     const tooMany = [...emails, 'one-more@segments.test'];
     expectFieldError(await p.api.post(`/segments/${s.id}/members`, { emails: tooMany }), 'emails', 'too_big');
-    expectFieldError(await p.api.request('DELETE', `/segments/${s.id}/members`, { body: { emails: tooMany } }), 'emails', 'too_big');
+    expectFieldError(
+      await p.api.request('DELETE', `/segments/${s.id}/members`, { body: { emails: tooMany } }),
+      'emails',
+      'too_big',
+    );
     expectFieldError(await p.api.post(`/segments/${s.id}/members`, { emails: [] }), 'emails', 'too_small');
-    expectFieldError(await p.api.post(`/segments/${s.id}/members`, { emails: ['ok@segments.test', 'not-an-email'] }), 'emails.1', 'invalid_string');
-    expectFieldError(await p.api.request('DELETE', `/segments/${s.id}/members`, { body: { emails: ['nope'] } }), 'emails.0', 'invalid_string');
+    expectFieldError(
+      await p.api.post(`/segments/${s.id}/members`, { emails: ['ok@segments.test', 'not-an-email'] }),
+      'emails.1',
+      'invalid_string',
+    );
+    expectFieldError(
+      await p.api.request('DELETE', `/segments/${s.id}/members`, { body: { emails: ['nope'] } }),
+      'emails.0',
+      'invalid_string',
+    );
     expectFieldError(await p.api.post(`/segments/${s.id}/members`, {}), 'emails', 'invalid_type');
-    expectFieldError(await p.api.post(`/segments/${s.id}/members`, { emails: ['a@segments.test'], createMissing: 'yes' }), 'createMissing', 'invalid_type');
+    expectFieldError(
+      await p.api.post(`/segments/${s.id}/members`, { emails: ['a@segments.test'], createMissing: 'yes' }),
+      'createMissing',
+      'invalid_type',
+    );
     // Nothing was created by the refused requests.
     expect(await findContact(p.api, 'ok@segments.test')).toBeUndefined();
     expect((await getSegment(p.api, s.id)).memberCount).toBe(0);
@@ -997,14 +1147,16 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
     expect(events).toEqual({ entry: [a.id, b.id, c.id].sort(), exit: [a.id] });
     const exits = await eventsNamed(p.api, 'segment.vip-list.exit');
     expect(exits[0]).toMatchObject({ contactId: a.id, email: a.email, data: { segmentId: s.id } });
-    const ofA = (await p.api.get(`/events/contact/${a.id}`)).body.data as EventView[];
+    const ofA = (await p.api.get(`/events/contact/${a.id}`)).body.data as TrackedEvent[];
     expect(ofA.map((e) => e.name).sort()).toEqual(['segment.vip-list.entry', 'segment.vip-list.exit']);
   });
 
   it('emits one entry per contact when the same emails are added concurrently', async () => {
     const s = await staticSegment(p.api, 'Concurrent adds', { trackMembership: true });
     const emails = [uniqueEmail('ca1'), uniqueEmail('ca2'), uniqueEmail('ca3')];
-    const results = await Promise.all([1, 2, 3].map(() => p.api.post(`/segments/${s.id}/members`, { emails, createMissing: true })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => p.api.post(`/segments/${s.id}/members`, { emails, createMissing: true })),
+    );
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(results.reduce((n, r) => n + r.body.added, 0)).toBe(3);
     expect((await membershipEvents(p.api, s.slug)).entry).toHaveLength(3);
@@ -1022,7 +1174,7 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
 
 describe('POST /segments/{id}/compute', () => {
   it('emits an entry per matching contact, then exactly the changes, then nothing', async () => {
-    const p = await server.project('segments-compute');
+    const p = await stack.server.project('segments-compute');
     const a = await createContact(p.api, uniqueEmail('ca'), { plan: 'pro' });
     const b = await createContact(p.api, uniqueEmail('cb'), { plan: 'pro' });
     const c = await createContact(p.api, uniqueEmail('cc'), { plan: 'free' });
@@ -1054,7 +1206,7 @@ describe('POST /segments/{id}/compute', () => {
   });
 
   it('emits one entry per contact when computations run concurrently', async () => {
-    const p = await server.project('segments-compute-race');
+    const p = await stack.server.project('segments-compute-race');
     for (let i = 0; i < 4; i++) await createContact(p.api, uniqueEmail('race'), { plan: 'race' });
     const s = await dynamicSegment(p.api, 'Raced', planIs('race'), { trackMembership: true });
     const results = await Promise.all([1, 2, 3].map(() => compute(p.api, s.id)));
@@ -1073,7 +1225,7 @@ describe('POST /segments/{id}/compute', () => {
   });
 
   it('starts from an empty list when tracking is turned off and on again', async () => {
-    const p = await server.project('segments-retrack');
+    const p = await stack.server.project('segments-retrack');
     const a = await createContact(p.api, uniqueEmail('rt-a'), { plan: 'pro' });
     const b = await createContact(p.api, uniqueEmail('rt-b'), { plan: 'pro' });
     const s = await dynamicSegment(p.api, 'Retracked', planIs('pro'), { trackMembership: true });
@@ -1094,7 +1246,7 @@ describe('POST /segments/{id}/compute', () => {
   });
 
   it('keeps the slug of the segment’s creation in the event names after a rename', async () => {
-    const p = await server.project('segments-rename-events');
+    const p = await stack.server.project('segments-rename-events');
     const a = await createContact(p.api, uniqueEmail('rn'), { plan: 'pro' });
     const s = await dynamicSegment(p.api, 'Original name', planIs('pro'), { trackMembership: true });
     await patchSegment(p.api, s.id, { name: 'Brand new name' });
@@ -1106,12 +1258,16 @@ describe('POST /segments/{id}/compute', () => {
 
 describe('memberOfSegment of a tracked segment', () => {
   it('reads the computed member list, not the live matches', async () => {
-    const p = await server.project('segments-member-of-tracked');
+    const p = await stack.server.project('segments-member-of-tracked');
     const x = await createContact(p.api, uniqueEmail('mx'), { plan: 'pro' });
     const y = await createContact(p.api, uniqueEmail('my'), { plan: 'pro' });
     const tracked = await dynamicSegment(p.api, 'Tracked source', planIs('pro'), { trackMembership: true });
     const reader = await dynamicSegment(p.api, 'Member of tracked', memberOf(tracked.id));
-    const notReader = await dynamicSegment(p.api, 'Not member of tracked', where({ field: 'segment', operator: 'notMemberOfSegment', value: tracked.id }));
+    const notReader = await dynamicSegment(
+      p.api,
+      'Not member of tracked',
+      where({ field: 'segment', operator: 'notMemberOfSegment', value: tracked.id }),
+    );
 
     // Until the first compute the list is empty.
     expect((await memberPage(p.api, tracked.id)).total).toBe(2);
@@ -1137,7 +1293,7 @@ describe('memberOfSegment of a tracked segment', () => {
   });
 
   it('inlines an untracked dynamic segment’s condition and reads a static segment’s list', async () => {
-    const p = await server.project('segments-member-of-untracked');
+    const p = await stack.server.project('segments-member-of-untracked');
     const pro = await createContact(p.api, uniqueEmail('ip'), { plan: 'pro' });
     const free = await createContact(p.api, uniqueEmail('if'), { plan: 'free' });
     const inner = await dynamicSegment(p.api, 'Inner', planIs('pro'));
@@ -1158,7 +1314,7 @@ describe('memberOfSegment of a tracked segment', () => {
 
 describe('usage of fields and events', () => {
   it('lists the segments whose condition names a field (or a key under it) or an event', async () => {
-    const p = await server.project('segments-usage');
+    const p = await stack.server.project('segments-usage');
     await createContact(p.api, uniqueEmail('usage'), { plan: { tier: 'gold' }, city: 'Paris' });
     const direct = await dynamicSegment(p.api, 'Plan direct', where({ field: 'data.plan', operator: 'exists' }));
     const nested = await dynamicSegment(p.api, 'Plan tier nested', {
@@ -1167,8 +1323,16 @@ describe('usage of fields and events', () => {
     });
     const city = await dynamicSegment(p.api, 'City only', where(equals('data.city', 'Paris')));
     const planner = await dynamicSegment(p.api, 'Planner lookalike', where(equals('data.planner', 'x')));
-    const event = await dynamicSegment(p.api, 'Purchasers', where({ field: 'purchase', operator: 'triggeredWithin', value: 7, unit: 'days' }));
-    const notEvent = await dynamicSegment(p.api, 'Never signed up', where({ field: 'signup', operator: 'notTriggered' }));
+    const event = await dynamicSegment(
+      p.api,
+      'Purchasers',
+      where({ field: 'purchase', operator: 'triggeredWithin', value: 7, unit: 'days' }),
+    );
+    const notEvent = await dynamicSegment(
+      p.api,
+      'Never signed up',
+      where({ field: 'signup', operator: 'notTriggered' }),
+    );
     await staticSegment(p.api, 'Static usage');
 
     const plan = await p.api.get('/contacts/fields/data.plan/usage');
@@ -1180,20 +1344,36 @@ describe('usage of fields and events', () => {
 
     const tier = await p.api.get('/contacts/fields/data.plan.tier/usage');
     expect(tier.body.segments).toEqual([{ id: nested.id, name: 'Plan tier nested' }]);
-    expect((await p.api.get('/contacts/fields/data.city/usage')).body.segments).toEqual([{ id: city.id, name: 'City only' }]);
-    expect((await p.api.get('/contacts/fields/data.planner/usage')).body.segments).toEqual([{ id: planner.id, name: 'Planner lookalike' }]);
+    expect((await p.api.get('/contacts/fields/data.city/usage')).body.segments).toEqual([
+      { id: city.id, name: 'City only' },
+    ]);
+    expect((await p.api.get('/contacts/fields/data.planner/usage')).body.segments).toEqual([
+      { id: planner.id, name: 'Planner lookalike' },
+    ]);
 
     const purchase = await p.api.get('/events/purchase/usage');
     expect(purchase.status).toBe(200);
-    expect(purchase.body).toEqual({ event: 'purchase', segments: [{ id: event.id, name: 'Purchasers' }], campaigns: [], workflows: [] });
-    expect((await p.api.get('/events/signup/usage')).body.segments).toEqual([{ id: notEvent.id, name: 'Never signed up' }]);
+    expect(purchase.body).toEqual({
+      event: 'purchase',
+      segments: [{ id: event.id, name: 'Purchasers' }],
+      campaigns: [],
+      workflows: [],
+    });
+    expect((await p.api.get('/events/signup/usage')).body.segments).toEqual([
+      { id: notEvent.id, name: 'Never signed up' },
+    ]);
     expect((await p.api.get('/events/data.plan/usage')).body.segments).toEqual([]);
 
     // A renamed segment is listed by its new name; a deleted one no more.
     await patchSegment(p.api, direct.id, { name: 'Plan direct renamed' });
-    expect((await p.api.get('/contacts/fields/data.plan/usage')).body.segments).toContainEqual({ id: direct.id, name: 'Plan direct renamed' });
+    expect((await p.api.get('/contacts/fields/data.plan/usage')).body.segments).toContainEqual({
+      id: direct.id,
+      name: 'Plan direct renamed',
+    });
     expect((await p.api.delete(`/segments/${direct.id}`)).status).toBe(204);
-    expect((await p.api.get('/contacts/fields/data.plan/usage')).body.segments).toEqual([{ id: nested.id, name: 'Plan tier nested' }]);
+    expect((await p.api.get('/contacts/fields/data.plan/usage')).body.segments).toEqual([
+      { id: nested.id, name: 'Plan tier nested' },
+    ]);
     // Another project's usage is its own.
     expect((await other.api.get('/events/purchase/usage')).body.segments).toEqual([]);
   });
@@ -1204,7 +1384,10 @@ describe('segment events are the service’s own', () => {
     const s = await dynamicSegment(main.api, 'Reserved names', planIs('x'), { trackMembership: true });
     for (const kind of ['entry', 'exit']) {
       const event = `segment.${s.slug}.${kind}`;
-      const res = await main.api.request('POST', '/v1/track', { body: { email: uniqueEmail('track'), event }, key: main.publicKey });
+      const res = await main.api.request('POST', '/v1/track', {
+        body: { email: uniqueEmail('track'), event },
+        key: main.publicKey,
+      });
       const err = expectFieldError(res, 'event', 'reserved_event');
       expect(err.received).toBe(event);
       expect(await eventsNamed(main.api, event)).toEqual([]);

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import { type ParsedMail, simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { verifiedDomain, type DomainView } from '../support/domains.js';
+import type { Contact, Domain, EmailRecord, TrackedEvent } from '../../src/api.js';
+import { verifiedDomain } from '../support/domains.js';
+import { projectWithDomain, useMailServer } from '../support/mail-server.js';
 import {
-  UUID,
   deliveredMessage,
   emailRecord,
   headerBlock,
@@ -14,43 +14,32 @@ import {
   selectorOf,
   sendOk,
   sinkMessagesTo,
+  UUID,
+  uniqueAddresses,
   verifyDkim,
-  type EmailRecord,
 } from '../support/sending.js';
-import { eventually, startTestServer, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type ReceivedMessage, type SmtpSink } from '../support/smtp-sink.js';
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
+import { type Client, eventually, startTestServer, type TestProject, type TestServer } from '../support/server.js';
+import type { ReceivedMessage } from '../support/smtp-sink.js';
 
 const DOMAIN = 'mail.send.test';
 const OTHER_DOMAIN = 'other.send.test';
 const FROM = `hello@${DOMAIN}`;
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let server: TestServer;
-let main: Project;
-let other: Project;
-let domain: DomainView;
+let main: TestProject;
+let other: TestProject;
+let domain: Domain;
+
+const mail = useMailServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-  main = await server.project('send-main');
-  other = await server.project('send-other');
-  domain = await verifiedDomain(main.api, dns, DOMAIN);
-  await verifiedDomain(other.api, dns, OTHER_DOMAIN);
-});
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
+  main = await mail.server.project('send-main');
+  domain = await verifiedDomain(main.api, mail.dns, DOMAIN);
+  other = await projectWithDomain(mail, 'send-other', OTHER_DOMAIN);
 });
 
 let seq = 0;
 /** A recipient address no other test uses. */
-const rcpt = (tag: string) => `${tag}-${++seq}@rcpt.send.test`;
+const rcpt = uniqueAddresses('rcpt.send.test');
 
 /** Recipients of refused or skipped sends: checked at the end to have received nothing. */
 const neverDelivered: string[] = [];
@@ -67,7 +56,7 @@ async function sendAndReceive(body: Record<string, unknown>, api: Client = main.
   const data = await sendOk(api, body);
   expect(data.emails).toHaveLength(1);
   const id = data.emails[0]!.email;
-  const message = await deliveredMessage(sink, id);
+  const message = await deliveredMessage(mail.sink, id);
   return { id, data, message, parsed: await parse(message) };
 }
 
@@ -87,13 +76,13 @@ async function contactByEmail(email: string) {
   const page = await contactsMatching(email);
   const found = page.data.filter((c) => c.email === email);
   expect(found).toHaveLength(1);
-  return found[0] as { id: string; email: string; subscribed: boolean; data: Record<string, unknown> };
+  return found[0] as Contact;
 }
 
 async function eventsNamed(api: Client, name: string) {
   const res = await api.get(`/events?limit=100&name=${encodeURIComponent(name)}`);
   expect(res.status).toBe(200);
-  return res.body.data as { id: string; name: string; contactId: string; email: string; data: Record<string, unknown> }[];
+  return res.body.data as TrackedEvent[];
 }
 
 async function createTemplate(api: Client, body: Record<string, unknown>) {
@@ -103,12 +92,7 @@ async function createTemplate(api: Client, body: Record<string, unknown>) {
 }
 
 /** A refused request: exact status and code; nothing stored for the recipient. */
-async function expectRefused(
-  res: { status: number; body: any },
-  status: number,
-  code: string,
-  recipient?: string,
-) {
+async function expectRefused(res: { status: number; body: any }, status: number, code: string, recipient?: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
   expect(typeof res.body.error.requestId).toBe('string');
@@ -122,7 +106,9 @@ async function expectRefused(
 async function expectInvalid(body: Record<string, unknown>, field: string, code: string) {
   const res = await send(body);
   await expectRefused(res, 422, 'VALIDATION_ERROR', typeof body.to === 'string' ? body.to : undefined);
-  expect(res.body.error.errors, JSON.stringify(res.body.error.errors)).toContainEqual(expect.objectContaining({ field, code }));
+  expect(res.body.error.errors, JSON.stringify(res.body.error.errors)).toContainEqual(
+    expect.objectContaining({ field, code }),
+  );
   return res.body.error.errors as { field: string; code: string; message: string }[];
 }
 
@@ -133,7 +119,12 @@ function decodeWords(value: string): string {
     .replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=/gi, (_m, enc: string, text: string) =>
       enc.toUpperCase() === 'B'
         ? Buffer.from(text, 'base64').toString('utf8')
-        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+        : Buffer.from(
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
     );
 }
 
@@ -174,7 +165,11 @@ describe('POST /v1/send: the answer and the contact', () => {
     expect(created.status).toBe(201);
     const sent = await sendOk(main.api, { to: existing, from: FROM, subject: 'Hi', body: '<p>Hi</p>' });
     expect(sent.emails[0]!.contact).toEqual({ id: created.body.id, email: existing });
-    expect(await contactByEmail(existing)).toMatchObject({ id: created.body.id, subscribed: true, data: { plan: 'free' } });
+    expect(await contactByEmail(existing)).toMatchObject({
+      id: created.body.id,
+      subscribed: true,
+      data: { plan: 'free' },
+    });
   });
 
   it('an explicit subscribed flips the contact and emits contact.subscribed once; the same value emits nothing', async () => {
@@ -192,12 +187,18 @@ describe('POST /v1/send: the answer and the contact', () => {
 
     await sendOk(main.api, { to, from: FROM, subject: 'Hi', body: '<p>Hi</p>', subscribed: false });
     expect(await contactByEmail(to)).toMatchObject({ subscribed: false });
-    expect((await eventsNamed(main.api, 'contact.unsubscribed')).filter((e) => e.contactId === contactId)).toHaveLength(1);
+    expect((await eventsNamed(main.api, 'contact.unsubscribed')).filter((e) => e.contactId === contactId)).toHaveLength(
+      1,
+    );
   });
 
   it('applies the data rules: patch, null deletes, empty string ignored, persistent:false for this send only, reserved keys dropped', async () => {
     const to = rcpt('data');
-    const created = await main.api.post('/contacts', { email: to, subscribed: true, data: { plan: 'free', city: 'Oslo', old: 'x', keep: 1 } });
+    const created = await main.api.post('/contacts', {
+      email: to,
+      subscribed: true,
+      data: { plan: 'free', city: 'Oslo', old: 'x', keep: 1 },
+    });
     expect(created.status).toBe(201);
     const { id, parsed } = await sendAndReceive({
       to,
@@ -226,7 +227,7 @@ describe('POST /v1/send: the answer and the contact', () => {
     expect(parsed.subject).toBe('Plan pro SAVE10');
     const html = parsed.html as string;
     expect(html).toContain(
-      `plan=pro;city=Oslo;coupon=SAVE10;old=gone;keep=1;email=${to};id=${contact.id};svc=${contact.id};unsub=${server.url}/unsubscribe/`,
+      `plan=pro;city=Oslo;coupon=SAVE10;old=gone;keep=1;email=${to};id=${contact.id};svc=${contact.id};unsub=${mail.server.url}/unsubscribe/`,
     );
     expect(html).not.toContain('evil.test');
     expect(html).not.toContain('forged');
@@ -256,15 +257,19 @@ describe('POST /v1/send: recipients', () => {
       { address: cid, name: '', first: 'friend' },
     ];
     for (const [i, want] of expected.entries()) {
-      const message = await deliveredMessage(sink, ids[i]!);
+      const message = await deliveredMessage(mail.sink, ids[i]!);
       expect(message.to).toEqual([want.address]);
       const parsed = await parse(message);
       expect(parsed.subject).toBe(`Hi ${want.first}`);
       expect(parsed.html).toContain(`<p>Dear ${want.first} &lt;${want.address}&gt;</p>`);
       expect((parsed.to as any).value).toEqual([{ address: want.address, name: want.name }]);
-      expect(sinkMessagesTo(sink, want.address)).toHaveLength(1);
+      expect(sinkMessagesTo(mail.sink, want.address)).toHaveLength(1);
       const record = await emailRecord(main.api, ids[i]!);
-      expect(record).toMatchObject({ to: want.address, toName: want.name || null, contactId: data.emails[i]!.contact.id });
+      expect(record).toMatchObject({
+        to: want.address,
+        toName: want.name || null,
+        contactId: data.emails[i]!.contact.id,
+      });
     }
   });
 });
@@ -333,13 +338,21 @@ describe('POST /v1/send: templates', () => {
     expect((parsed.replyTo as any).value).toEqual([{ address: 'replies@elsewhere.test', name: '' }]);
     expect(message.from).toBe(`override@${DOMAIN}`);
 
-    const body = await sendAndReceive({ to: rcpt('tpl-body'), template: template.id, body: '<p>Only the body, {{ name ?? "you" }}</p>' });
+    const body = await sendAndReceive({
+      to: rcpt('tpl-body'),
+      template: template.id,
+      body: '<p>Only the body, {{ name ?? "you" }}</p>',
+    });
     expect(body.parsed.subject).toBe('Welcome friend');
     expect(body.parsed.html).toContain('<p>Only the body, you</p>');
   });
 
   it('404 for a template of another project or an unknown id; nothing stored', async () => {
-    const foreign = await createTemplate(other.api, { subject: 'Other', body: '<p>Other</p>', from: `x@${OTHER_DOMAIN}` });
+    const foreign = await createTemplate(other.api, {
+      subject: 'Other',
+      body: '<p>Other</p>',
+      from: `x@${OTHER_DOMAIN}`,
+    });
     const a = rcpt('tpl-foreign');
     await expectRefused(await send({ to: a, template: foreign.id }), 404, 'NOT_FOUND', a);
     const b = rcpt('tpl-unknown');
@@ -356,7 +369,7 @@ describe('POST /v1/send: templates', () => {
     const { parsed, message } = await sendAndReceive({ to, template: marketing.id, subscribed: true });
     const header = rawHeader(message.raw, 'List-Unsubscribe')!;
     const url = /^<(.+)>$/.exec(header)![1]!;
-    expect(url).toMatch(new RegExp(`^${server.url}/unsubscribe/[^/]+$`));
+    expect(url).toMatch(new RegExp(`^${mail.server.url}/unsubscribe/[^/]+$`));
     const html = parsed.html as string;
     expect(html).toContain(`<a href="${url}">Leave this list</a>`);
     expect(html.split('/unsubscribe/').length - 1).toBe(1);
@@ -373,27 +386,55 @@ describe('POST /v1/send: the sender', () => {
     expect(fromOf(plain.parsed)).toEqual([{ address: FROM, name: '' }]);
     expect(plain.message.from).toBe(FROM);
 
-    const object = await sendAndReceive({ to: rcpt('from-object'), from: { name: 'Object Name', email: FROM }, subject: 's', body: '<p>b</p>' });
+    const object = await sendAndReceive({
+      to: rcpt('from-object'),
+      from: { name: 'Object Name', email: FROM },
+      subject: 's',
+      body: '<p>b</p>',
+    });
     expect(fromOf(object.parsed)).toEqual([{ address: FROM, name: 'Object Name' }]);
 
-    const legacy = await sendAndReceive({ to: rcpt('from-legacy'), from: FROM, name: 'Legacy Name', subject: 's', body: '<p>b</p>' });
+    const legacy = await sendAndReceive({
+      to: rcpt('from-legacy'),
+      from: FROM,
+      name: 'Legacy Name',
+      subject: 's',
+      body: '<p>b</p>',
+    });
     expect(fromOf(legacy.parsed)).toEqual([{ address: FROM, name: 'Legacy Name' }]);
     expect((await emailRecord(main.api, legacy.id)).fromName).toBe('Legacy Name');
 
-    const both = await sendAndReceive({ to: rcpt('from-both'), from: { name: 'Object Wins', email: FROM }, name: 'Legacy Name', subject: 's', body: '<p>b</p>' });
+    const both = await sendAndReceive({
+      to: rcpt('from-both'),
+      from: { name: 'Object Wins', email: FROM },
+      name: 'Legacy Name',
+      subject: 's',
+      body: '<p>b</p>',
+    });
     expect(fromOf(both.parsed)).toEqual([{ address: FROM, name: 'Object Wins' }]);
   });
 
   // Spec: `name` is "used only as fallback when `from` is a string with no name". An object `from`
   // without a name is not a string, so the deprecated `name` must not be used for it.
   it('the deprecated name is not used when from is an object without a name', async () => {
-    const nameless = await sendAndReceive({ to: rcpt('from-nameless'), from: { email: FROM }, name: 'Legacy Name', subject: 's', body: '<p>b</p>' });
+    const nameless = await sendAndReceive({
+      to: rcpt('from-nameless'),
+      from: { email: FROM },
+      name: 'Legacy Name',
+      subject: 's',
+      body: '<p>b</p>',
+    });
     expect(fromOf(nameless.parsed)).toEqual([{ address: FROM, name: '' }]);
   });
 
   // Same rule with no `from` at all: the template's sender and its fromName apply, not `name`.
   it('the deprecated name does not replace a template’s fromName when from is omitted', async () => {
-    const template = await createTemplate(main.api, { subject: 's', body: '<p>b</p>', fromName: 'Template Sender', type: 'TRANSACTIONAL' });
+    const template = await createTemplate(main.api, {
+      subject: 's',
+      body: '<p>b</p>',
+      fromName: 'Template Sender',
+      type: 'TRANSACTIONAL',
+    });
     const sent = await sendAndReceive({ to: rcpt('from-template'), template: template.id, name: 'Legacy Name' });
     expect(fromOf(sent.parsed)).toEqual([{ address: FROM, name: 'Template Sender' }]);
   });
@@ -401,16 +442,32 @@ describe('POST /v1/send: the sender', () => {
   it('403 INTERNAL_SERVER_ERROR for an unregistered or an unverified sender domain; nothing stored, key not spent', async () => {
     const a = rcpt('unregistered');
     const key = `unregistered-${randomUUID()}`;
-    const unregistered = await send({ to: a, from: 'x@unregistered.send.test', subject: 's', body: '<p>b</p>' }, { 'Idempotency-Key': key });
+    const unregistered = await send(
+      { to: a, from: 'x@unregistered.send.test', subject: 's', body: '<p>b</p>' },
+      { 'Idempotency-Key': key },
+    );
     await expectRefused(unregistered, 403, 'INTERNAL_SERVER_ERROR', a);
-    expect(unregistered.body.error.details).toMatchObject({ domain: 'unregistered.send.test', registered: false, verified: false });
+    expect(unregistered.body.error.details).toMatchObject({
+      domain: 'unregistered.send.test',
+      registered: false,
+      verified: false,
+    });
 
     const pending = await main.api.post('/domains', { domain: 'pending.send.test' });
     expect(pending.status).toBe(201);
     const b = rcpt('unverified');
-    const unverified = await send({ to: [b, rcpt('unverified-2')], from: { name: 'P', email: 'x@pending.send.test' }, subject: 's', body: '<p>b</p>' });
+    const unverified = await send({
+      to: [b, rcpt('unverified-2')],
+      from: { name: 'P', email: 'x@pending.send.test' },
+      subject: 's',
+      body: '<p>b</p>',
+    });
     await expectRefused(unverified, 403, 'INTERNAL_SERVER_ERROR', b);
-    expect(unverified.body.error.details).toMatchObject({ domain: 'pending.send.test', registered: true, verified: false });
+    expect(unverified.body.error.details).toMatchObject({
+      domain: 'pending.send.test',
+      registered: true,
+      verified: false,
+    });
 
     // The refused request rolled back its claim of the key.
     const c = rcpt('after-refusal');
@@ -419,8 +476,19 @@ describe('POST /v1/send: the sender', () => {
 });
 
 describe('POST /v1/send: refused requests', () => {
-  const base = (tag: string, extra: Record<string, unknown> = {}) => ({ to: rcpt(tag), from: FROM, subject: 'Subject', body: '<p>Body</p>', ...extra });
-  const attachment = (extra: Record<string, unknown> = {}) => ({ filename: 'a.txt', content: b64('hello'), contentType: 'text/plain', ...extra });
+  const base = (tag: string, extra: Record<string, unknown> = {}) => ({
+    to: rcpt(tag),
+    from: FROM,
+    subject: 'Subject',
+    body: '<p>Body</p>',
+    ...extra,
+  });
+  const attachment = (extra: Record<string, unknown> = {}) => ({
+    filename: 'a.txt',
+    content: b64('hello'),
+    contentType: 'text/plain',
+    ...extra,
+  });
 
   it('422 without subject and body and no template, with both field paths', async () => {
     const errors = await expectInvalid({ to: rcpt('nosubject'), from: FROM }, 'subject', 'invalid_type');
@@ -431,7 +499,7 @@ describe('POST /v1/send: refused requests', () => {
     await expectInvalid(base('subject-nl', { subject: 'Line one\nLine two' }), 'subject', 'invalid_string');
     await expectInvalid(base('subject-cr', { subject: 'Line one\rLine two' }), 'subject', 'invalid_string');
     await expectInvalid(base('subject-long', { subject: 'x'.repeat(999) }), 'subject', 'too_big');
-    const subject = 'word '.repeat(199) + 'end'; // 998 characters
+    const subject = `${'word '.repeat(199)}end`; // 998 characters
     expect(subject).toHaveLength(998);
     const { parsed } = await sendAndReceive(base('subject-998', { subject }));
     expect(parsed.subject).toBe(subject);
@@ -439,24 +507,39 @@ describe('POST /v1/send: refused requests', () => {
 
   it('422 for header values with CR or LF or over 998 characters, and for reserved headers (code reserved_header)', async () => {
     await expectInvalid(base('hdr-lf', { headers: { 'X-Test': 'a\nb' } }), 'headers.X-Test', 'invalid_string');
-    await expectInvalid(base('hdr-cr', { headers: { 'X-Test': 'a\rInjected: yes' } }), 'headers.X-Test', 'invalid_string');
+    await expectInvalid(
+      base('hdr-cr', { headers: { 'X-Test': 'a\rInjected: yes' } }),
+      'headers.X-Test',
+      'invalid_string',
+    );
     await expectInvalid(base('hdr-long', { headers: { 'X-Test': 'v'.repeat(999) } }), 'headers.X-Test', 'too_big');
     await expectInvalid(base('hdr-from', { headers: { From: 'boss@evil.test' } }), 'headers.From', 'reserved_header');
-    await expectInvalid(base('hdr-lu', { headers: { 'list-unsubscribe': '<https://evil.test>' } }), 'headers.list-unsubscribe', 'reserved_header');
+    await expectInvalid(
+      base('hdr-lu', { headers: { 'list-unsubscribe': '<https://evil.test>' } }),
+      'headers.list-unsubscribe',
+      'reserved_header',
+    );
   });
 
   it('422 for 11 attachments, a filename with a quote, non-base64 content, inline without contentId', async () => {
-    await expectInvalid(base('att-11', { attachments: Array.from({ length: 11 }, () => attachment()) }), 'attachments', 'too_big');
-    await expectInvalid(base('att-quote', { attachments: [attachment({ filename: 'a"b.txt' })] }), 'attachments.0.filename', 'invalid_string');
-    await expectInvalid(base('att-squote', { attachments: [attachment(), attachment({ filename: "it's.txt" })] }), 'attachments.1.filename', 'invalid_string');
-    await expectInvalid(base('att-b64', { attachments: [attachment({ content: 'not base64!' })] }), 'attachments.0.content', 'invalid_string');
-    await expectInvalid(base('att-inline', { attachments: [attachment({ disposition: 'inline' })] }), 'attachments.0.contentId', 'custom');
+    const cases: [tag: string, attachments: unknown[], field: string, code: string][] = [
+      ['att-11', Array.from({ length: 11 }, () => attachment()), 'attachments', 'too_big'],
+      ['att-quote', [attachment({ filename: 'a"b.txt' })], 'attachments.0.filename', 'invalid_string'],
+      ['att-squote', [attachment(), attachment({ filename: "it's.txt" })], 'attachments.1.filename', 'invalid_string'],
+      ['att-b64', [attachment({ content: 'not base64!' })], 'attachments.0.content', 'invalid_string'],
+      ['att-inline', [attachment({ disposition: 'inline' })], 'attachments.0.contentId', 'custom'],
+    ];
+    for (const [tag, attachments, field, code] of cases) {
+      await expectInvalid(base(tag, { attachments }), field, code);
+    }
   });
 
   it('422 for more than 10 MB of attachments', async () => {
     const half = b64(Buffer.alloc(5 * 1024 * 1024 + 1, 7));
     const errors = await expectInvalid(
-      base('att-big', { attachments: [attachment({ content: half }), attachment({ content: half, filename: 'b.txt' })] }),
+      base('att-big', {
+        attachments: [attachment({ content: half }), attachment({ content: half, filename: 'b.txt' })],
+      }),
       'attachments',
       'too_big',
     );
@@ -472,14 +555,30 @@ describe('POST /v1/send: refused requests', () => {
     await expectRefused(malformed, 400, 'INVALID_JSON', a);
 
     const b = rcpt('badkey');
-    await expectRefused(await send({ to: b, from: FROM, subject: 's', body: '<p>b</p>' }, { 'Idempotency-Key': 'k'.repeat(256) }), 400, 'INVALID_IDEMPOTENCY_KEY', b);
+    await expectRefused(
+      await send({ to: b, from: FROM, subject: 's', body: '<p>b</p>' }, { 'Idempotency-Key': 'k'.repeat(256) }),
+      400,
+      'INVALID_IDEMPOTENCY_KEY',
+      b,
+    );
     const c = rcpt('badkey-ctl');
-    await expectRefused(await send({ to: c, from: FROM, subject: 's', body: '<p>b</p>' }, { 'Idempotency-Key': 'tab\there' }), 400, 'INVALID_IDEMPOTENCY_KEY', c);
+    await expectRefused(
+      await send({ to: c, from: FROM, subject: 's', body: '<p>b</p>' }, { 'Idempotency-Key': 'tab\there' }),
+      400,
+      'INVALID_IDEMPOTENCY_KEY',
+      c,
+    );
 
     const d = rcpt('publickey');
-    const pub = await main.api.request('POST', '/v1/send', { body: { to: d, from: FROM, subject: 's', body: '<p>b</p>' }, key: main.publicKey });
+    const pub = await main.api.request('POST', '/v1/send', {
+      body: { to: d, from: FROM, subject: 's', body: '<p>b</p>' },
+      key: main.publicKey,
+    });
     await expectRefused(pub, 401, 'INVALID_API_KEY', d);
-    const none = await main.api.request('POST', '/v1/send', { body: { to: d, from: FROM, subject: 's', body: '<p>b</p>' }, key: null });
+    const none = await main.api.request('POST', '/v1/send', {
+      body: { to: d, from: FROM, subject: 's', body: '<p>b</p>' },
+      key: null,
+    });
     await expectRefused(none, 401, 'INVALID_API_KEY', d);
   });
 
@@ -499,12 +598,17 @@ describe('POST /v1/send: refused requests', () => {
       },
     });
     expect(typeof again.body.error.suggestion).toBe('string');
-    await deliveredMessage(sink, first.emails[0]!.email);
+    await deliveredMessage(mail.sink, first.emails[0]!.email);
     // Another body under the same key is refused as well, and stores nothing.
     const otherTo = rcpt('idem-other');
-    await expectRefused(await send({ ...body, to: otherTo }, { 'Idempotency-Key': key }), 409, 'IDEMPOTENCY_KEY_REUSED', otherTo);
+    await expectRefused(
+      await send({ ...body, to: otherTo }, { 'Idempotency-Key': key }),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+      otherTo,
+    );
     await new Promise((r) => setTimeout(r, 300));
-    expect(sinkMessagesTo(sink, to)).toHaveLength(1);
+    expect(sinkMessagesTo(mail.sink, to)).toHaveLength(1);
   });
 });
 
@@ -530,9 +634,20 @@ describe('the message at the SMTP sink', () => {
       attachments: [
         { filename: 'report.txt', content: b64(report), contentType: 'text/plain' },
         // Base64 wrapped at 76 columns, as many encoders write it.
-        { filename: 'data.bin', content: binary.toString('base64').replace(/.{76}/g, '$&\r\n'), contentType: 'application/octet-stream', disposition: 'attachment' },
+        {
+          filename: 'data.bin',
+          content: binary.toString('base64').replace(/.{76}/g, '$&\r\n'),
+          contentType: 'application/octet-stream',
+          disposition: 'attachment',
+        },
         { filename: 'Grüße – 报告.txt', content: b64('Unicode name'), contentType: 'text/plain; charset=utf-8' },
-        { filename: 'logo.png', content: PNG.toString('base64'), contentType: 'image/png', contentId: 'logo@pbx', disposition: 'inline' },
+        {
+          filename: 'logo.png',
+          content: PNG.toString('base64'),
+          contentType: 'image/png',
+          contentId: 'logo@pbx',
+          disposition: 'inline',
+        },
       ],
     });
     ({ id, message, parsed } = result);
@@ -557,6 +672,7 @@ describe('the message at the SMTP sink', () => {
 
   it('encodes every non-ASCII header: no raw 8-bit byte in the header lines', () => {
     const headers = headerBlock(message.raw);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the class is every 7-bit byte, control characters included
     expect(/^[\x00-\x7f]*$/.test(headers)).toBe(true);
     expect(rawHeader(message.raw, 'Subject')).toMatch(/=\?UTF-8\?[BQ]\?/i);
     expect(rawHeader(message.raw, 'From')).toMatch(/=\?UTF-8\?[BQ]\?/i);
@@ -577,6 +693,7 @@ describe('the message at the SMTP sink', () => {
     expect(parsed.html).toContain('<p>Grüße — 你好</p>');
     expect(parsed.text).toContain('Grüße — 你好');
     // Every part is encoded: the whole message is 7-bit, as a relay without 8BITMIME needs.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the class is every 7-bit byte, control characters included
     expect(/^[\x00-\x7f]*$/.test(message.raw.toString('latin1'))).toBe(true);
   });
 
@@ -599,7 +716,7 @@ describe('the message at the SMTP sink', () => {
   });
 
   it('is DKIM-signed with the domain’s key (mailauth, keys from DNS); a changed body byte fails', async () => {
-    const result = await verifyDkim(message.raw, dns);
+    const result = await verifyDkim(message.raw, mail.dns);
     expect(result.results).toHaveLength(1);
     const [sig] = result.results;
     expect(sig!.status.result).toBe('pass');
@@ -611,14 +728,15 @@ describe('the message at the SMTP sink', () => {
     const at = tampered.indexOf('Hello there', bodyStart);
     expect(at).toBeGreaterThan(bodyStart);
     tampered[at] = 'J'.charCodeAt(0);
-    const bad = await verifyDkim(tampered, dns);
+    const bad = await verifyDkim(tampered, mail.dns);
     expect(bad.results).toHaveLength(1);
     expect(bad.results[0]!.status.result).not.toBe('pass');
   });
 });
 
 describe('email types', () => {
-  const BODY = '<html><body><p>Hi {{ first_name ?? "there" }}</p><p><a href="https://example.com/docs">Docs</a></p></body></html>';
+  const BODY =
+    '<html><body><p>Hi {{ first_name ?? "there" }}</p><p><a href="https://example.com/docs">Docs</a></p></body></html>';
   const templates: Record<string, string> = {};
   beforeAll(async () => {
     for (const type of ['MARKETING', 'TRANSACTIONAL', 'HEADLESS']) {
@@ -627,20 +745,25 @@ describe('email types', () => {
   });
 
   const tracked = (html: string, id: string) => {
-    expect(html).toContain(`href="${server.url}/t/click/${id}/`);
+    expect(html).toContain(`href="${mail.server.url}/t/click/${id}/`);
     expect(html).toContain(`url=${encodeURIComponent('https://example.com/docs')}`);
     expect(html).not.toContain('href="https://example.com/docs"');
-    expect(html).toContain(`src="${server.url}/t/open/${id}/`);
+    expect(html).toContain(`src="${mail.server.url}/t/open/${id}/`);
   };
 
   it('MARKETING: List-Unsubscribe one-click headers, footer with the same link, tracked links and an open pixel', async () => {
     const to = rcpt('marketing');
-    const { id, parsed, message } = await sendAndReceive({ to, template: templates.MARKETING, subscribed: true, data: { first_name: 'Mara' } });
+    const { id, parsed, message } = await sendAndReceive({
+      to,
+      template: templates.MARKETING,
+      subscribed: true,
+      data: { first_name: 'Mara' },
+    });
     const header = rawHeader(message.raw, 'List-Unsubscribe')!;
     expect(header).toMatch(/^<https?:\/\/[^>]+\/unsubscribe\/[^>]+>$/);
     expect(rawHeader(message.raw, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
     const url = header.slice(1, -1);
-    expect(url.startsWith(`${server.url}/unsubscribe/`)).toBe(true);
+    expect(url.startsWith(`${mail.server.url}/unsubscribe/`)).toBe(true);
     const html = parsed.html as string;
     expect(html).toContain('<p>Hi Mara</p>');
     expect(html).toContain(`href="${url}"`); // the footer, not rewritten for tracking
@@ -649,7 +772,11 @@ describe('email types', () => {
     expect((await emailRecord(main.api, id)).type).toBe('MARKETING');
 
     // The header's link is a working RFC 8058 one-click unsubscribe.
-    const click = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const click = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     expect(click.status).toBe(200);
     expect((await contactByEmail(to)).subscribed).toBe(false);
   });
@@ -665,7 +792,12 @@ describe('email types', () => {
 
   it('TRANSACTIONAL to an unsubscribed contact is delivered, tracked, without List-Unsubscribe or footer', async () => {
     const to = rcpt('transactional-unsub');
-    const { id, parsed, message } = await sendAndReceive({ to, template: templates.TRANSACTIONAL, subscribed: false, data: { first_name: 'Tom' } });
+    const { id, parsed, message } = await sendAndReceive({
+      to,
+      template: templates.TRANSACTIONAL,
+      subscribed: false,
+      data: { first_name: 'Tom' },
+    });
     expect(rawHeader(message.raw, 'List-Unsubscribe')).toBeUndefined();
     expect(rawHeader(message.raw, 'List-Unsubscribe-Post')).toBeUndefined();
     const html = parsed.html as string;
@@ -676,10 +808,16 @@ describe('email types', () => {
 
   it('HEADLESS: the body exactly as rendered (no pixel, no rewritten links, no footer), sent to an unsubscribed contact', async () => {
     const to = rcpt('headless-unsub');
-    const { id, parsed, message } = await sendAndReceive({ to, template: templates.HEADLESS, data: { first_name: 'Hedda' } });
+    const { id, parsed, message } = await sendAndReceive({
+      to,
+      template: templates.HEADLESS,
+      data: { first_name: 'Hedda' },
+    });
     expect((await contactByEmail(to)).subscribed).toBe(false);
     expect(rawHeader(message.raw, 'List-Unsubscribe')).toBeUndefined();
-    expect(parsed.html).toBe('<html><body><p>Hi Hedda</p><p><a href="https://example.com/docs">Docs</a></p></body></html>');
+    expect(parsed.html).toBe(
+      '<html><body><p>Hi Hedda</p><p><a href="https://example.com/docs">Docs</a></p></body></html>',
+    );
     // The sink has the message; the outcome is written a moment later.
     await recordWhen(main.api, id, (r) => r.status === 'sent');
   });
@@ -729,11 +867,16 @@ describe('the email record', () => {
     });
     expect(Date.parse(sent.sentAt!)).toBeGreaterThanOrEqual(Date.parse(sent.createdAt));
     expect(Date.parse(sent.createdAt)).toBeGreaterThanOrEqual(before - 1000);
-    expect(sinkMessagesTo(sink, to)).toHaveLength(1);
+    expect(sinkMessagesTo(mail.sink, to)).toHaveLength(1);
 
     const events = (await eventsNamed(main.api, 'email.sent')).filter((e) => e.data.emailId === id);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ name: 'email.sent', contactId: data.emails[0]!.contact.id, email: to, data: { emailId: id } });
+    expect(events[0]).toMatchObject({
+      name: 'email.sent',
+      contactId: data.emails[0]!.contact.id,
+      email: to,
+      data: { emailId: id },
+    });
   });
 
   it('404 for the record of another project; 422 for an id that is not a uuid', async () => {
@@ -746,12 +889,12 @@ describe('the email record', () => {
 
 describe('without SMTP_URL', () => {
   let outboxServer: TestServer;
-  let project: Project;
-  let view: DomainView;
+  let project: TestProject;
+  let view: Domain;
   beforeAll(async () => {
-    outboxServer = await startTestServer({ DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
+    outboxServer = await startTestServer({ DNS_SERVERS: mail.dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
     project = await outboxServer.project('outbox');
-    view = await verifiedDomain(project.api, dns, 'outbox.send.test');
+    view = await verifiedDomain(project.api, mail.dns, 'outbox.send.test');
   });
   afterAll(async () => {
     await outboxServer?.stop();
@@ -759,7 +902,12 @@ describe('without SMTP_URL', () => {
 
   it('writes each message as a signed .eml file under DATA_DIR/outbox', async () => {
     const to = rcpt('outbox');
-    const data = await sendOk(project.api, { to, from: 'dev@outbox.send.test', subject: 'Outbox Grüße', body: '<p>Captured</p>' });
+    const data = await sendOk(project.api, {
+      to,
+      from: 'dev@outbox.send.test',
+      subject: 'Outbox Grüße',
+      body: '<p>Captured</p>',
+    });
     const id = data.emails[0]!.email;
     const record = await recordWhen(project.api, id, (r) => r.status === 'sent');
     const dir = path.join(outboxServer.service.ctx.config.dataDir, 'outbox');
@@ -773,10 +921,14 @@ describe('without SMTP_URL', () => {
     expect((parsed.to as any).value).toEqual([{ address: to, name: '' }]);
     expect(parsed.html).toContain('<p>Captured</p>');
     expect(parsed.text).toContain('Captured');
-    const dkim = await verifyDkim(raw, dns);
+    const dkim = await verifyDkim(raw, mail.dns);
     expect(dkim.results).toHaveLength(1);
-    expect(dkim.results[0]).toMatchObject({ signingDomain: 'outbox.send.test', selector: selectorOf(view), status: { result: 'pass' } });
-    expect(sinkMessagesTo(sink, to)).toEqual([]);
+    expect(dkim.results[0]).toMatchObject({
+      signingDomain: 'outbox.send.test',
+      selector: selectorOf(view),
+      status: { result: 'pass' },
+    });
+    expect(sinkMessagesTo(mail.sink, to)).toEqual([]);
   });
 });
 
@@ -786,7 +938,7 @@ describe('afterwards', () => {
     const { id } = await sendAndReceive({ to: rcpt('sentinel'), from: FROM, subject: 'Last', body: '<p>Last</p>' });
     await recordWhen(main.api, id, (r) => r.status === 'sent');
     await new Promise((r) => setTimeout(r, 300));
-    const leaked = sink.messages.filter((m) => m.to.some((a) => neverDelivered.includes(a)));
+    const leaked = mail.sink.messages.filter((m) => m.to.some((a) => neverDelivered.includes(a)));
     expect(leaked.map((m) => m.to)).toEqual([]);
     expect(neverDelivered.length).toBeGreaterThan(20);
   });

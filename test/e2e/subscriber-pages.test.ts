@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
+import type { Contact, TrackedEvent } from '../../src/api.js';
+import { uniqueAddresses } from '../support/sending.js';
+import { type Client, expectBody, startTestServer, type TestProject, type TestServer } from '../support/server.js';
 
 let server: TestServer;
-let p: Project;
+let p: TestProject;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -13,43 +13,45 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 let seq = 0;
-const uniqueEmail = (tag: string) => `${tag}-${++seq}@pages.test`;
-
-interface Contact {
-  id: string;
-  email: string;
-  subscribed: boolean;
-  snoozedUntil: string | null;
-  data: Record<string, unknown>;
-}
+const uniqueEmail = uniqueAddresses('pages.test');
 
 async function createContact(api: Client, body: Record<string, unknown> = {}): Promise<Contact> {
-  const res = await api.post('/contacts', { email: uniqueEmail('c'), ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectBody(api.post('/contacts', { email: uniqueEmail('c'), ...body }), 201);
 }
 
 async function getContact(id: string): Promise<Contact> {
-  const res = await p.api.get(`/contacts/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(p.api.get(`/contacts/${id}`));
 }
 
 async function eventsOf(contactId: string, name: string) {
   const res = await p.api.get(`/events/contact/${contactId}?limit=100&name=${encodeURIComponent(name)}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data as { name: string; contactId: string; data: Record<string, unknown> }[];
+  return res.body.data as TrackedEvent[];
 }
 
-const tokenOf = (contactId: string, projectId = p.id) => server.service.ctx.links.subscriberToken({ projectId, contactId });
+/** The contact has exactly one event of this name, with (at least) this data. */
+async function expectOneEvent(contactId: string, name: string, data: Record<string, unknown>) {
+  const events = await eventsOf(contactId, name);
+  expect(events).toHaveLength(1);
+  expect(events[0]!.data).toMatchObject(data);
+}
 
+const tokenOf = (contactId: string, projectId = p.id) =>
+  server.service.ctx.links.subscriberToken({ projectId, contactId });
+
+/** A subscriber page as a browser gets it: HTML, not an API response. */
 interface Page {
   status: number;
   headers: Headers;
   html: string;
 }
 
-async function page(method: 'GET' | 'POST', path: string, form?: Record<string, string> | string, headers: Record<string, string> = {}): Promise<Page> {
+async function page(
+  method: 'GET' | 'POST',
+  path: string,
+  form?: Record<string, string> | string,
+  headers: Record<string, string> = {},
+): Promise<Page> {
   const init: RequestInit = { method, headers: { ...headers }, redirect: 'manual' };
   if (form !== undefined) {
     init.body = typeof form === 'string' ? form : new URLSearchParams(form).toString();
@@ -129,7 +131,9 @@ describe('unsubscribe', () => {
 
     const events = await p.api.get(`/events?name=contact.unsubscribed&limit=100`);
     expect(events.status).toBe(200);
-    const mine = (events.body.data as { contactId: string; data: Record<string, unknown> }[]).filter((e) => e.contactId === c.id);
+    const mine = (events.body.data as { contactId: string; data: Record<string, unknown> }[]).filter(
+      (e) => e.contactId === c.id,
+    );
     expect(mine).toHaveLength(1);
     expect(mine[0]!.data).toMatchObject({ source: 'unsubscribe_page' });
 
@@ -149,9 +153,7 @@ describe('unsubscribe', () => {
     const res = await page('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=One-Click');
     expectHtml(res, 200, 'en');
     expect((await getContact(c.id)).subscribed).toBe(false);
-    const events = await eventsOf(c.id, 'contact.unsubscribed');
-    expect(events).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ source: 'one_click' });
+    await expectOneEvent(c.id, 'contact.unsubscribed', { source: 'one_click' });
   });
 
   it('accepts the one-click POST as multipart/form-data too, and a POST without a body', async () => {
@@ -182,9 +184,7 @@ describe('resubscribe', () => {
     expect(res.html).toContain('Votre abonnement est actif');
     expect((await getContact(c.id)).subscribed).toBe(true);
     await page('POST', `/subscribe/${token}`, { confirm: 'yes' });
-    const events = await eventsOf(c.id, 'contact.subscribed');
-    expect(events).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ source: 'subscribe_page' });
+    await expectOneEvent(c.id, 'contact.subscribed', { source: 'subscribe_page' });
   });
 
   it('ends a snooze', async () => {
@@ -214,9 +214,7 @@ describe('manage', () => {
     expect(until).toBeLessThanOrEqual(Date.now() + 30 * 86_400_000 + 1000);
     const date = new Intl.DateTimeFormat('es', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(until));
     expect(res.html).toContain(`En pausa hasta el ${date}`);
-    const paused = await eventsOf(c.id, 'contact.unsubscribed');
-    expect(paused).toHaveLength(1);
-    expect(paused[0]!.data).toMatchObject({ source: 'manage_page', snoozedUntil: snoozed.snoozedUntil });
+    await expectOneEvent(c.id, 'contact.unsubscribed', { source: 'manage_page', snoozedUntil: snoozed.snoozedUntil });
 
     // Snoozing again moves the end, without another event.
     await page('POST', `/manage/${token}`, { action: 'snooze', days: '90' });
@@ -233,15 +231,18 @@ describe('manage', () => {
     const back = await page('POST', `/manage/${token}`, { action: 'subscribe' });
     expect(back.html).toContain('Suscripción activa');
     expect((await getContact(c.id)).subscribed).toBe(true);
-    const subscribed = await eventsOf(c.id, 'contact.subscribed');
-    expect(subscribed).toHaveLength(1);
-    expect(subscribed[0]!.data).toMatchObject({ source: 'manage_page' });
+    await expectOneEvent(c.id, 'contact.subscribed', { source: 'manage_page' });
   });
 
   it('answers an unknown action or snooze length with a 400 page and changes nothing', async () => {
     const c = await createContact(p.api);
     const token = tokenOf(c.id);
-    const forms: Record<string, string>[] = [{ action: 'delete' }, {}, { action: 'snooze', days: '12' }, { action: 'snooze' }];
+    const forms: Record<string, string>[] = [
+      { action: 'delete' },
+      {},
+      { action: 'snooze', days: '12' },
+      { action: 'snooze' },
+    ];
     for (const form of forms) {
       const res = await page('POST', `/manage/${token}`, form);
       expectHtml(res, 400, 'en');

@@ -1,57 +1,41 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { publishRecords, verifiedDomain, type DomainView } from '../support/domains.js';
-import { startTestServer, type Client, type TestServer } from '../support/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { Domain, Template, templates } from '../../src/api.js';
+import { publishRecords, verifiedDomain } from '../support/domains.js';
+import { projectWithDomain, useServerWithDns } from '../support/mail-server.js';
+import { UNKNOWN_ID, UUID } from '../support/sending.js';
+import { type Client, expectBody, expectErrorEnvelope, type TestProject } from '../support/server.js';
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
+type TemplatePage = z.infer<typeof templates.templatePageSchema>;
 
-let dns: DnsServer;
-let server: TestServer;
-let main: Project;
-let other: Project;
+let main: TestProject;
+let other: TestProject;
 
 const MAIN_DOMAIN = 'main.templates.test';
 const OTHER_DOMAIN = 'other.templates.test';
 
+// A relay is configured (nothing is sent to it here), so the sender rules for mail that leaves apply.
+const stack = useServerWithDns({ SMTP_URL: 'smtp://127.0.0.1:9' });
+
 beforeAll(async () => {
-  dns = await startDnsServer();
-  // A relay is configured (nothing is sent to it here), so the sender rules for mail that leaves apply.
-  server = await startTestServer({ DNS_SERVERS: dns.address, SMTP_URL: 'smtp://127.0.0.1:9' });
-  main = await server.project('templates-main');
-  other = await server.project('templates-other');
-  await verifiedDomain(main.api, dns, MAIN_DOMAIN);
-  await verifiedDomain(other.api, dns, OTHER_DOMAIN);
-});
-afterAll(async () => {
-  await server?.stop();
-  await dns?.stop();
+  main = await projectWithDomain(stack, 'templates-main', MAIN_DOMAIN);
+  other = await projectWithDomain(stack, 'templates-other', OTHER_DOMAIN);
 });
 
-interface Template {
-  id: string;
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from: string;
-  fromName: string | null;
-  replyTo: string | null;
-  type: 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-interface Page {
-  data: Template[];
-  total: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
-}
-
-const TEMPLATE_KEYS = ['body', 'createdAt', 'description', 'from', 'fromName', 'id', 'name', 'projectId', 'replyTo', 'subject', 'type', 'updatedAt'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const TEMPLATE_KEYS = [
+  'body',
+  'createdAt',
+  'description',
+  'from',
+  'fromName',
+  'id',
+  'name',
+  'projectId',
+  'replyTo',
+  'subject',
+  'type',
+  'updatedAt',
+];
 
 const valid = (overrides: Record<string, unknown> = {}) => ({
   name: 'Welcome',
@@ -71,19 +55,14 @@ async function create(api: Client, body: Record<string, unknown>): Promise<Templ
   return res.body;
 }
 
-async function list(api: Client, query = ''): Promise<Page> {
-  const res = await api.get(`/templates${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+async function list(api: Client, query = ''): Promise<TemplatePage> {
+  return expectBody(api.get(`/templates${query}`));
 }
 
+/** The standard error envelope, with a suggestion. */
 function expectEnvelope(res: { status: number; body: any }, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
-  expect(typeof res.body.error.message).toBe('string');
-  expect(typeof res.body.error.requestId).toBe('string');
+  expectErrorEnvelope(res, status, code);
   expect(typeof res.body.error.suggestion).toBe('string');
-  expect(Number.isNaN(Date.parse(res.body.timestamp))).toBe(false);
 }
 
 function expectFieldError(res: { status: number; body: any }, field: string, code?: string) {
@@ -118,9 +97,19 @@ describe('POST /templates', () => {
   it('stores every field', async () => {
     const t = await create(
       main.api,
-      valid({ description: 'Sent on sign-up', fromName: 'Postbox Team', replyTo: 'Support@Example.test', type: 'TRANSACTIONAL' }),
+      valid({
+        description: 'Sent on sign-up',
+        fromName: 'Postbox Team',
+        replyTo: 'Support@Example.test',
+        type: 'TRANSACTIONAL',
+      }),
     );
-    expect(t).toMatchObject({ description: 'Sent on sign-up', fromName: 'Postbox Team', replyTo: 'support@example.test', type: 'TRANSACTIONAL' });
+    expect(t).toMatchObject({
+      description: 'Sent on sign-up',
+      fromName: 'Postbox Team',
+      replyTo: 'support@example.test',
+      type: 'TRANSACTIONAL',
+    });
   });
 
   it.each(['name', 'subject', 'body', 'from'])('answers the legacy 400 { error } when %s is missing', async (field) => {
@@ -162,16 +151,28 @@ describe('POST /templates', () => {
   });
 
   it('refuses invalid Liquid with 422 invalid_template on the part', async () => {
-    const body = expectFieldError(await main.api.post('/templates', valid({ body: '<p>{% if plan %}unclosed</p>' })), 'body', 'invalid_template');
+    const body = expectFieldError(
+      await main.api.post('/templates', valid({ body: '<p>{% if plan %}unclosed</p>' })),
+      'body',
+      'invalid_template',
+    );
     expect(body.message.length).toBeGreaterThan(0);
-    expectFieldError(await main.api.post('/templates', valid({ subject: 'Hi {{ name | no_such_filter }}' })), 'subject', 'invalid_template');
+    expectFieldError(
+      await main.api.post('/templates', valid({ subject: 'Hi {{ name | no_such_filter }}' })),
+      'subject',
+      'invalid_template',
+    );
   });
 
   it('refuses an unregistered sender domain with the 403 envelope', async () => {
     const res = await main.api.post('/templates', valid({ from: 'ada@unregistered.templates.test' }));
     expectEnvelope(res, 403, 'INTERNAL_SERVER_ERROR');
     expect(res.body.error.message).toContain('unregistered.templates.test');
-    expect(res.body.error.details).toEqual({ domain: 'unregistered.templates.test', registered: false, verified: false });
+    expect(res.body.error.details).toEqual({
+      domain: 'unregistered.templates.test',
+      registered: false,
+      verified: false,
+    });
     expect(res.body.error.suggestion).toContain('POST /domains');
   });
 
@@ -184,7 +185,7 @@ describe('POST /templates', () => {
     expect(res.body.error.message).toContain(domain);
     expect(res.body.error.details).toEqual({ domain, registered: true, verified: false });
 
-    publishRecords(dns, added.body as DomainView);
+    publishRecords(stack.dns, added.body as Domain);
     expect((await main.api.get(`/domains/${added.body.id}/verify`)).body.verified).toBe(true);
     const t = await create(main.api, valid({ from: `ada@${domain}` }));
     expect(t.from).toBe(`ada@${domain}`);
@@ -201,7 +202,11 @@ describe('POST /templates', () => {
 
   it('refuses requests without a key or with the public key (401)', async () => {
     expectEnvelope(await main.api.request('POST', '/templates', { body: valid(), key: null }), 401, 'INVALID_API_KEY');
-    expectEnvelope(await main.api.request('POST', '/templates', { body: valid(), key: main.publicKey }), 401, 'INVALID_API_KEY');
+    expectEnvelope(
+      await main.api.request('POST', '/templates', { body: valid(), key: main.publicKey }),
+      401,
+      'INVALID_API_KEY',
+    );
   });
 });
 
@@ -218,7 +223,10 @@ describe('GET /templates/{id}', () => {
 
 describe('PATCH /templates/{id}', () => {
   it('changes only the fields sent', async () => {
-    const t = await create(main.api, valid({ name: 'Patch me', description: 'Before', fromName: 'Team', replyTo: 'r@example.test' }));
+    const t = await create(
+      main.api,
+      valid({ name: 'Patch me', description: 'Before', fromName: 'Team', replyTo: 'r@example.test' }),
+    );
     await new Promise((r) => setTimeout(r, 5));
     const res = await main.api.patch(`/templates/${t.id}`, { name: 'Patched', type: 'HEADLESS' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -231,7 +239,13 @@ describe('PATCH /templates/{id}', () => {
     const t = await create(main.api, valid({ description: 'x', fromName: 'Team', replyTo: 'r@example.test' }));
     const res = await main.api.patch(`/templates/${t.id}`, { description: null, fromName: null, replyTo: null });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ description: null, fromName: null, replyTo: null, name: t.name, subject: t.subject });
+    expect(res.body).toMatchObject({
+      description: null,
+      fromName: null,
+      replyTo: null,
+      name: t.name,
+      subject: t.subject,
+    });
   });
 
   it('accepts an empty patch and changes nothing', async () => {
@@ -245,7 +259,11 @@ describe('PATCH /templates/{id}', () => {
     const t = await create(main.api, valid());
     const refused = await main.api.patch(`/templates/${t.id}`, { from: 'ada@elsewhere.templates.test' });
     expectEnvelope(refused, 403, 'INTERNAL_SERVER_ERROR');
-    expect(refused.body.error.details).toEqual({ domain: 'elsewhere.templates.test', registered: false, verified: false });
+    expect(refused.body.error.details).toEqual({
+      domain: 'elsewhere.templates.test',
+      registered: false,
+      verified: false,
+    });
     expect((await main.api.get(`/templates/${t.id}`)).body.from).toBe(t.from);
 
     const ok = await main.api.patch(`/templates/${t.id}`, { from: `news@${MAIN_DOMAIN}` });
@@ -258,7 +276,11 @@ describe('PATCH /templates/{id}', () => {
     expectFieldError(await main.api.patch(`/templates/${t.id}`, { name: null }), 'name', 'invalid_type');
     expectFieldError(await main.api.patch(`/templates/${t.id}`, { subject: 'a\r\nb' }), 'subject', 'invalid_string');
     expectFieldError(await main.api.patch(`/templates/${t.id}`, { type: 'OTHER' }), 'type', 'invalid_enum_value');
-    expectFieldError(await main.api.patch(`/templates/${t.id}`, { body: '{% for x in y %}' }), 'body', 'invalid_template');
+    expectFieldError(
+      await main.api.patch(`/templates/${t.id}`, { body: '{% for x in y %}' }),
+      'body',
+      'invalid_template',
+    );
     expectFieldError(await main.api.patch(`/templates/${t.id}`, { replyTo: 'bad' }), 'replyTo');
     expect((await main.api.get(`/templates/${t.id}`)).body).toEqual(t);
   });
@@ -287,12 +309,21 @@ describe('DELETE /templates/{id}', () => {
 
 describe('POST /templates/{id}/duplicate', () => {
   it('creates a copy named "<name> (copy)": 201 with the full template', async () => {
-    const t = await create(main.api, valid({ name: 'Original', description: 'd', fromName: 'Team', replyTo: 'r@example.test', type: 'HEADLESS' }));
+    const t = await create(
+      main.api,
+      valid({ name: 'Original', description: 'd', fromName: 'Team', replyTo: 'r@example.test', type: 'HEADLESS' }),
+    );
     const res = await main.api.post(`/templates/${t.id}/duplicate`);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(TEMPLATE_KEYS);
     expect(res.body.id).not.toBe(t.id);
-    expect(res.body).toEqual({ ...t, id: res.body.id, name: 'Original (copy)', createdAt: res.body.createdAt, updatedAt: res.body.updatedAt });
+    expect(res.body).toEqual({
+      ...t,
+      id: res.body.id,
+      name: 'Original (copy)',
+      createdAt: res.body.createdAt,
+      updatedAt: res.body.updatedAt,
+    });
     expect((await main.api.get(`/templates/${res.body.id}`)).body).toEqual(res.body);
     expect((await main.api.get(`/templates/${t.id}`)).body).toEqual(t);
   });
@@ -317,13 +348,13 @@ describe('GET /templates/{id}/usage', () => {
 });
 
 describe('GET /templates', () => {
-  let p: Project;
+  let p: TestProject;
   const t: Record<string, Template> = {};
-  const names = (page: Page) => page.data.map((x) => x.name);
+  const names = (page: TemplatePage) => page.data.map((x) => x.name);
   beforeAll(async () => {
-    p = await server.project('templates-list');
+    p = await stack.server.project('templates-list');
     const from = `hi@list.templates.test`;
-    await verifiedDomain(p.api, dns, 'list.templates.test');
+    await verifiedDomain(p.api, stack.dns, 'list.templates.test');
     const specs = [
       { name: 'Alpha', type: 'MARKETING', subject: 'Spring sale' },
       { name: 'bravo', type: 'TRANSACTIONAL', subject: 'Your receipt', description: 'Sent after purchase' },
@@ -358,7 +389,13 @@ describe('GET /templates', () => {
   });
 
   it('falls back to createdAt and desc for unrecognised sort and dir', async () => {
-    expect(names(await list(p.api, '?sort=subject&dir=sideways'))).toEqual(['Echo', 'delta', 'Charlie', 'bravo', 'Alpha']);
+    expect(names(await list(p.api, '?sort=subject&dir=sideways'))).toEqual([
+      'Echo',
+      'delta',
+      'Charlie',
+      'bravo',
+      'Alpha',
+    ]);
     expect(names(await list(p.api, '?sort=&dir=ASC'))).toEqual(['Echo', 'delta', 'Charlie', 'bravo', 'Alpha']);
   });
 
@@ -407,17 +444,23 @@ describe('GET /templates', () => {
   });
 
   it('breaks ties on id, so pages neither repeat nor skip', async () => {
-    const q = await server.project('templates-ties');
-    await verifiedDomain(q.api, dns, 'ties.templates.test');
+    const q = await stack.server.project('templates-ties');
+    await verifiedDomain(q.api, stack.dns, 'ties.templates.test');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await q.api.post('/templates', { name: 'Same', subject: 's', body: 'b', from: 'a@ties.templates.test' });
+      const res = await q.api.post('/templates', {
+        name: 'Same',
+        subject: 's',
+        body: 'b',
+        from: 'a@ties.templates.test',
+      });
       expect(res.status).toBe(201);
       ids.push(res.body.id);
     }
     for (const dir of ['asc', 'desc']) {
       const seen: string[] = [];
-      for (let page = 1; page <= 3; page++) seen.push(...(await list(q.api, `?sort=name&dir=${dir}&pageSize=2&page=${page}`)).data.map((x) => x.id));
+      for (let page = 1; page <= 3; page++)
+        seen.push(...(await list(q.api, `?sort=name&dir=${dir}&pageSize=2&page=${page}`)).data.map((x) => x.id));
       const sorted = [...ids].sort();
       expect(seen).toEqual(dir === 'asc' ? sorted : sorted.reverse());
     }

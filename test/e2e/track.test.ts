@@ -1,30 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { describe, expect, it } from 'vitest';
+import { UUID } from '../support/sending.js';
+import { type TestProject, useTestServer } from '../support/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
+const server = useTestServer();
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function track(p: Project, body: unknown, key: string | null = p.publicKey) {
+function track(p: TestProject, body: unknown, key: string | null = p.publicKey) {
   return p.api.request('POST', '/v1/track', { body, key });
 }
 
-async function contact(p: Project, id: string) {
+async function contact(p: TestProject, id: string) {
   const res = await p.api.get(`/contacts/${id}`);
   expect(res.status).toBe(200);
   return res.body as { id: string; email: string; subscribed: boolean; data: Record<string, unknown> };
 }
 
-async function events(p: Project, name?: string) {
+async function events(p: TestProject, name?: string) {
   const res = await p.api.get(`/events?limit=100${name ? `&name=${encodeURIComponent(name)}` : ''}`);
   expect(res.status).toBe(200);
-  return res.body as { data: { id: string; name: string; contactId: string; email: string; data: Record<string, unknown> }[]; total: number };
+  return res.body as {
+    data: { id: string; name: string; contactId: string; email: string; data: Record<string, unknown> }[];
+    total: number;
+  };
 }
 
 describe('POST /v1/track', () => {
@@ -84,11 +80,21 @@ describe('POST /v1/track', () => {
     const res = await track(p, {
       email: 'props@example.com',
       event: 'purchased',
-      data: { plan: 'pro', seats: 3, coupon: { value: 'SPRING', persistent: false }, gone: null, blank: '', email: 'x@y.z' },
+      data: {
+        plan: 'pro',
+        seats: 3,
+        coupon: { value: 'SPRING', persistent: false },
+        gone: null,
+        blank: '',
+        email: 'x@y.z',
+      },
     });
     expect(res.status).toBe(200);
     const stored = await events(p);
-    expect(stored.data[0]).toMatchObject({ id: res.body.data.event, data: { plan: 'pro', seats: 3, coupon: 'SPRING' } });
+    expect(stored.data[0]).toMatchObject({
+      id: res.body.data.event,
+      data: { plan: 'pro', seats: 3, coupon: 'SPRING' },
+    });
     expect(Object.keys(stored.data[0].data).sort()).toEqual(['coupon', 'plan', 'seats']);
     expect((await contact(p, res.body.data.contact)).data).toEqual({ plan: 'pro', seats: 3 });
   });
@@ -102,7 +108,9 @@ describe('POST /v1/track', () => {
     const names = events.body.data.map((e: { name: string }) => e.name);
     expect(names.slice(0, 1)).toEqual(['a']);
     expect(names.slice(1).sort()).toEqual(['b', 'contact.subscribed']);
-    expect(events.body.data.find((e: { name: string }) => e.name === 'contact.subscribed').data).toEqual({ source: 'track' });
+    expect(events.body.data.find((e: { name: string }) => e.name === 'contact.subscribed').data).toEqual({
+      source: 'track',
+    });
   });
 
   it('matches the contact by normalised email', async () => {
@@ -264,7 +272,11 @@ describe('POST /v1/track', () => {
       ['{"email":"nul@example.com","event":"a","data":{"list":[1,{"deep":"\\u0000"}]}}', 'data.list.1.deep'],
     ];
     for (const [raw, field] of cases) {
-      const res = await p.api.request('POST', '/v1/track', { raw, headers: { 'content-type': 'application/json' }, key: p.publicKey });
+      const res = await p.api.request('POST', '/v1/track', {
+        raw,
+        headers: { 'content-type': 'application/json' },
+        key: p.publicKey,
+      });
       expect(res.status, raw).toBe(422);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
       expect(res.body.error.errors[0]).toMatchObject({ field, code: 'invalid_string' });
@@ -327,7 +339,11 @@ describe('key kinds', () => {
 describe('POST /events/track', () => {
   it('works with the secret key like /v1/track', async () => {
     const p = await server.project();
-    const res = await p.api.post('/events/track', { email: 'dash@example.com', event: 'from_dashboard', data: { a: 1 } });
+    const res = await p.api.post('/events/track', {
+      email: 'dash@example.com',
+      event: 'from_dashboard',
+      data: { a: 1 },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,

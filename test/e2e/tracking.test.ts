@@ -1,30 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clickUrl, openPixelUrl } from '../../src/domain/signed-links.js';
-import { emails } from '../../src/platform/db/schema.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { verifiedDomain } from '../support/domains.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
+import { run } from '../../src/platform/db/client.js';
+import { projectWithDomain, useServerWithDns } from '../support/mail-server.js';
+import type { TestProject } from '../support/server.js';
 
 const DOMAIN = 'news.tracking.test';
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-let dns: DnsServer;
-let server: TestServer;
-let p: Project;
+let p: TestProject;
+
+const stack = useServerWithDns();
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  server = await startTestServer({ DNS_SERVERS: dns.address });
-  p = await server.project('tracking');
-  await verifiedDomain(p.api, dns, DOMAIN);
-});
-afterAll(async () => {
-  await server?.stop();
-  await dns?.stop();
+  p = await projectWithDomain(stack, 'tracking', DOMAIN);
 });
 
 let seq = 0;
@@ -43,9 +33,9 @@ async function sendOne(body = `<html><body><p>Hi</p><a href="${LINK.replace(/&/g
   return { emailId: sent!.email, contactId: sent!.contact.id };
 }
 
-const links = () => server.service.ctx.links;
-const openUrl = (emailId: string) => openPixelUrl(server.url, links(), emailId);
-const clickOf = (emailId: string, url: string) => clickUrl(server.url, links(), emailId, url);
+const links = () => stack.server.service.ctx.links;
+const openUrl = (emailId: string) => openPixelUrl(stack.server.url, links(), emailId);
+const clickOf = (emailId: string, url: string) => clickUrl(stack.server.url, links(), emailId, url);
 
 async function record(emailId: string) {
   const res = await p.api.get(`/emails/${emailId}`);
@@ -105,13 +95,13 @@ describe('open pixel', () => {
 
   it('still answers the GIF for a bad signature or id, and records nothing', async () => {
     const { emailId, contactId } = await sendOne();
-    await expectPixel(`${server.url}/t/open/${emailId}/AAAAAAAAAAAAAAAAAAAAAA`);
-    await expectPixel(`${server.url}/t/open/${emailId}/x`);
-    await expectPixel(`${server.url}/t/open/${randomUUID()}/${links().sign('open', emailId)}`);
-    await expectPixel(`${server.url}/t/open/not-a-uuid/${links().sign('open', 'not-a-uuid')}`);
-    await expectPixel(`${server.url}/t/open/${randomUUID()}/${links().sign('open', randomUUID())}`);
+    await expectPixel(`${stack.server.url}/t/open/${emailId}/AAAAAAAAAAAAAAAAAAAAAA`);
+    await expectPixel(`${stack.server.url}/t/open/${emailId}/x`);
+    await expectPixel(`${stack.server.url}/t/open/${randomUUID()}/${links().sign('open', emailId)}`);
+    await expectPixel(`${stack.server.url}/t/open/not-a-uuid/${links().sign('open', 'not-a-uuid')}`);
+    await expectPixel(`${stack.server.url}/t/open/${randomUUID()}/${links().sign('open', randomUUID())}`);
     // A click signature is not an open signature.
-    await expectPixel(`${server.url}/t/open/${emailId}/${links().sign('click', emailId, LINK)}`);
+    await expectPixel(`${stack.server.url}/t/open/${emailId}/${links().sign('click', emailId, LINK)}`);
     expect((await record(emailId)).openCount).toBe(0);
     expect(await eventsOf(contactId, 'email.opened')).toHaveLength(0);
   });
@@ -125,16 +115,19 @@ describe('open pixel', () => {
   it('carries the campaign id, and counts without an event once the contact is deleted', async () => {
     const { emailId, contactId } = await sendOne();
     const campaignId = randomUUID();
-    await server.service.ctx.db.update(emails).set({ campaignId }).where(eq(emails.id, emailId));
+    await run(stack.server.service.ctx.db, sql`update emails set campaign_id = ${campaignId} where id = ${emailId}`);
     await expectPixel(openUrl(emailId));
     expect((await eventsOf(contactId, 'email.opened'))[0]!.data).toEqual({ emailId, campaignId });
 
     const other = await sendOne();
     expect((await p.api.delete(`/contacts/${other.contactId}`)).status).toBe(204);
     await expectPixel(openUrl(other.emailId));
-    const [row] = await server.service.ctx.db.select().from(emails).where(eq(emails.id, other.emailId));
-    expect(row).toMatchObject({ contactId: null, openCount: 1 });
-    expect(row!.openedAt).not.toBeNull();
+    const { rows } = await run(
+      stack.server.service.ctx.db,
+      sql`select contact_id, open_count, opened_at from emails where id = ${other.emailId}`,
+    );
+    expect(rows[0]).toMatchObject({ contact_id: null, open_count: 1 });
+    expect(rows[0].opened_at).not.toBeNull();
   });
 });
 
@@ -159,7 +152,9 @@ describe('click', () => {
     await expectPixel(openUrl(emailId));
     const later = await record(emailId);
     expect(later).toMatchObject({ clickCount: 2, openCount: 2, clickedAt: first.clickedAt, openedAt: first.openedAt });
-    expect((await eventsOf(contactId, 'email.clicked')).map((e) => e.data.url).sort()).toEqual(['https://other.example/', LINK].sort());
+    expect((await eventsOf(contactId, 'email.clicked')).map((e) => e.data.url).sort()).toEqual(
+      ['https://other.example/', LINK].sort(),
+    );
     expect(await eventsOf(contactId, 'email.opened')).toHaveLength(1);
   });
 
@@ -174,16 +169,20 @@ describe('click', () => {
 
   it('follows the links the send pipeline wrote into the email', async () => {
     const { emailId, contactId } = await sendOne();
-    const [row] = await server.service.ctx.db.select({ html: emails.html }).from(emails).where(eq(emails.id, emailId));
-    const publicUrl = server.service.ctx.config.publicUrl;
+    const { rows } = await run<{ html: string }>(
+      stack.server.service.ctx.db,
+      sql`select html from emails where id = ${emailId}`,
+    );
+    const row = rows[0];
+    const publicUrl = stack.server.service.ctx.config.publicUrl;
     const hrefs = [...row!.html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
     const tracked = hrefs.find((h) => h.startsWith(`${publicUrl}/t/click/`));
     expect(tracked, row!.html).toBeDefined();
-    const res = await fetch(server.url + tracked!.slice(publicUrl.length), { redirect: 'manual' });
+    const res = await fetch(stack.server.url + tracked!.slice(publicUrl.length), { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe(LINK);
     const pixel = /<img src="([^"]+)"/.exec(row!.html)![1]!;
-    await expectPixel(server.url + pixel.slice(publicUrl.length));
+    await expectPixel(stack.server.url + pixel.slice(publicUrl.length));
     expect(await record(emailId)).toMatchObject({ clickCount: 1, openCount: 2 });
     expect(await eventsOf(contactId, 'email.clicked')).toHaveLength(1);
   });
@@ -200,14 +199,22 @@ describe('click', () => {
     const { emailId, contactId } = await sendOne();
     const valid = new URL(clickOf(emailId, LINK));
     const signature = valid.pathname.split('/').pop()!;
-    const base = `${server.url}/t/click/${emailId}/${signature}`;
+    const base = `${stack.server.url}/t/click/${emailId}/${signature}`;
     await expect404Page(`${base}?url=${encodeURIComponent('https://evil.example/')}`);
     await expect404Page(`${base}?url=${encodeURIComponent(`${LINK}&x=1`)}`);
     await expect404Page(base);
     await expect404Page(`${base}?url=${encodeURIComponent(LINK)}&url=${encodeURIComponent(LINK)}`);
-    await expect404Page(`${server.url}/t/click/${randomUUID()}/${signature}?url=${encodeURIComponent(LINK)}`);
-    await expect404Page(`${server.url}/t/click/${emailId}/${links().sign('open', emailId)}?url=${encodeURIComponent(LINK)}`);
-    for (const bad of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', '//evil.example/', 'ftp://files.example/', ' https://x.example/']) {
+    await expect404Page(`${stack.server.url}/t/click/${randomUUID()}/${signature}?url=${encodeURIComponent(LINK)}`);
+    await expect404Page(
+      `${stack.server.url}/t/click/${emailId}/${links().sign('open', emailId)}?url=${encodeURIComponent(LINK)}`,
+    );
+    for (const bad of [
+      'javascript:alert(document.cookie)',
+      'data:text/html,<script>alert(1)</script>',
+      '//evil.example/',
+      'ftp://files.example/',
+      ' https://x.example/',
+    ]) {
       await expect404Page(clickOf(emailId, bad));
     }
     expect(await record(emailId)).toMatchObject({ clickCount: 0, openCount: 0 });
@@ -228,7 +235,7 @@ describe('click', () => {
   });
 
   it('answers unknown tracking paths with an HTML 404', async () => {
-    const res = await fetch(`${server.url}/t/nothing`);
+    const res = await fetch(`${stack.server.url}/t/nothing`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
   });

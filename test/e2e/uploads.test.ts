@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestProject, type TestServer } from '../support/server.js';
 
 let server: TestServer;
-let main: Awaited<ReturnType<TestServer['project']>>;
+let main: TestProject;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -18,20 +18,36 @@ afterAll(() => server.stop());
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 7)]);
 const GIF = Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.alloc(32, 1)]);
 
-async function upload(content: Buffer, o: { filename?: string; type?: string; field?: string; key?: string; to?: TestServer } = {}) {
+async function upload(
+  content: Buffer,
+  o: { filename?: string; type?: string; field?: string; key?: string; to?: TestServer } = {},
+) {
   const form = new FormData();
-  form.append(o.field ?? 'file', new Blob([new Uint8Array(content)], { type: o.type ?? 'image/png' }), o.filename ?? 'logo.png');
-  const res = await fetch(`${(o.to ?? server).url}/uploads/image`, { method: 'POST', headers: { authorization: `Bearer ${o.key ?? main.secretKey}` }, body: form });
+  form.append(
+    o.field ?? 'file',
+    new Blob([new Uint8Array(content)], { type: o.type ?? 'image/png' }),
+    o.filename ?? 'logo.png',
+  );
+  const res = await fetch(`${(o.to ?? server).url}/uploads/image`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${o.key ?? main.secretKey}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const storedFiles = async () => readdir(path.join(server.service.ctx.config.dataDir, 'uploads', main.id)).catch(() => [] as string[]);
+const storedFiles = async () =>
+  readdir(path.join(server.service.ctx.config.dataDir, 'uploads', main.id)).catch(() => [] as string[]);
 
 describe('POST /uploads/image', () => {
   it('stores an image under a random name and serves it at the public URL it answers', async () => {
     const res = await upload(PNG);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toEqual({ url: expect.stringMatching(new RegExp(`^${server.url}/uploads/${main.id}/[0-9a-f]{32}\\.png$`)), contentType: 'image/png', size: PNG.length });
+    expect(res.body).toEqual({
+      url: expect.stringMatching(new RegExp(`^${server.url}/uploads/${main.id}/[0-9a-f]{32}\\.png$`)),
+      contentType: 'image/png',
+      size: PNG.length,
+    });
     const served = await fetch(res.body.url);
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toBe('image/png');
@@ -46,7 +62,10 @@ describe('POST /uploads/image', () => {
     expect(gif.body.url).toMatch(/\.gif$/);
 
     const before = await storedFiles();
-    const svg = await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), { filename: 'x.svg', type: 'image/svg+xml' });
+    const svg = await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), {
+      filename: 'x.svg',
+      type: 'image/svg+xml',
+    });
     expect(svg.status).toBe(415);
     expect(svg.body.error).toMatchObject({ code: 'UNSUPPORTED_IMAGE_TYPE' });
     const html = await upload(Buffer.from('<html></html>'), { filename: 'x.png', type: 'image/png' });
@@ -85,10 +104,16 @@ describe('POST /uploads/image with S3-compatible storage', () => {
   let s3: S3rver;
   let s3Url: string;
   let withS3: TestServer;
-  let project: Awaited<ReturnType<TestServer['project']>>;
+  let project: TestProject;
 
   beforeAll(async () => {
-    s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: mkdtempSync(path.join(os.tmpdir(), 'pbx-s3-')), configureBuckets: [{ name: 'media' }] });
+    s3 = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: mkdtempSync(path.join(os.tmpdir(), 'pbx-s3-')),
+      configureBuckets: [{ name: 'media' }],
+    });
     const { port } = await s3.run();
     s3Url = `http://127.0.0.1:${port}`;
     withS3 = await startTestServer({
@@ -108,12 +133,18 @@ describe('POST /uploads/image with S3-compatible storage', () => {
   it('puts the image in the bucket under the project and answers the bucket URL; nothing is kept locally', async () => {
     const res = await upload(GIF, { to: withS3, key: project.secretKey });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toEqual({ url: expect.stringMatching(new RegExp(`^${s3Url}/media/${project.id}/[0-9a-f]{32}\\.gif$`)), contentType: 'image/gif', size: GIF.length });
+    expect(res.body).toEqual({
+      url: expect.stringMatching(new RegExp(`^${s3Url}/media/${project.id}/[0-9a-f]{32}\\.gif$`)),
+      contentType: 'image/gif',
+      size: GIF.length,
+    });
     const stored = await fetch(res.body.url);
     expect(stored.status).toBe(200);
     expect(stored.headers.get('content-type')).toBe('image/gif');
     expect(Buffer.from(await stored.arrayBuffer()).equals(GIF)).toBe(true);
-    await expect(readdir(path.join(withS3.service.ctx.config.dataDir, 'uploads'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(readdir(path.join(withS3.service.ctx.config.dataDir, 'uploads'))).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('answers 503 when the bucket cannot be reached', async () => {

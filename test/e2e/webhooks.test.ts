@@ -1,63 +1,26 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { describe, expect, it } from 'vitest';
+import type { Webhook, WebhookDelivery } from '../../src/api.js';
 import { verifiedDomain } from '../support/domains.js';
-import { UUID, deliveredMessage, sendOk } from '../support/sending.js';
-import { eventually, startTestServer, type ApiResponse, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { signatureValid, startReceiver, type HookRequest, type Receiver } from '../support/webhook-receiver.js';
-
-type Project = Awaited<ReturnType<TestServer['project']>>;
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  secret: string;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-interface Delivery {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  eventName: string;
-  payload: { type: string; timestamp: string; data: Record<string, unknown> };
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  responseStatus: number | null;
-  lastError: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-// ---------------------------------------------------------------------------------------------
-// A webhook receiver on loopback: records every request, answers queued statuses per path (200 after)
+import { useMailServer } from '../support/mail-server.js';
+import { deliveredMessage, sendOk, UNKNOWN_ID, UUID } from '../support/sending.js';
+import {
+  type ApiResponse,
+  type Client,
+  eventually,
+  expectBody,
+  type TestProject,
+  useTestServer,
+} from '../support/server.js';
+import { type HookRequest, signatureValid, useReceiver } from '../support/webhook-receiver.js';
 
 // ---------------------------------------------------------------------------------------------
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let hooks: Receiver;
-let server: TestServer;
+const hooks = useReceiver();
 
-beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  hooks = await startReceiver();
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DELIVERY_RETRY_BASE_SECONDS: '0.2', SMTP_URL: sink.url, DNS_SERVERS: dns.address });
-});
-afterAll(async () => {
-  await server?.stop();
-  await hooks?.stop();
-  await sink?.stop();
-  await dns?.stop();
+const mail = useMailServer({
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  DELIVERY_RETRY_BASE_SECONDS: '0.2',
 });
 
 let seq = 0;
@@ -70,46 +33,68 @@ function expectError(res: ApiResponse, status: number, code: string) {
 }
 
 async function createHook(api: Client, body: Record<string, unknown>): Promise<Webhook> {
-  const res = await api.post('/webhooks', body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectBody(api.post('/webhooks', body), 201);
 }
 
 /** A webhook to `path` on the receiver. */
 const hookTo = (api: Client, path: string, events: string[], extra: Record<string, unknown> = {}) =>
   createHook(api, { url: hooks.url + path, events, ...extra });
 
-async function track(p: Project, email: string, event: string, data?: Record<string, unknown>): Promise<{ contact: string; event: string }> {
+async function track(
+  p: TestProject,
+  email: string,
+  event: string,
+  data?: Record<string, unknown>,
+): Promise<{ contact: string; event: string }> {
   const res = await p.api.post('/v1/track', { email, event, ...(data ? { data } : {}) }, p.publicKey);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 }
 
-async function deliveries(api: Client, webhookId: string, query = ''): Promise<{ data: Delivery[]; total: number; page: number; pageSize: number; totalPages: number }> {
-  const res = await api.get(`/webhooks/${webhookId}/deliveries${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+async function deliveries(
+  api: Client,
+  webhookId: string,
+  query = '',
+): Promise<{ data: WebhookDelivery[]; total: number; page: number; pageSize: number; totalPages: number }> {
+  return expectBody(api.get(`/webhooks/${webhookId}/deliveries${query}`));
 }
 
 /** Waits until the webhook's delivery of `eventId` satisfies `done`. */
-function deliveryWhen(api: Client, webhookId: string, eventId: string, done: (d: Delivery) => boolean, timeoutMs = 20_000): Promise<Delivery> {
+function deliveryWhen(
+  api: Client,
+  webhookId: string,
+  eventId: string,
+  done: (d: WebhookDelivery) => boolean,
+  timeoutMs = 20_000,
+): Promise<WebhookDelivery> {
   return eventually(async () => {
     const d = (await deliveries(api, webhookId, '?pageSize=100')).data.find((x) => x.eventId === eventId);
     return d && done(d) ? d : undefined;
   }, timeoutMs);
 }
 
-const settled = (d: Delivery) => d.status !== 'pending';
-const bodyOf = (r: HookRequest) => JSON.parse(r.body) as Delivery['payload'];
+const settled = (d: WebhookDelivery) => d.status !== 'pending';
+/** The body a webhook receives (the API types a delivery's payload only as a record). */
+interface WebhookBody {
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+const bodyOf = (r: HookRequest) => JSON.parse(r.body) as WebhookBody;
 /** Waits for `count` requests at `path`. */
-const received = (path: string, count = 1) => eventually(async () => (hooks.to(path).length >= count ? hooks.to(path) : undefined), 20_000);
+const received = (path: string, count = 1) =>
+  eventually(async () => (hooks.to(path).length >= count ? hooks.to(path) : undefined), 20_000);
 
 // ---------------------------------------------------------------------------------------------
 
 describe('the webhooks API', () => {
   it('creates, lists, reads, updates, rotates and deletes webhooks', async () => {
-    const p = await server.project('wh-crud');
-    const first = await createHook(p.api, { url: 'https://hooks.example.com/a', events: ['email.*', 'signed_up', 'signed_up'], description: 'CRM' });
+    const p = await mail.server.project('wh-crud');
+    const first = await createHook(p.api, {
+      url: 'https://hooks.example.com/a',
+      events: ['email.*', 'signed_up', 'signed_up'],
+      description: 'CRM',
+    });
     expect(first).toEqual({
       id: expect.stringMatching(UUID),
       url: 'https://hooks.example.com/a',
@@ -128,18 +113,41 @@ describe('the webhooks API', () => {
 
     const list = await p.api.get('/webhooks');
     expect(list.status).toBe(200);
-    const newestFirst = [first, second].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+    const newestFirst = [first, second].sort(
+      (a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id),
+    );
     expect(list.body).toEqual(newestFirst);
     expect((await p.api.get(`/webhooks/${first.id}`)).body).toEqual(first);
 
     // PATCH is partial: only the given fields change; null clears the description.
     const patched = await p.api.patch(`/webhooks/${first.id}`, { events: ['contact.*'], description: null });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-    expect(patched.body).toMatchObject({ id: first.id, url: first.url, events: ['contact.*'], description: null, enabled: true, secret: first.secret });
+    expect(patched.body).toMatchObject({
+      id: first.id,
+      url: first.url,
+      events: ['contact.*'],
+      description: null,
+      enabled: true,
+      secret: first.secret,
+    });
     expect(Date.parse(patched.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.updatedAt));
-    const enabled = await p.api.patch(`/webhooks/${second.id}`, { enabled: true, url: 'https://hooks.example.com/c', description: 'Audit' });
-    expect(enabled.body).toMatchObject({ enabled: true, url: 'https://hooks.example.com/c', events: ['*'], description: 'Audit' });
-    expect((await p.api.patch(`/webhooks/${second.id}`, {})).body).toMatchObject({ enabled: true, url: 'https://hooks.example.com/c', events: ['*'], description: 'Audit' });
+    const enabled = await p.api.patch(`/webhooks/${second.id}`, {
+      enabled: true,
+      url: 'https://hooks.example.com/c',
+      description: 'Audit',
+    });
+    expect(enabled.body).toMatchObject({
+      enabled: true,
+      url: 'https://hooks.example.com/c',
+      events: ['*'],
+      description: 'Audit',
+    });
+    expect((await p.api.patch(`/webhooks/${second.id}`, {})).body).toMatchObject({
+      enabled: true,
+      url: 'https://hooks.example.com/c',
+      events: ['*'],
+      description: 'Audit',
+    });
 
     const rotated = await p.api.post(`/webhooks/${first.id}/rotate-secret`);
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
@@ -155,7 +163,7 @@ describe('the webhooks API', () => {
   });
 
   it('refuses invalid webhooks with 422 and unknown ones with 404', async () => {
-    const p = await server.project('wh-invalid');
+    const p = await mail.server.project('wh-invalid');
     const invalid: [Record<string, unknown>, string][] = [
       [{ url: 'not a url', events: ['*'] }, 'url'],
       [{ url: 'ftp://hooks.example.com/x', events: ['*'] }, 'url'],
@@ -173,11 +181,17 @@ describe('the webhooks API', () => {
     for (const [body, field] of invalid) {
       const res = await p.api.post('/webhooks', body);
       expectError(res, 422, 'VALIDATION_ERROR');
-      expect(res.body.error.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).toContain(field);
+      expect(
+        res.body.error.errors.map((e: { field: string }) => e.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     expect((await p.api.get('/webhooks')).body).toEqual([]);
     // Fifty patterns are fine.
-    await createHook(p.api, { url: 'https://hooks.example.com/x', events: Array.from({ length: 50 }, (_, i) => `e${i}`) });
+    await createHook(p.api, {
+      url: 'https://hooks.example.com/x',
+      events: Array.from({ length: 50 }, (_, i) => `e${i}`),
+    });
 
     const hook = await createHook(p.api, { url: 'https://hooks.example.com/y', events: ['*'] });
     expectError(await p.api.patch(`/webhooks/${hook.id}`, { url: 'gopher://x' }), 422, 'VALIDATION_ERROR');
@@ -195,8 +209,8 @@ describe('the webhooks API', () => {
   });
 
   it("keeps each project's webhooks and events to itself", async () => {
-    const a = await server.project('wh-iso-a');
-    const b = await server.project('wh-iso-b');
+    const a = await mail.server.project('wh-iso-a');
+    const b = await mail.server.project('wh-iso-b');
     const pathA = newPath('iso-a');
     const pathB = newPath('iso-b');
     const hookA = await hookTo(a.api, pathA, ['*']);
@@ -224,7 +238,7 @@ describe('the webhooks API', () => {
 
 describe('deliveries', () => {
   it('sends a tracked event to every matching webhook, signed, and to no other', async () => {
-    const p = await server.project('wh-track');
+    const p = await mail.server.project('wh-track');
     const [all, exact, orders] = [newPath('all'), newPath('exact'), newPath('orders')];
     const allHook = await hookTo(p.api, all, ['*']);
     const exactHook = await hookTo(p.api, exact, ['signed_up']);
@@ -236,15 +250,30 @@ describe('deliveries', () => {
     const [toExact] = await received(exact);
     const events = await p.api.get('/events?name=signed_up');
     const event = events.body.data.find((e: { id: string }) => e.id === tracked.event);
-    for (const [r, hook] of [[toAll!, allHook], [toExact!, exactHook]] as const) {
-      expect(bodyOf(r)).toEqual({ type: 'signed_up', timestamp: event.createdAt, data: { plan: 'pro', seats: 3, eventId: tracked.event, contactId: tracked.contact } });
+    for (const [r, hook] of [
+      [toAll!, allHook],
+      [toExact!, exactHook],
+    ] as const) {
+      expect(bodyOf(r)).toEqual({
+        type: 'signed_up',
+        timestamp: event.createdAt,
+        data: { plan: 'pro', seats: 3, eventId: tracked.event, contactId: tracked.contact },
+      });
       expect(r.headers['content-type']).toMatch(/^application\/json/);
       expect(signatureValid(hook.secret, r)).toBe(true);
       expect(signatureValid(ordersHook.secret, r)).toBe(false);
       expect(Number(r.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before);
       // The webhook-id is the delivery's id, and the delivery records the answer.
       const d = await deliveryWhen(p.api, hook.id, tracked.event, settled);
-      expect(d).toMatchObject({ id: r.headers['webhook-id'], webhookId: hook.id, eventName: 'signed_up', status: 'delivered', attempts: 1, responseStatus: 200, lastError: null });
+      expect(d).toMatchObject({
+        id: r.headers['webhook-id'],
+        webhookId: hook.id,
+        eventName: 'signed_up',
+        status: 'delivered',
+        attempts: 1,
+        responseStatus: 200,
+        lastError: null,
+      });
       expect(d.payload).toEqual(bodyOf(r));
       expect(d.deliveredAt).not.toBeNull();
     }
@@ -264,18 +293,21 @@ describe('deliveries', () => {
   });
 
   it('reports email.sent for a send, with the email id', async () => {
-    const p = await server.project('wh-send');
-    await verifiedDomain(p.api, dns, 'mail.webhooks.test');
+    const p = await mail.server.project('wh-send');
+    await verifiedDomain(p.api, mail.dns, 'mail.webhooks.test');
     const path = newPath('emails');
     const hook = await hookTo(p.api, path, ['email.*']);
     const to = `sent-${++seq}@rcpt.webhooks.test`;
     const sent = await sendOk(p.api, { to, from: 'hello@mail.webhooks.test', subject: 'Hi', body: '<p>Hi</p>' });
     const { email: emailId, contact } = sent.emails[0]!;
-    await deliveredMessage(sink, emailId);
+    await deliveredMessage(mail.sink, emailId);
 
     const [r] = await received(path);
     const body = bodyOf(r!);
-    expect(body).toMatchObject({ type: 'email.sent', data: { emailId, contactId: contact.id, eventId: expect.stringMatching(UUID) } });
+    expect(body).toMatchObject({
+      type: 'email.sent',
+      data: { emailId, contactId: contact.id, eventId: expect.stringMatching(UUID) },
+    });
     expect(body.data).not.toHaveProperty('campaignId');
     expect(signatureValid(hook.secret, r!)).toBe(true);
     const d = await deliveryWhen(p.api, hook.id, body.data.eventId as string, settled);
@@ -283,7 +315,7 @@ describe('deliveries', () => {
   });
 
   it('reports contact.unsubscribed and contact.subscribed from PATCH /contacts to a contact.* webhook', async () => {
-    const p = await server.project('wh-contact');
+    const p = await mail.server.project('wh-contact');
     const path = newPath('contacts');
     const hook = await hookTo(p.api, path, ['contact.*']);
     const created = await p.api.post('/contacts', { email: 'bob@example.com', subscribed: true });
@@ -292,17 +324,23 @@ describe('deliveries', () => {
 
     expect((await p.api.patch(`/contacts/${created.body.id}`, { subscribed: false })).status).toBe(200);
     const [off] = await received(path);
-    expect(bodyOf(off!)).toMatchObject({ type: 'contact.unsubscribed', data: { contactId: created.body.id, source: 'api' } });
+    expect(bodyOf(off!)).toMatchObject({
+      type: 'contact.unsubscribed',
+      data: { contactId: created.body.id, source: 'api' },
+    });
     expect(signatureValid(hook.secret, off!)).toBe(true);
 
     expect((await p.api.patch(`/contacts/${created.body.id}`, { subscribed: true })).status).toBe(200);
     const both = await received(path, 2);
     expect(both.map((r) => bodyOf(r).type)).toEqual(['contact.unsubscribed', 'contact.subscribed']);
-    expect((await deliveries(p.api, hook.id)).data.map((d) => d.eventName)).toEqual(['contact.subscribed', 'contact.unsubscribed']);
+    expect((await deliveries(p.api, hook.id)).data.map((d) => d.eventName)).toEqual([
+      'contact.subscribed',
+      'contact.unsubscribed',
+    ]);
   });
 
   it('signs new deliveries with the new secret only after a rotation', async () => {
-    const p = await server.project('wh-rotate');
+    const p = await mail.server.project('wh-rotate');
     const path = newPath('rotate');
     const hook = await hookTo(p.api, path, ['rotate.*']);
     await track(p, 'rot@example.com', 'rotate.before');
@@ -319,7 +357,7 @@ describe('deliveries', () => {
   });
 
   it('retries 500, 429 and 408 with the same webhook-id until a 2xx, counting attempts', async () => {
-    const p = await server.project('wh-retry');
+    const p = await mail.server.project('wh-retry');
     const path = newPath('flaky');
     hooks.answer(path, 500, 429, 408, 503);
     const hook = await hookTo(p.api, path, ['*']);
@@ -337,7 +375,7 @@ describe('deliveries', () => {
   });
 
   it('keeps a delivery pending while it is retried, and fails it when its webhook is disabled', async () => {
-    const p = await server.project('wh-pending');
+    const p = await mail.server.project('wh-pending');
     const path = newPath('down');
     hooks.answer(path, ...Array<number>(10).fill(503));
     const hook = await hookTo(p.api, path, ['*']);
@@ -355,7 +393,7 @@ describe('deliveries', () => {
   });
 
   it('retries a refused connection and delivers to the URL the webhook has by then', async () => {
-    const p = await server.project('wh-refused');
+    const p = await mail.server.project('wh-refused');
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as { port: number };
@@ -377,13 +415,19 @@ describe('deliveries', () => {
   });
 
   it('fails at once on a 410, without a retry, and lists deliveries by status, newest first', async () => {
-    const p = await server.project('wh-gone');
+    const p = await mail.server.project('wh-gone');
     const path = newPath('gone');
     hooks.answer(path, 410);
     const hook = await hookTo(p.api, path, ['*']);
     const first = await track(p, 'gone@example.com', 'first');
     const failed = await deliveryWhen(p.api, hook.id, first.event, settled);
-    expect(failed).toMatchObject({ status: 'failed', attempts: 1, responseStatus: 410, deliveredAt: null, eventName: 'first' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      responseStatus: 410,
+      deliveredAt: null,
+      eventName: 'first',
+    });
     expect(failed.lastError).toMatch(/410/);
 
     const second = await track(p, 'gone@example.com', 'second');
@@ -404,7 +448,7 @@ describe('deliveries', () => {
   });
 
   it('gives a disabled webhook no deliveries, not even later', async () => {
-    const p = await server.project('wh-disabled');
+    const p = await mail.server.project('wh-disabled');
     const [off, on] = [newPath('off'), newPath('on')];
     const offHook = await hookTo(p.api, off, ['*'], { enabled: false });
     const onHook = await hookTo(p.api, on, ['*']);
@@ -423,13 +467,7 @@ describe('deliveries', () => {
 });
 
 describe('private network targets', () => {
-  let strict: TestServer;
-  beforeAll(async () => {
-    strict = await startTestServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-  });
-  afterAll(async () => {
-    await strict?.stop();
-  });
+  const strict = useTestServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
   it('fails a delivery to a loopback address at once, without sending it', async () => {
     const p = await strict.project('wh-private');

@@ -1,38 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { verifiedDomain } from '../support/domains.js';
+import { useChildPeers } from '../support/mail-server.js';
 import { messageIdOf } from '../support/sending.js';
-import { client, eventually, printedKeys, spawnService, type ChildServer, type Client } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { type ChildServer, type Client, client, eventually, printedKeys, spawnService } from '../support/server.js';
 
 const CONTACTS = 1_500;
 const DOMAIN = 'crash.workflow.test';
 
-let db: TestDatabase;
-let dns: DnsServer;
-let sink: SmtpSink;
+const peers = useChildPeers();
 let server: ChildServer | undefined;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-});
-afterAll(async () => {
-  await server?.kill();
-  await sink?.stop();
-  await dns?.stop();
-  await db?.drop();
-});
+afterAll(() => server?.kill());
 
-const env = () => ({
-  ...db.env,
-  SMTP_URL: sink.url,
-  DNS_SERVERS: dns.address,
-  DELIVERY_RETRY_BASE_SECONDS: '0.2',
-  RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
-});
+const env = () => peers.env({ RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000' });
+
 const random = (min: number, max: number) => min + Math.random() * (max - min);
 
 async function buildWorkflow(api: Client, templateId: string): Promise<string> {
@@ -51,7 +32,9 @@ async function buildWorkflow(api: Client, templateId: string): Promise<string> {
     ids.push(res.body.id);
   }
   for (let i = 1; i < ids.length; i++) {
-    expect((await api.post(`/workflows/${id}/transitions`, { fromStepId: ids[i - 1], toStepId: ids[i] })).status).toBe(201);
+    expect((await api.post(`/workflows/${id}/transitions`, { fromStepId: ids[i - 1], toStepId: ids[i] })).status).toBe(
+      201,
+    );
   }
   expect((await api.patch(`/workflows/${id}`, { enabled: true })).status).toBe(200);
   return id;
@@ -67,7 +50,7 @@ describe('workflow executions whose worker is killed during a burst', () => {
     server = await spawnService(env());
     const { secretKey: sk, publicKey: pk } = printedKeys(server.output());
     let api = client(server.url, sk);
-    await verifiedDomain(api, dns, DOMAIN);
+    await verifiedDomain(api, peers.dns, DOMAIN);
     const template = await api.post('/templates', {
       name: 'Step mail',
       subject: 'Hello {{ n }}',
@@ -98,13 +81,17 @@ describe('workflow executions whose worker is killed during a burst', () => {
       [0.65, 0.9],
     ] as const) {
       const threshold = Math.floor(2 * CONTACTS * random(lo, hi));
-      await eventually(async () => (sink.messages.length >= threshold ? true : undefined), 300_000, 20);
+      await eventually(async () => (peers.sink.messages.length >= threshold ? true : undefined), 300_000, 20);
       await server.kill('SIGKILL');
       server = await spawnService(env());
       api = client(server.url, sk);
     }
 
-    await eventually(async () => ((await countExecutions(api, workflowId, 'completed')) === CONTACTS ? true : undefined), 600_000, 500);
+    await eventually(
+      async () => ((await countExecutions(api, workflowId, 'completed')) === CONTACTS ? true : undefined),
+      600_000,
+      500,
+    );
     expect(await countExecutions(api, workflowId)).toBe(CONTACTS);
 
     // Exactly once: each execution took each of its four steps once, and each contact got two emails.
@@ -115,19 +102,28 @@ describe('workflow executions whose worker is killed during a burst', () => {
       );
       for (const e of page.body.data) {
         const detail = await api.get(`/workflows/${workflowId}/executions/${e.id}`);
-        expect(detail.body.steps.map((s: { type: string }) => s.type)).toEqual(['SEND_EMAIL', 'DELAY', 'UPDATE_CONTACT', 'SEND_EMAIL']);
+        expect(detail.body.steps.map((s: { type: string }) => s.type)).toEqual([
+          'SEND_EMAIL',
+          'DELAY',
+          'UPDATE_CONTACT',
+          'SEND_EMAIL',
+        ]);
       }
       cursor = page.body.cursor;
     } while (cursor);
 
     const delivered = () => {
       const byRecipient = new Map<string, Set<string>>();
-      for (const m of sink.messages) {
+      for (const m of peers.sink.messages) {
         for (const to of m.to) byRecipient.set(to, (byRecipient.get(to) ?? new Set()).add(messageIdOf(m.raw)!));
       }
       return byRecipient;
     };
-    await eventually(async () => (emails.every((e) => (delivered().get(e)?.size ?? 0) >= 2) ? true : undefined), 120_000, 500);
+    await eventually(
+      async () => (emails.every((e) => (delivered().get(e)?.size ?? 0) >= 2) ? true : undefined),
+      120_000,
+      500,
+    );
     const byRecipient = delivered();
     expect(emails.filter((e) => byRecipient.get(e)!.size !== 2)).toEqual([]);
   }, 900_000);

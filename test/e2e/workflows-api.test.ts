@@ -1,124 +1,78 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
-import { verifiedDomain } from '../support/domains.js';
-import { UUID } from '../support/sending.js';
-import { startTestServer, type ApiResponse, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Workflow, WorkflowDetail, WorkflowStep, WorkflowTransition } from '../../src/api.js';
+import { projectWithDomain, useMailServer } from '../support/mail-server.js';
+import { UNKNOWN_ID, UUID } from '../support/sending.js';
+import type { ApiResponse, Client, TestProject } from '../support/server.js';
+import { expectBody, expectErrorEnvelope } from '../support/server.js';
+import { condition, type Edge, exit, type StepSpec, sendEmail, updateContact } from '../support/workflows.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types and helpers
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-type StepType = 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
-type Branch = 'yes' | 'no' | 'arrived' | 'timeout';
-
-interface Workflow {
-  id: string;
-  name: string;
-  description: string | null;
-  triggerType: 'EVENT' | 'MANUAL';
-  triggerConfig: Record<string, unknown>;
-  enabled: boolean;
-  allowReentry: boolean;
-  signingSecret: string;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-interface Step {
-  id: string;
-  workflowId: string;
-  type: StepType;
-  name: string | null;
-  config: Record<string, unknown>;
-  position: { x: number; y: number } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-interface Transition {
-  id: string;
-  workflowId: string;
-  fromStepId: string;
-  toStepId: string;
-  branch: Branch | null;
-  createdAt: string;
-}
-interface WorkflowDetail extends Workflow {
-  steps: Step[];
-  transitions: Transition[];
-  executions: Record<string, number>;
-}
-interface StepSpec {
-  type: StepType;
-  config?: Record<string, unknown>;
-  name?: string;
-}
-type Edge = [from: string, to: string, branch?: Branch];
 interface Built<K extends string> {
   workflow: Workflow;
-  steps: Record<K, Step>;
-  transitions: Transition[];
+  steps: Record<K, WorkflowStep>;
+  transitions: WorkflowTransition[];
 }
 
-const WORKFLOW_KEYS = ['allowReentry', 'createdAt', 'description', 'enabled', 'id', 'name', 'projectId', 'signingSecret', 'triggerConfig', 'triggerType', 'updatedAt'];
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const WORKFLOW_KEYS = [
+  'allowReentry',
+  'createdAt',
+  'description',
+  'enabled',
+  'id',
+  'name',
+  'projectId',
+  'signingSecret',
+  'triggerConfig',
+  'triggerType',
+  'updatedAt',
+];
 const DOMAIN = 'main.wfapi.test';
 const OTHER_DOMAIN = 'other.wfapi.test';
 
 // Step builders: valid configs of each type.
-const sendEmail = (templateId: string): StepSpec => ({ type: 'SEND_EMAIL', config: { templateId } });
 const delay = (amount = 1, unit = 'hours'): StepSpec => ({ type: 'DELAY', config: { amount, unit } });
-const waitFor = (event: string, amount = 1, unit = 'days'): StepSpec => ({ type: 'WAIT_FOR_EVENT', config: { event, timeout: { amount, unit } } });
-const condition = (...filters: Record<string, unknown>[]): StepSpec => ({ type: 'CONDITION', config: { condition: { logic: 'AND', groups: [{ filters }] } } });
+const waitFor = (event: string, amount = 1, unit = 'days'): StepSpec => ({
+  type: 'WAIT_FOR_EVENT',
+  config: { event, timeout: { amount, unit } },
+});
 const webhook = (url = 'https://hooks.example.com/in'): StepSpec => ({ type: 'WEBHOOK', config: { url } });
-const updateContact = (config: Record<string, unknown>): StepSpec => ({ type: 'UPDATE_CONTACT', config });
-const exit = (): StepSpec => ({ type: 'EXIT', config: {} });
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let server: TestServer;
-let main: Project;
-let other: Project;
+let main: TestProject;
+let other: TestProject;
 let templateId: string;
 let otherTemplateId: string;
 
-beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-  main = await server.project('workflows-api-main');
-  other = await server.project('workflows-api-other');
-  await verifiedDomain(main.api, dns, DOMAIN);
-  await verifiedDomain(other.api, dns, OTHER_DOMAIN);
-  templateId = (await created(main.api.post('/templates', { name: 'Main', subject: 'Hi', body: '<p>Hi</p>', from: `hi@${DOMAIN}` }))).id;
-  otherTemplateId = (await created(other.api.post('/templates', { name: 'Other', subject: 'Hi', body: '<p>Hi</p>', from: `hi@${OTHER_DOMAIN}` }))).id;
+const mail = useMailServer({
+  DELIVERY_RETRY_BASE_SECONDS: '0.2',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
 });
-afterAll(async () => {
-  await server?.stop();
-  await sink?.stop();
-  await dns?.stop();
+
+beforeAll(async () => {
+  main = await projectWithDomain(mail, 'workflows-api-main', DOMAIN);
+  other = await projectWithDomain(mail, 'workflows-api-other', OTHER_DOMAIN);
+  templateId = (
+    await created(main.api.post('/templates', { name: 'Main', subject: 'Hi', body: '<p>Hi</p>', from: `hi@${DOMAIN}` }))
+  ).id;
+  otherTemplateId = (
+    await created(
+      other.api.post('/templates', { name: 'Other', subject: 'Hi', body: '<p>Hi</p>', from: `hi@${OTHER_DOMAIN}` }),
+    )
+  ).id;
 });
 
 /** Awaits a request that must answer 201 and returns its body. */
 async function created<T = any>(request: Promise<ApiResponse<T>>): Promise<T> {
-  const res = await request;
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-/** The standard error envelope with this status and code. */
-function expectError(res: ApiResponse, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
-  expect(typeof res.body.error.message).toBe('string');
-  expect(typeof res.body.error.requestId).toBe('string');
-  expect(Number.isNaN(Date.parse(res.body.timestamp))).toBe(false);
+  return expectBody(request, 201);
 }
 
 /** A 422 VALIDATION_ERROR naming `field` with `code` (and nothing but validation errors). */
 function expectFieldError(res: ApiResponse, field: string, code: string) {
-  expectError(res, 422, 'VALIDATION_ERROR');
-  expect(res.body.error.errors, JSON.stringify(res.body.error.errors)).toEqual(expect.arrayContaining([expect.objectContaining({ field, code })]));
+  expectErrorEnvelope(res, 422, 'VALIDATION_ERROR');
+  expect(res.body.error.errors, JSON.stringify(res.body.error.errors)).toEqual(
+    expect.arrayContaining([expect.objectContaining({ field, code })]),
+  );
 }
 
 let seq = 0;
@@ -127,9 +81,7 @@ async function createWorkflow(api: Client = main.api, body: Record<string, unkno
 }
 
 async function getWorkflow(id: string, api: Client = main.api): Promise<WorkflowDetail> {
-  const res = await api.get(`/workflows/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/workflows/${id}`));
 }
 
 /**
@@ -143,14 +95,20 @@ async function buildWorkflow<K extends string>(
   options: { body?: Record<string, unknown>; enable?: boolean } = {},
 ): Promise<Built<K>> {
   const workflow = await createWorkflow(api, options.body);
-  const byName = {} as Record<K, Step>;
+  const byName = {} as Record<K, WorkflowStep>;
   for (const [key, spec] of Object.entries(steps) as [K, StepSpec][]) {
     byName[key] = await created(api.post(`/workflows/${workflow.id}/steps`, { name: key, ...spec }));
   }
-  const made: Transition[] = [];
+  const made: WorkflowTransition[] = [];
   for (const [from, to, branch] of transitions) {
     made.push(
-      await created(api.post(`/workflows/${workflow.id}/transitions`, { fromStepId: byName[from as K].id, toStepId: byName[to as K].id, ...(branch ? { branch } : {}) })),
+      await created(
+        api.post(`/workflows/${workflow.id}/transitions`, {
+          fromStepId: byName[from as K].id,
+          toStepId: byName[to as K].id,
+          ...(branch ? { branch } : {}),
+        }),
+      ),
     );
   }
   if (options.enable) {
@@ -161,20 +119,33 @@ async function buildWorkflow<K extends string>(
   return { workflow, steps: byName, transitions: made };
 }
 
-const addStep = (workflowId: string, body: unknown, api: Client = main.api) => api.post(`/workflows/${workflowId}/steps`, body);
-const addTransition = (workflowId: string, fromStepId: string, toStepId: string, branch?: string | null, api: Client = main.api) =>
-  api.post(`/workflows/${workflowId}/transitions`, { fromStepId, toStepId, ...(branch !== undefined ? { branch } : {}) });
+const addStep = (workflowId: string, body: unknown, api: Client = main.api) =>
+  api.post(`/workflows/${workflowId}/steps`, body);
+const addTransition = (
+  workflowId: string,
+  fromStepId: string,
+  toStepId: string,
+  branch?: string | null,
+  api: Client = main.api,
+) =>
+  api.post(`/workflows/${workflowId}/transitions`, {
+    fromStepId,
+    toStepId,
+    ...(branch !== undefined ? { branch } : {}),
+  });
 const enable = (workflowId: string) => main.api.patch(`/workflows/${workflowId}`, { enabled: true });
 
 /** The edges of a workflow as `from>to:branch` by step name, sorted. */
 function edges(detail: WorkflowDetail): string[] {
   const name = (id: string) => detail.steps.find((s) => s.id === id)?.name ?? id;
-  return detail.transitions.map((t) => `${name(t.fromStepId)}>${name(t.toStepId)}${t.branch ? `:${t.branch}` : ''}`).sort();
+  return detail.transitions
+    .map((t) => `${name(t.fromStepId)}>${name(t.toStepId)}${t.branch ? `:${t.branch}` : ''}`)
+    .sort();
 }
 
 /** The fault codes of a 422 WORKFLOW_INVALID, checked in both `errors` and `details.faults`. */
 function faultCodes(res: ApiResponse): string[] {
-  expectError(res, 422, 'WORKFLOW_INVALID');
+  expectErrorEnvelope(res, 422, 'WORKFLOW_INVALID');
   const errors = res.body.error.errors as { field: string; code: string }[];
   expect(errors.every((e) => e.field === 'graph')).toBe(true);
   const faults = res.body.error.details.faults as { code: string }[];
@@ -214,19 +185,33 @@ describe('workflow records', () => {
 
     // Defaults: no description, no event yet, no re-entry; each workflow has its own secret.
     const bare = await created<Workflow>(main.api.post('/workflows', { name: 'Bare' }));
-    expect(bare).toMatchObject({ description: null, triggerType: 'EVENT', triggerConfig: {}, enabled: false, allowReentry: false });
+    expect(bare).toMatchObject({
+      description: null,
+      triggerType: 'EVENT',
+      triggerConfig: {},
+      enabled: false,
+      allowReentry: false,
+    });
     expect(bare.signingSecret).not.toBe(w.signingSecret);
   });
 
   it('refuses an invalid create body with field errors', async () => {
     expectFieldError(await main.api.post('/workflows', {}), 'name', 'invalid_type');
     expectFieldError(await main.api.post('/workflows', { name: '   ' }), 'name', 'too_small');
-    expectFieldError(await main.api.post('/workflows', { name: 'x', triggerConfig: { event: 'a', extra: 1 } }), 'triggerConfig', 'unrecognized_keys');
-    expectFieldError(await main.api.post('/workflows', { name: 'x', allowReentry: 'yes' }), 'allowReentry', 'invalid_type');
+    expectFieldError(
+      await main.api.post('/workflows', { name: 'x', triggerConfig: { event: 'a', extra: 1 } }),
+      'triggerConfig',
+      'unrecognized_keys',
+    );
+    expectFieldError(
+      await main.api.post('/workflows', { name: 'x', allowReentry: 'yes' }),
+      'allowReentry',
+      'invalid_type',
+    );
   });
 
   it('lists the project workflows as a bare array, newest first', async () => {
-    const project = await server.project('workflows-list');
+    const project = await mail.server.project('workflows-list');
     const first = await createWorkflow(project.api);
     await new Promise((r) => setTimeout(r, 5));
     const second = await createWorkflow(project.api);
@@ -239,12 +224,19 @@ describe('workflow records', () => {
   });
 
   it('gets a workflow with its steps, transitions and execution counts', async () => {
-    const { workflow, steps, transitions } = await buildWorkflow(main.api, { first: delay(), second: exit() }, [['first', 'second']]);
+    const { workflow, steps, transitions } = await buildWorkflow(main.api, { first: delay(), second: exit() }, [
+      ['first', 'second'],
+    ]);
     const detail = await getWorkflow(workflow.id);
     expect(detail).toMatchObject({ ...workflow, updatedAt: expect.any(String) });
     expect(detail.steps).toEqual([steps.first, steps.second]);
     expect(detail.transitions).toEqual(transitions);
-    expect(detail.transitions[0]).toMatchObject({ workflowId: workflow.id, fromStepId: steps.first.id, toStepId: steps.second.id, branch: null });
+    expect(detail.transitions[0]).toMatchObject({
+      workflowId: workflow.id,
+      fromStepId: steps.first.id,
+      toStepId: steps.second.id,
+      branch: null,
+    });
     expect(detail.executions).toEqual({});
 
     // An execution shows up in the counts by status.
@@ -261,17 +253,40 @@ describe('workflow records', () => {
     const w = await createWorkflow(main.api, { description: 'old' });
     let res = await main.api.patch(`/workflows/${w.id}`, { name: 'Renamed', description: null, allowReentry: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ id: w.id, name: 'Renamed', description: null, allowReentry: true, triggerType: 'EVENT', triggerConfig: w.triggerConfig });
+    expect(res.body).toMatchObject({
+      id: w.id,
+      name: 'Renamed',
+      description: null,
+      allowReentry: true,
+      triggerType: 'EVENT',
+      triggerConfig: w.triggerConfig,
+    });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(w.updatedAt));
 
     res = await main.api.patch(`/workflows/${w.id}`, { triggerConfig: { event: 'order.placed' } });
     expect(res.body.triggerConfig).toEqual({ event: 'order.placed' });
 
     // A config that does not fit the type the workflow will have.
-    expectFieldError(await main.api.patch(`/workflows/${w.id}`, { triggerType: 'MANUAL', triggerConfig: { event: 'x' } }), 'triggerConfig', 'unrecognized_keys');
-    expectFieldError(await main.api.patch(`/workflows/${w.id}`, { triggerConfig: { event: '' } }), 'triggerConfig.event', 'too_small');
-    expectFieldError(await main.api.patch(`/workflows/${w.id}`, { triggerConfig: {} }), 'triggerConfig.event', 'invalid_type');
-    expectFieldError(await main.api.patch(`/workflows/${w.id}`, { triggerType: 'CRON' }), 'triggerType', 'invalid_enum_value');
+    expectFieldError(
+      await main.api.patch(`/workflows/${w.id}`, { triggerType: 'MANUAL', triggerConfig: { event: 'x' } }),
+      'triggerConfig',
+      'unrecognized_keys',
+    );
+    expectFieldError(
+      await main.api.patch(`/workflows/${w.id}`, { triggerConfig: { event: '' } }),
+      'triggerConfig.event',
+      'too_small',
+    );
+    expectFieldError(
+      await main.api.patch(`/workflows/${w.id}`, { triggerConfig: {} }),
+      'triggerConfig.event',
+      'invalid_type',
+    );
+    expectFieldError(
+      await main.api.patch(`/workflows/${w.id}`, { triggerType: 'CRON' }),
+      'triggerType',
+      'invalid_enum_value',
+    );
     expectFieldError(await main.api.patch(`/workflows/${w.id}`, { name: '' }), 'name', 'too_small');
     expect((await getWorkflow(w.id)).triggerConfig).toEqual({ event: 'order.placed' });
 
@@ -280,7 +295,13 @@ describe('workflow records', () => {
     expect(res.body).toMatchObject({ triggerType: 'MANUAL', triggerConfig: {} });
     res = await main.api.patch(`/workflows/${w.id}`, { triggerType: 'EVENT', triggerConfig: { event: 'back' } });
     expect(res.body).toMatchObject({ triggerType: 'EVENT', triggerConfig: { event: 'back' } });
-    expect(await getWorkflow(w.id)).toMatchObject({ name: 'Renamed', description: null, allowReentry: true, triggerType: 'EVENT', triggerConfig: { event: 'back' } });
+    expect(await getWorkflow(w.id)).toMatchObject({
+      name: 'Renamed',
+      description: null,
+      allowReentry: true,
+      triggerType: 'EVENT',
+      triggerConfig: { event: 'back' },
+    });
   });
 
   it('deletes a workflow with its steps', async () => {
@@ -288,9 +309,13 @@ describe('workflow records', () => {
     const res = await main.api.delete(`/workflows/${workflow.id}`);
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
-    expectError(await main.api.get(`/workflows/${workflow.id}`), 404, 'NOT_FOUND');
-    expectError(await main.api.patch(`/workflows/${workflow.id}/steps/${steps.only.id}`, { name: 'x' }), 404, 'NOT_FOUND');
-    expectError(await main.api.delete(`/workflows/${workflow.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await main.api.get(`/workflows/${workflow.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(
+      await main.api.patch(`/workflows/${workflow.id}/steps/${steps.only.id}`, { name: 'x' }),
+      404,
+      'NOT_FOUND',
+    );
+    expectErrorEnvelope(await main.api.delete(`/workflows/${workflow.id}`), 404, 'NOT_FOUND');
     expect((await main.api.get('/workflows')).body.map((w: Workflow) => w.id)).not.toContain(workflow.id);
   });
 
@@ -310,12 +335,20 @@ describe('workflow records', () => {
       ['DELETE', `/workflows/${workflow.id}/executions/${UNKNOWN_ID}`],
       ['POST', `/workflows/${UNKNOWN_ID}/executions/cancel-all`],
     ] as const) {
-      expectError(await main.api.request(method, path, { body }), 404, 'NOT_FOUND');
+      expectErrorEnvelope(await main.api.request(method, path, { body }), 404, 'NOT_FOUND');
     }
     expectFieldError(await main.api.get('/workflows/not-a-uuid'), 'id', 'invalid_string');
     expectFieldError(await main.api.delete('/workflows/123'), 'id', 'invalid_string');
-    expectFieldError(await main.api.patch(`/workflows/${workflow.id}/steps/nope`, { name: 'x' }), 'stepId', 'invalid_string');
-    expectFieldError(await main.api.delete(`/workflows/${workflow.id}/transitions/nope`), 'transitionId', 'invalid_string');
+    expectFieldError(
+      await main.api.patch(`/workflows/${workflow.id}/steps/nope`, { name: 'x' }),
+      'stepId',
+      'invalid_string',
+    );
+    expectFieldError(
+      await main.api.delete(`/workflows/${workflow.id}/transitions/nope`),
+      'transitionId',
+      'invalid_string',
+    );
     expectFieldError(await main.api.get(`/workflows/${workflow.id}/executions/nope`), 'executionId', 'invalid_string');
   });
 
@@ -336,7 +369,7 @@ describe('workflow records', () => {
       ['POST', `/workflows/${id}/executions/cancel-all`],
       ['DELETE', `/workflows/${id}`],
     ] as const) {
-      expectError(await main.api.request(method, path, { body }), 404, 'NOT_FOUND');
+      expectErrorEnvelope(await main.api.request(method, path, { body }), 404, 'NOT_FOUND');
     }
     expect((await main.api.get('/workflows')).body.map((w: Workflow) => w.id)).not.toContain(id);
     // Untouched for its owner.
@@ -348,7 +381,7 @@ describe('workflow records', () => {
 
   it('refuses the public key', async () => {
     const res = await main.api.request('GET', '/workflows', { key: main.publicKey });
-    expectError(res, 401, 'INVALID_API_KEY');
+    expectErrorEnvelope(res, 401, 'INVALID_API_KEY');
   });
 });
 
@@ -359,15 +392,31 @@ describe('steps', () => {
       sendEmail(templateId),
       delay(3, 'days'),
       waitFor('paid', 2, 'hours'),
-      condition({ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'context.orderId', operator: 'exists' }),
-      { type: 'WEBHOOK', config: { url: 'https://hooks.example.com/x', method: 'PUT', headers: { 'X-Token': 'abc' }, body: { hello: '{{ email }}' } } },
+      condition(
+        { field: 'data.plan', operator: 'equals', value: 'pro' },
+        { field: 'context.orderId', operator: 'exists' },
+      ),
+      {
+        type: 'WEBHOOK',
+        config: {
+          url: 'https://hooks.example.com/x',
+          method: 'PUT',
+          headers: { 'X-Token': 'abc' },
+          body: { hello: '{{ email }}' },
+        },
+      },
       updateContact({ data: { stage: 'trial' }, subscribed: true }),
       exit(),
     ];
     for (const spec of specs) {
       const res = await addStep(w.id, { ...spec, name: `a ${spec.type}`, position: { x: 10, y: 20.5 } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.body).toMatchObject({ workflowId: w.id, type: spec.type, name: `a ${spec.type}`, position: { x: 10, y: 20.5 } });
+      expect(res.body).toMatchObject({
+        workflowId: w.id,
+        type: spec.type,
+        name: `a ${spec.type}`,
+        position: { x: 10, y: 20.5 },
+      });
       expect(res.body.id).toMatch(UUID);
     }
     const detail = await getWorkflow(w.id);
@@ -376,14 +425,23 @@ describe('steps', () => {
     expect(configs.SEND_EMAIL).toEqual({ templateId });
     expect(configs.DELAY).toEqual({ amount: 3, unit: 'days' });
     expect(configs.WAIT_FOR_EVENT).toEqual({ event: 'paid', timeout: { amount: 2, unit: 'hours' } });
-    expect(configs.WEBHOOK).toEqual({ url: 'https://hooks.example.com/x', method: 'PUT', headers: { 'X-Token': 'abc' }, body: { hello: '{{ email }}' } });
+    expect(configs.WEBHOOK).toEqual({
+      url: 'https://hooks.example.com/x',
+      method: 'PUT',
+      headers: { 'X-Token': 'abc' },
+      body: { hello: '{{ email }}' },
+    });
     expect(configs.UPDATE_CONTACT).toEqual({ data: { stage: 'trial' }, subscribed: true });
     expect(configs.EXIT).toEqual({});
 
     // Defaults: a webhook is a POST without extra headers; EXIT needs no config; name and position are optional.
-    const hook = await created<Step>(addStep(w.id, webhook()));
-    expect(hook).toMatchObject({ name: null, position: null, config: { url: 'https://hooks.example.com/in', method: 'POST', headers: {} } });
-    expect((await created<Step>(addStep(w.id, { type: 'EXIT' }))).config).toEqual({});
+    const hook = await created<WorkflowStep>(addStep(w.id, webhook()));
+    expect(hook).toMatchObject({
+      name: null,
+      position: null,
+      config: { url: 'https://hooks.example.com/in', method: 'POST', headers: {} },
+    });
+    expect((await created<WorkflowStep>(addStep(w.id, { type: 'EXIT' }))).config).toEqual({});
   });
 
   it('refuses malformed configs with the field path and code', async () => {
@@ -397,27 +455,76 @@ describe('steps', () => {
       [{ type: 'DELAY', config: { amount: 367, unit: 'days' } }, 'config.amount', 'custom'],
       [{ type: 'DELAY' }, 'config', 'invalid_type'],
       [{ type: 'WAIT_FOR_EVENT', config: { event: 'paid' } }, 'config.timeout', 'invalid_type'],
-      [{ type: 'WAIT_FOR_EVENT', config: { event: '', timeout: { amount: 1, unit: 'days' } } }, 'config.event', 'too_small'],
-      [{ type: 'WAIT_FOR_EVENT', config: { event: 'paid', timeout: { amount: 1, unit: 'fortnights' } } }, 'config.timeout.unit', 'invalid_enum_value'],
-      [{ type: 'CONDITION', config: { condition: { logic: 'XOR', groups: [{ filters: [] }] } } }, 'config.condition.logic', 'invalid_enum_value'],
-      [{ type: 'CONDITION', config: { condition: { logic: 'AND', groups: [] } } }, 'config.condition.groups', 'too_small'],
       [
-        { type: 'CONDITION', config: { condition: { logic: 'AND', groups: [{ filters: [{ field: 'plan', operator: 'equals', value: 'pro' }] }] } } },
+        { type: 'WAIT_FOR_EVENT', config: { event: '', timeout: { amount: 1, unit: 'days' } } },
+        'config.event',
+        'too_small',
+      ],
+      [
+        { type: 'WAIT_FOR_EVENT', config: { event: 'paid', timeout: { amount: 1, unit: 'fortnights' } } },
+        'config.timeout.unit',
+        'invalid_enum_value',
+      ],
+      [
+        { type: 'CONDITION', config: { condition: { logic: 'XOR', groups: [{ filters: [] }] } } },
+        'config.condition.logic',
+        'invalid_enum_value',
+      ],
+      [
+        { type: 'CONDITION', config: { condition: { logic: 'AND', groups: [] } } },
+        'config.condition.groups',
+        'too_small',
+      ],
+      [
+        {
+          type: 'CONDITION',
+          config: {
+            condition: { logic: 'AND', groups: [{ filters: [{ field: 'plan', operator: 'equals', value: 'pro' }] }] },
+          },
+        },
         'config.condition.groups.0.filters.0.field',
         'invalid_field',
       ],
       [
-        { type: 'CONDITION', config: { condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'resembles', value: 'pro' }] }] } } },
+        {
+          type: 'CONDITION',
+          config: {
+            condition: {
+              logic: 'AND',
+              groups: [{ filters: [{ field: 'data.plan', operator: 'resembles', value: 'pro' }] }],
+            },
+          },
+        },
         'config.condition.groups.0.filters.0.operator',
         'invalid_enum_value',
       ],
       [{ type: 'WEBHOOK', config: { url: 'ftp://files.example.com/x' } }, 'config.url', 'custom'],
       [{ type: 'WEBHOOK', config: { url: 'not a url' } }, 'config.url', 'invalid_string'],
-      [{ type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { 'webhook-signature': 'v1,forged' } } }, 'config.headers.webhook-signature', 'reserved_header'],
-      [{ type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { Host: 'evil.example.com' } } }, 'config.headers.Host', 'reserved_header'],
-      [{ type: 'WEBHOOK', config: { url: 'https://h.example.com', method: 'TRACE' } }, 'config.method', 'invalid_enum_value'],
-      [{ type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { 'X-Count': 5 } } }, 'config.headers.X-Count', 'invalid_type'],
-      [{ type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { 'X-Split': 'a\r\nInjected: 1' } } }, 'config.headers.X-Split', 'invalid_string'],
+      [
+        { type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { 'webhook-signature': 'v1,forged' } } },
+        'config.headers.webhook-signature',
+        'reserved_header',
+      ],
+      [
+        { type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { Host: 'evil.example.com' } } },
+        'config.headers.Host',
+        'reserved_header',
+      ],
+      [
+        { type: 'WEBHOOK', config: { url: 'https://h.example.com', method: 'TRACE' } },
+        'config.method',
+        'invalid_enum_value',
+      ],
+      [
+        { type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { 'X-Count': 5 } } },
+        'config.headers.X-Count',
+        'invalid_type',
+      ],
+      [
+        { type: 'WEBHOOK', config: { url: 'https://h.example.com', headers: { 'X-Split': 'a\r\nInjected: 1' } } },
+        'config.headers.X-Split',
+        'invalid_string',
+      ],
       [{ type: 'UPDATE_CONTACT', config: {} }, 'config', 'custom'],
       [{ type: 'UPDATE_CONTACT', config: { subscribed: 'no' } }, 'config.subscribed', 'invalid_type'],
       [{ type: 'SEND_EMAIL', config: { templateId: otherTemplateId } }, 'config.templateId', 'unknown_template'],
@@ -436,38 +543,85 @@ describe('steps', () => {
   });
 
   it("patches a step's name, position and config, checked against the step's type", async () => {
-    const { workflow, steps } = await buildWorkflow(main.api, { pause: delay(), mail: sendEmail(templateId) }, [['pause', 'mail']]);
-    const res = await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { name: 'Pause', position: { x: 1, y: 2 }, config: { amount: 2, unit: 'minutes' } });
+    const { workflow, steps } = await buildWorkflow(main.api, { pause: delay(), mail: sendEmail(templateId) }, [
+      ['pause', 'mail'],
+    ]);
+    const res = await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, {
+      name: 'Pause',
+      position: { x: 1, y: 2 },
+      config: { amount: 2, unit: 'minutes' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ id: steps.pause.id, type: 'DELAY', name: 'Pause', position: { x: 1, y: 2 }, config: { amount: 2, unit: 'minutes' } });
+    expect(res.body).toMatchObject({
+      id: steps.pause.id,
+      type: 'DELAY',
+      name: 'Pause',
+      position: { x: 1, y: 2 },
+      config: { amount: 2, unit: 'minutes' },
+    });
 
     // Another type's config is refused: the type never changes.
-    expectFieldError(await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { config: { templateId } }), 'config', 'unrecognized_keys');
-    expectFieldError(await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { config: { amount: -5, unit: 'minutes' } }), 'config.amount', 'too_small');
     expectFieldError(
-      await main.api.patch(`/workflows/${workflow.id}/steps/${steps.mail.id}`, { config: { templateId: otherTemplateId } }),
+      await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { config: { templateId } }),
+      'config',
+      'unrecognized_keys',
+    );
+    expectFieldError(
+      await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, {
+        config: { amount: -5, unit: 'minutes' },
+      }),
+      'config.amount',
+      'too_small',
+    );
+    expectFieldError(
+      await main.api.patch(`/workflows/${workflow.id}/steps/${steps.mail.id}`, {
+        config: { templateId: otherTemplateId },
+      }),
       'config.templateId',
       'unknown_template',
     );
     // The type is not part of a patch: it never changes.
-    expect((await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { type: 'EXIT' })).body.type).toBe('DELAY');
+    expect(
+      (await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { type: 'EXIT' })).body.type,
+    ).toBe('DELAY');
     // A name-only patch keeps the config.
     const renamed = await main.api.patch(`/workflows/${workflow.id}/steps/${steps.pause.id}`, { name: null });
-    expect(renamed.body).toMatchObject({ name: null, type: 'DELAY', config: { amount: 2, unit: 'minutes' }, position: { x: 1, y: 2 } });
+    expect(renamed.body).toMatchObject({
+      name: null,
+      type: 'DELAY',
+      config: { amount: 2, unit: 'minutes' },
+      position: { x: 1, y: 2 },
+    });
     expect((await getWorkflow(workflow.id)).steps.find((s) => s.id === steps.pause.id)).toEqual(renamed.body);
   });
 
   it('refuses structural edits on an enabled workflow but lets step configs change', async () => {
-    const { workflow, steps, transitions } = await buildWorkflow(main.api, { pause: delay(), mail: sendEmail(templateId) }, [['pause', 'mail']], { enable: true });
+    const { workflow, steps, transitions } = await buildWorkflow(
+      main.api,
+      { pause: delay(), mail: sendEmail(templateId) },
+      [['pause', 'mail']],
+      { enable: true },
+    );
     expect(workflow.enabled).toBe(true);
     const id = workflow.id;
-    expectError(await addStep(id, exit()), 409, 'WORKFLOW_ENABLED');
-    expectError(await main.api.delete(`/workflows/${id}/steps/${steps.mail.id}`), 409, 'WORKFLOW_ENABLED');
-    expectError(await main.api.delete(`/workflows/${id}/steps/${steps.pause.id}?splice=true`), 409, 'WORKFLOW_ENABLED');
-    expectError(await addTransition(id, steps.mail.id, steps.pause.id), 409, 'WORKFLOW_ENABLED');
-    expectError(await main.api.delete(`/workflows/${id}/transitions/${transitions[0]!.id}`), 409, 'WORKFLOW_ENABLED');
+    expectErrorEnvelope(await addStep(id, exit()), 409, 'WORKFLOW_ENABLED');
+    expectErrorEnvelope(await main.api.delete(`/workflows/${id}/steps/${steps.mail.id}`), 409, 'WORKFLOW_ENABLED');
+    expectErrorEnvelope(
+      await main.api.delete(`/workflows/${id}/steps/${steps.pause.id}?splice=true`),
+      409,
+      'WORKFLOW_ENABLED',
+    );
+    expectErrorEnvelope(await addTransition(id, steps.mail.id, steps.pause.id), 409, 'WORKFLOW_ENABLED');
+    expectErrorEnvelope(
+      await main.api.delete(`/workflows/${id}/transitions/${transitions[0]!.id}`),
+      409,
+      'WORKFLOW_ENABLED',
+    );
 
-    const patched = await main.api.patch(`/workflows/${id}/steps/${steps.pause.id}`, { config: { amount: 5, unit: 'seconds' }, name: 'Short' });
+    const patched = await main.api.patch(`/workflows/${id}/steps/${steps.pause.id}`, {
+      config: { amount: 5, unit: 'seconds' },
+      name: 'Short',
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const detail = await getWorkflow(id);
     expect(detail.enabled).toBe(true);
@@ -485,7 +639,13 @@ describe('steps', () => {
   it('deletes a step with splice, reconnecting its neighbours and keeping branches', async () => {
     const { workflow, steps, transitions } = await buildWorkflow(
       main.api,
-      { check: condition({ field: 'data.plan', operator: 'equals', value: 'pro' }), a: delay(), b: sendEmail(templateId), c: exit(), d: exit() },
+      {
+        check: condition({ field: 'data.plan', operator: 'equals', value: 'pro' }),
+        a: delay(),
+        b: sendEmail(templateId),
+        c: exit(),
+        d: exit(),
+      },
       [
         ['check', 'a', 'yes'],
         ['check', 'd', 'no'],
@@ -509,9 +669,17 @@ describe('steps', () => {
     expect(edges(detail)).toEqual(['check>b:yes', 'check>d:no']);
 
     // A CONDITION with two ways out cannot be spliced; nothing changes.
-    expectError(await main.api.delete(`/workflows/${workflow.id}/steps/${steps.check.id}?splice=true`), 409, 'CANNOT_SPLICE');
+    expectErrorEnvelope(
+      await main.api.delete(`/workflows/${workflow.id}/steps/${steps.check.id}?splice=true`),
+      409,
+      'CANNOT_SPLICE',
+    );
     expect(edges(await getWorkflow(workflow.id))).toEqual(['check>b:yes', 'check>d:no']);
-    expectFieldError(await main.api.delete(`/workflows/${workflow.id}/steps/${steps.check.id}?splice=maybe`), 'splice', 'invalid_enum_value');
+    expectFieldError(
+      await main.api.delete(`/workflows/${workflow.id}/steps/${steps.check.id}?splice=maybe`),
+      'splice',
+      'invalid_enum_value',
+    );
   });
 
   it('deletes a step without splice, removing every transition to and from it', async () => {
@@ -526,7 +694,7 @@ describe('steps', () => {
     expect(detail.transitions).toEqual([]);
     // splice=false is the same as no splice.
     expect((await main.api.delete(`/workflows/${workflow.id}/steps/${steps.a.id}?splice=false`)).status).toBe(204);
-    expectError(await main.api.delete(`/workflows/${workflow.id}/steps/${steps.a.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await main.api.delete(`/workflows/${workflow.id}/steps/${steps.a.id}`), 404, 'NOT_FOUND');
   });
 });
 
@@ -549,7 +717,11 @@ describe('transitions', () => {
       ['pause', 'timeout', 'branch_not_allowed'],
     ];
     for (const [from, branch, code] of refused) {
-      expectFieldError(await addTransition(id, steps[from as keyof typeof steps].id, steps.end.id, branch), 'branch', code);
+      expectFieldError(
+        await addTransition(id, steps[from as keyof typeof steps].id, steps.end.id, branch),
+        'branch',
+        code,
+      );
     }
     expectFieldError(await addTransition(id, steps.check.id, steps.end.id, 'maybe'), 'branch', 'invalid_enum_value');
     expect((await getWorkflow(id)).transitions).toEqual([]);
@@ -563,7 +735,12 @@ describe('transitions', () => {
     ] as const) {
       const res = await addTransition(id, steps[from].id, steps[to].id, branch);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
-      expect(res.body).toMatchObject({ workflowId: id, fromStepId: steps[from].id, toStepId: steps[to].id, branch: branch ?? null });
+      expect(res.body).toMatchObject({
+        workflowId: id,
+        fromStepId: steps[from].id,
+        toStepId: steps[to].id,
+        branch: branch ?? null,
+      });
       expect(res.body.id).toMatch(UUID);
     }
     // An explicit null branch is the same as none.
@@ -572,19 +749,37 @@ describe('transitions', () => {
   });
 
   it('takes one transition without a branch out of a WAIT_FOR_EVENT, which then has no branched one', async () => {
-    const { workflow, steps } = await buildWorkflow(main.api, { wait: waitFor('paid'), end: exit(), end2: exit(), wait2: waitFor('paid') });
+    const { workflow, steps } = await buildWorkflow(main.api, {
+      wait: waitFor('paid'),
+      end: exit(),
+      end2: exit(),
+      wait2: waitFor('paid'),
+    });
     const plain = await addTransition(workflow.id, steps.wait.id, steps.end.id, undefined);
     expect(plain.status, JSON.stringify(plain.body)).toBe(201);
     expect(plain.body.branch).toBeNull();
-    expectError(await addTransition(workflow.id, steps.wait.id, steps.end2.id, 'arrived'), 409, 'TRANSITION_EXISTS');
-    expectError(await addTransition(workflow.id, steps.wait.id, steps.end2.id, null), 409, 'TRANSITION_EXISTS');
+    expectErrorEnvelope(
+      await addTransition(workflow.id, steps.wait.id, steps.end2.id, 'arrived'),
+      409,
+      'TRANSITION_EXISTS',
+    );
+    expectErrorEnvelope(await addTransition(workflow.id, steps.wait.id, steps.end2.id, null), 409, 'TRANSITION_EXISTS');
     // And the other way round: a branched one first leaves no room for one without a branch.
     expect((await addTransition(workflow.id, steps.wait2.id, steps.end2.id, 'timeout')).status).toBe(201);
-    expectError(await addTransition(workflow.id, steps.wait2.id, steps.end2.id, undefined), 409, 'TRANSITION_EXISTS');
+    expectErrorEnvelope(
+      await addTransition(workflow.id, steps.wait2.id, steps.end2.id, undefined),
+      409,
+      'TRANSITION_EXISTS',
+    );
   });
 
   it('refuses foreign steps, self loops, transitions out of EXIT and duplicates', async () => {
-    const { workflow, steps } = await buildWorkflow(main.api, { a: delay(), b: sendEmail(templateId), end: exit(), check: condition({ field: 'email', operator: 'contains', value: '@' }) });
+    const { workflow, steps } = await buildWorkflow(main.api, {
+      a: delay(),
+      b: sendEmail(templateId),
+      end: exit(),
+      check: condition({ field: 'email', operator: 'contains', value: '@' }),
+    });
     const elsewhere = await buildWorkflow(main.api, { x: delay() });
     const id = workflow.id;
     expectFieldError(await addTransition(id, steps.a.id, elsewhere.steps.x.id), 'toStepId', 'unknown_step');
@@ -596,10 +791,10 @@ describe('transitions', () => {
 
     expect((await addTransition(id, steps.a.id, steps.b.id)).status).toBe(201);
     const dup = await addTransition(id, steps.a.id, steps.end.id);
-    expectError(dup, 409, 'TRANSITION_EXISTS');
+    expectErrorEnvelope(dup, 409, 'TRANSITION_EXISTS');
     expect(dup.body.error.details).toEqual({ fromStepId: steps.a.id, branch: null });
     expect((await addTransition(id, steps.check.id, steps.a.id, 'yes')).status).toBe(201);
-    expectError(await addTransition(id, steps.check.id, steps.b.id, 'yes'), 409, 'TRANSITION_EXISTS');
+    expectErrorEnvelope(await addTransition(id, steps.check.id, steps.b.id, 'yes'), 409, 'TRANSITION_EXISTS');
     expect((await addTransition(id, steps.check.id, steps.end.id, 'no')).status).toBe(201);
     expect(edges(await getWorkflow(id))).toEqual(['a>b', 'check>a:yes', 'check>end:no']);
     expect((await getWorkflow(elsewhere.workflow.id)).transitions).toEqual([]);
@@ -610,12 +805,20 @@ describe('transitions', () => {
     const res = await main.api.delete(`/workflows/${workflow.id}/transitions/${transitions[0]!.id}`);
     expect(res.status).toBe(204);
     expect((await getWorkflow(workflow.id)).transitions).toEqual([]);
-    expectError(await main.api.delete(`/workflows/${workflow.id}/transitions/${transitions[0]!.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(
+      await main.api.delete(`/workflows/${workflow.id}/transitions/${transitions[0]!.id}`),
+      404,
+      'NOT_FOUND',
+    );
     // The slot is free again.
     expect((await addTransition(workflow.id, steps.a.id, steps.b.id)).status).toBe(201);
     // A transition of another workflow is not this one's.
     const elsewhere = await buildWorkflow(main.api, { a: delay(), b: exit() }, [['a', 'b']]);
-    expectError(await main.api.delete(`/workflows/${workflow.id}/transitions/${elsewhere.transitions[0]!.id}`), 404, 'NOT_FOUND');
+    expectErrorEnvelope(
+      await main.api.delete(`/workflows/${workflow.id}/transitions/${elsewhere.transitions[0]!.id}`),
+      404,
+      'NOT_FOUND',
+    );
     expect((await getWorkflow(elsewhere.workflow.id)).transitions).toHaveLength(1);
   });
 });
@@ -638,39 +841,56 @@ describe('enabling checks the graph', () => {
   });
 
   it('refuses a CONDITION missing a branch', async () => {
-    const { workflow, steps } = await buildWorkflow(main.api, { check: condition(pro), end: exit() }, [['check', 'end', 'yes']]);
+    const { workflow, steps } = await buildWorkflow(main.api, { check: condition(pro), end: exit() }, [
+      ['check', 'end', 'yes'],
+    ]);
     const res = await enable(workflow.id);
     expect(faultCodes(res)).toEqual(['missing_branch']);
-    expect(res.body.error.details.faults[0]).toMatchObject({ stepIds: [steps.check.id], message: expect.stringContaining('"no"') });
+    expect(res.body.error.details.faults[0]).toMatchObject({
+      stepIds: [steps.check.id],
+      message: expect.stringContaining('"no"'),
+    });
   });
 
   it('refuses steps unreachable from the first one', async () => {
     // a -> b; c <-> d (a loop with a DELAY, reached by nothing).
-    const { workflow, steps } = await buildWorkflow(main.api, { a: sendEmail(templateId), b: exit(), c: delay(), d: sendEmail(templateId) }, [
-      ['a', 'b'],
-      ['c', 'd'],
-      ['d', 'c'],
-    ]);
+    const { workflow, steps } = await buildWorkflow(
+      main.api,
+      { a: sendEmail(templateId), b: exit(), c: delay(), d: sendEmail(templateId) },
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+        ['d', 'c'],
+      ],
+    );
     const res = await enable(workflow.id);
     expect(faultCodes(res)).toEqual(['unreachable']);
     expect(res.body.error.details.faults[0].stepIds.sort()).toEqual([steps.c.id, steps.d.id].sort());
   });
 
   it('refuses a loop without a DELAY or WAIT_FOR_EVENT', async () => {
-    const { workflow, steps } = await buildWorkflow(main.api, { a: delay(), b: sendEmail(templateId), c: updateContact({ data: { n: 1 } }) }, [
-      ['a', 'b'],
-      ['b', 'c'],
-      ['c', 'b'],
-    ]);
+    const { workflow, steps } = await buildWorkflow(
+      main.api,
+      { a: delay(), b: sendEmail(templateId), c: updateContact({ data: { n: 1 } }) },
+      [
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'b'],
+      ],
+    );
     const res = await enable(workflow.id);
     expect(faultCodes(res)).toEqual(['loop_without_delay']);
     expect(res.body.error.details.faults[0].stepIds.sort()).toEqual([steps.b.id, steps.c.id].sort());
     // The same loop through a DELAY is fine.
-    const ok = await buildWorkflow(main.api, { a: sendEmail(templateId), b: delay(), c: updateContact({ data: { n: 1 } }) }, [
-      ['a', 'b'],
-      ['b', 'c'],
-      ['c', 'b'],
-    ]);
+    const ok = await buildWorkflow(
+      main.api,
+      { a: sendEmail(templateId), b: delay(), c: updateContact({ data: { n: 1 } }) },
+      [
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'b'],
+      ],
+    );
     expect((await enable(ok.workflow.id)).status).toBe(200);
   });
 
@@ -682,18 +902,29 @@ describe('enabling checks the graph', () => {
     const res = await main.api.patch(`/workflows/${workflow.id}`, { enabled: true, triggerConfig: { event: 'go' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const manual = await buildWorkflow(main.api, { a: exit() }, [], { body: { triggerConfig: undefined } });
-    expect((await main.api.patch(`/workflows/${manual.workflow.id}`, { triggerType: 'MANUAL', enabled: true })).body).toMatchObject({ enabled: true, triggerType: 'MANUAL' });
+    expect(
+      (await main.api.patch(`/workflows/${manual.workflow.id}`, { triggerType: 'MANUAL', enabled: true })).body,
+    ).toMatchObject({ enabled: true, triggerType: 'MANUAL' });
   });
 
   it('lists every fault at once', async () => {
-    const { workflow } = await buildWorkflow(main.api, { check: condition(pro), x: exit() }, [], { body: { triggerConfig: undefined } });
+    const { workflow } = await buildWorkflow(main.api, { check: condition(pro), x: exit() }, [], {
+      body: { triggerConfig: undefined },
+    });
     expect(faultCodes(await enable(workflow.id))).toEqual(['entry', 'missing_branch', 'no_trigger_event']);
   });
 
   it('enables a valid graph and disables it again', async () => {
     const { workflow } = await buildWorkflow(
       main.api,
-      { mail: sendEmail(templateId), wait: waitFor('paid'), check: condition(pro), update: updateContact({ subscribed: false }), hook: webhook(), end: exit() },
+      {
+        mail: sendEmail(templateId),
+        wait: waitFor('paid'),
+        check: condition(pro),
+        update: updateContact({ subscribed: false }),
+        hook: webhook(),
+        end: exit(),
+      },
       [
         ['mail', 'wait'],
         ['wait', 'check', 'arrived'],
@@ -713,8 +944,12 @@ describe('enabling checks the graph', () => {
 
 describe('fields and usage', () => {
   it('lists the fields and events a CONDITION can use', async () => {
-    const project = await server.project('workflows-fields');
-    const tracked = await project.api.post('/v1/track', { email: 'fields@wfapi.test', event: 'fields.checked', data: { plan: 'pro', seats: 3 } }, project.publicKey);
+    const project = await mail.server.project('workflows-fields');
+    const tracked = await project.api.post(
+      '/v1/track',
+      { email: 'fields@wfapi.test', event: 'fields.checked', data: { plan: 'pro', seats: 3 } },
+      project.publicKey,
+    );
     expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
     const res = await project.api.get('/workflows/fields');
     expect(res.status).toBe(200);
@@ -740,7 +975,10 @@ describe('fields and usage', () => {
       {
         mail: sendEmail(templateId),
         wait: waitFor('usage.awaited'),
-        check: condition({ field: 'data.usagePlan', operator: 'equals', value: 'pro' }, { field: 'usage.clicked', operator: 'triggered' }),
+        check: condition(
+          { field: 'data.usagePlan', operator: 'equals', value: 'pro' },
+          { field: 'usage.clicked', operator: 'triggered' },
+        ),
         update: updateContact({ data: { usageScore: 5 } }),
       },
       [],
@@ -767,7 +1005,9 @@ describe('fields and usage', () => {
     expect(tpl.status).toBe(200);
     expect(tpl.body.templateId).toBe(templateId);
     expect(tpl.body.workflows).toEqual(expect.arrayContaining([mine]));
-    const unused = await created(main.api.post('/templates', { name: 'Unused', subject: 'x', body: 'x', from: `hi@${DOMAIN}` }));
+    const unused = await created(
+      main.api.post('/templates', { name: 'Unused', subject: 'x', body: 'x', from: `hi@${DOMAIN}` }),
+    );
     expect((await main.api.get(`/templates/${unused.id}/usage`)).body.workflows).toEqual([]);
 
     // Renaming the trigger moves the usage; deleting the workflow removes it.

@@ -1,122 +1,76 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  Contact,
+  Execution,
+  ExecutionDetail,
+  ExecutionStatus,
+  HistoryEntry,
+  Workflow,
+  WorkflowStep,
+} from '../../src/api.js';
 import { run } from '../../src/platform/db/client.js';
+import type { CursorPage } from '../../src/platform/http/pagination.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startDnsServer, type DnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
-import { UUID, deliveredMessage, emailRecord, headerBlock, messageIdOf, recordWhen, sendOk, sinkMessagesFor, sinkMessagesTo } from '../support/sending.js';
-import { client, eventually, printedKeys, spawnService, startTestServer, type ApiResponse, type ChildServer, type Client, type TestServer } from '../support/server.js';
-import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { signatureValid, startReceiver, type HookRequest, type Receiver } from '../support/webhook-receiver.js';
+import { useMailServer } from '../support/mail-server.js';
+import {
+  deliveredMessage,
+  emailRecord,
+  headerBlock,
+  messageIdOf,
+  recordWhen,
+  sendOk,
+  sinkMessagesFor,
+  sinkMessagesTo,
+  UNKNOWN_ID,
+  UUID,
+  uniqueAddresses,
+} from '../support/sending.js';
+import {
+  type ApiResponse,
+  type ChildServer,
+  type Client,
+  client,
+  eventually,
+  expectBody,
+  pollUntil,
+  printedKeys,
+  spawnService,
+  type TestProject,
+  useTestServer,
+} from '../support/server.js';
+import { type HookRequest, signatureValid, useReceiver } from '../support/webhook-receiver.js';
+import { condition, type Edge, exit, type StepSpec, sendEmail, updateContact } from '../support/workflows.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types
 
-type Project = Awaited<ReturnType<TestServer['project']>>;
-type StepType = 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
-type Branch = 'yes' | 'no' | 'arrived' | 'timeout';
-type ExecutionStatus = 'running' | 'waiting' | 'completed' | 'exited' | 'failed' | 'cancelled';
-
-interface Workflow {
-  id: string;
-  name: string;
-  triggerType: 'EVENT' | 'MANUAL';
-  triggerConfig: Record<string, unknown>;
-  enabled: boolean;
-  allowReentry: boolean;
-  signingSecret: string;
-}
-interface Step {
-  id: string;
-  type: StepType;
-  name: string | null;
-  config: Record<string, unknown>;
-}
-interface Execution {
-  id: string;
-  workflowId: string;
-  contactId: string;
-  status: ExecutionStatus;
-  context: Record<string, any>;
-  currentStepId: string | null;
-  waitingFor: { event: string | null; until: string } | null;
-  attempts: number;
-  lastError: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  updatedAt: string;
-}
-interface HistoryEntry {
-  stepId: string;
-  type: StepType;
-  status: 'completed' | 'failed';
-  branch: Branch | null;
-  output: Record<string, any> | null;
-  error: string | null;
-  startedAt: string;
-  finishedAt: string;
-}
-interface ExecutionDetail extends Execution {
-  steps: HistoryEntry[];
-}
-interface Page<T> {
-  data: T[];
-  cursor: string | null;
-  hasMore: boolean;
-  total: number;
-}
-interface Contact {
-  id: string;
-  email: string;
-  subscribed: boolean;
-  data: Record<string, unknown>;
-}
-interface StepSpec {
-  type: StepType;
-  config?: Record<string, unknown>;
-}
-type Edge = [from: string, to: string, branch?: Branch];
 interface Built<K extends string> {
   workflow: Workflow;
-  steps: Record<K, Step>;
+  steps: Record<K, WorkflowStep>;
 }
 
 const FINISHED: ExecutionStatus[] = ['completed', 'exited', 'failed', 'cancelled'];
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 // ---------------------------------------------------------------------------------------------
 // Step builders
 
-const sendEmail = (templateId: string): StepSpec => ({ type: 'SEND_EMAIL', config: { templateId } });
 const delay = (amount: number, unit = 'seconds'): StepSpec => ({ type: 'DELAY', config: { amount, unit } });
-const waitFor = (event: string, amount: number, unit = 'seconds'): StepSpec => ({ type: 'WAIT_FOR_EVENT', config: { event, timeout: { amount, unit } } });
-const condition = (...filters: Record<string, unknown>[]): StepSpec => ({ type: 'CONDITION', config: { condition: { logic: 'AND', groups: [{ filters }] } } });
+const waitFor = (event: string, amount: number, unit = 'seconds'): StepSpec => ({
+  type: 'WAIT_FOR_EVENT',
+  config: { event, timeout: { amount, unit } },
+});
 const webhook = (config: Record<string, unknown>): StepSpec => ({ type: 'WEBHOOK', config });
-const updateContact = (config: Record<string, unknown>): StepSpec => ({ type: 'UPDATE_CONTACT', config });
-const exit = (): StepSpec => ({ type: 'EXIT', config: {} });
-
-// ---------------------------------------------------------------------------------------------
-// A webhook receiver on loopback: records every request, answers queued statuses (200 by default)
 
 // ---------------------------------------------------------------------------------------------
 // The service, its SMTP sink, DNS server and webhook receiver
 
-let dns: DnsServer;
-let sink: SmtpSink;
-let hooks: Receiver;
-let server: TestServer;
+const hooks = useReceiver();
 
-beforeAll(async () => {
-  dns = await startDnsServer();
-  sink = await startSmtpSink();
-  hooks = await startReceiver();
-  server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-});
-afterAll(async () => {
-  await server?.stop();
-  await hooks?.stop();
-  await sink?.stop();
-  await dns?.stop();
+const mail = useMailServer({
+  DELIVERY_RETRY_BASE_SECONDS: '0.2',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -124,14 +78,19 @@ afterAll(async () => {
 
 let seq = 0;
 /** A recipient address no other test uses. */
-const rcpt = (tag: string) => `${tag}-${++seq}@rcpt.wfengine.test`;
+const rcpt = uniqueAddresses('rcpt.wfengine.test');
 
 interface Setup {
-  project: Project;
+  project: TestProject;
   api: Client;
   domainId: string;
   /** POST /v1/track with the project's public key; returns the contact and event ids. */
-  track(email: string, event: string, data?: Record<string, unknown>, subscribed?: boolean): Promise<{ contact: string; event: string }>;
+  track(
+    email: string,
+    event: string,
+    data?: Record<string, unknown>,
+    subscribed?: boolean,
+  ): Promise<{ contact: string; event: string }>;
   /** A template from the project's verified domain; returns its id. */
   template(body: { subject: string; body?: string; type?: 'TRANSACTIONAL' | 'MARKETING' }): Promise<string>;
   contact(email: string, data?: Record<string, unknown>): Promise<Contact>;
@@ -139,16 +98,20 @@ interface Setup {
 
 /** A project of its own (so its workflows see no other test's events), with a verified sender domain. */
 async function setup(tag: string): Promise<Setup> {
-  const project = await server.project(`wf-${tag}`);
+  const project = await mail.server.project(`wf-${tag}`);
   const domain = `${tag}.wfengine.test`;
-  const view = await verifiedDomain(project.api, dns, domain);
+  const view = await verifiedDomain(project.api, mail.dns, domain);
   const api = project.api;
   return {
     project,
     api,
     domainId: view.id,
     async track(email, event, data, subscribed) {
-      const res = await api.post('/v1/track', { email, event, ...(data ? { data } : {}), ...(subscribed !== undefined ? { subscribed } : {}) }, project.publicKey);
+      const res = await api.post(
+        '/v1/track',
+        { email, event, ...(data ? { data } : {}), ...(subscribed !== undefined ? { subscribed } : {}) },
+        project.publicKey,
+      );
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.data;
     },
@@ -158,9 +121,7 @@ async function setup(tag: string): Promise<Setup> {
       return res.body.id;
     },
     async contact(email, data = {}) {
-      const res = await api.post('/contacts', { email, data });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body;
+      return expectBody(api.post('/contacts', { email, data }), 201);
     },
   };
 }
@@ -179,14 +140,18 @@ async function buildWorkflow<K extends string>(
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   let workflow: Workflow = created.body;
-  const byName = {} as Record<K, Step>;
+  const byName = {} as Record<K, WorkflowStep>;
   for (const [name, spec] of Object.entries(steps) as [K, StepSpec][]) {
     const res = await api.post(`/workflows/${workflow.id}/steps`, { name, ...spec });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     byName[name] = res.body;
   }
   for (const [from, to, branch] of transitions) {
-    const res = await api.post(`/workflows/${workflow.id}/transitions`, { fromStepId: byName[from as K].id, toStepId: byName[to as K].id, ...(branch ? { branch } : {}) });
+    const res = await api.post(`/workflows/${workflow.id}/transitions`, {
+      fromStepId: byName[from as K].id,
+      toStepId: byName[to as K].id,
+      ...(branch ? { branch } : {}),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   }
   if (options.enable) {
@@ -197,10 +162,13 @@ async function buildWorkflow<K extends string>(
   return { workflow, steps: byName };
 }
 
-async function listExecutions(api: Client, workflowId: string, query = 'limit=100'): Promise<Page<Execution>> {
-  const res = await api.get(`/workflows/${workflowId}/executions?${query}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+/** The id of the email a SEND_EMAIL step sent, from its history entry. */
+const emailIdOf = (entry: HistoryEntry) => entry.output!.emailId as string;
+/** The event that started an execution of an event-triggered workflow, from its context. */
+const triggerOf = (e: Execution) => e.context.event as { id: string; name: string };
+
+async function listExecutions(api: Client, workflowId: string, query = 'limit=100'): Promise<CursorPage<Execution>> {
+  return expectBody(api.get(`/workflows/${workflowId}/executions?${query}`));
 }
 
 /** The executions of a workflow for one contact, newest first. */
@@ -209,38 +177,43 @@ async function executionsOf(api: Client, workflowId: string, contactId: string):
 }
 
 async function getExecution(api: Client, workflowId: string, executionId: string): Promise<ExecutionDetail> {
-  const res = await api.get(`/workflows/${workflowId}/executions/${executionId}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/workflows/${workflowId}/executions/${executionId}`));
 }
 
 /** Waits until the execution satisfies `done` and returns it with its history. */
-function executionWhen(api: Client, workflowId: string, executionId: string, done: (e: ExecutionDetail) => boolean, timeoutMs = 20_000): Promise<ExecutionDetail> {
-  return eventually(async () => {
-    const e = await getExecution(api, workflowId, executionId);
-    return done(e) ? e : undefined;
-  }, timeoutMs);
+function executionWhen(
+  api: Client,
+  workflowId: string,
+  executionId: string,
+  done: (e: ExecutionDetail) => boolean,
+  timeoutMs = 20_000,
+): Promise<ExecutionDetail> {
+  return pollUntil(() => getExecution(api, workflowId, executionId), done, timeoutMs, 100);
 }
 
 /** Waits for the one execution of a workflow for a contact to finish; returns it with its history. */
-async function finishedFor(api: Client, workflowId: string, contactId: string, timeoutMs = 20_000): Promise<ExecutionDetail> {
+async function finishedFor(
+  api: Client,
+  workflowId: string,
+  contactId: string,
+  timeoutMs = 20_000,
+): Promise<ExecutionDetail> {
   const execution = await eventually(async () => (await executionsOf(api, workflowId, contactId))[0], timeoutMs);
   return executionWhen(api, workflowId, execution.id, (e) => FINISHED.includes(e.status), timeoutMs);
 }
 
 async function startManually(api: Client, workflowId: string, body: Record<string, unknown>): Promise<Execution> {
-  const res = await api.post(`/workflows/${workflowId}/executions`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return expectBody(api.post(`/workflows/${workflowId}/executions`, body), 201);
 }
 
 async function getContact(api: Client, id: string): Promise<Contact> {
-  const res = await api.get(`/contacts/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/contacts/${id}`));
 }
 
-async function eventsNamed(api: Client, name: string): Promise<{ id: string; contactId: string; data: Record<string, unknown>; createdAt: string }[]> {
+async function eventsNamed(
+  api: Client,
+  name: string,
+): Promise<{ id: string; contactId: string; data: Record<string, unknown>; createdAt: string }[]> {
   const res = await api.get(`/events?limit=100&name=${encodeURIComponent(name)}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
@@ -266,7 +239,10 @@ describe('running a workflow', () => {
       {
         welcome: sendEmail(welcome),
         pause: delay(1),
-        isPro: condition({ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'context.event.data.x', operator: 'equals', value: 'go' }),
+        isPro: condition(
+          { field: 'data.plan', operator: 'equals', value: 'pro' },
+          { field: 'context.event.data.x', operator: 'equals', value: 'go' },
+        ),
         tips: sendEmail(tips),
         stop: exit(),
       },
@@ -285,13 +261,25 @@ describe('running a workflow', () => {
     const proWithoutGo = rcpt('pro-nogo');
     const tracked = await s.track(pro, 'signed_up', { plan: 'pro', x: { value: 'go', persistent: false } });
     const basicTracked = await s.track(basic, 'signed_up', { plan: 'basic', x: { value: 'go', persistent: false } });
-    const noGoTracked = await s.track(proWithoutGo, 'signed_up', { plan: 'pro', x: { value: 'stop', persistent: false } });
+    const noGoTracked = await s.track(proWithoutGo, 'signed_up', {
+      plan: 'pro',
+      x: { value: 'stop', persistent: false },
+    });
     expect((await getContact(s.api, tracked.contact)).data).toEqual({ plan: 'pro' });
 
     const yes = await finishedFor(s.api, workflow.id, tracked.contact);
-    expect(yes).toMatchObject({ status: 'completed', currentStepId: null, waitingFor: null, lastError: null, contactId: tracked.contact, workflowId: workflow.id });
+    expect(yes).toMatchObject({
+      status: 'completed',
+      currentStepId: null,
+      waitingFor: null,
+      lastError: null,
+      contactId: tracked.contact,
+      workflowId: workflow.id,
+    });
     expect(yes.finishedAt).not.toBeNull();
-    expect(yes.context).toEqual({ event: { id: tracked.event, name: 'signed_up', data: { plan: 'pro', x: 'go' }, createdAt: expect.any(String) } });
+    expect(yes.context).toEqual({
+      event: { id: tracked.event, name: 'signed_up', data: { plan: 'pro', x: 'go' }, createdAt: expect.any(String) },
+    });
     expect(yes.steps.map((h) => [h.type, h.stepId, h.status, h.branch])).toEqual([
       ['SEND_EMAIL', steps.welcome.id, 'completed', null],
       ['DELAY', steps.pause.id, 'completed', null],
@@ -318,15 +306,24 @@ describe('running a workflow', () => {
     }
 
     // The pro contact got both messages, rendered for them; the email records name their templates.
-    const [first, second] = [yes.steps[0]!.output!.emailId as string, yes.steps[3]!.output!.emailId as string];
-    expect(subjectOf((await deliveredMessage(sink, first)).raw)).toBe('Welcome pro');
-    expect(subjectOf((await deliveredMessage(sink, second)).raw)).toBe(`Pro tips for ${pro}`);
-    expect(await emailRecord(s.api, first)).toMatchObject({ templateId: welcome, contactId: tracked.contact, to: pro, type: 'TRANSACTIONAL' });
+    const [first, second] = [emailIdOf(yes.steps[0]!), emailIdOf(yes.steps[3]!)];
+    expect(subjectOf((await deliveredMessage(mail.sink, first)).raw)).toBe('Welcome pro');
+    expect(subjectOf((await deliveredMessage(mail.sink, second)).raw)).toBe(`Pro tips for ${pro}`);
+    expect(await emailRecord(s.api, first)).toMatchObject({
+      templateId: welcome,
+      contactId: tracked.contact,
+      to: pro,
+      type: 'TRANSACTIONAL',
+    });
     expect((await recordWhen(s.api, second, (r) => r.status === 'sent')).templateId).toBe(tips);
-    expect(sinkMessagesTo(sink, pro)).toHaveLength(2);
+    expect(sinkMessagesTo(mail.sink, pro)).toHaveLength(2);
     // The others exited after one message each (their executions are over, so no more can come).
-    await eventually(async () => (sinkMessagesTo(sink, basic).length === 1 && sinkMessagesTo(sink, proWithoutGo).length === 1 ? true : undefined));
-    expect(subjectOf(sinkMessagesTo(sink, basic)[0]!.raw)).toBe('Welcome basic');
+    await eventually(async () =>
+      sinkMessagesTo(mail.sink, basic).length === 1 && sinkMessagesTo(mail.sink, proWithoutGo).length === 1
+        ? true
+        : undefined,
+    );
+    expect(subjectOf(sinkMessagesTo(mail.sink, basic)[0]!.raw)).toBe('Welcome basic');
 
     const detail = await s.api.get(`/workflows/${workflow.id}`);
     expect(detail.body.executions).toEqual({ completed: 1, exited: 2 });
@@ -335,7 +332,10 @@ describe('running a workflow', () => {
   it('skips MARKETING mail for an unsubscribed contact, and says so in the history', async () => {
     const s = await setup('marketing');
     const promo = await s.template({ subject: 'Big sale', type: 'MARKETING' });
-    const { workflow } = await buildWorkflow(s.api, { promo: sendEmail(promo) }, [], { event: 'browsed', enable: true });
+    const { workflow } = await buildWorkflow(s.api, { promo: sendEmail(promo) }, [], {
+      event: 'browsed',
+      enable: true,
+    });
     const subscribed = rcpt('sub');
     const unsubscribed = rcpt('unsub');
     const a = await s.track(subscribed, 'browsed');
@@ -344,39 +344,52 @@ describe('running a workflow', () => {
     const sent = await finishedFor(s.api, workflow.id, a.contact);
     expect(sent.status).toBe('completed');
     expect(sent.steps[0]!.output).toMatchObject({ status: 'queued' });
-    await deliveredMessage(sink, sent.steps[0]!.output!.emailId);
+    await deliveredMessage(mail.sink, emailIdOf(sent.steps[0]!));
 
     const skipped = await finishedFor(s.api, workflow.id, b.contact);
     expect(skipped.status).toBe('completed');
     expect(skipped.steps).toHaveLength(1);
-    expect(skipped.steps[0]).toMatchObject({ type: 'SEND_EMAIL', status: 'completed', output: { emailId: expect.stringMatching(UUID), status: 'skipped' } });
-    const record = await emailRecord(s.api, skipped.steps[0]!.output!.emailId);
+    expect(skipped.steps[0]).toMatchObject({
+      type: 'SEND_EMAIL',
+      status: 'completed',
+      output: { emailId: expect.stringMatching(UUID), status: 'skipped' },
+    });
+    const record = await emailRecord(s.api, emailIdOf(skipped.steps[0]!));
     expect(record).toMatchObject({ status: 'skipped', templateId: promo, to: unsubscribed, sentAt: null });
-    expect(sinkMessagesTo(sink, unsubscribed)).toEqual([]);
+    expect(sinkMessagesTo(mail.sink, unsubscribed)).toEqual([]);
   });
 
   it("uses a step's new config for executions reaching it after a change on the enabled workflow", async () => {
     const s = await setup('live-edit');
     const before = await s.template({ subject: 'Before the edit' });
     const after = await s.template({ subject: 'After the edit' });
-    const { workflow, steps } = await buildWorkflow(s.api, { mail: sendEmail(before) }, [], { event: 'visited', enable: true });
+    const { workflow, steps } = await buildWorkflow(s.api, { mail: sendEmail(before) }, [], {
+      event: 'visited',
+      enable: true,
+    });
     const first = rcpt('edit');
     await s.track(first, 'visited');
-    await eventually(async () => sinkMessagesTo(sink, first)[0]);
-    const patched = await s.api.patch(`/workflows/${workflow.id}/steps/${steps.mail.id}`, { config: { templateId: after } });
+    await eventually(async () => sinkMessagesTo(mail.sink, first)[0]);
+    const patched = await s.api.patch(`/workflows/${workflow.id}/steps/${steps.mail.id}`, {
+      config: { templateId: after },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const second = rcpt('edit');
     const t = await s.track(second, 'visited');
     const done = await finishedFor(s.api, workflow.id, t.contact);
-    expect(subjectOf((await deliveredMessage(sink, done.steps[0]!.output!.emailId)).raw)).toBe('After the edit');
-    expect(subjectOf(sinkMessagesTo(sink, first)[0]!.raw)).toBe('Before the edit');
+    expect(subjectOf((await deliveredMessage(mail.sink, emailIdOf(done.steps[0]!))).raw)).toBe('After the edit');
+    expect(subjectOf(sinkMessagesTo(mail.sink, first)[0]!.raw)).toBe('Before the edit');
   });
 
   it('fails the execution when its template or sender domain is gone', async () => {
     const s = await setup('gone');
     const doomed = await s.template({ subject: 'Never' });
     const kept = await s.template({ subject: 'Unverified' });
-    const templateGone = await buildWorkflow(s.api, { mail: sendEmail(doomed), after: updateContact({ data: { after: true } }) }, [['mail', 'after']]);
+    const templateGone = await buildWorkflow(
+      s.api,
+      { mail: sendEmail(doomed), after: updateContact({ data: { after: true } }) },
+      [['mail', 'after']],
+    );
     const domainGone = await buildWorkflow(s.api, { mail: sendEmail(kept) }, []);
     const contact = await s.contact(rcpt('gone'));
 
@@ -385,15 +398,19 @@ describe('running a workflow', () => {
     const failed = await executionWhen(s.api, templateGone.workflow.id, first.id, (e) => FINISHED.includes(e.status));
     expect(failed).toMatchObject({ status: 'failed', finishedAt: expect.any(String) });
     expect(failed.lastError).toContain(doomed);
-    expect(failed.steps).toEqual([expect.objectContaining({ type: 'SEND_EMAIL', status: 'failed', error: failed.lastError, output: null })]);
+    expect(failed.steps).toEqual([
+      expect.objectContaining({ type: 'SEND_EMAIL', status: 'failed', error: failed.lastError, output: null }),
+    ]);
 
     expect((await s.api.delete(`/domains/${s.domainId}`)).status).toBe(204);
     const second = await startManually(s.api, domainGone.workflow.id, { contactId: contact.id });
-    const unverified = await executionWhen(s.api, domainGone.workflow.id, second.id, (e) => FINISHED.includes(e.status));
+    const unverified = await executionWhen(s.api, domainGone.workflow.id, second.id, (e) =>
+      FINISHED.includes(e.status),
+    );
     expect(unverified.status).toBe('failed');
     expect(unverified.lastError).toMatch(/domain/i);
     expect((await getContact(s.api, contact.id)).data).toEqual({});
-    expect(sinkMessagesTo(sink, contact.email)).toEqual([]);
+    expect(sinkMessagesTo(mail.sink, contact.email)).toEqual([]);
   });
 });
 
@@ -445,7 +462,10 @@ describe('triggers', () => {
     });
     expect(segment.status, JSON.stringify(segment.body)).toBe(201);
     expect(segment.body.slug).toBe('gold-members');
-    const { workflow } = await buildWorkflow(s.api, oneStep(), [], { event: 'segment.gold-members.entry', enable: true });
+    const { workflow } = await buildWorkflow(s.api, oneStep(), [], {
+      event: 'segment.gold-members.entry',
+      enable: true,
+    });
     const gold = await s.contact(rcpt('gold'), { tier: 'gold' });
     const silver = await s.contact(rcpt('silver'), { tier: 'silver' });
 
@@ -453,7 +473,7 @@ describe('triggers', () => {
     expect(computed.status, JSON.stringify(computed.body)).toBe(200);
     expect(computed.body).toMatchObject({ entered: 1, exited: 0 });
     const e = await finishedFor(s.api, workflow.id, gold.id);
-    expect(e.context.event.name).toBe('segment.gold-members.entry');
+    expect(triggerOf(e).name).toBe('segment.gold-members.entry');
     expect(await executionsOf(s.api, workflow.id, silver.id)).toEqual([]);
     expect((await listExecutions(s.api, workflow.id)).total).toBe(1);
   });
@@ -462,9 +482,14 @@ describe('triggers', () => {
     const s = await setup('sent');
     const { workflow } = await buildWorkflow(s.api, oneStep(), [], { event: 'email.sent', enable: true });
     const to = rcpt('sent');
-    const data = await sendOk(s.api, { to, from: 'hello@sent.wfengine.test', subject: 'Receipt', body: '<p>Thanks</p>' });
+    const data = await sendOk(s.api, {
+      to,
+      from: 'hello@sent.wfengine.test',
+      subject: 'Receipt',
+      body: '<p>Thanks</p>',
+    });
     const { contact, email } = data.emails[0]!;
-    await deliveredMessage(sink, email);
+    await deliveredMessage(mail.sink, email);
     const e = await finishedFor(s.api, workflow.id, contact.id);
     expect(e.context.event).toMatchObject({ name: 'email.sent', data: { emailId: email } });
   });
@@ -479,10 +504,12 @@ describe('triggers', () => {
     await s.track(email, 'again');
     await s.track(email, 'again');
     // The re-entrant workflow saw all three events; the same dispatches left the other one alone.
-    await eventually(async () => ((await executionsOf(s.api, every.workflow.id, first.contact)).length === 3 ? true : undefined));
+    await eventually(async () =>
+      (await executionsOf(s.api, every.workflow.id, first.contact)).length === 3 ? true : undefined,
+    );
     const onceRuns = await executionsOf(s.api, once.workflow.id, first.contact);
     expect(onceRuns).toHaveLength(1);
-    expect(onceRuns[0]!.context.event.id).toBe(first.event);
+    expect(triggerOf(onceRuns[0]!).id).toBe(first.event);
     // Another contact still gets its one execution.
     const other = await s.track(rcpt('again'), 'again');
     expect((await finishedFor(s.api, once.workflow.id, other.contact)).status).toBe('exited');
@@ -492,12 +519,18 @@ describe('triggers', () => {
 describe('manual starts', () => {
   it('starts a disabled workflow for a contact by id or email, with a context that templates and conditions read', async () => {
     const s = await setup('manual');
-    const order = await s.template({ subject: 'Order {{ context.orderId }}', body: '<p>Total {{ context.total }}</p>' });
+    const order = await s.template({
+      subject: 'Order {{ context.orderId }}',
+      body: '<p>Total {{ context.total }}</p>',
+    });
     const { workflow, steps } = await buildWorkflow(
       s.api,
       {
         mail: sendEmail(order),
-        check: condition({ field: 'context.orderId', operator: 'equals', value: 'A-1' }, { field: 'context.total', operator: 'greaterThan', value: 100 }),
+        check: condition(
+          { field: 'context.orderId', operator: 'equals', value: 'A-1' },
+          { field: 'context.total', operator: 'greaterThan', value: 100 },
+        ),
         mark: updateContact({ data: { lastOrder: 'A-1' } }),
         stop: exit(),
       },
@@ -512,7 +545,10 @@ describe('manual starts', () => {
     const byEmailAddress = rcpt('by-email');
     const byEmail = await s.contact(byEmailAddress);
 
-    const started = await startManually(s.api, workflow.id, { contactId: byId.id, context: { orderId: 'A-1', total: 250 } });
+    const started = await startManually(s.api, workflow.id, {
+      contactId: byId.id,
+      context: { orderId: 'A-1', total: 250 },
+    });
     expect(started).toMatchObject({
       workflowId: workflow.id,
       contactId: byId.id,
@@ -522,7 +558,10 @@ describe('manual starts', () => {
       finishedAt: null,
     });
     expect(started.id).toMatch(UUID);
-    const other = await startManually(s.api, workflow.id, { email: byEmailAddress, context: { orderId: 'B-2', total: 250 } });
+    const other = await startManually(s.api, workflow.id, {
+      email: byEmailAddress,
+      context: { orderId: 'B-2', total: 250 },
+    });
     expect(other.contactId).toBe(byEmail.id);
 
     const yes = await executionWhen(s.api, workflow.id, started.id, (e) => FINISHED.includes(e.status));
@@ -533,14 +572,14 @@ describe('manual starts', () => {
       ['UPDATE_CONTACT', null],
     ]);
     expect((await getContact(s.api, byId.id)).data).toEqual({ lastOrder: 'A-1' });
-    const message = await deliveredMessage(sink, yes.steps[0]!.output!.emailId);
+    const message = await deliveredMessage(mail.sink, emailIdOf(yes.steps[0]!));
     expect(subjectOf(message.raw)).toBe('Order A-1');
     expect(message.raw.toString()).toContain('Total 250');
 
     const no = await executionWhen(s.api, workflow.id, other.id, (e) => FINISHED.includes(e.status));
     expect(no.status).toBe('exited');
     expect(no.steps.map((h) => h.branch)).toEqual([null, 'no', null]);
-    expect(subjectOf((await deliveredMessage(sink, no.steps[0]!.output!.emailId)).raw)).toBe('Order B-2');
+    expect(subjectOf((await deliveredMessage(mail.sink, emailIdOf(no.steps[0]!))).raw)).toBe('Order B-2');
     expect((await getContact(s.api, byEmail.id)).data).toEqual({});
 
     // A manual start ignores allowReentry: the same contact again gets a second execution.
@@ -551,7 +590,7 @@ describe('manual starts', () => {
 
   it('refuses unknown or foreign contacts, bad bodies and graphs that cannot run', async () => {
     const s = await setup('manual-refused');
-    const other = await server.project('wf-manual-foreign');
+    const other = await mail.server.project('wf-manual-foreign');
     const foreign = await other.api.post('/contacts', { email: rcpt('foreign') });
     expect(foreign.status).toBe(201);
     const { workflow } = await buildWorkflow(s.api, { end: exit() }, []);
@@ -577,12 +616,19 @@ describe('manual starts', () => {
     expectError(res, 422, 'WORKFLOW_INVALID');
     expect(res.body.error.details.faults.map((f: { code: string }) => f.code)).toEqual(['entry']);
     const empty = await buildWorkflow(s.api, {}, []);
-    expectError(await s.api.post(`/workflows/${empty.workflow.id}/executions`, { contactId: contact.id }), 422, 'WORKFLOW_INVALID');
+    expectError(
+      await s.api.post(`/workflows/${empty.workflow.id}/executions`, { contactId: contact.id }),
+      422,
+      'WORKFLOW_INVALID',
+    );
   });
 });
 
 describe('WAIT_FOR_EVENT', () => {
-  const outcomes = { arrived: updateContact({ data: { outcome: 'arrived' } }), timedOut: updateContact({ data: { outcome: 'timeout' } }) };
+  const outcomes = {
+    arrived: updateContact({ data: { outcome: 'arrived' } }),
+    timedOut: updateContact({ data: { outcome: 'timeout' } }),
+  };
   const branches: Edge[] = [
     ['wait', 'arrived', 'arrived'],
     ['wait', 'timedOut', 'timeout'],
@@ -590,14 +636,26 @@ describe('WAIT_FOR_EVENT', () => {
 
   it("takes `arrived` when the contact's event comes, and only that contact's", async () => {
     const s = await setup('arrive');
-    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 1, 'hours'), ...outcomes }, branches, { event: 'ordered', enable: true });
+    const { workflow, steps } = await buildWorkflow(
+      s.api,
+      { wait: waitFor('paid', 1, 'hours'), ...outcomes },
+      branches,
+      { event: 'ordered', enable: true },
+    );
     const payer = rcpt('payer');
     const a = await s.track(payer, 'ordered');
     const b = await s.track(rcpt('waiter'), 'ordered');
-    const waitingA = await eventually(async () => (await executionsOf(s.api, workflow.id, a.contact)).find((e) => e.status === 'waiting'));
-    expect(waitingA).toMatchObject({ currentStepId: steps.wait.id, waitingFor: { event: 'paid', until: expect.any(String) } });
+    const waitingA = await eventually(async () =>
+      (await executionsOf(s.api, workflow.id, a.contact)).find((e) => e.status === 'waiting'),
+    );
+    expect(waitingA).toMatchObject({
+      currentStepId: steps.wait.id,
+      waitingFor: { event: 'paid', until: expect.any(String) },
+    });
     expect(Date.parse(waitingA.waitingFor!.until)).toBeGreaterThan(Date.now() + 30 * 60_000);
-    const waitingB = await eventually(async () => (await executionsOf(s.api, workflow.id, b.contact)).find((e) => e.status === 'waiting'));
+    const waitingB = await eventually(async () =>
+      (await executionsOf(s.api, workflow.id, b.contact)).find((e) => e.status === 'waiting'),
+    );
 
     const payment = await s.track(payer, 'paid');
     const done = await executionWhen(s.api, workflow.id, waitingA.id, (e) => FINISHED.includes(e.status));
@@ -606,7 +664,9 @@ describe('WAIT_FOR_EVENT', () => {
       ['WAIT_FOR_EVENT', steps.wait.id, 'arrived'],
       ['UPDATE_CONTACT', steps.arrived.id, null],
     ]);
-    expect(Date.parse(done.steps[0]!.startedAt)).toBeLessThanOrEqual(Date.parse((await eventsNamed(s.api, 'paid')).find((e) => e.id === payment.event)!.createdAt));
+    expect(Date.parse(done.steps[0]!.startedAt)).toBeLessThanOrEqual(
+      Date.parse((await eventsNamed(s.api, 'paid')).find((e) => e.id === payment.event)!.createdAt),
+    );
     expect((await getContact(s.api, a.contact)).data).toEqual({ outcome: 'arrived' });
     // B's execution was not woken by A's event.
     expect(await getExecution(s.api, workflow.id, waitingB.id)).toMatchObject({ status: 'waiting', steps: [] });
@@ -614,8 +674,16 @@ describe('WAIT_FOR_EVENT', () => {
 
   it('takes `timeout` when the timeout passes first, and completes when that branch leads nowhere', async () => {
     const s = await setup('timeout');
-    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 1), ...outcomes }, branches, { event: 'ordered', enable: true });
-    const arrivedOnly = await buildWorkflow(s.api, { wait: waitFor('paid', 1), arrived: outcomes.arrived }, [['wait', 'arrived', 'arrived']], { event: 'ordered', enable: true });
+    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 1), ...outcomes }, branches, {
+      event: 'ordered',
+      enable: true,
+    });
+    const arrivedOnly = await buildWorkflow(
+      s.api,
+      { wait: waitFor('paid', 1), arrived: outcomes.arrived },
+      [['wait', 'arrived', 'arrived']],
+      { event: 'ordered', enable: true },
+    );
     const t = await s.track(rcpt('late'), 'ordered');
     const done = await finishedFor(s.api, workflow.id, t.contact);
     expect(done.status).toBe('completed');
@@ -633,16 +701,26 @@ describe('WAIT_FOR_EVENT', () => {
 
   it('follows a transition without a branch whether the event arrived or the wait timed out', async () => {
     const s = await setup('either');
-    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 3), after: updateContact({ data: { outcome: 'after' } }) }, [['wait', 'after']], {
-      event: 'ordered',
-      enable: true,
-    });
+    const { workflow, steps } = await buildWorkflow(
+      s.api,
+      { wait: waitFor('paid', 3), after: updateContact({ data: { outcome: 'after' } }) },
+      [['wait', 'after']],
+      {
+        event: 'ordered',
+        enable: true,
+      },
+    );
     const late = await s.track(rcpt('either-late'), 'ordered');
     const payer = rcpt('either-prompt');
     const prompt = await s.track(payer, 'ordered');
-    await eventually(async () => (await executionsOf(s.api, workflow.id, prompt.contact)).find((e) => e.status === 'waiting'));
+    await eventually(async () =>
+      (await executionsOf(s.api, workflow.id, prompt.contact)).find((e) => e.status === 'waiting'),
+    );
     await s.track(payer, 'paid');
-    for (const [contact, branch] of [[prompt.contact, 'arrived'], [late.contact, 'timeout']] as const) {
+    for (const [contact, branch] of [
+      [prompt.contact, 'arrived'],
+      [late.contact, 'timeout'],
+    ] as const) {
       const done = await finishedFor(s.api, workflow.id, contact);
       expect(done.status).toBe('completed');
       expect(done.steps.map((h) => [h.type, h.stepId, h.branch])).toEqual([
@@ -655,12 +733,20 @@ describe('WAIT_FOR_EVENT', () => {
 
   it('takes `arrived` for an event stored while its dispatch could not see the wait', async () => {
     const s = await setup('missed');
-    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 2), ...outcomes }, branches, { event: 'ordered', enable: true });
+    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('paid', 2), ...outcomes }, branches, {
+      event: 'ordered',
+      enable: true,
+    });
     const t = await s.track(rcpt('missed'), 'ordered');
-    const waiting = await eventually(async () => (await executionsOf(s.api, workflow.id, t.contact)).find((e) => e.status === 'waiting'));
+    const waiting = await eventually(async () =>
+      (await executionsOf(s.api, workflow.id, t.contact)).find((e) => e.status === 'waiting'),
+    );
     // The event is stored without reaching the dispatcher, as when it was dispatched while the wait was still being written.
-    await run(server.service.ctx.db, sql`
-      insert into events (project_id, contact_id, name, data, created_at) values (${s.project.id}, ${t.contact}, 'paid', '{}', now())`);
+    await run(
+      mail.server.service.ctx.db,
+      sql`
+      insert into events (project_id, contact_id, name, data, created_at) values (${s.project.id}, ${t.contact}, 'paid', '{}', now())`,
+    );
     const done = await executionWhen(s.api, workflow.id, waiting.id, (e) => FINISHED.includes(e.status));
     expect(done.steps.map((h) => [h.type, h.stepId, h.branch])).toEqual([
       ['WAIT_FOR_EVENT', steps.wait.id, 'arrived'],
@@ -671,13 +757,22 @@ describe('WAIT_FOR_EVENT', () => {
   it('ignores an event tracked before the wait began', async () => {
     const s = await setup('early');
     // The execution is in a DELAY when the event comes; the wait starts after it.
-    const { workflow, steps } = await buildWorkflow(s.api, { pause: delay(2), wait: waitFor('paid', 1), ...outcomes }, [['pause', 'wait'], ...branches], {
-      event: 'ordered',
-      enable: true,
-    });
+    const { workflow, steps } = await buildWorkflow(
+      s.api,
+      { pause: delay(2), wait: waitFor('paid', 1), ...outcomes },
+      [['pause', 'wait'], ...branches],
+      {
+        event: 'ordered',
+        enable: true,
+      },
+    );
     const email = rcpt('early');
     const t = await s.track(email, 'ordered');
-    await eventually(async () => (await executionsOf(s.api, workflow.id, t.contact)).find((e) => e.status === 'waiting' && e.currentStepId === steps.pause.id));
+    await eventually(async () =>
+      (await executionsOf(s.api, workflow.id, t.contact)).find(
+        (e) => e.status === 'waiting' && e.currentStepId === steps.pause.id,
+      ),
+    );
     const early = await s.track(email, 'paid');
     const done = await finishedFor(s.api, workflow.id, t.contact);
     const wait = done.steps.find((h) => h.type === 'WAIT_FOR_EVENT')!;
@@ -694,7 +789,9 @@ describe('UPDATE_CONTACT', () => {
     const { workflow } = await buildWorkflow(
       s.api,
       {
-        patch: updateContact({ data: { drop: null, blank: '', added: 5, keep2: 'new', email: 'hijack@evil.test', id: 'x' } }),
+        patch: updateContact({
+          data: { drop: null, blank: '', added: 5, keep2: 'new', email: 'hijack@evil.test', id: 'x' },
+        }),
         unsubscribe: updateContact({ subscribed: false }),
       },
       [['patch', 'unsubscribe']],
@@ -720,7 +817,11 @@ describe('UPDATE_CONTACT', () => {
     expect(unsubscribed).toHaveLength(1);
     expect(unsubscribed[0]!.data).toEqual({ source: 'workflow' });
     const followed = await finishedFor(s.api, follower.workflow.id, contact.id);
-    expect(followed.context.event).toMatchObject({ id: unsubscribed[0]!.id, name: 'contact.unsubscribed', data: { source: 'workflow' } });
+    expect(followed.context.event).toMatchObject({
+      id: unsubscribed[0]!.id,
+      name: 'contact.unsubscribed',
+      data: { source: 'workflow' },
+    });
   });
 });
 
@@ -734,7 +835,15 @@ describe('WEBHOOK', () => {
 
     const done = await executionWhen(s.api, workflow.id, started.id, (e) => FINISHED.includes(e.status));
     expect(done.status).toBe('completed');
-    expect(done.steps).toEqual([expect.objectContaining({ type: 'WEBHOOK', stepId: steps.hook.id, status: 'completed', output: { status: 200 }, error: null })]);
+    expect(done.steps).toEqual([
+      expect.objectContaining({
+        type: 'WEBHOOK',
+        stepId: steps.hook.id,
+        status: 'completed',
+        output: { status: 200 },
+        error: null,
+      }),
+    ]);
     const received = hooks.to('/default');
     expect(received).toHaveLength(1);
     const r = received[0]!;
@@ -768,25 +877,39 @@ describe('WEBHOOK', () => {
           url: `${hooks.url}/liquid?source=test`,
           method: 'PUT',
           headers: { 'X-Custom': 'abc' },
-          body: { greeting: 'Hi {{ data.name }}', email: '{{ email }}', order: '{{ context.orderId }}', list: ['{{ data.plan ?? "free" }}', 5, true, null] },
+          body: {
+            greeting: 'Hi {{ data.name }}',
+            email: '{{ email }}',
+            order: '{{ context.orderId }}',
+            list: ['{{ data.plan ?? "free" }}', 5, true, null],
+          },
         }),
       },
       [],
     );
     const contact = await s.contact(rcpt('liquid'), { name: 'Ada' });
     const started = await startManually(s.api, workflow.id, { contactId: contact.id, context: { orderId: 'Z-9' } });
-    expect((await executionWhen(s.api, workflow.id, started.id, (e) => FINISHED.includes(e.status))).status).toBe('completed');
+    expect((await executionWhen(s.api, workflow.id, started.id, (e) => FINISHED.includes(e.status))).status).toBe(
+      'completed',
+    );
     const [r] = hooks.to('/liquid?source=test');
     expect(r).toBeDefined();
     expect(r!.method).toBe('PUT');
     expect(r!.headers['x-custom']).toBe('abc');
-    expect(JSON.parse(r!.body)).toEqual({ greeting: 'Hi Ada', email: contact.email, order: 'Z-9', list: ['free', 5, true, null] });
+    expect(JSON.parse(r!.body)).toEqual({
+      greeting: 'Hi Ada',
+      email: contact.email,
+      order: 'Z-9',
+      list: ['free', 5, true, null],
+    });
     expect(signatureValid(workflow.signingSecret, r!)).toBe(true);
 
     // A GET carries no body; its signature covers the empty body.
     const get = await buildWorkflow(s.api, { hook: webhook({ url: `${hooks.url}/get`, method: 'GET' }) }, []);
     const fetched = await startManually(s.api, get.workflow.id, { contactId: contact.id });
-    expect((await executionWhen(s.api, get.workflow.id, fetched.id, (e) => FINISHED.includes(e.status))).status).toBe('completed');
+    expect((await executionWhen(s.api, get.workflow.id, fetched.id, (e) => FINISHED.includes(e.status))).status).toBe(
+      'completed',
+    );
     const [g] = hooks.to('/get');
     expect(g).toMatchObject({ method: 'GET', body: '' });
     expect(g!.headers['content-type']).toBeUndefined();
@@ -795,7 +918,11 @@ describe('WEBHOOK', () => {
 
   it('retries a 5xx with the same webhook-id and completes', async () => {
     const s = await setup('hook-retry');
-    const { workflow } = await buildWorkflow(s.api, { hook: webhook({ url: `${hooks.url}/flaky` }), after: updateContact({ data: { hooked: true } }) }, [['hook', 'after']]);
+    const { workflow } = await buildWorkflow(
+      s.api,
+      { hook: webhook({ url: `${hooks.url}/flaky` }), after: updateContact({ data: { hooked: true } }) },
+      [['hook', 'after']],
+    );
     hooks.answer('/flaky', 500);
     const contact = await s.contact(rcpt('flaky'));
     const started = await startManually(s.api, workflow.id, { contactId: contact.id });
@@ -821,14 +948,20 @@ describe('WEBHOOK', () => {
 
   it('fails the execution on a 4xx, without retrying', async () => {
     const s = await setup('hook-refused');
-    const { workflow } = await buildWorkflow(s.api, { hook: webhook({ url: `${hooks.url}/refused` }), after: updateContact({ data: { hooked: true } }) }, [['hook', 'after']]);
+    const { workflow } = await buildWorkflow(
+      s.api,
+      { hook: webhook({ url: `${hooks.url}/refused` }), after: updateContact({ data: { hooked: true } }) },
+      [['hook', 'after']],
+    );
     hooks.answer('/refused', 400);
     const contact = await s.contact(rcpt('refused'));
     const started = await startManually(s.api, workflow.id, { contactId: contact.id });
     const done = await executionWhen(s.api, workflow.id, started.id, (e) => FINISHED.includes(e.status));
     expect(done.status).toBe('failed');
     expect(done.lastError).toContain('answered 400');
-    expect(done.steps).toEqual([expect.objectContaining({ type: 'WEBHOOK', status: 'failed', error: done.lastError, output: null })]);
+    expect(done.steps).toEqual([
+      expect.objectContaining({ type: 'WEBHOOK', status: 'failed', error: done.lastError, output: null }),
+    ]);
     expect(hooks.to('/refused')).toHaveLength(1);
     expect((await getContact(s.api, contact.id)).data).toEqual({});
 
@@ -844,13 +977,7 @@ describe('WEBHOOK', () => {
   });
 
   describe('on a server that does not allow private networks', () => {
-    let strict: TestServer;
-    beforeAll(async () => {
-      strict = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
-    });
-    afterAll(async () => {
-      await strict?.stop();
-    });
+    const strict = useTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
 
     it('refuses loopback addresses, by IP or by name', async () => {
       const project = await strict.project('wf-strict');
@@ -873,16 +1000,26 @@ describe('WEBHOOK', () => {
 describe('cancelling and listing executions', () => {
   it('cancels a waiting execution, which then never proceeds; a finished one is a 409', async () => {
     const s = await setup('cancel');
-    const { workflow, steps } = await buildWorkflow(s.api, { wait: waitFor('go', 1, 'hours'), proceed: updateContact({ data: { proceeded: true } }) }, [['wait', 'proceed', 'arrived']]);
+    const { workflow, steps } = await buildWorkflow(
+      s.api,
+      { wait: waitFor('go', 1, 'hours'), proceed: updateContact({ data: { proceeded: true } }) },
+      [['wait', 'proceed', 'arrived']],
+    );
     const a = await s.contact(rcpt('cancelled'));
     const b = await s.contact(rcpt('control'));
     const ea = await startManually(s.api, workflow.id, { contactId: a.id });
     const eb = await startManually(s.api, workflow.id, { contactId: b.id });
-    for (const e of [ea, eb]) await executionWhen(s.api, workflow.id, e.id, (x) => x.status === 'waiting' && x.currentStepId === steps.wait.id);
+    for (const e of [ea, eb])
+      await executionWhen(s.api, workflow.id, e.id, (x) => x.status === 'waiting' && x.currentStepId === steps.wait.id);
 
     const res = await s.api.delete(`/workflows/${workflow.id}/executions/${ea.id}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ id: ea.id, status: 'cancelled', waitingFor: null, finishedAt: expect.any(String) });
+    expect(res.body).toMatchObject({
+      id: ea.id,
+      status: 'cancelled',
+      waitingFor: null,
+      finishedAt: expect.any(String),
+    });
     expect(await getExecution(s.api, workflow.id, ea.id)).toMatchObject({ status: 'cancelled', steps: [] });
 
     // The awaited event comes for both: only the control moves on.
@@ -904,10 +1041,19 @@ describe('cancelling and listing executions', () => {
 
   it('refuses to delete a busy step or workflow; cancel-all clears the way', async () => {
     const s = await setup('cancel-all');
-    const { workflow, steps } = await buildWorkflow(s.api, { pause: delay(1, 'hours'), end: exit() }, [['pause', 'end']]);
+    const { workflow, steps } = await buildWorkflow(s.api, { pause: delay(1, 'hours'), end: exit() }, [
+      ['pause', 'end'],
+    ]);
     const started: Execution[] = [];
-    for (let i = 0; i < 3; i++) started.push(await startManually(s.api, workflow.id, { contactId: (await s.contact(rcpt('busy'))).id }));
-    for (const e of started) await executionWhen(s.api, workflow.id, e.id, (x) => x.status === 'waiting' && x.currentStepId === steps.pause.id);
+    for (let i = 0; i < 3; i++)
+      started.push(await startManually(s.api, workflow.id, { contactId: (await s.contact(rcpt('busy'))).id }));
+    for (const e of started)
+      await executionWhen(
+        s.api,
+        workflow.id,
+        e.id,
+        (x) => x.status === 'waiting' && x.currentStepId === steps.pause.id,
+      );
 
     expectError(await s.api.delete(`/workflows/${workflow.id}/steps/${steps.pause.id}`), 409, 'STEP_IN_USE');
     const refused = await s.api.delete(`/workflows/${workflow.id}`);
@@ -918,7 +1064,10 @@ describe('cancelling and listing executions', () => {
     const all = await s.api.post(`/workflows/${workflow.id}/executions/cancel-all`);
     expect(all.status).toBe(200);
     expect(all.body).toEqual({ workflowId: workflow.id, cancelled: 3 });
-    expect((await s.api.post(`/workflows/${workflow.id}/executions/cancel-all`)).body).toEqual({ workflowId: workflow.id, cancelled: 0 });
+    expect((await s.api.post(`/workflows/${workflow.id}/executions/cancel-all`)).body).toEqual({
+      workflowId: workflow.id,
+      cancelled: 0,
+    });
     expect((await listExecutions(s.api, workflow.id, 'status=cancelled')).total).toBe(3);
     expect((await s.api.get(`/workflows/${workflow.id}`)).body.executions).toEqual({ cancelled: 3 });
 
@@ -930,8 +1079,10 @@ describe('cancelling and listing executions', () => {
     const s = await setup('list');
     const { workflow } = await buildWorkflow(s.api, { pause: delay(1, 'hours') }, []);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await startManually(s.api, workflow.id, { contactId: (await s.contact(rcpt('listed'))).id })).id);
-    for (const id of ids.slice(0, 2)) expect((await s.api.delete(`/workflows/${workflow.id}/executions/${id}`)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      ids.push((await startManually(s.api, workflow.id, { contactId: (await s.contact(rcpt('listed'))).id })).id);
+    for (const id of ids.slice(0, 2))
+      expect((await s.api.delete(`/workflows/${workflow.id}/executions/${id}`)).status).toBe(200);
 
     const seen: Execution[] = [];
     let page = await listExecutions(s.api, workflow.id, 'limit=2');
@@ -953,7 +1104,9 @@ describe('cancelling and listing executions', () => {
     const cancelled = await listExecutions(s.api, workflow.id, 'status=cancelled');
     expect(cancelled.total).toBe(2);
     expect(cancelled.data.map((e) => e.id).sort()).toEqual(ids.slice(0, 2).sort());
-    await eventually(async () => ((await listExecutions(s.api, workflow.id, 'status=waiting')).total === 3 ? true : undefined));
+    await eventually(async () =>
+      (await listExecutions(s.api, workflow.id, 'status=waiting')).total === 3 ? true : undefined,
+    );
     expect((await listExecutions(s.api, workflow.id, 'status=completed')).total).toBe(0);
     expectError(await s.api.get(`/workflows/${workflow.id}/executions?status=paused`), 422, 'VALIDATION_ERROR');
     expectError(await s.api.get(`/workflows/${workflow.id}/executions?cursor=garbage`), 422, 'VALIDATION_ERROR');
@@ -978,10 +1131,11 @@ describe('two workers on one database', () => {
   it('run each step of each execution once', async () => {
     const env = {
       ...db.env,
-      SMTP_URL: sink.url,
-      DNS_SERVERS: dns.address,
+      SMTP_URL: mail.sink.url,
+      DNS_SERVERS: mail.dns.address,
       DELIVERY_RETRY_BASE_SECONDS: '0.2',
-      RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
     };
     const api = await spawnService(env, ['serve']);
     children.push(api);
@@ -989,12 +1143,22 @@ describe('two workers on one database', () => {
     const admin = client(api.url, keys.secretKey);
     // A worker serves no HTTP: its start is awaited through the API process's health, then its log.
     const port = Number(new URL(api.url).port);
-    const workers = await Promise.all([spawnService({ ...env, LOG_LEVEL: 'info' }, ['worker'], port), spawnService({ ...env, LOG_LEVEL: 'info' }, ['worker'], port)]);
+    const workers = await Promise.all([
+      spawnService({ ...env, LOG_LEVEL: 'info' }, ['worker'], port),
+      spawnService({ ...env, LOG_LEVEL: 'info' }, ['worker'], port),
+    ]);
     children.push(...workers);
-    for (const worker of workers) await eventually(async () => (worker.output().includes('service ready') ? true : undefined), 45_000);
+    for (const worker of workers)
+      await eventually(async () => (worker.output().includes('service ready') ? true : undefined), 45_000);
 
-    await verifiedDomain(admin, dns, DOMAIN);
-    const template = await admin.post('/templates', { name: 'Step', subject: 'Step for {{ n }}', body: '<p>{{ n }}</p>', from: `hi@${DOMAIN}`, type: 'TRANSACTIONAL' });
+    await verifiedDomain(admin, mail.dns, DOMAIN);
+    const template = await admin.post('/templates', {
+      name: 'Step',
+      subject: 'Step for {{ n }}',
+      body: '<p>{{ n }}</p>',
+      from: `hi@${DOMAIN}`,
+      type: 'TRANSACTIONAL',
+    });
     expect(template.status).toBe(201);
     const { workflow } = await buildWorkflow(
       admin,
@@ -1012,35 +1176,52 @@ describe('two workers on one database', () => {
       Array.from({ length: 10 }, async () => {
         while (next < emails.length) {
           const i = next++;
-          const res = await admin.post('/v1/track', { email: emails[i], event: 'joined', data: { n: i } }, keys.publicKey);
+          const res = await admin.post(
+            '/v1/track',
+            { email: emails[i], event: 'joined', data: { n: i } },
+            keys.publicKey,
+          );
           expect(res.status).toBe(200);
         }
       }),
     );
 
-    await eventually(async () => ((await listExecutions(admin, workflow.id, 'status=completed&limit=1')).total === CONTACTS ? true : undefined), 120_000, 250);
+    await eventually(
+      async () =>
+        (await listExecutions(admin, workflow.id, 'status=completed&limit=1')).total === CONTACTS ? true : undefined,
+      120_000,
+      250,
+    );
     expect((await listExecutions(admin, workflow.id, 'limit=1')).total).toBe(CONTACTS);
 
     // Every execution took its three steps once, each SEND_EMAIL making its own email.
     const emailIds: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Page<Execution> = await listExecutions(admin, workflow.id, `limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: CursorPage<Execution> = await listExecutions(
+        admin,
+        workflow.id,
+        `limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       for (const e of page.data) {
         const detail = await getExecution(admin, workflow.id, e.id);
         expect(detail.steps.map((h) => h.type)).toEqual(['SEND_EMAIL', 'DELAY', 'SEND_EMAIL']);
-        emailIds.push(detail.steps[0]!.output!.emailId, detail.steps[2]!.output!.emailId);
+        emailIds.push(emailIdOf(detail.steps[0]!), emailIdOf(detail.steps[2]!));
       }
       cursor = page.cursor;
     } while (cursor);
     expect(new Set(emailIds).size).toBe(2 * CONTACTS);
 
     // Each email reached the sink once; each contact got exactly two messages.
-    await eventually(async () => (emailIds.every((id) => sinkMessagesFor(sink, id).length > 0) ? true : undefined), 120_000, 250);
-    expect(emailIds.filter((id) => sinkMessagesFor(sink, id).length !== 1)).toEqual([]);
-    const wrong = emails.filter((e) => sinkMessagesTo(sink, e).length !== 2);
+    await eventually(
+      async () => (emailIds.every((id) => sinkMessagesFor(mail.sink, id).length > 0) ? true : undefined),
+      120_000,
+      250,
+    );
+    expect(emailIds.filter((id) => sinkMessagesFor(mail.sink, id).length !== 1)).toEqual([]);
+    const wrong = emails.filter((e) => sinkMessagesTo(mail.sink, e).length !== 2);
     expect(wrong).toEqual([]);
-    const ids = new Set(emails.flatMap((e) => sinkMessagesTo(sink, e).map((m) => messageIdOf(m.raw))));
+    const ids = new Set(emails.flatMap((e) => sinkMessagesTo(mail.sink, e).map((m) => messageIdOf(m.raw))));
     expect(ids.size).toBe(2 * CONTACTS);
     // Both workers are still up.
     expect(workers.every((w) => w.process.exitCode === null)).toBe(true);

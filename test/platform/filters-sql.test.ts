@@ -3,24 +3,25 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldType } from '../../src/domain/contact-data.js';
 import {
-  FilterError,
-  OPERATORS,
-  STANDARD_FIELD_OPERATORS,
+  type CompileContext,
   compileCondition,
   evaluateCondition,
-  filterConditionSchema,
-  operatorKind,
-  parseField,
-  type CompileContext,
   type Filter,
   type FilterCondition,
+  FilterError,
   type FilterGroup,
   type FilterSubject,
+  filterConditionSchema,
+  OPERATORS,
   type Operator,
+  operatorKind,
+  parseField,
   type SegmentRef,
+  STANDARD_FIELD_OPERATORS,
 } from '../../src/domain/filters/index.js';
-import { openDatabase, run, type Database } from '../../src/platform/db/client.js';
+import { type Database, openDatabase, run } from '../../src/platform/db/client.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { mulberry32 } from '../support/random.js';
 
 let testDb: TestDatabase;
 let database: Database;
@@ -64,26 +65,53 @@ interface World {
 async function createWorld(contacts: NewContact[], segments: NewSegment[] = []): Promise<World> {
   const db = database.db;
   const projectId = randomUUID();
-  await run(db, sql`insert into projects (id, name, public_key_hash, secret_key_hash) values (${projectId}::uuid, 'filters', ${`pk-${projectId}`}, ${`sk-${projectId}`})`);
+  await run(
+    db,
+    sql`insert into projects (id, name, public_key_hash, secret_key_hash) values (${projectId}::uuid, 'filters', ${`pk-${projectId}`}, ${`sk-${projectId}`})`,
+  );
   const ids = new Map(contacts.map((c) => [c.email, randomUUID()]));
-  const rows = contacts.map((c) => ({ id: ids.get(c.email), email: c.email, subscribed: c.subscribed, data: c.data, created_at: c.createdAt.toISOString() }));
-  await run(db, sql`
+  const rows = contacts.map((c) => ({
+    id: ids.get(c.email),
+    email: c.email,
+    subscribed: c.subscribed,
+    data: c.data,
+    created_at: c.createdAt.toISOString(),
+  }));
+  await run(
+    db,
+    sql`
     insert into contacts (id, project_id, email, subscribed, data, created_at)
     select x.id, ${projectId}::uuid, x.email, x.subscribed, x.data, x.created_at
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz)`);
-  const events = contacts.flatMap((c) => (c.events ?? []).map((e) => ({ contact_id: ids.get(c.email), name: e.name, created_at: e.createdAt.toISOString() })));
-  await run(db, sql`
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, email text, subscribed boolean, data jsonb, created_at timestamptz)`,
+  );
+  const events = contacts.flatMap((c) =>
+    (c.events ?? []).map((e) => ({
+      contact_id: ids.get(c.email),
+      name: e.name,
+      created_at: e.createdAt.toISOString(),
+    })),
+  );
+  await run(
+    db,
+    sql`
     insert into events (project_id, contact_id, name, created_at)
     select ${projectId}::uuid, x.contact_id, x.name, x.created_at
-    from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as x(contact_id uuid, name text, created_at timestamptz)`);
+    from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as x(contact_id uuid, name text, created_at timestamptz)`,
+  );
   for (const s of segments) {
-    await run(db, sql`
+    await run(
+      db,
+      sql`
       insert into segments (id, project_id, name, slug, type, condition, track_membership)
-      values (${s.id}::uuid, ${projectId}::uuid, ${s.id}, ${s.id}, ${s.type}, ${JSON.stringify(s.condition)}::jsonb, ${s.trackMembership})`);
+      values (${s.id}::uuid, ${projectId}::uuid, ${s.id}, ${s.id}, ${s.type}, ${JSON.stringify(s.condition)}::jsonb, ${s.trackMembership})`,
+    );
     const members = (s.members ?? []).map((email) => ids.get(email)!);
-    await run(db, sql`
+    await run(
+      db,
+      sql`
       insert into segment_members (segment_id, contact_id)
-      select ${s.id}::uuid, m::uuid from jsonb_array_elements_text(${JSON.stringify(members)}::jsonb) as m(m)`);
+      select ${s.id}::uuid, m::uuid from jsonb_array_elements_text(${JSON.stringify(members)}::jsonb) as m(m)`,
+    );
   }
   return { projectId, ids, segments: new Map(segments.map((s) => [s.id, s])), subjects: await loadSubjects(projectId) };
 }
@@ -91,12 +119,26 @@ async function createWorld(contacts: NewContact[], segments: NewSegment[] = []):
 /** The subjects as a workflow would load them: data as the database returns it. */
 async function loadSubjects(projectId: string): Promise<FilterSubject[]> {
   const db = database.db;
-  const contacts = (await run(db, sql`select id, email, subscribed, data, created_at from contacts where project_id = ${projectId}::uuid order by email`)).rows;
-  const events = (await run(db, sql`select contact_id, name, created_at from events where project_id = ${projectId}::uuid`)).rows;
-  const members = (await run(db, sql`select m.segment_id, m.contact_id from segment_members m join contacts c on c.id = m.contact_id where c.project_id = ${projectId}::uuid`)).rows;
+  const contacts = (
+    await run(
+      db,
+      sql`select id, email, subscribed, data, created_at from contacts where project_id = ${projectId}::uuid order by email`,
+    )
+  ).rows;
+  const events = (
+    await run(db, sql`select contact_id, name, created_at from events where project_id = ${projectId}::uuid`)
+  ).rows;
+  const members = (
+    await run(
+      db,
+      sql`select m.segment_id, m.contact_id from segment_members m join contacts c on c.id = m.contact_id where c.project_id = ${projectId}::uuid`,
+    )
+  ).rows;
   return contacts.map((c) => ({
     contact: { email: c.email, subscribed: c.subscribed, createdAt: new Date(c.created_at), data: c.data },
-    events: events.filter((e) => e.contact_id === c.id).map((e) => ({ name: e.name, createdAt: new Date(e.created_at) })),
+    events: events
+      .filter((e) => e.contact_id === c.id)
+      .map((e) => ({ name: e.name, createdAt: new Date(e.created_at) })),
     memberOf: new Set(members.filter((m) => m.contact_id === c.id).map((m) => m.segment_id)),
   }));
 }
@@ -129,7 +171,14 @@ describe('compiled filters on the database, operator by operator', () => {
     loopB: randomUUID(),
     unknown: randomUUID(),
   };
-  const fieldTypes: Record<string, FieldType> = { plan: 'string', age: 'number', vip: 'boolean', renewal: 'date', company: 'string', city: 'string' };
+  const fieldTypes: Record<string, FieldType> = {
+    plan: 'string',
+    age: 'number',
+    vip: 'boolean',
+    renewal: 'date',
+    company: 'string',
+    city: 'string',
+  };
   let world: World;
   let ctx: CompileContext;
 
@@ -140,7 +189,15 @@ describe('compiled filters on the database, operator by operator', () => {
           email: 'ada@example.com',
           subscribed: true,
           createdAt: ago(2 * DAY),
-          data: { plan: 'pro', age: 36, vip: true, renewal: '2025-06-10T08:00:00Z', company: { name: 'Acme', size: 50 }, city: 'Zürich', 'odd "key", {x} \\': 'yes' },
+          data: {
+            plan: 'pro',
+            age: 36,
+            vip: true,
+            renewal: '2025-06-10T08:00:00Z',
+            company: { name: 'Acme', size: 50 },
+            city: 'Zürich',
+            'odd "key", {x} \\': 'yes',
+          },
           events: [
             { name: 'signup', createdAt: ago(2 * DAY) },
             { name: 'purchase', createdAt: ago(HOUR) },
@@ -180,26 +237,68 @@ describe('compiled filters on the database, operator by operator', () => {
         },
       ],
       [
-        { id: SEG.static, type: 'STATIC', trackMembership: false, condition: null, members: ['ada@example.com', 'cy@test.org'] },
+        {
+          id: SEG.static,
+          type: 'STATIC',
+          trackMembership: false,
+          condition: null,
+          members: ['ada@example.com', 'cy@test.org'],
+        },
         // The member list is what counts for a tracked segment, even when it is stale.
-        { id: SEG.tracked, type: 'DYNAMIC', trackMembership: true, condition: only({ field: 'subscribed', operator: 'equals', value: true }), members: ['ada@example.com'] },
-        { id: SEG.pro, type: 'DYNAMIC', trackMembership: false, condition: only({ field: 'data.plan', operator: 'contains', value: 'pro' }) },
+        {
+          id: SEG.tracked,
+          type: 'DYNAMIC',
+          trackMembership: true,
+          condition: only({ field: 'subscribed', operator: 'equals', value: true }),
+          members: ['ada@example.com'],
+        },
+        {
+          id: SEG.pro,
+          type: 'DYNAMIC',
+          trackMembership: false,
+          condition: only({ field: 'data.plan', operator: 'contains', value: 'pro' }),
+        },
         {
           id: SEG.proSubscribed,
           type: 'DYNAMIC',
           trackMembership: false,
           condition: {
             logic: 'AND',
-            groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: SEG.pro }, { field: 'subscribed', operator: 'equals', value: true }] }],
+            groups: [
+              {
+                filters: [
+                  { field: 'segment', operator: 'memberOfSegment', value: SEG.pro },
+                  { field: 'subscribed', operator: 'equals', value: true },
+                ],
+              },
+            ],
           },
         },
-        { id: SEG.loopA, type: 'DYNAMIC', trackMembership: false, condition: only({ field: 'segment', operator: 'memberOfSegment', value: SEG.loopB }) },
-        { id: SEG.loopB, type: 'DYNAMIC', trackMembership: false, condition: only({ field: 'segment', operator: 'notMemberOfSegment', value: SEG.loopA }) },
+        {
+          id: SEG.loopA,
+          type: 'DYNAMIC',
+          trackMembership: false,
+          condition: only({ field: 'segment', operator: 'memberOfSegment', value: SEG.loopB }),
+        },
+        {
+          id: SEG.loopB,
+          type: 'DYNAMIC',
+          trackMembership: false,
+          condition: only({ field: 'segment', operator: 'notMemberOfSegment', value: SEG.loopA }),
+        },
       ],
     );
     ctx = contextOf(world, fieldTypes);
     // Another project's look-alike contact never shows up.
-    await createWorld([{ email: 'ada@example.com', subscribed: true, createdAt: ago(HOUR), data: { plan: 'pro' }, events: [{ name: 'signup', createdAt: ago(HOUR) }] }]);
+    await createWorld([
+      {
+        email: 'ada@example.com',
+        subscribed: true,
+        createdAt: ago(HOUR),
+        data: { plan: 'pro' },
+        events: [{ name: 'signup', createdAt: ago(HOUR) }],
+      },
+    ]);
   });
 
   const cases: [string, Filter, string][] = [
@@ -210,42 +309,144 @@ describe('compiled filters on the database, operator by operator', () => {
     ['equals: number key, exponent operand', { field: 'data.age', operator: 'equals', value: '1e21' }, 'eve'],
     ['equals: boolean key', { field: 'data.vip', operator: 'equals', value: true }, 'ada'],
     ['equals: date key, a day', { field: 'data.renewal', operator: 'equals', value: '2025-06-14' }, 'cy'],
-    ['equals: nested key typed by its top-level key', { field: 'data.company.size', operator: 'equals', value: 50 }, 'ada cy'],
-    ['equals: a key with quotes, commas, braces and a backslash', { field: 'data.odd "key", {x} \\', operator: 'equals', value: 'yes' }, 'ada'],
-    ['equals: tiny numbers as PostgreSQL prints them', { field: 'data.company.size', operator: 'equals', value: '0.0000001' }, 'fay%x'],
-    ['notEquals: missing keys match', { field: 'data.plan', operator: 'notEquals', value: 'pro' }, 'bob cy dee_1 eve fay%x'],
+    [
+      'equals: nested key typed by its top-level key',
+      { field: 'data.company.size', operator: 'equals', value: 50 },
+      'ada cy',
+    ],
+    [
+      'equals: a key with quotes, commas, braces and a backslash',
+      { field: 'data.odd "key", {x} \\', operator: 'equals', value: 'yes' },
+      'ada',
+    ],
+    [
+      'equals: tiny numbers as PostgreSQL prints them',
+      { field: 'data.company.size', operator: 'equals', value: '0.0000001' },
+      'fay%x',
+    ],
+    [
+      'notEquals: missing keys match',
+      { field: 'data.plan', operator: 'notEquals', value: 'pro' },
+      'bob cy dee_1 eve fay%x',
+    ],
     ['notEquals: subscribed', { field: 'subscribed', operator: 'notEquals', value: true }, 'bob eve'],
     ['contains: case-insensitive', { field: 'data.plan', operator: 'contains', value: 'PRO' }, 'ada eve'],
     ['contains: non-ASCII case', { field: 'data.city', operator: 'contains', value: 'zürich' }, 'ada eve'],
     ['contains: dotted capital I', { field: 'data.city', operator: 'contains', value: 'ISTANBUL' }, 'fay%x'],
     ['contains: email, underscore is literal', { field: 'email', operator: 'contains', value: '_' }, 'dee_1'],
     ['contains: email, percent is literal', { field: 'email', operator: 'contains', value: '%X@' }, 'fay%x'],
-    ['notContains: missing keys match', { field: 'data.plan', operator: 'notContains', value: 'pro' }, 'bob cy dee_1 fay%x'],
+    [
+      'notContains: missing keys match',
+      { field: 'data.plan', operator: 'notContains', value: 'pro' },
+      'bob cy dee_1 fay%x',
+    ],
     ['greaterThan: number key', { field: 'data.age', operator: 'greaterThan', value: 20 }, 'ada eve'],
-    ['greaterThan: string key in code point order', { field: 'data.plan', operator: 'greaterThan', value: 'PRO' }, 'ada eve'],
+    [
+      'greaterThan: string key in code point order',
+      { field: 'data.plan', operator: 'greaterThan', value: 'PRO' },
+      'ada eve',
+    ],
     ['lessThan: number key', { field: 'data.age', operator: 'lessThan', value: 40 }, 'ada cy fay%x'],
     ['lessThan: createdAt', { field: 'createdAt', operator: 'lessThan', value: '2025-05-10' }, 'bob cy'],
-    ['greaterThanOrEqual: date key', { field: 'data.renewal', operator: 'greaterThanOrEqual', value: '2025-06-14' }, 'cy'],
-    ['lessThanOrEqual: date key, the whole day', { field: 'data.renewal', operator: 'lessThanOrEqual', value: '2025-06-10' }, 'ada'],
+    [
+      'greaterThanOrEqual: date key',
+      { field: 'data.renewal', operator: 'greaterThanOrEqual', value: '2025-06-14' },
+      'cy',
+    ],
+    [
+      'lessThanOrEqual: date key, the whole day',
+      { field: 'data.renewal', operator: 'lessThanOrEqual', value: '2025-06-10' },
+      'ada',
+    ],
     ['exists: null is not there', { field: 'data.note', operator: 'exists' }, ''],
     ['exists: nested', { field: 'data.company.size', operator: 'exists' }, 'ada cy fay%x'],
     ['notExists', { field: 'data.vip', operator: 'notExists' }, 'dee_1 eve'],
     ['within: date key', { field: 'data.renewal', operator: 'within', value: 7, unit: 'days' }, 'ada cy'],
     ['within: createdAt', { field: 'createdAt', operator: 'within', value: 90, unit: 'minutes' }, 'dee_1'],
     ['olderThan: createdAt', { field: 'createdAt', operator: 'olderThan', value: 30, unit: 'days' }, 'bob cy'],
-    ['olderThan: date key, impossible dates never match', { field: 'data.renewal', operator: 'olderThan', value: 1, unit: 'hours' }, 'ada cy'],
+    [
+      'olderThan: date key, impossible dates never match',
+      { field: 'data.renewal', operator: 'olderThan', value: 1, unit: 'hours' },
+      'ada cy',
+    ],
     ['triggered', { field: 'signup', operator: 'triggered' }, 'ada bob'],
-    ['triggeredWithin: from the boundary on, future events included', { field: 'purchase', operator: 'triggeredWithin', value: 2, unit: 'hours' }, 'ada eve fay%x'],
-    ['triggeredOlderThan: an older event exists', { field: 'signup', operator: 'triggeredOlderThan', value: 1, unit: 'days' }, 'ada bob'],
+    [
+      'triggeredWithin: from the boundary on, future events included',
+      { field: 'purchase', operator: 'triggeredWithin', value: 2, unit: 'hours' },
+      'ada eve fay%x',
+    ],
+    [
+      'triggeredOlderThan: an older event exists',
+      { field: 'signup', operator: 'triggeredOlderThan', value: 1, unit: 'days' },
+      'ada bob',
+    ],
     ['notTriggered', { field: 'signup', operator: 'notTriggered' }, 'cy dee_1 eve fay%x'],
-    ['notTriggeredWithin: never counts', { field: 'purchase', operator: 'notTriggeredWithin', value: 30, unit: 'days' }, 'bob cy dee_1'],
+    [
+      'notTriggeredWithin: never counts',
+      { field: 'purchase', operator: 'notTriggeredWithin', value: 30, unit: 'days' },
+      'bob cy dee_1',
+    ],
     ['memberOfSegment: static', { field: 'segment', operator: 'memberOfSegment', value: SEG.static }, 'ada cy'],
-    ['memberOfSegment: tracked, by its member list', { field: 'segment', operator: 'memberOfSegment', value: SEG.tracked }, 'ada'],
-    ['memberOfSegment: untracked, inlined', { field: 'segment', operator: 'memberOfSegment', value: SEG.pro }, 'ada eve'],
-    ['memberOfSegment: untracked including untracked', { field: 'segment', operator: 'memberOfSegment', value: SEG.proSubscribed.toUpperCase() }, 'ada'],
+    [
+      'memberOfSegment: tracked, by its member list',
+      { field: 'segment', operator: 'memberOfSegment', value: SEG.tracked },
+      'ada',
+    ],
+    [
+      'memberOfSegment: untracked, inlined',
+      { field: 'segment', operator: 'memberOfSegment', value: SEG.pro },
+      'ada eve',
+    ],
+    [
+      'memberOfSegment: untracked including untracked',
+      { field: 'segment', operator: 'memberOfSegment', value: SEG.proSubscribed.toUpperCase() },
+      'ada',
+    ],
     ['memberOfSegment: unknown, nobody', { field: 'segment', operator: 'memberOfSegment', value: SEG.unknown }, ''],
-    ['notMemberOfSegment: unknown, everybody', { field: 'segment', operator: 'notMemberOfSegment', value: SEG.unknown }, 'ada bob cy dee_1 eve fay%x'],
-    ['notMemberOfSegment: untracked', { field: 'segment', operator: 'notMemberOfSegment', value: SEG.pro }, 'bob cy dee_1 fay%x'],
+    [
+      'notMemberOfSegment: unknown, everybody',
+      { field: 'segment', operator: 'notMemberOfSegment', value: SEG.unknown },
+      'ada bob cy dee_1 eve fay%x',
+    ],
+    [
+      'notMemberOfSegment: untracked',
+      { field: 'segment', operator: 'notMemberOfSegment', value: SEG.pro },
+      'bob cy dee_1 fay%x',
+    ],
+    [
+      'equals: string key, a text operand matches a stored number',
+      { field: 'data.plan', operator: 'equals', value: '42' },
+      'cy',
+    ],
+    ['equals: number key, a numeric text operand', { field: 'data.age', operator: 'equals', value: '36' }, 'ada'],
+    [
+      'equals: number key, a non-numeric operand matches nobody',
+      { field: 'data.age', operator: 'equals', value: 'old' },
+      '',
+    ],
+    ['equals: boolean key, a text operand', { field: 'data.vip', operator: 'equals', value: 'true' }, 'ada'],
+    [
+      'equals: date key, a day holds its instants',
+      { field: 'data.renewal', operator: 'equals', value: '2025-06-10' },
+      'ada',
+    ],
+    [
+      'equals: createdAt, an instant',
+      { field: 'createdAt', operator: 'equals', value: ago(HOUR).toISOString() },
+      'dee_1',
+    ],
+    [
+      'contains: a number key read as text',
+      { field: 'data.age', operator: 'contains', value: '000000000000000000000' },
+      'eve',
+    ],
+    [
+      'greaterThan: date key, a day means after it',
+      { field: 'data.renewal', operator: 'greaterThan', value: '2025-06-10' },
+      'cy',
+    ],
+    ['greaterThan: boolean key matches nobody', { field: 'data.vip', operator: 'greaterThan', value: 0 }, ''],
+    ['exists: a standard field always', { field: 'email', operator: 'exists' }, 'ada bob cy dee_1 eve fay%x'],
   ];
 
   it('covers every operator', () => {
@@ -265,24 +466,18 @@ describe('compiled filters on the database, operator by operator', () => {
 
   it('refuses segments that include each other', async () => {
     const condition = only({ field: 'segment', operator: 'memberOfSegment', value: SEG.loopB });
-    expect(() => compileCondition(condition, ctx)).toThrow(new FilterError('segment_cycle', `Segments include each other through memberOfSegment: ${SEG.loopB} → ${SEG.loopA} → ${SEG.loopB}`));
+    expect(() => compileCondition(condition, ctx)).toThrow(
+      new FilterError(
+        'segment_cycle',
+        `Segments include each other through memberOfSegment: ${SEG.loopB} → ${SEG.loopA} → ${SEG.loopB}`,
+      ),
+    );
     expect(() => evaluateCondition(condition, world.subjects[0]!, ctx)).toThrow(FilterError);
   });
 });
 
 // ---------------------------------------------------------------------------------------------
 // The property: on random contacts and random trees, SQL and the evaluator pick the same contacts.
-
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('compiled SQL agrees with the evaluator on random trees', () => {
   const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -291,16 +486,70 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
   const chance = (p: number) => random() < p;
 
   // Offsets before NOW that fall exactly on window boundaries, plus a few odd ones and the future.
-  const OFFSETS = [0, 30 * MINUTE, HOUR, 2 * HOUR, DAY, 2 * DAY, 7 * DAY, 30 * DAY, 90 * DAY, 400 * DAY, 1, 59 * MINUTE + 999, 3 * DAY + 7 * HOUR + 123, -HOUR, -2 * DAY];
+  const OFFSETS = [
+    0,
+    30 * MINUTE,
+    HOUR,
+    2 * HOUR,
+    DAY,
+    2 * DAY,
+    7 * DAY,
+    30 * DAY,
+    90 * DAY,
+    400 * DAY,
+    1,
+    59 * MINUTE + 999,
+    3 * DAY + 7 * HOUR + 123,
+    -HOUR,
+    -2 * DAY,
+  ];
   const iso = (at: Date, form: number) => {
     const text = at.toISOString();
     return form === 0 ? text : form === 1 ? text.replace(/\.\d{3}Z$/, 'Z') : text.slice(0, 10);
   };
   const someDate = () => iso(ago(pick(OFFSETS)), Math.floor(random() * 3));
-  const ODD_DATES = ['2024-02-29', '2023-02-29', '2025-13-01', '2025-06-14T24:00:00Z', '2025-06-14T10:00:00+02:00', '2025-06-15', 'soon', '0000-01-01', '9999-12-31'];
-  const STRINGS = ['pro', 'Pro', 'PRO plan', 'free', 'Free', '', 'Éclair', 'éclair', 'İstanbul', 'istanbul', 'ΣΑΣ', 'a_b', '50%', 'back\\slash', '36', 'true', '0.0000001', 'Zürich'];
+  const ODD_DATES = [
+    '2024-02-29',
+    '2023-02-29',
+    '2025-13-01',
+    '2025-06-14T24:00:00Z',
+    '2025-06-14T10:00:00+02:00',
+    '2025-06-15',
+    'soon',
+    '0000-01-01',
+    '9999-12-31',
+  ];
+  const STRINGS = [
+    'pro',
+    'Pro',
+    'PRO plan',
+    'free',
+    'Free',
+    '',
+    'Éclair',
+    'éclair',
+    'İstanbul',
+    'istanbul',
+    'ΣΑΣ',
+    'a_b',
+    '50%',
+    'back\\slash',
+    '36',
+    'true',
+    '0.0000001',
+    'Zürich',
+  ];
   const NUMBERS = [42, 36, 17.5, -2, 0, 1e21, 1.5e-7, 123456789, 50, 0.1];
-  const OBJECTS = [{ name: 'Acme', size: 50 }, { size: '50' }, { size: 1e-7 }, { size: null }, { name: { first: 'Ada' } }, [1, 2], ['pro'], {}];
+  const OBJECTS = [
+    { name: 'Acme', size: 50 },
+    { size: '50' },
+    { size: 1e-7 },
+    { size: null },
+    { name: { first: 'Ada' } },
+    [1, 2],
+    ['pro'],
+    {},
+  ];
   const scalar = (): unknown =>
     pick([
       () => pick(STRINGS),
@@ -320,9 +569,24 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
   };
   const KEYS = Object.keys(TYPICAL);
   const EVENTS = ['signup', 'purchase', 'login', 'segment.vip.entry'];
-  const FIELDS = ['email', 'subscribed', 'createdAt', ...KEYS.map((k) => `data.${k}`), 'data.company.size', 'data.company.name', 'data.company.name.first', 'data.missing'];
+  const FIELDS = [
+    'email',
+    'subscribed',
+    'createdAt',
+    ...KEYS.map((k) => `data.${k}`),
+    'data.company.size',
+    'data.company.name',
+    'data.company.name.first',
+    'data.missing',
+  ];
   const TYPES: FieldType[] = ['string', 'number', 'boolean', 'date'];
-  const CANONICAL: Record<string, FieldType> = { plan: 'string', age: 'number', vip: 'boolean', renewal: 'date', company: 'string' };
+  const CANONICAL: Record<string, FieldType> = {
+    plan: 'string',
+    age: 'number',
+    vip: 'boolean',
+    renewal: 'date',
+    company: 'string',
+  };
 
   function randomContacts(n: number): NewContact[] {
     return Array.from({ length: n }, (_, i) => {
@@ -331,33 +595,74 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
         if (chance(0.25)) continue;
         data[key] = chance(0.7) ? TYPICAL[key]!() : chance(0.8) ? scalar() : pick(OBJECTS);
       }
-      const events = Array.from({ length: Math.floor(random() * 5) }, () => ({ name: pick(EVENTS), createdAt: ago(pick(OFFSETS)) }));
+      const events = Array.from({ length: Math.floor(random() * 5) }, () => ({
+        name: pick(EVENTS),
+        createdAt: ago(pick(OFFSETS)),
+      }));
       const local = pick(['u', 'u_', 'u%', 'Ü'.toLowerCase()]);
-      return { email: `${local}${i}@${pick(['example.com', 'test.org', 'ex_ample.net'])}`, subscribed: chance(0.6), createdAt: ago(pick(OFFSETS)), data, events };
+      return {
+        email: `${local}${i}@${pick(['example.com', 'test.org', 'ex_ample.net'])}`,
+        subscribed: chance(0.6),
+        createdAt: ago(pick(OFFSETS)),
+        data,
+        events,
+      };
     });
   }
 
   function randomFilter(contacts: NewContact[], segmentIds: string[], allowMembership: boolean): Filter {
     let operator: Operator = pick(OPERATORS);
     while (!allowMembership && operatorKind(operator) === 'segment') operator = pick(OPERATORS);
-    const windowed = ['within', 'olderThan', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'].includes(operator);
-    const window = { value: pick([0.5, 1, 2, 7, 30, 90, 400, 1.25]), unit: pick(['days', 'hours', 'minutes'] as const) };
+    const windowed = ['within', 'olderThan', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'].includes(
+      operator,
+    );
+    const window = {
+      value: pick([0.5, 1, 2, 7, 30, 90, 400, 1.25]),
+      unit: pick(['days', 'hours', 'minutes'] as const),
+    };
     if (operatorKind(operator) === 'event') {
       const field = pick([...EVENTS, 'never']);
-      return operator === 'triggered' || operator === 'notTriggered' ? { field, operator } : { field, operator, ...window };
+      return operator === 'triggered' || operator === 'notTriggered'
+        ? { field, operator }
+        : { field, operator, ...window };
     }
     if (operatorKind(operator) === 'segment') return { field: 'segment', operator, value: pick(segmentIds) };
     let field = pick(FIELDS);
     const ref = parseField(field)!;
-    if (ref.kind !== 'data' && !STANDARD_FIELD_OPERATORS[ref.kind].has(operator)) field = pick(FIELDS.filter((f) => f.startsWith('data.')));
+    if (ref.kind !== 'data' && !STANDARD_FIELD_OPERATORS[ref.kind].has(operator))
+      field = pick(FIELDS.filter((f) => f.startsWith('data.')));
     if (operator === 'exists' || operator === 'notExists') return { field, operator };
     if (windowed) return { field, operator, ...window };
     const stored = () => {
-      const values = contacts.map((c) => c.data[field.split('.')[1]!]).filter((v) => ['string', 'number', 'boolean'].includes(typeof v));
+      const values = contacts
+        .map((c) => c.data[field.split('.')[1]!])
+        .filter((v) => ['string', 'number', 'boolean'].includes(typeof v));
       return values.length ? pick(values) : pick(STRINGS);
     };
     if (operator === 'contains' || operator === 'notContains') {
-      const value = field === 'email' ? pick(['example', 'EXAMPLE', '_', '%', '1', '@test.', 'ü', 'U%1']) : pick(['pro', 'PRO', 'a', '4', '2025-06', 'É', 'é', 'ISTANBUL', 'true', '0.0', '_', '%', '\\', 'σ', 'Σ', '1', 'T1', 'ZÜ']);
+      const value =
+        field === 'email'
+          ? pick(['example', 'EXAMPLE', '_', '%', '1', '@test.', 'ü', 'U%1'])
+          : pick([
+              'pro',
+              'PRO',
+              'a',
+              '4',
+              '2025-06',
+              'É',
+              'é',
+              'ISTANBUL',
+              'true',
+              '0.0',
+              '_',
+              '%',
+              '\\',
+              'σ',
+              'Σ',
+              '1',
+              'T1',
+              'ZÜ',
+            ]);
       return { field, operator, value };
     }
     const ordering = operator !== 'equals' && operator !== 'notEquals';
@@ -369,16 +674,33 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
       case 'createdAt':
         return { field, operator, value: chance(0.5) ? pick(contacts).createdAt.toISOString() : someDate() };
     }
-    const value = pick([stored, () => pick(STRINGS), () => pick(NUMBERS), () => chance(0.5), someDate, () => pick(ODD_DATES), () => String(pick(NUMBERS))])();
+    const value = pick([
+      stored,
+      () => pick(STRINGS),
+      () => pick(NUMBERS),
+      () => chance(0.5),
+      someDate,
+      () => pick(ODD_DATES),
+      () => String(pick(NUMBERS)),
+    ])();
     if (ordering && typeof value === 'boolean') return { field, operator, value: String(value) };
     return { field, operator, value };
   }
 
-  function randomCondition(contacts: NewContact[], segmentIds: string[], depth: number, maxDepth: number, allowMembership: boolean): FilterCondition {
+  function randomCondition(
+    contacts: NewContact[],
+    segmentIds: string[],
+    depth: number,
+    maxDepth: number,
+    allowMembership: boolean,
+  ): FilterCondition {
     const groups: FilterGroup[] = Array.from({ length: 1 + Math.floor(random() * 2) }, () => {
-      const filters = Array.from({ length: Math.floor(random() * 3) }, () => randomFilter(contacts, segmentIds, allowMembership));
+      const filters = Array.from({ length: Math.floor(random() * 3) }, () =>
+        randomFilter(contacts, segmentIds, allowMembership),
+      );
       const group: FilterGroup = { filters };
-      if (depth < maxDepth && (filters.length === 0 || chance(0.35))) group.conditions = randomCondition(contacts, segmentIds, depth + 1, maxDepth, allowMembership);
+      if (depth < maxDepth && (filters.length === 0 || chance(0.35)))
+        group.conditions = randomCondition(contacts, segmentIds, depth + 1, maxDepth, allowMembership);
       return group;
     });
     return { logic: chance(0.5) ? 'AND' : 'OR', groups };
@@ -387,12 +709,30 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
   it(`300 random trees over 60 random contacts (seed ${seed}; rerun with FUZZ_SEED=${seed})`, async () => {
     const contacts = randomContacts(60);
     const emails = contacts.map((c) => c.email);
-    const ids = { static: randomUUID(), tracked: randomUUID(), inline: randomUUID(), inlineNested: randomUUID(), unknown: randomUUID() };
+    const ids = {
+      static: randomUUID(),
+      tracked: randomUUID(),
+      inline: randomUUID(),
+      inlineNested: randomUUID(),
+      unknown: randomUUID(),
+    };
     const inline = randomCondition(contacts, [], 1, 2, false);
     const inlineNested = randomCondition(contacts, [ids.static, ids.tracked, ids.inline, ids.unknown], 1, 2, true);
     const world = await createWorld(contacts, [
-      { id: ids.static, type: 'STATIC', trackMembership: false, condition: null, members: emails.filter(() => chance(0.3)) },
-      { id: ids.tracked, type: 'DYNAMIC', trackMembership: true, condition: inline, members: emails.filter(() => chance(0.3)) },
+      {
+        id: ids.static,
+        type: 'STATIC',
+        trackMembership: false,
+        condition: null,
+        members: emails.filter(() => chance(0.3)),
+      },
+      {
+        id: ids.tracked,
+        type: 'DYNAMIC',
+        trackMembership: true,
+        condition: inline,
+        members: emails.filter(() => chance(0.3)),
+      },
       { id: ids.inline, type: 'DYNAMIC', trackMembership: false, condition: inline },
       { id: ids.inlineNested, type: 'DYNAMIC', trackMembership: false, condition: inlineNested },
     ]);
@@ -412,7 +752,10 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
       const fromSql = await sqlMatches(world, tree, ctx);
       const fromEvaluator = evaluatorMatches(world, tree, ctx);
       if (JSON.stringify(fromSql) !== JSON.stringify(fromEvaluator)) {
-        expect(fromSql, `${label}\nfirst disagreeing filter: ${JSON.stringify(await firstDisagreement(world, tree, ctx))}`).toEqual(fromEvaluator);
+        expect(
+          fromSql,
+          `${label}\nfirst disagreeing filter: ${JSON.stringify(await firstDisagreement(world, tree, ctx))}`,
+        ).toEqual(fromEvaluator);
       }
       if (fromSql.length > 0 && fromSql.length < contacts.length) informative++;
     }
@@ -421,12 +764,17 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
   });
 
   async function firstDisagreement(world: World, tree: FilterCondition, ctx: CompileContext) {
-    const filters = (c: FilterCondition): Filter[] => c.groups.flatMap((g) => [...g.filters, ...(g.conditions ? filters(g.conditions) : [])]);
+    const filters = (c: FilterCondition): Filter[] =>
+      c.groups.flatMap((g) => [...g.filters, ...(g.conditions ? filters(g.conditions) : [])]);
     for (const filter of filters(tree)) {
       const sqlSide = await sqlMatches(world, only(filter), ctx);
       const evaluatorSide = evaluatorMatches(world, only(filter), ctx);
       if (JSON.stringify(sqlSide) !== JSON.stringify(evaluatorSide)) {
-        return { filter, onlySql: sqlSide.filter((e) => !evaluatorSide.includes(e)), onlyEvaluator: evaluatorSide.filter((e) => !sqlSide.includes(e)) };
+        return {
+          filter,
+          onlySql: sqlSide.filter((e) => !evaluatorSide.includes(e)),
+          onlyEvaluator: evaluatorSide.filter((e) => !sqlSide.includes(e)),
+        };
       }
     }
     return null;

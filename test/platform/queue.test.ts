@@ -1,9 +1,10 @@
-import pino from 'pino';
 import { sql } from 'drizzle-orm';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backoffMs } from '../../src/domain/formats.js';
 import { systemClock } from '../../src/platform/clock.js';
-import { openDatabase, run, type Database } from '../../src/platform/db/client.js';
-import { enqueue, JobRunner, retryDelay } from '../../src/platform/queue.js';
+import { type Database, openDatabase, run } from '../../src/platform/db/client.js';
+import { enqueue, JobRunner } from '../../src/platform/queue.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/server.js';
 
@@ -66,13 +67,21 @@ describe('job queue', () => {
   it('retries a failing job with backoff and gives up after maxAttempts', async () => {
     let calls = 0;
     const r = runner();
-    r.work('q.flaky', async () => {
-      calls++;
-      if (calls < 3) throw new Error(`failure ${calls}`);
-    }, { retryBaseMs: 50 });
-    r.work('q.broken', async () => {
-      throw new Error('always broken');
-    }, { retryBaseMs: 50 });
+    r.work(
+      'q.flaky',
+      async () => {
+        calls++;
+        if (calls < 3) throw new Error(`failure ${calls}`);
+      },
+      { retryBaseMs: 50 },
+    );
+    r.work(
+      'q.broken',
+      async () => {
+        throw new Error('always broken');
+      },
+      { retryBaseMs: 50 },
+    );
     await r.start();
     await enqueue(database.db, 'q.flaky', {});
     await enqueue(database.db, 'q.broken', {}, { maxAttempts: 2 });
@@ -85,17 +94,21 @@ describe('job queue', () => {
   });
 
   it('doubles the retry delay up to an hour', () => {
-    expect([1, 2, 3, 4].map((a) => retryDelay(a, 1000))).toEqual([1000, 2000, 4000, 8000]);
-    expect(retryDelay(40, 1000)).toBe(3_600_000);
+    expect([1, 2, 3, 4].map((a) => backoffMs(a, 1000))).toEqual([1000, 2000, 4000, 8000]);
+    expect(backoffMs(40, 1000)).toBe(3_600_000);
   });
 
   it('runs each job once with two workers on one database', async () => {
     const counts = new Map<number, number>();
     for (const r of [runner(), runner()]) {
-      r.work('q.shared', async (job) => {
-        const n = job.payload.n as number;
-        counts.set(n, (counts.get(n) ?? 0) + 1);
-      }, { concurrency: 3 });
+      r.work(
+        'q.shared',
+        async (job) => {
+          const n = job.payload.n as number;
+          counts.set(n, (counts.get(n) ?? 0) + 1);
+        },
+        { concurrency: 3 },
+      );
       await r.start();
     }
     await database.db.transaction(async (tx) => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { admin } from './global-setup.js';
 
 export interface TestDatabase {
@@ -41,4 +41,24 @@ async function cloneTemplate(serverUrl: string, name: string): Promise<void> {
       await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
     }
   }
+}
+
+/**
+ * Cleanups run after each test of the current scope, the last registered first, and `database()`,
+ * a fresh database those cleanups drop.
+ */
+export function useCleanups(): { cleanups: (() => Promise<void>)[]; database(): Promise<TestDatabase> } {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    // Processes first: a database cannot be dropped while a service still holds it.
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    cleanups,
+    async database() {
+      const db = await createTestDatabase();
+      cleanups.push(() => db.drop());
+      return db;
+    },
+  };
 }

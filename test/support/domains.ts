@@ -1,27 +1,7 @@
 import { expect } from 'vitest';
+import type { Domain } from '../../src/api.js';
 import type { DnsServer } from './dns-server.js';
 import type { Client } from './server.js';
-
-export interface DomainRecord {
-  type: 'TXT' | 'MX';
-  name: string;
-  value: string;
-  purpose: 'dkim' | 'verification' | 'spf' | 'return-path';
-  required: boolean;
-  status: 'verified' | 'pending' | 'failed';
-}
-
-export interface DomainView {
-  id: string;
-  domain: string;
-  verified: boolean;
-  verifiedAt: string | null;
-  checkedAt: string | null;
-  records: DomainRecord[];
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** An MX record value as the API shows it (`10 mail.example.com`), in the DNS server's form. */
 export function mxValue(value: string): { priority: number; exchange: string } {
@@ -34,7 +14,7 @@ export function mxValue(value: string): { priority: number; exchange: string } {
  * its name and type, so two projects verifying the same domain in one DNS server overwrite each
  * other's ownership record.
  */
-export function publishRecords(dns: DnsServer, view: DomainView): void {
+export function publishRecords(dns: DnsServer, view: Domain): void {
   for (const record of view.records) {
     if (record.type === 'MX') dns.set(record.name, 'MX', [mxValue(record.value)]);
     else dns.set(record.name, 'TXT', [record.value]);
@@ -42,7 +22,7 @@ export function publishRecords(dns: DnsServer, view: DomainView): void {
 }
 
 /** Adds `domain` to the client's project, publishes its records, checks them; returns the verified view. */
-export async function verifiedDomain(api: Client, dns: DnsServer, domain: string): Promise<DomainView> {
+export async function verifiedDomain(api: Client, dns: DnsServer, domain: string): Promise<Domain> {
   const created = await api.post('/domains', { domain });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   publishRecords(dns, created.body);

@@ -29,7 +29,9 @@ export default async function setup(project: TestProject) {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-cluster-'));
     // As root the cluster runs as `postgres`, which must be able to enter this folder.
     fs.chmodSync(dataDir, 0o755);
-    const cluster = await startEmbeddedPostgres(dataDir, { settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } });
+    const cluster = await startEmbeddedPostgres(dataDir, {
+      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+    });
     serverUrl = cluster.url;
     release = cluster.release;
   }

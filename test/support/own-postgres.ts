@@ -65,8 +65,12 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       await own.stop();
       await own.start();
     },
-    freeze: () => family().forEach((pid) => process.kill(pid, 'SIGSTOP')),
-    thaw: () => family().forEach((pid) => process.kill(pid, 'SIGCONT')),
+    freeze: () => {
+      for (const pid of family()) process.kill(pid, 'SIGSTOP');
+    },
+    thaw: () => {
+      for (const pid of family()) process.kill(pid, 'SIGCONT');
+    },
     async destroy() {
       own.thaw();
       await own.stop();

@@ -1,43 +1,12 @@
 import { Resolver } from 'node:dns/promises';
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import type { DKIMVerifyResult } from 'mailauth';
+import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+import nodemailer from 'nodemailer';
 import { expect } from 'vitest';
+import type { EmailRecord } from '../../src/api.js';
 import type { DnsServer } from './dns-server.js';
-import { eventually, type Client } from './server.js';
+import { type Client, eventually, expectBody, pollUntil, type TestServer } from './server.js';
 import type { ReceivedMessage, SmtpSink } from './smtp-sink.js';
-
-/** An email record as `GET /emails/{id}` returns it. */
-export interface EmailRecord {
-  id: string;
-  projectId: string;
-  contactId: string | null;
-  templateId: string | null;
-  campaignId: string | null;
-  type: 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
-  status: 'queued' | 'sent' | 'failed' | 'skipped' | 'bounced';
-  from: string;
-  fromName: string | null;
-  to: string;
-  toName: string | null;
-  replyTo: string | null;
-  subject: string;
-  messageId: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  smtpResponse: string | null;
-  sentAt: string | null;
-  failedAt: string | null;
-  openedAt: string | null;
-  clickedAt: string | null;
-  bouncedAt: string | null;
-  bounceType: 'hard' | 'soft' | null;
-  complainedAt: string | null;
-  openCount: number;
-  clickCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface SendResult {
   emails: { contact: { id: string; email: string }; email: string }[];
@@ -45,6 +14,8 @@ export interface SendResult {
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A well-formed id that names nothing. */
+export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 /** POST /v1/send that must succeed; returns `data`. */
 export async function sendOk(api: Client, body: unknown, headers?: Record<string, string>): Promise<SendResult> {
@@ -54,17 +25,17 @@ export async function sendOk(api: Client, body: unknown, headers?: Record<string
 }
 
 export async function emailRecord(api: Client, id: string): Promise<EmailRecord> {
-  const res = await api.get(`/emails/${id}`);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
+  return expectBody(api.get(`/emails/${id}`));
 }
 
 /** Polls `GET /emails/{id}` until `done(record)` holds. */
-export function recordWhen(api: Client, id: string, done: (r: EmailRecord) => boolean, timeoutMs = 15_000): Promise<EmailRecord> {
-  return eventually(async () => {
-    const r = await emailRecord(api, id);
-    return done(r) ? r : undefined;
-  }, timeoutMs, 50);
+export function recordWhen(
+  api: Client,
+  id: string,
+  done: (r: EmailRecord) => boolean,
+  timeoutMs = 15_000,
+): Promise<EmailRecord> {
+  return pollUntil(() => emailRecord(api, id), done, timeoutMs);
 }
 
 /** The unfolded header block of a raw message (everything before the first empty line). */
@@ -103,4 +74,39 @@ export function verifyDkim(raw: Buffer | string, dns: DnsServer): Promise<DKIMVe
 /** The selector of a domain view: the first label of its DKIM record's name. */
 export function selectorOf(view: { records: { purpose: string; name: string }[] }): string {
   return view.records.find((r) => r.purpose === 'dkim')!.name.split('.')[0]!;
+}
+
+/** The tracking pixel (there must be one) and click links of a message's HTML, as URLs of the running test server. */
+export function trackingLinks(server: TestServer, html: string): { pixel: string; clicks: string[] } {
+  const publicUrl = server.service.ctx.config.publicUrl;
+  const local = (u: string) => server.url + u.replace(/&amp;/g, '&').slice(publicUrl.length);
+  const clicks = [...html.matchAll(/href="([^"]+)"/g)]
+    .map((m) => m[1]!)
+    .filter((h) => h.startsWith(`${publicUrl}/t/click/`));
+  const pixel = [...html.matchAll(/<img[^>]+src="([^"]+)"/g)]
+    .map((m) => m[1]!)
+    .find((src) => src.startsWith(`${publicUrl}/t/open/`));
+  expect(pixel, html).toBeDefined();
+  return { pixel: local(pixel!), clicks: clicks.map(local) };
+}
+
+/** A maker of addresses no other call of it gives: `<tag>-<n>@<domain>`. */
+export function uniqueAddresses(domain: string): (tag: string) => string {
+  let n = 0;
+  return (tag) => `${tag}-${++n}@${domain}`;
+}
+
+/** Delivers a raw message over SMTP to the test server's inbound listener; resolves with the SMTP client's report. */
+export async function sendInbound(server: TestServer, envelope: { from: string; to: string[] }, raw: string) {
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: server.service.inboundSmtpPort!,
+    secure: false,
+    ignoreTLS: true,
+  });
+  try {
+    return await transport.sendMail({ envelope, raw });
+  } finally {
+    transport.close();
+  }
 }

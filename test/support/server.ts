@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { freePort } from '../../src/platform/free-port.js';
 import { createProject, type ProjectWithKeys } from '../../src/modules/projects/service.js';
-import { startService, type RunningService } from '../../src/service.js';
+import { freePort } from '../../src/platform/free-port.js';
+import { type RunningService, startService } from '../../src/start.js';
 import { createTestDatabase } from './database.js';
 
 export interface ApiResponse<T = any> {
@@ -13,7 +14,11 @@ export interface ApiResponse<T = any> {
 }
 
 export interface Client {
-  request<T = any>(method: string, path: string, options?: { body?: unknown; raw?: BodyInit; headers?: Record<string, string>; key?: string | null }): Promise<ApiResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: BodyInit; headers?: Record<string, string>; key?: string | null },
+  ): Promise<ApiResponse<T>>;
   get<T = any>(path: string, key?: string | null): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, key?: string | null): Promise<ApiResponse<T>>;
   patch<T = any>(path: string, body?: unknown, key?: string | null): Promise<ApiResponse<T>>;
@@ -56,6 +61,9 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** A project of a test server, with its keys and a client using its secret key. */
+export type TestProject = Awaited<ReturnType<TestServer['project']>>;
+
 /** The whole service (API and worker) in this process, on a fresh database and a free port. */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
@@ -92,7 +100,11 @@ export interface ChildServer {
 }
 
 /** The service as its own process (`node src/main.ts`), for tests that kill it or read its output. */
-export async function spawnService(env: Record<string, string>, args: string[] = ['all'], port = 0): Promise<ChildServer> {
+export async function spawnService(
+  env: Record<string, string>,
+  args: string[] = ['all'],
+  port = 0,
+): Promise<ChildServer> {
   const chosen = port || (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
@@ -134,7 +146,11 @@ export function printedKeys(output: string): { publicKey: string; secretKey: str
 }
 
 /** Polls until `check` returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, everyMs = 100): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -147,4 +163,47 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+}
+
+/** Polls `read` until `done` holds of what it returns, and returns that. */
+export function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<T> {
+  return eventually(
+    async () => {
+      const value = await read();
+      return done(value) ? value : undefined;
+    },
+    timeoutMs,
+    everyMs,
+  );
+}
+
+/** Awaits a request that must answer `status` (the body is shown when it does not); returns its body. */
+export async function expectBody<T = any>(request: Promise<ApiResponse<T>>, status = 200): Promise<T> {
+  const res = await request;
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return res.body;
+}
+
+/** The standard error envelope, with this status and code, a message, a request id and a timestamp. */
+export function expectErrorEnvelope(res: Pick<ApiResponse, 'status' | 'body'>, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status } });
+  expect(typeof res.body.error.message).toBe('string');
+  expect(typeof res.body.error.requestId).toBe('string');
+  expect(Number.isNaN(Date.parse(res.body.timestamp))).toBe(false);
+}
+
+/** A test server for the tests of the current scope: started (with `env`) before them, stopped after them. */
+export function useTestServer(env: Record<string, string> = {}): TestServer {
+  const server = {} as TestServer;
+  beforeAll(async () => {
+    Object.assign(server, await startTestServer(env));
+  });
+  afterAll(() => server.stop?.());
+  return server;
 }

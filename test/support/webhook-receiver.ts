@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A real HTTP server on loopback that records the webhooks it receives and answers as told. */
 export interface HookRequest {
@@ -26,7 +27,12 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = req.url ?? '';
-      requests.push({ method: req.method ?? '', url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        method: req.method ?? '',
+        url,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const status = queued.get(url)?.shift() ?? 200;
       const location = status >= 300 && status < 400 ? { location: '/redirected' } : {};
       res.writeHead(status, { 'content-type': 'text/plain', ...location }).end(status < 300 ? 'ok' : 'not ok');
@@ -60,4 +66,14 @@ export function signatureValid(secret: string, r: HookRequest): boolean {
     const given = Buffer.from(value ?? '', 'base64');
     return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
   });
+}
+
+/** A receiver for the tests of one file: started before them, stopped after them. */
+export function useReceiver(): Receiver {
+  const receiver = {} as Receiver;
+  beforeAll(async () => {
+    Object.assign(receiver, await startReceiver());
+  });
+  afterAll(() => receiver.stop?.());
+  return receiver;
 }

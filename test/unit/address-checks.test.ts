@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type DnsFindings,
   evaluateAddress,
   isAliasDomain,
   isDisposableDomain,
@@ -8,8 +9,8 @@ import {
   registrableDomain,
   splitAddress,
   suggestEmail,
-  type DnsFindings,
 } from '../../src/domain/address-checks.js';
+import { NO_RECORDS, verdict } from '../support/verdicts.js';
 
 const MX = [{ exchange: 'mx1.acme-widgets.dev', priority: 10 }];
 /** Every DNS check answered positively. */
@@ -27,7 +28,10 @@ const refused = { ok: false as const, error: 'ECONNREFUSED' };
 
 describe('address parts', () => {
   it('splits at the last @', () => {
-    expect(splitAddress('ann.lee+news@mail.acme-widgets.dev')).toEqual({ local: 'ann.lee+news', domain: 'mail.acme-widgets.dev' });
+    expect(splitAddress('ann.lee+news@mail.acme-widgets.dev')).toEqual({
+      local: 'ann.lee+news',
+      domain: 'mail.acme-widgets.dev',
+    });
   });
 
   it('finds plus-addressing anywhere in the local part', () => {
@@ -67,7 +71,19 @@ describe('lists', () => {
   });
 
   it('knows alias and forwarding services, subdomains included', () => {
-    for (const d of ['privaterelay.appleid.com', 'duck.com', 'simplelogin.com', 'simplelogin.co', 'simplelogin.fr', 'anonaddy.me', 'addy.io', 'mozmail.com', 'relay.firefox.com', '33mail.com', 'erine.email']) {
+    for (const d of [
+      'privaterelay.appleid.com',
+      'duck.com',
+      'simplelogin.com',
+      'simplelogin.co',
+      'simplelogin.fr',
+      'anonaddy.me',
+      'addy.io',
+      'mozmail.com',
+      'relay.firefox.com',
+      '33mail.com',
+      'erine.email',
+    ]) {
       expect(isAliasDomain(d), d).toBe(true);
     }
     expect(isAliasDomain('ann.anonaddy.com')).toBe(true);
@@ -109,35 +125,11 @@ describe('typo suggestions', () => {
 
 describe('evaluateAddress', () => {
   it('accepts a deliverable company address with no reasons', () => {
-    expect(evaluateAddress('ann@acme-widgets.dev', healthy)).toEqual({
-      email: 'ann@acme-widgets.dev',
-      valid: true,
-      isDisposable: false,
-      isAlias: false,
-      isTypo: false,
-      isPlusAddressed: false,
-      isPersonalEmail: false,
-      domainExists: true,
-      hasWebsite: true,
-      hasMxRecords: true,
-      reasons: [],
-    });
+    expect(evaluateAddress('ann@acme-widgets.dev', healthy)).toEqual(verdict('ann@acme-widgets.dev'));
   });
 
   it('lists every negative finding of a domain with no records', () => {
-    expect(evaluateAddress('ann@acme-widgets.dev', empty)).toEqual({
-      email: 'ann@acme-widgets.dev',
-      valid: false,
-      isDisposable: false,
-      isAlias: false,
-      isTypo: false,
-      isPlusAddressed: false,
-      isPersonalEmail: false,
-      domainExists: false,
-      hasWebsite: false,
-      hasMxRecords: false,
-      reasons: ['Domain does not exist (no NS records)', 'Domain has no MX records', 'Domain has no website (no A or AAAA records)'],
-    });
+    expect(evaluateAddress('ann@acme-widgets.dev', empty)).toEqual(verdict('ann@acme-widgets.dev', NO_RECORDS));
   });
 
   it('does not count an A record as an implicit MX', () => {
@@ -149,18 +141,29 @@ describe('evaluateAddress', () => {
   });
 
   it('treats a null MX as a domain that accepts no mail', () => {
-    const r = evaluateAddress('ann@acme-widgets.dev', { ...healthy, mx: { ok: true, records: [{ exchange: '', priority: 0 }] } });
+    const r = evaluateAddress('ann@acme-widgets.dev', {
+      ...healthy,
+      mx: { ok: true, records: [{ exchange: '', priority: 0 }] },
+    });
     expect(r.valid).toBe(false);
     expect(r.hasMxRecords).toBe(false);
     expect(r.reasons).toEqual(['Domain accepts no email (null MX record)']);
   });
 
   it('finds the domain through its registrable parent', () => {
-    const r = evaluateAddress('ann@mail.acme-widgets.dev', { ...healthy, ns: { ok: true, records: [] }, parentNs: { ok: true, records: ['ns1'] } });
+    const r = evaluateAddress('ann@mail.acme-widgets.dev', {
+      ...healthy,
+      ns: { ok: true, records: [] },
+      parentNs: { ok: true, records: ['ns1'] },
+    });
     expect(r.domainExists).toBe(true);
     expect(r.valid).toBe(true);
     expect(r.reasons).toEqual([]);
-    const none = evaluateAddress('ann@mail.acme-widgets.dev', { ...healthy, ns: { ok: true, records: [] }, parentNs: { ok: true, records: [] } });
+    const none = evaluateAddress('ann@mail.acme-widgets.dev', {
+      ...healthy,
+      ns: { ok: true, records: [] },
+      parentNs: { ok: true, records: [] },
+    });
     expect(none.domainExists).toBe(false);
     expect(none.reasons).toEqual(['Domain does not exist (no NS records)']);
   });
@@ -199,11 +202,20 @@ describe('evaluateAddress', () => {
     expect(r.suggestedEmail).toBe('ann@gmail.com');
     expect(r.reasons[0]).toBe('Possible typo: did you mean ann@gmail.com?');
     // A typo alone does not make a deliverable address invalid.
-    expect(evaluateAddress('ann@gmial.com', healthy)).toMatchObject({ valid: true, isTypo: true, reasons: ['Possible typo: did you mean ann@gmail.com?'] });
+    expect(evaluateAddress('ann@gmial.com', healthy)).toMatchObject({
+      valid: true,
+      isTypo: true,
+      reasons: ['Possible typo: did you mean ann@gmail.com?'],
+    });
   });
 
   it('turns failed lookups into failed checks with reasons', () => {
-    const r = evaluateAddress('ann@mail.acme-widgets.dev', { ns: refused, parentNs: refused, mx: { ok: false, error: 'ETIMEOUT' }, addresses: refused });
+    const r = evaluateAddress('ann@mail.acme-widgets.dev', {
+      ns: refused,
+      parentNs: refused,
+      mx: { ok: false, error: 'ETIMEOUT' },
+      addresses: refused,
+    });
     expect(r).toMatchObject({ valid: false, domainExists: false, hasMxRecords: false, hasWebsite: false });
     expect(r.reasons).toEqual([
       'DNS lookup of NS records failed (ECONNREFUSED)',
@@ -214,7 +226,11 @@ describe('evaluateAddress', () => {
   });
 
   it('does not report an NS failure when the parent answered', () => {
-    const r = evaluateAddress('ann@mail.acme-widgets.dev', { ...healthy, ns: refused, parentNs: { ok: true, records: ['ns1'] } });
+    const r = evaluateAddress('ann@mail.acme-widgets.dev', {
+      ...healthy,
+      ns: refused,
+      parentNs: { ok: true, records: ['ns1'] },
+    });
     expect(r.domainExists).toBe(true);
     expect(r.reasons).toEqual([]);
   });

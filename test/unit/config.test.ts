@@ -22,6 +22,8 @@ describe('loadConfig', () => {
   });
 
   it('keeps only the origin of SNS_TRUSTED_ORIGIN', () => {
-    expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe(
+      'http://127.0.0.1:9000',
+    );
   });
 });

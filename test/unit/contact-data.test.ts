@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applyDataPatch, inferFieldType, inferPatchTypes, mergeDataPatches, parseDataPatch, renderData } from '../../src/domain/contact-data.js';
+import {
+  applyDataPatch,
+  inferFieldType,
+  inferPatchTypes,
+  mergeDataPatches,
+  parseDataPatch,
+  renderData,
+} from '../../src/domain/contact-data.js';
 
 describe('parseDataPatch', () => {
   it('sorts keys into stored, deleted and one-send values, dropping reserved keys and empty strings', () => {
@@ -35,7 +42,10 @@ describe('parseDataPatch', () => {
 
 describe('applyDataPatch and renderData', () => {
   it('patches: keeps unsent keys, overwrites sent ones, deletes nulls, never stores one-send values', () => {
-    const stored = applyDataPatch({ a: 1, b: 2, c: 3 }, parseDataPatch({ b: 20, c: null, d: '', t: { value: 9, persistent: false } }));
+    const stored = applyDataPatch(
+      { a: 1, b: 2, c: 3 },
+      parseDataPatch({ b: 20, c: null, d: '', t: { value: 9, persistent: false } }),
+    );
     expect(stored).toEqual({ a: 1, b: 20 });
     expect(renderData(stored, parseDataPatch({ t: { value: 9, persistent: false } }))).toEqual({ a: 1, b: 20, t: 9 });
   });

@@ -15,7 +15,9 @@ describe('coerceCell', () => {
 
 describe('csvRowToContact', () => {
   it('maps email, subscribed and the other columns to data', () => {
-    expect(csvRowToContact({ Email: ' Ann@Example.com ', subscribed: 'no', plan: 'pro', seats: '3', note: '' })).toEqual({
+    expect(
+      csvRowToContact({ Email: ' Ann@Example.com ', subscribed: 'no', plan: 'pro', seats: '3', note: '' }),
+    ).toEqual({
       ok: true,
       email: 'ann@example.com',
       subscribed: false,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { addFooter, addOpenPixel, decodeEntities, escapeHtml, rewriteLinks } from '../../src/domain/email-html.js';
-import { footerHtml, formatDate, localeFromAcceptLanguage, localeOf, stringsFor, LOCALES } from '../../src/domain/subscriber-i18n.js';
+import {
+  footerHtml,
+  formatDate,
+  LOCALES,
+  localeFromAcceptLanguage,
+  localeOf,
+  stringsFor,
+} from '../../src/domain/subscriber-i18n.js';
 
 const track = (url: string) => `https://t.example/c?u=${encodeURIComponent(url)}&x=1`;
 const never = () => false;
@@ -8,12 +15,14 @@ const never = () => false;
 describe('addOpenPixel', () => {
   it('puts a 1x1 image right before </body>', () => {
     const out = addOpenPixel('<html><body><p>Hi</p></body></html>', 'https://t.example/t/open/1/sig');
-    expect(out).toMatch(/^<html><body><p>Hi<\/p><img src="https:\/\/t\.example\/t\/open\/1\/sig" width="1" height="1" alt=""[^>]*\/><\/body><\/html>$/);
+    expect(out).toMatch(
+      /^<html><body><p>Hi<\/p><img src="https:\/\/t\.example\/t\/open\/1\/sig" width="1" height="1" alt=""[^>]*\/><\/body><\/html>$/,
+    );
   });
 
   it('finds an uppercase </BODY>, and the last one', () => {
     const out = addOpenPixel('<BODY>a</BODY>b</Body >', 'https://p');
-    expect(out).toBe('<BODY>a</BODY>b' + out.slice(15, out.indexOf('</Body >')) + '</Body >');
+    expect(out).toBe(`<BODY>a</BODY>b${out.slice(15, out.indexOf('</Body >'))}</Body >`);
     expect(out.indexOf('<img')).toBeGreaterThan(out.indexOf('</BODY>'));
   });
 
@@ -37,7 +46,8 @@ describe('addFooter', () => {
 
 describe('rewriteLinks', () => {
   it('rewrites http and https links in double, single and no quotes', () => {
-    const html = '<a href="https://a.example/x">A</a> <a href=\'http://b.example/\'>B</a> <a href=https://c.example/?q=1>C</a>';
+    const html =
+      '<a href="https://a.example/x">A</a> <a href=\'http://b.example/\'>B</a> <a href=https://c.example/?q=1>C</a>';
     const out = rewriteLinks(html, track, never);
     expect(out).toBe(
       `<a href="${escapeHtml(track('https://a.example/x'))}">A</a> ` +
@@ -47,21 +57,38 @@ describe('rewriteLinks', () => {
   });
 
   it('handles uppercase tags and attributes, other attributes and line breaks', () => {
-    const html = '<A CLASS="btn" HREF="HTTPS://x.example/Path" target="_blank">Go</A>\n<a\n  style="color:red"\n  href="https://y.example">Y</a>';
+    const html =
+      '<A CLASS="btn" HREF="HTTPS://x.example/Path" target="_blank">Go</A>\n<a\n  style="color:red"\n  href="https://y.example">Y</a>';
     const out = rewriteLinks(html, (u) => `T(${u})`, never);
-    expect(out).toBe('<A CLASS="btn" href="T(HTTPS://x.example/Path)" target="_blank">Go</A>\n<a\n  style="color:red"\n  href="T(https://y.example)">Y</a>');
+    expect(out).toBe(
+      '<A CLASS="btn" href="T(HTTPS://x.example/Path)" target="_blank">Go</A>\n<a\n  style="color:red"\n  href="T(https://y.example)">Y</a>',
+    );
   });
 
   it('decodes entities before tracking and escapes the result', () => {
     const seen: string[] = [];
-    const out = rewriteLinks('<a href="https://x.example/?a=1&amp;b=2&#38;c=3">x</a>', (u) => (seen.push(u), `https://t/?u=${u}`), never);
+    const out = rewriteLinks(
+      '<a href="https://x.example/?a=1&amp;b=2&#38;c=3">x</a>',
+      (u) => {
+        seen.push(u);
+        return `https://t/?u=${u}`;
+      },
+      never,
+    );
     expect(seen).toEqual(['https://x.example/?a=1&b=2&c=3']);
     expect(out).toBe('<a href="https://t/?u=https://x.example/?a=1&amp;b=2&amp;c=3">x</a>');
   });
 
   it('trims whitespace around the URL', () => {
     const seen: string[] = [];
-    rewriteLinks('<a href="  https://x.example/ ">x</a>', (u) => (seen.push(u), u), never);
+    rewriteLinks(
+      '<a href="  https://x.example/ ">x</a>',
+      (u) => {
+        seen.push(u);
+        return u;
+      },
+      never,
+    );
     expect(seen).toEqual(['https://x.example/']);
   });
 
@@ -74,7 +101,11 @@ describe('rewriteLinks', () => {
 
   it('keeps the URLs keep() asks for', () => {
     const html = '<a href="https://pub.example/unsubscribe/tok">u</a><a href="https://shop.example/">s</a>';
-    const out = rewriteLinks(html, (u) => `T(${u})`, (u) => u.startsWith('https://pub.example/'));
+    const out = rewriteLinks(
+      html,
+      (u) => `T(${u})`,
+      (u) => u.startsWith('https://pub.example/'),
+    );
     expect(out).toBe('<a href="https://pub.example/unsubscribe/tok">u</a><a href="T(https://shop.example/)">s</a>');
   });
 
@@ -93,7 +124,14 @@ describe('rewriteLinks', () => {
     const links = Array.from({ length: 50 }, (_, i) => `<a href="https://x.example/${i}">${i}</a>`).join('<br>');
     const html = `<body><!-- <a href="https://commented.example">c</a> -->${links}</body>`;
     const seen: string[] = [];
-    const out = rewriteLinks(html, (u) => (seen.push(u), 'T'), never);
+    const out = rewriteLinks(
+      html,
+      (u) => {
+        seen.push(u);
+        return 'T';
+      },
+      never,
+    );
     expect(seen).toHaveLength(50);
     expect(seen[49]).toBe('https://x.example/49');
     expect(out).toContain('<!-- <a href="https://commented.example">c</a> -->');
@@ -101,7 +139,9 @@ describe('rewriteLinks', () => {
   });
 
   it('only touches the first href, as browsers do', () => {
-    expect(rewriteLinks('<a href="https://a.example" href="https://b.example">x</a>', () => 'T', never)).toBe('<a href="T" href="https://b.example">x</a>');
+    expect(rewriteLinks('<a href="https://a.example" href="https://b.example">x</a>', () => 'T', never)).toBe(
+      '<a href="T" href="https://b.example">x</a>',
+    );
   });
 });
 
@@ -160,7 +200,10 @@ describe('subscriber locales', () => {
 
 describe('footerHtml', () => {
   it('links to unsubscribe and manage, in the language, with escaped URLs', () => {
-    const html = footerHtml('de', { unsubscribeUrl: 'https://p.example/unsubscribe/a.b?x=1&y="2"', manageUrl: 'https://p.example/manage/a.b' });
+    const html = footerHtml('de', {
+      unsubscribeUrl: 'https://p.example/unsubscribe/a.b?x=1&y="2"',
+      manageUrl: 'https://p.example/manage/a.b',
+    });
     expect(html).toContain('href="https://p.example/unsubscribe/a.b?x=1&amp;y=&quot;2&quot;"');
     expect(html).toContain('>Abmelden</a>');
     expect(html).toContain('href="https://p.example/manage/a.b"');
@@ -169,8 +212,15 @@ describe('footerHtml', () => {
   });
 
   it('survives rewriteLinks with keep() for its own links', () => {
-    const footer = footerHtml('en', { unsubscribeUrl: 'https://p.example/unsubscribe/t', manageUrl: 'https://p.example/manage/t' });
-    const out = rewriteLinks(addFooter('<body></body>', footer), () => 'T', (u) => u.startsWith('https://p.example/'));
+    const footer = footerHtml('en', {
+      unsubscribeUrl: 'https://p.example/unsubscribe/t',
+      manageUrl: 'https://p.example/manage/t',
+    });
+    const out = rewriteLinks(
+      addFooter('<body></body>', footer),
+      () => 'T',
+      (u) => u.startsWith('https://p.example/'),
+    );
     expect(out).toContain('href="https://p.example/unsubscribe/t"');
     expect(out).toContain('>Unsubscribe</a>');
     expect(out).toContain('>Manage preferences</a>');

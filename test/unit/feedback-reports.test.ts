@@ -5,7 +5,10 @@ import { LinkSigner } from '../../src/domain/signed-links.js';
 
 const crlf = (lines: string[]) => lines.join('\r\n');
 
-function dsn(fields: string[], original = 'Message-ID: <0b0e6a44-7c1e-4f5a-9a52-1d2b3c4d5e6f@shop.example>\r\nSubject: Hi\r\n') {
+function dsn(
+  fields: string[],
+  original = 'Message-ID: <0b0e6a44-7c1e-4f5a-9a52-1d2b3c4d5e6f@shop.example>\r\nSubject: Hi\r\n',
+) {
   return crlf([
     'From: MAILER-DAEMON@mx.example.net',
     'Subject: Undelivered Mail Returned to Sender',
@@ -38,11 +41,24 @@ function dsn(fields: string[], original = 'Message-ID: <0b0e6a44-7c1e-4f5a-9a52-
 describe('delivery status notifications', () => {
   it('reads a permanent failure as a hard bounce, with the original Message-ID', () => {
     const report = reportInMessage(
-      dsn(['Final-Recipient: rfc822; Ada@Example.net', 'Action: failed', 'Status: 5.1.1', 'Diagnostic-Code: smtp; 550 5.1.1 <ada@example.net>:', ' Recipient address rejected']),
+      dsn([
+        'Final-Recipient: rfc822; Ada@Example.net',
+        'Action: failed',
+        'Status: 5.1.1',
+        'Diagnostic-Code: smtp; 550 5.1.1 <ada@example.net>:',
+        ' Recipient address rejected',
+      ]),
     );
     expect(report).toEqual({
       kind: 'bounce',
-      recipients: [{ recipient: 'ada@example.net', type: 'hard', status: '5.1.1', diagnostic: '550 5.1.1 <ada@example.net>: Recipient address rejected' }],
+      recipients: [
+        {
+          recipient: 'ada@example.net',
+          type: 'hard',
+          status: '5.1.1',
+          diagnostic: '550 5.1.1 <ada@example.net>: Recipient address rejected',
+        },
+      ],
       originalMessageId: '0b0e6a44-7c1e-4f5a-9a52-1d2b3c4d5e6f@shop.example',
     });
   });
@@ -50,22 +66,37 @@ describe('delivery status notifications', () => {
   it('reads a transient failure as a soft bounce and ignores delays and deliveries', () => {
     const report = reportInMessage(
       dsn([
-        'Final-Recipient: rfc822; a@example.net', 'Action: delayed', 'Status: 4.4.1', '',
-        'Final-Recipient: rfc822; b@example.net', 'Action: delivered', 'Status: 2.0.0', '',
-        'Final-Recipient: rfc822; c@example.net', 'Action: failed', 'Status: 4.2.2 (mailbox full)',
+        'Final-Recipient: rfc822; a@example.net',
+        'Action: delayed',
+        'Status: 4.4.1',
+        '',
+        'Final-Recipient: rfc822; b@example.net',
+        'Action: delivered',
+        'Status: 2.0.0',
+        '',
+        'Final-Recipient: rfc822; c@example.net',
+        'Action: failed',
+        'Status: 4.2.2 (mailbox full)',
       ]),
     );
-    expect(report).toMatchObject({ kind: 'bounce', recipients: [{ recipient: 'c@example.net', type: 'soft', status: '4.2.2', diagnostic: null }] });
+    expect(report).toMatchObject({
+      kind: 'bounce',
+      recipients: [{ recipient: 'c@example.net', type: 'soft', status: '4.2.2', diagnostic: null }],
+    });
   });
 
   it('is a notice when no recipient failed, and no report when the message is no multipart/report', () => {
-    expect(reportInMessage(dsn(['Final-Recipient: rfc822; a@example.net', 'Action: delayed', 'Status: 4.4.1']))).toEqual({ kind: 'notice' });
+    expect(
+      reportInMessage(dsn(['Final-Recipient: rfc822; a@example.net', 'Action: delayed', 'Status: 4.4.1'])),
+    ).toEqual({ kind: 'notice' });
     expect(reportInMessage(crlf(['Subject: Out of office', 'Content-Type: text/plain', '', 'I am away.']))).toBeNull();
     expect(reportInMessage('no headers at all')).toBeNull();
   });
 
   it('decodes a base64 status part', () => {
-    const fields = Buffer.from('Reporting-MTA: dns; mx\r\n\r\nFinal-Recipient: rfc822; x@example.net\r\nAction: failed\r\nStatus: 5.2.1\r\n').toString('base64');
+    const fields = Buffer.from(
+      'Reporting-MTA: dns; mx\r\n\r\nFinal-Recipient: rfc822; x@example.net\r\nAction: failed\r\nStatus: 5.2.1\r\n',
+    ).toString('base64');
     const raw = crlf([
       'Content-Type: multipart/report; report-type=delivery-status; boundary=XX',
       '',
@@ -76,7 +107,11 @@ describe('delivery status notifications', () => {
       fields,
       '--XX--',
     ]);
-    expect(reportInMessage(raw)).toMatchObject({ kind: 'bounce', recipients: [{ recipient: 'x@example.net', type: 'hard', status: '5.2.1' }], originalMessageId: null });
+    expect(reportInMessage(raw)).toMatchObject({
+      kind: 'bounce',
+      recipients: [{ recipient: 'x@example.net', type: 'hard', status: '5.2.1' }],
+      originalMessageId: null,
+    });
   });
 });
 
@@ -125,7 +160,10 @@ describe('abuse reports (ARF)', () => {
 describe('fieldGroups', () => {
   it('splits blocks, unfolds lines and keeps the first of a repeated field', () => {
     expect(fieldGroups('A: 1\nB: two\n  lines\nA: 3\n\n\nC: x')).toEqual([
-      new Map([['a', '1'], ['b', 'two lines']]),
+      new Map([
+        ['a', '1'],
+        ['b', 'two lines'],
+      ]),
       new Map([['c', 'x']]),
     ]);
   });

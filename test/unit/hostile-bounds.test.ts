@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteLinks } from '../../src/domain/email-html.js';
-import { INLINE_LIMITS, InlineLimitReached, inlineCandidate, parseCheck, renderInline, renderSubject, TemplateError } from '../../src/domain/render.js';
+import {
+  INLINE_LIMITS,
+  InlineLimitReached,
+  inlineCandidate,
+  parseCheck,
+  renderInline,
+  renderSubject,
+  TemplateError,
+} from '../../src/domain/render.js';
 import { textFromHtml } from '../../src/platform/mail/message.js';
 import { INLINE_TEXT_CHARS } from '../../src/platform/untrusted/pool.js';
 
@@ -31,9 +39,11 @@ describe('linear pre-pass of templates', () => {
   });
 
   it('keeps the rewriting it did before', () => {
-    expect(renderInline('{{- first name -}}|{{first name ?? "x"}}|{% raw %}{{ first name }}{% endraw %}', 'body', { 'first name': 'Ann' })).toBe(
-      'Ann|Ann|{{ first name }}',
-    );
+    expect(
+      renderInline('{{- first name -}}|{{first name ?? "x"}}|{% raw %}{{ first name }}{% endraw %}', 'body', {
+        'first name': 'Ann',
+      }),
+    ).toBe('Ann|Ann|{{ first name }}');
     expect(() => parseCheck('{{ ?? "x" }}', 'body')).toThrow(TemplateError);
   });
 
@@ -49,12 +59,26 @@ describe('linear link rewriting', () => {
     ['<a with an unclosed quote', '<a "'.repeat(MB / 4)],
     ['an unclosed comment', '<!--'.repeat(MB / 4)],
   ])('%s (1 MB) is read in one pass', (_name, html) => {
-    expect(timed(() => rewriteLinks(html, (u) => `t:${u}`, () => false))).toBeLessThan(1_000);
+    expect(
+      timed(() =>
+        rewriteLinks(
+          html,
+          (u) => `t:${u}`,
+          () => false,
+        ),
+      ),
+    ).toBeLessThan(1_000);
   });
 
   it('stops at a tag left open to the end of the document, as a browser reads it', () => {
     const html = '<a href="http://x.example/1">1</a><a title="open><a href="http://x.example/2">2</a>';
-    expect(rewriteLinks(html, (u) => `t:${u}`, () => false)).toBe(`<a href="t:http://x.example/1">1</a>${html.slice(html.indexOf('<a title'))}`);
+    expect(
+      rewriteLinks(
+        html,
+        (u) => `t:${u}`,
+        () => false,
+      ),
+    ).toBe(`<a href="t:http://x.example/1">1</a>${html.slice(html.indexOf('<a title'))}`);
   });
 });
 
@@ -64,7 +88,8 @@ describe('inline parse bound', () => {
   // (it takes tokens with Array#shift); 16 KiB holds at most about 3,000. The worst shapes found,
   // each filling the limit, parse in under 10 ms here; the bound asserted leaves room for slow machines.
   const K = INLINE_LIMITS.sourceChars;
-  const fill = (head: string, unit: string, tail: string) => head + unit.repeat(Math.floor((K - head.length - tail.length) / unit.length)) + tail;
+  const fill = (head: string, unit: string, tail: string) =>
+    head + unit.repeat(Math.floor((K - head.length - tail.length) / unit.length)) + tail;
   const shapes: Record<string, string> = {
     outputs: fill('', '{{a}}', ''),
     'and chain': fill('{% if a ', 'and a ', '%}x{% endif %}'),
@@ -99,7 +124,9 @@ describe('inline render limits', () => {
 
   it('hands over what reaches the inline memory or time limit instead of failing it', () => {
     expect(() => renderInline('{% assign r = (1..2000000) %}{{ r | size }}', 'body', {})).toThrow(InlineLimitReached);
-    expect(() => renderInline('{% for i in (1..900000) %}{% for j in (1..900000) %}{% endfor %}{% endfor %}', 'body', {})).toThrow(InlineLimitReached);
+    expect(() =>
+      renderInline('{% for i in (1..900000) %}{% for j in (1..900000) %}{% endfor %}{% endfor %}', 'body', {}),
+    ).toThrow(InlineLimitReached);
     // Other failures are the template's own.
     expect(() => renderInline('{{ x | no_such_filter }}', 'subject', {})).toThrow(TemplateError);
   });
@@ -110,7 +137,8 @@ describe('inline text part bound', () => {
   // with nesting (quadratically) and length; at 16 KiB the worst shapes found take about 5 ms here
   // (a stack overflow, for the deepest, is caught and handed to the pool).
   const K = INLINE_TEXT_CHARS;
-  const fill = (head: string, unit: string, tail = '') => head + unit.repeat(Math.floor((K - head.length - tail.length) / unit.length)) + tail;
+  const fill = (head: string, unit: string, tail = '') =>
+    head + unit.repeat(Math.floor((K - head.length - tail.length) / unit.length)) + tail;
   const shapes: Record<string, string> = {
     'nested div': fill('', '<div>'),
     'nested list': fill('', '<ul><li>'),

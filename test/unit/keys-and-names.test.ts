@@ -23,10 +23,14 @@ describe('API keys', () => {
 });
 
 describe('isReservedEventName', () => {
-  it.each(['email.opened', 'email.x', 'contact.subscribed', 'contact.unsubscribed', 'segment.vip.entry', 'segment.a-b.exit'])(
-    '%s is reserved',
-    (name) => expect(isReservedEventName(name)).toBe(true),
-  );
+  it.each([
+    'email.opened',
+    'email.x',
+    'contact.subscribed',
+    'contact.unsubscribed',
+    'segment.vip.entry',
+    'segment.a-b.exit',
+  ])('%s is reserved', (name) => expect(isReservedEventName(name)).toBe(true));
   it.each(['signup', 'emails.sent', 'contact.created', 'segment.vip', 'segment.vip.entered', 'Email.opened'])(
     '%s is free',
     (name) => expect(isReservedEventName(name)).toBe(false),

@@ -1,6 +1,6 @@
 import { Liquid } from 'liquidjs';
 import { describe, expect, it, vi } from 'vitest';
-import { TemplateError, parseCheck, renderBody, renderSubject, templateScope } from '../../src/domain/render.js';
+import { parseCheck, renderBody, renderSubject, TemplateError, templateScope } from '../../src/domain/render.js';
 
 const urls = {
   unsubscribeUrl: 'https://mail.example.com/u/abc?c=1&s=xyz',
@@ -42,8 +42,18 @@ function templateErrorOf(run: () => unknown): TemplateError {
 describe('template scope', () => {
   it('exposes data keys at top level, under data, and the service values', () => {
     const s = scopeOf({ plan: 'pro' });
-    expect(s).toMatchObject({ plan: 'pro', data: { plan: 'pro' }, email: 'ann@example.com', id: 'contact-1', svc_email: 'ann@example.com', svc_id: 'contact-1', ...urls });
-    expect(body('{{ plan }}/{{ data.plan }}/{{ email }}/{{ id }}/{{ svc_email }}/{{ svc_id }}', s)).toBe('pro/pro/ann@example.com/contact-1/ann@example.com/contact-1');
+    expect(s).toMatchObject({
+      plan: 'pro',
+      data: { plan: 'pro' },
+      email: 'ann@example.com',
+      id: 'contact-1',
+      svc_email: 'ann@example.com',
+      svc_id: 'contact-1',
+      ...urls,
+    });
+    expect(body('{{ plan }}/{{ data.plan }}/{{ email }}/{{ id }}/{{ svc_email }}/{{ svc_id }}', s)).toBe(
+      'pro/pro/ann@example.com/contact-1/ann@example.com/contact-1',
+    );
   });
 
   it('lets transient values override stored data, at top level and under data', () => {
@@ -52,8 +62,23 @@ describe('template scope', () => {
   });
 
   it('lets service values win over data keys of the same name', () => {
-    const s = scopeOf({ email: 'evil@x.com', id: 'forged', svc_id: 'forged', unsubscribeUrl: 'https://evil', manageUrl: 'https://evil', data: 'x' }, { subscribeUrl: 'https://evil', svc_email: 'evil@x.com' });
-    expect(body('{{ email }}|{{ id }}|{{ svc_id }}|{{ svc_email }}|{{ unsubscribeUrl }}|{{ subscribeUrl }}|{{ manageUrl }}', s)).toBe(
+    const s = scopeOf(
+      {
+        email: 'evil@x.com',
+        id: 'forged',
+        svc_id: 'forged',
+        unsubscribeUrl: 'https://evil',
+        manageUrl: 'https://evil',
+        data: 'x',
+      },
+      { subscribeUrl: 'https://evil', svc_email: 'evil@x.com' },
+    );
+    expect(
+      body(
+        '{{ email }}|{{ id }}|{{ svc_id }}|{{ svc_email }}|{{ unsubscribeUrl }}|{{ subscribeUrl }}|{{ manageUrl }}',
+        s,
+      ),
+    ).toBe(
       'ann@example.com|contact-1|contact-1|ann@example.com|https://mail.example.com/u/abc?c=1&amp;s=xyz|https://mail.example.com/s/abc|https://mail.example.com/m/abc',
     );
     expect(body('{{ data.unsubscribeUrl }}', s)).toBe('https://evil'); // the data object itself is still the contact's
@@ -62,11 +87,17 @@ describe('template scope', () => {
 
 describe('Liquid features', () => {
   it('resolves names and dotted paths; missing variables render empty', () => {
-    expect(body('Hi {{ firstName }} of {{ company.name }} in {{ company.address.city }}{{ nothing }}{{ company.nothing.deeper }}!')).toBe('Hi Ann of Acme in Lyon!');
+    expect(
+      body(
+        'Hi {{ firstName }} of {{ company.name }} in {{ company.address.city }}{{ nothing }}{{ company.nothing.deeper }}!',
+      ),
+    ).toBe('Hi Ann of Acme in Lyon!');
   });
 
   it('runs loops', () => {
-    expect(body('{% for item in items %}{{ forloop.index }}.{{ item.name }}={{ item.price }};{% endfor %}')).toBe('1.Pen=2;2.Ink=5;');
+    expect(body('{% for item in items %}{{ forloop.index }}.{{ item.name }}={{ item.price }};{% endfor %}')).toBe(
+      '1.Pen=2;2.Ink=5;',
+    );
   });
 
   it('runs conditionals', () => {
@@ -77,12 +108,21 @@ describe('Liquid features', () => {
   });
 
   it('applies filters', () => {
-    expect(body('{{ firstName | upcase }} {{ count | plus: 2 }} {{ items | map: "name" | join: ", " }} {{ nothing | default: "d" }}')).toBe('ANN 5 Pen, Ink d');
+    expect(
+      body(
+        '{{ firstName | upcase }} {{ count | plus: 2 }} {{ items | map: "name" | join: ", " }} {{ nothing | default: "d" }}',
+      ),
+    ).toBe('ANN 5 Pen, Ink d');
   });
 
   it('hides inherited properties', () => {
     const inherited = Object.assign(Object.create({ secret: 'S' }) as object, { own: 'o' });
-    expect(body('[{{ thing.own }}{{ thing.secret }}{{ company.toString }}{{ firstName.constructor }}{{ __proto__ }}]', scopeOf({ thing: inherited, company: {} }))).toBe('[o]');
+    expect(
+      body(
+        '[{{ thing.own }}{{ thing.secret }}{{ company.toString }}{{ firstName.constructor }}{{ __proto__ }}]',
+        scopeOf({ thing: inherited, company: {} }),
+      ),
+    ).toBe('[o]');
   });
 });
 
@@ -195,11 +235,15 @@ describe('escaping', () => {
   });
 
   it('turns & in URLs into &amp;, as an HTML attribute needs', () => {
-    expect(body('<a href="{{ unsubscribeUrl }}">x</a>')).toBe('<a href="https://mail.example.com/u/abc?c=1&amp;s=xyz">x</a>');
+    expect(body('<a href="{{ unsubscribeUrl }}">x</a>')).toBe(
+      '<a href="https://mail.example.com/u/abc?c=1&amp;s=xyz">x</a>',
+    );
   });
 
   it('never escapes a subject, which is plain text on one line', () => {
-    expect(renderSubject('Hello {{ name }} & {{ snippet }}', hostile)).toBe('Hello <script>alert("x")</script> & <b>bold</b> & co');
+    expect(renderSubject('Hello {{ name }} & {{ snippet }}', hostile)).toBe(
+      'Hello <script>alert("x")</script> & <b>bold</b> & co',
+    );
     expect(renderSubject('Hi {{ firstName ?? "friend" | upcase }} {{ first name }}', scope)).toBe('Hi ANN Annie');
     expect(renderSubject('Hi {{ name }}', scopeOf({ name: 'Ann\r\nBcc: x@y.z' }))).toBe('Hi Ann Bcc: x@y.z');
   });
@@ -207,7 +251,12 @@ describe('escaping', () => {
 
 describe('safety', () => {
   it('refuses include, render and layout without reading a file', () => {
-    for (const source of ['{% include "/etc/passwd" %}', "{% render '../package.json' %}", '{% layout "base" %}x', '{% liquid\ninclude "x"\n%}']) {
+    for (const source of [
+      '{% include "/etc/passwd" %}',
+      "{% render '../package.json' %}",
+      '{% layout "base" %}x',
+      '{% liquid\ninclude "x"\n%}',
+    ]) {
       const error = templateErrorOf(() => body(source));
       expect(error.part).toBe('body');
       expect(error.message).not.toContain('root:');
@@ -221,7 +270,9 @@ describe('safety', () => {
   });
 
   it('stops a slow render at its time limit', () => {
-    const error = templateErrorOf(() => body('{% for i in (1..3000) %}{% for j in (1..3000) %}x{% endfor %}{% endfor %}'));
+    const error = templateErrorOf(() =>
+      body('{% for i in (1..3000) %}{% for j in (1..3000) %}x{% endfor %}{% endfor %}'),
+    );
     expect(error.message).toMatch(/render limit/);
   });
 
@@ -237,7 +288,9 @@ describe('safety', () => {
     expect(subject.part).toBe('subject');
     expect(subject.name).toBe('TemplateError');
     expect(templateErrorOf(() => renderBody('{% for %}', scope)).part).toBe('body');
-    expect(() => parseCheck('Hi {{ first name ?? "there" | upcase }}, {% if plan %}{{ plan }}{% endif %}', 'body')).not.toThrow();
+    expect(() =>
+      parseCheck('Hi {{ first name ?? "there" | upcase }}, {% if plan %}{{ plan }}{% endif %}', 'body'),
+    ).not.toThrow();
   });
 });
 

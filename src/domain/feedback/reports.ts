@@ -30,7 +30,9 @@ export function readReport(reportType: string | undefined, parts: MimePart[]): R
   const original = parts.find((p) => p.contentType === 'message/rfc822' || p.contentType === 'text/rfc822-headers');
   const originalMessageId = original ? messageIdIn(original.body) : null;
   if (type === 'delivery-status') {
-    const status = parts.find((p) => p.contentType === 'message/delivery-status' || p.contentType === 'message/global-delivery-status');
+    const status = parts.find(
+      (p) => p.contentType === 'message/delivery-status' || p.contentType === 'message/global-delivery-status',
+    );
     if (!status) return null;
     const recipients = fieldGroups(status.body).slice(1).flatMap(bouncedRecipient);
     return recipients.length > 0 ? { kind: 'bounce', recipients, originalMessageId } : { kind: 'notice' };
@@ -57,7 +59,11 @@ function bouncedRecipient(fields: Map<string, string>): BouncedRecipient[] {
       recipient: address(fields.get('final-recipient') ?? fields.get('original-recipient')),
       type: status.startsWith('5') ? 'hard' : 'soft',
       status,
-      diagnostic: fields.get('diagnostic-code')?.replace(/^[^;]*;\s*/, '').slice(0, 2000) ?? null,
+      diagnostic:
+        fields
+          .get('diagnostic-code')
+          ?.replace(/^[^;]*;\s*/, '')
+          .slice(0, 2000) ?? null,
     },
   ];
 }
@@ -65,7 +71,11 @@ function bouncedRecipient(fields: Map<string, string>): BouncedRecipient[] {
 /** `rfc822; ada@example.net` → `ada@example.net`. */
 function address(value: string | undefined): string | null {
   if (!value) return null;
-  const bare = value.replace(/^[^;]*;\s*/, '').replace(/^<|>$/g, '').trim().toLowerCase();
+  const bare = value
+    .replace(/^[^;]*;\s*/, '')
+    .replace(/^<|>$/g, '')
+    .trim()
+    .toLowerCase();
   return bare.includes('@') ? bare : null;
 }
 
@@ -90,7 +100,10 @@ export function fieldGroups(text: string): Map<string, string>[] {
 
 /** The Message-ID of a message, or of its header block, without its angle brackets. */
 function messageIdIn(message: string): string | null {
-  const head = message.replace(/\r\n/g, '\n').split(/\n\n/, 1)[0]!.replace(/\n[ \t]+/g, ' ');
+  const head = message
+    .replace(/\r\n/g, '\n')
+    .split(/\n\n/, 1)[0]!
+    .replace(/\n[ \t]+/g, ' ');
   const id = /^message-id:\s*<([^>\s]+)>/im.exec(head)?.[1];
   return id ?? null;
 }
@@ -129,7 +142,9 @@ function readPart(entity: string): MimePart {
 function decode(body: string, encoding: string): string {
   if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   if (encoding === 'quoted-printable') {
-    const bytes = body.replace(/=\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const bytes = body
+      .replace(/=\n/g, '')
+      .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     return Buffer.from(bytes, 'latin1').toString('utf8');
   }
   return body;
@@ -147,7 +162,11 @@ export function reportInMessage(raw: string): Report | null {
   const param = (name: string) => {
     for (const p of params) {
       const eq = p.indexOf('=');
-      if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === name) return p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+      if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === name)
+        return p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1');
     }
     return undefined;
   };

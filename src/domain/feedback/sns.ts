@@ -57,27 +57,46 @@ export function isSnsUrl(raw: string, trustedOrigin?: string): boolean {
  */
 export function sesReport(message: unknown): Exclude<Report, { kind: 'notice' }> | null {
   if (!message || typeof message !== 'object') return null;
+  // biome-ignore lint/suspicious/noExplicitAny: untyped JSON from SES, read with optional chaining
   const n = message as Record<string, any>;
   const type = n.notificationType ?? n.eventType;
-  const headerId = (n.mail?.headers as { name: string; value: string }[] | undefined)?.find((h) => h?.name?.toLowerCase() === 'message-id')?.value;
+  const headerId = (n.mail?.headers as { name: string; value: string }[] | undefined)?.find(
+    (h) => h?.name?.toLowerCase() === 'message-id',
+  )?.value;
   const rawId: unknown = n.mail?.commonHeaders?.messageId ?? headerId;
   const originalMessageId = typeof rawId === 'string' ? (/<([^>\s]+)>/.exec(rawId)?.[1] ?? rawId.trim()) : null;
   if (type === 'Bounce' && n.bounce) {
     const hard = n.bounce.bounceType === 'Permanent';
-    const recipients = (Array.isArray(n.bounce.bouncedRecipients) ? n.bounce.bouncedRecipients : []).map((r: Record<string, unknown>) => ({
-      recipient: typeof r.emailAddress === 'string' ? r.emailAddress.toLowerCase() : null,
-      type: hard ? ('hard' as const) : ('soft' as const),
-      status: typeof r.status === 'string' && /^[245]\.\d+\.\d+$/.test(r.status) ? r.status : hard ? '5.0.0' : '4.0.0',
-      diagnostic: typeof r.diagnosticCode === 'string' ? r.diagnosticCode.replace(/^[^;]*;\s*/, '').slice(0, 2000) : null,
-    }));
-    if (recipients.length === 0) recipients.push({ recipient: null, type: hard ? 'hard' : 'soft', status: hard ? '5.0.0' : '4.0.0', diagnostic: null });
+    const recipients = (Array.isArray(n.bounce.bouncedRecipients) ? n.bounce.bouncedRecipients : []).map(
+      (r: Record<string, unknown>) => ({
+        recipient: typeof r.emailAddress === 'string' ? r.emailAddress.toLowerCase() : null,
+        type: hard ? ('hard' as const) : ('soft' as const),
+        status:
+          typeof r.status === 'string' && /^[245]\.\d+\.\d+$/.test(r.status) ? r.status : hard ? '5.0.0' : '4.0.0',
+        diagnostic:
+          typeof r.diagnosticCode === 'string' ? r.diagnosticCode.replace(/^[^;]*;\s*/, '').slice(0, 2000) : null,
+      }),
+    );
+    if (recipients.length === 0)
+      recipients.push({
+        recipient: null,
+        type: hard ? 'hard' : 'soft',
+        status: hard ? '5.0.0' : '4.0.0',
+        diagnostic: null,
+      });
     return { kind: 'bounce', recipients, originalMessageId };
   }
   if (type === 'Complaint' && n.complaint) {
-    const feedbackType = typeof n.complaint.complaintFeedbackType === 'string' ? n.complaint.complaintFeedbackType.toLowerCase() : 'abuse';
+    const feedbackType =
+      typeof n.complaint.complaintFeedbackType === 'string' ? n.complaint.complaintFeedbackType.toLowerCase() : 'abuse';
     if (feedbackType === 'not-spam') return null;
     const recipient = n.complaint.complainedRecipients?.[0]?.emailAddress;
-    return { kind: 'complaint', feedbackType, recipient: typeof recipient === 'string' ? recipient.toLowerCase() : null, originalMessageId };
+    return {
+      kind: 'complaint',
+      feedbackType,
+      recipient: typeof recipient === 'string' ? recipient.toLowerCase() : null,
+      originalMessageId,
+    };
   }
   return null;
 }

@@ -10,17 +10,19 @@
  * the value helpers below, agrees with this compiler on every contact. The operators are listed,
  * with an example each, in `index.ts`.
  */
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FieldType } from '../contact-data.js';
+import { isUuid, likePattern } from '../formats.js';
 import {
-  ISO_DATE_PATTERN,
-  parseField,
-  parseIsoSpan,
-  windowStart,
   type Filter,
   type FilterCondition,
   type FilterGroup,
+  ISO_DATE_PATTERN,
   type Operator,
+  operatorKind,
+  parseField,
+  parseIsoSpan,
+  windowStart,
 } from './schema.js';
 
 export interface SegmentRef {
@@ -137,7 +139,9 @@ function compare(f: Filter, cmp: Comparison, s: State): SQL {
           return jsonPathHolds(ref.path, '==', String(operand.value));
         case 'string':
           return scalarTextHolds(ref.path, (text) =>
-            cmp === 'equals' ? sql`${text} = ${operand.value}` : sql`${text} collate "C" ${COMPARATORS[cmp]} ${operand.value}`,
+            cmp === 'equals'
+              ? sql`${text} = ${operand.value}`
+              : sql`${text} collate "C" ${COMPARATORS[cmp]} ${operand.value}`,
           );
         case 'date':
           return dateIn(ref.path, rangeFor(cmp, operand.span));
@@ -182,9 +186,8 @@ function triggeredInWindow(f: Filter, s: State, range: (since: number) => Range)
 /** Some event of that name, in the range if one is given (served by `events_contact_created`). */
 function triggered(f: Filter, s: State, range: Range): SQL {
   const bounds = rangeParts(sql`e.created_at`, range);
-  return sql`exists (select 1 from events e where e.contact_id = c.id and e.project_id = ${s.ctx.projectId}::uuid and e.name = ${f.field}${sql.join(
-    bounds.map((b) => sql` and ${b}`),
-  )})`;
+  return sql`exists (select 1 from events e where e.contact_id = c.id
+    and e.project_id = ${s.ctx.projectId}::uuid and e.name = ${f.field}${sql.join(bounds.map((b) => sql` and ${b}`))})`;
 }
 
 /** Listed members for static and tracked segments; the inlined condition for untracked ones. */
@@ -194,7 +197,8 @@ function memberOf(f: Filter, s: State): SQL {
     case 'none':
       return sql`false`;
     case 'members':
-      return sql`exists (select 1 from segment_members m where m.segment_id = ${target.id}::uuid and m.contact_id = c.id)`;
+      return sql`exists (select 1 from segment_members m where m.segment_id = ${target.id}::uuid
+        and m.contact_id = c.id)`;
     case 'inline': {
       if (s.inlining.includes(target.id)) throw cycleError([...s.inlining, target.id]);
       s.inlining.push(target.id);
@@ -232,7 +236,8 @@ function textAt(path: string[]): SQL {
  * on most rows it fails, and the value's type is never looked up.
  */
 function scalarTextHolds(path: string[], test: (text: SQL) => SQL): SQL {
-  return sql`coalesce(${test(textAt(path))} and jsonb_typeof(${jsonAt(path)}) in ('string', 'number', 'boolean'), false)`;
+  return sql`coalesce(${test(textAt(path))}
+    and jsonb_typeof(${jsonAt(path)}) in ('string', 'number', 'boolean'), false)`;
 }
 
 /**
@@ -338,7 +343,6 @@ export function inRangeMs(ms: number, range: Range): boolean {
   );
 }
 
-
 /** The top-level key decides the type of a path; a key never seen compares as a string. */
 export function fieldType(path: string[], fieldTypes: Record<string, FieldType>): FieldType {
   return Object.hasOwn(fieldTypes, path[0]!) ? fieldTypes[path[0]!]! : 'string';
@@ -359,7 +363,8 @@ const NUMERIC = /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 export function dataOperand(type: FieldType, cmp: Comparison, value: unknown): Operand | null {
   switch (type) {
     case 'number': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value) ? Number(value) : NaN;
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && NUMERIC.test(value) ? Number(value) : NaN;
       return Number.isFinite(n) ? { type, value: n } : null;
     }
     case 'boolean': {
@@ -421,13 +426,6 @@ export function compareText(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** `%text%` for `like`/`ilike`, with the pattern characters of the text escaped. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 export type SegmentTarget =
   | { kind: 'none' }
   | { kind: 'members'; id: string }
@@ -441,7 +439,7 @@ export type SegmentTarget =
 export function segmentTarget(value: unknown, ctx: FilterContext): SegmentTarget {
   if (typeof value !== 'string') return { kind: 'none' };
   const id = value.toLowerCase();
-  if (!UUID.test(id)) return { kind: 'none' };
+  if (!isUuid(id)) return { kind: 'none' };
   const segment = ctx.segments(id);
   if (!segment) return { kind: 'none' };
   if (segment.type === 'STATIC' || segment.trackMembership) return { kind: 'members', id };
@@ -466,9 +464,12 @@ export function checkSegments(condition: FilterCondition, ctx: FilterContext): v
     for (const g of c.groups) {
       for (const f of g.filters) {
         if (++count > MAX_EXPANDED_FILTERS) {
-          throw new FilterError('too_many_filters', `The condition expands to more than ${MAX_EXPANDED_FILTERS} filters once its segments are included`);
+          throw new FilterError(
+            'too_many_filters',
+            `The condition expands to more than ${MAX_EXPANDED_FILTERS} filters once its segments are included`,
+          );
         }
-        if (f.operator !== 'memberOfSegment' && f.operator !== 'notMemberOfSegment') continue;
+        if (operatorKind(f.operator) !== 'segment') continue;
         const target = segmentTarget(f.value, ctx);
         if (target.kind !== 'inline') continue;
         if (inlining.includes(target.id)) throw cycleError([...inlining, target.id]);

@@ -3,33 +3,34 @@
  * single event). It gives the same answer as the SQL of `compile.ts` for every contact: both take
  * the meaning of values from the same helpers, and a property test holds them to it.
  */
+
+import { type FieldType, inferFieldType } from '../contact-data.js';
 import {
+  type Comparison,
   checkSegments,
   compareText,
   dataOperand,
+  type FilterContext,
   fieldType,
   foldCase,
   inRangeMs,
+  type Range,
   rangeFor,
   scalarText,
   segmentTarget,
-  type Comparison,
-  type FilterContext,
-  type Range,
 } from './compile.js';
-import { inferFieldType, type FieldType } from '../contact-data.js';
 import {
-  EVENT_OPERATORS,
-  parseContextField,
-  parseField,
-  parseIsoInstant,
-  parseIsoSpan,
-  windowStart,
   type FieldRef,
   type Filter,
   type FilterCondition,
   type FilterGroup,
   type Operator,
+  operatorKind,
+  parseContextField,
+  parseField,
+  parseIsoInstant,
+  parseIsoSpan,
+  windowStart,
 } from './schema.js';
 
 export interface FilterSubject {
@@ -53,7 +54,9 @@ interface State {
 }
 
 function condition_(condition: FilterCondition, s: State): boolean {
-  return condition.logic === 'AND' ? condition.groups.every((g) => group(g, s)) : condition.groups.some((g) => group(g, s));
+  return condition.logic === 'AND'
+    ? condition.groups.every((g) => group(g, s))
+    : condition.groups.some((g) => group(g, s));
 }
 
 function group(g: FilterGroup, s: State): boolean {
@@ -99,7 +102,11 @@ function resolve(field: string, s: State): Ref | null {
   }
   const ref = parseField(field);
   if (ref?.kind !== 'data') return ref;
-  return { kind: 'data', stored: valueAt(s.subject.contact.data, ref.path), type: fieldType(ref.path, s.ctx.fieldTypes) };
+  return {
+    kind: 'data',
+    stored: valueAt(s.subject.contact.data, ref.path),
+    type: fieldType(ref.path, s.ctx.fieldTypes),
+  };
 }
 
 function compare(f: Filter, cmp: Comparison, s: State): boolean {
@@ -126,7 +133,9 @@ function compare(f: Filter, cmp: Comparison, s: State): boolean {
           return typeof stored === 'boolean' && stored === operand.value;
         case 'string': {
           const text = scalarText(stored);
-          return text !== null && (cmp === 'equals' ? text === operand.value : order(compareText(text, operand.value), cmp));
+          return (
+            text !== null && (cmp === 'equals' ? text === operand.value : order(compareText(text, operand.value), cmp))
+          );
         }
         case 'date': {
           const at = parseIsoInstant(stored);
@@ -201,7 +210,8 @@ function memberOf(f: Filter, s: State): boolean {
 function valueAt(data: Record<string, unknown>, path: string[]): unknown {
   let value: unknown = data;
   for (const key of path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key))
+      return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;
@@ -216,8 +226,8 @@ export function eventNamesIn(condition: FilterCondition, ctx: FilterContext): st
   const walk = (c: FilterCondition): void => {
     for (const g of c.groups) {
       for (const f of g.filters) {
-        if (EVENT_OPERATORS.has(f.operator)) names.add(f.field);
-        const target = f.operator === 'memberOfSegment' || f.operator === 'notMemberOfSegment' ? segmentTarget(f.value, ctx) : null;
+        if (operatorKind(f.operator) === 'event') names.add(f.field);
+        const target = operatorKind(f.operator) === 'segment' ? segmentTarget(f.value, ctx) : null;
         if (target?.kind === 'inline') walk(target.condition);
       }
       if (g.conditions) walk(g.conditions);

@@ -9,29 +9,48 @@
  * names them: `invalid_field`, `invalid_operator`, `too_deep`.
  */
 import { z } from 'zod';
+import { isUuid } from '../formats.js';
 
-export const OPERATORS = [
-  'equals',
-  'notEquals',
-  'contains',
-  'notContains',
-  'greaterThan',
-  'lessThan',
-  'greaterThanOrEqual',
-  'lessThanOrEqual',
-  'exists',
-  'notExists',
-  'within',
-  'olderThan',
-  'triggered',
-  'triggeredWithin',
-  'triggeredOlderThan',
-  'notTriggered',
-  'notTriggeredWithin',
-  'memberOfSegment',
-  'notMemberOfSegment',
-] as const;
-export type Operator = (typeof OPERATORS)[number];
+/** Whom an operator asks about: a field of the contact, its events, or a segment's membership. */
+export type OperatorKind = 'field' | 'event' | 'segment';
+/**
+ * What an operator's `value` holds: nothing; a value to compare with (`scalar`, or `ordered` for the
+ * orderings); a non-empty text to look for; a number of `unit`s before now; a segment id.
+ */
+export type Operand = 'none' | 'scalar' | 'ordered' | 'text' | 'window' | 'segment';
+
+/**
+ * Every operator, with whom it asks about and what its value holds: the schema's checks, the
+ * standard fields' operators and "where is this used" all read this table. What each one means is
+ * in `index.ts`; how it runs is its entry in the compiler's `OPERATOR_SQL` and the evaluator's
+ * `OPERATOR_TEST`, which the compiler requires for every operator.
+ */
+export const OPERATOR_SPECS = {
+  equals: { kind: 'field', operand: 'scalar' },
+  notEquals: { kind: 'field', operand: 'scalar' },
+  contains: { kind: 'field', operand: 'text' },
+  notContains: { kind: 'field', operand: 'text' },
+  greaterThan: { kind: 'field', operand: 'ordered' },
+  lessThan: { kind: 'field', operand: 'ordered' },
+  greaterThanOrEqual: { kind: 'field', operand: 'ordered' },
+  lessThanOrEqual: { kind: 'field', operand: 'ordered' },
+  exists: { kind: 'field', operand: 'none' },
+  notExists: { kind: 'field', operand: 'none' },
+  within: { kind: 'field', operand: 'window' },
+  olderThan: { kind: 'field', operand: 'window' },
+  triggered: { kind: 'event', operand: 'none' },
+  triggeredWithin: { kind: 'event', operand: 'window' },
+  triggeredOlderThan: { kind: 'event', operand: 'window' },
+  notTriggered: { kind: 'event', operand: 'none' },
+  notTriggeredWithin: { kind: 'event', operand: 'window' },
+  memberOfSegment: { kind: 'segment', operand: 'segment' },
+  notMemberOfSegment: { kind: 'segment', operand: 'segment' },
+} as const satisfies Record<string, { kind: OperatorKind; operand: Operand }>;
+
+export type Operator = keyof typeof OPERATOR_SPECS;
+export const OPERATORS = Object.keys(OPERATOR_SPECS) as [Operator, ...Operator[]];
+export const operatorKind = (operator: Operator): OperatorKind => OPERATOR_SPECS[operator].kind;
+export const operandOf = (operator: Operator): Operand => OPERATOR_SPECS[operator].operand;
 
 export const TIME_UNITS = ['days', 'hours', 'minutes'] as const;
 export type TimeUnit = (typeof TIME_UNITS)[number];
@@ -71,57 +90,18 @@ export const FILTER_LIMITS = {
   maxEventName: 255,
 } as const;
 
-export const EVENT_OPERATORS: ReadonlySet<Operator> = new Set([
-  'triggered',
-  'triggeredWithin',
-  'triggeredOlderThan',
-  'notTriggered',
-  'notTriggeredWithin',
-]);
-export const SEGMENT_OPERATORS: ReadonlySet<Operator> = new Set(['memberOfSegment', 'notMemberOfSegment']);
-/** Operators whose `value` is a number of `unit`s before now. */
-export const WINDOW_OPERATORS: ReadonlySet<Operator> = new Set([
-  'within',
-  'olderThan',
-  'triggeredWithin',
-  'triggeredOlderThan',
-  'notTriggeredWithin',
-]);
-/** Operators that take no `value`. */
-export const VALUELESS_OPERATORS: ReadonlySet<Operator> = new Set(['exists', 'notExists', 'triggered', 'notTriggered']);
-const ORDERING_OPERATORS: ReadonlySet<Operator> = new Set([
-  'greaterThan',
-  'lessThan',
-  'greaterThanOrEqual',
-  'lessThanOrEqual',
-]);
-
-export type OperatorKind = 'field' | 'event' | 'segment';
-export function operatorKind(operator: Operator): OperatorKind {
-  if (EVENT_OPERATORS.has(operator)) return 'event';
-  if (SEGMENT_OPERATORS.has(operator)) return 'segment';
-  return 'field';
-}
-
 export type StandardField = 'email' | 'subscribed' | 'createdAt';
 export type FieldRef = { kind: StandardField } | { kind: 'data'; path: string[] };
 
-/** The operators each standard field supports; every field operator applies to `data.` fields. */
+/** The field operators taking one of `operands`, in the table's order. */
+const fieldOperators = (...operands: Operand[]): ReadonlySet<Operator> =>
+  new Set(OPERATORS.filter((op) => operatorKind(op) === 'field' && operands.includes(operandOf(op))));
+
+/** The operators each standard field supports; `data.` fields support every field operator. */
 export const STANDARD_FIELD_OPERATORS: Record<StandardField, ReadonlySet<Operator>> = {
-  email: new Set(['equals', 'notEquals', 'contains', 'notContains', 'exists', 'notExists']),
-  subscribed: new Set(['equals', 'notEquals', 'exists', 'notExists']),
-  createdAt: new Set([
-    'equals',
-    'notEquals',
-    'greaterThan',
-    'lessThan',
-    'greaterThanOrEqual',
-    'lessThanOrEqual',
-    'exists',
-    'notExists',
-    'within',
-    'olderThan',
-  ]),
+  email: fieldOperators('scalar', 'text', 'none'),
+  subscribed: fieldOperators('scalar', 'none'),
+  createdAt: fieldOperators('scalar', 'ordered', 'none', 'window'),
 };
 
 /**
@@ -203,7 +183,6 @@ export function windowStart(now: Date, value: unknown, unit: unknown): number | 
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const typeName = (value: unknown): z.ZodParsedType => z.getParsedType(value);
 
 interface SchemaOptions {
@@ -231,21 +210,32 @@ function checkFilter(
       ctx.addIssue({
         code: 'custom',
         path: ['field'],
-        message: `Use email, subscribed, createdAt${options.contextFields ? ', context.<key>' : ''} or data.<key> (nested keys by dotted path)`,
+        message:
+          `Use email, subscribed, createdAt${options.contextFields ? ', context.<key>' : ''} ` +
+          'or data.<key> (nested keys by dotted path)',
         params: { code: 'invalid_field' },
       });
     } else if (ref.kind !== 'data' && !STANDARD_FIELD_OPERATORS[ref.kind].has(operator)) {
       ctx.addIssue({
         code: 'custom',
         path: ['operator'],
-        message: `${operator} does not apply to ${ref.kind}; use one of ${[...STANDARD_FIELD_OPERATORS[ref.kind]].join(', ')}`,
+        message:
+          `${operator} does not apply to ${ref.kind}; ` +
+          `use one of ${[...STANDARD_FIELD_OPERATORS[ref.kind]].join(', ')}`,
         params: { code: 'invalid_operator' },
       });
       ref = null;
     }
   } else if (kind === 'event') {
     if (field.length === 0) {
-      ctx.addIssue({ code: 'too_small', path: ['field'], minimum: 1, inclusive: true, type: 'string', message: 'Name the event in field' });
+      ctx.addIssue({
+        code: 'too_small',
+        path: ['field'],
+        minimum: 1,
+        inclusive: true,
+        type: 'string',
+        message: 'Name the event in field',
+      });
     } else if (field.length > FILTER_LIMITS.maxEventName) {
       ctx.addIssue({
         code: 'too_big',
@@ -259,28 +249,42 @@ function checkFilter(
   }
 
   // value and unit
-  if (VALUELESS_OPERATORS.has(operator)) return;
+  const operand = operandOf(operator);
+  if (operand === 'none') return;
   if (value === undefined) {
-    const what = WINDOW_OPERATORS.has(operator)
-      ? 'Required: the number of units'
-      : kind === 'segment'
-        ? 'Required: the segment id goes in value'
-        : 'Required';
-    invalidType('value', WINDOW_OPERATORS.has(operator) ? 'number' : 'string', what);
-  } else if (WINDOW_OPERATORS.has(operator)) {
+    const what =
+      operand === 'window'
+        ? 'Required: the number of units'
+        : operand === 'segment'
+          ? 'Required: the segment id goes in value'
+          : 'Required';
+    invalidType('value', operand === 'window' ? 'number' : 'string', what);
+  } else if (operand === 'window') {
     if (typeof value !== 'number') invalidType('value', 'number', 'Expected the number of units, a positive number');
     else if (!(value > 0)) {
-      ctx.addIssue({ code: 'too_small', path: ['value'], minimum: 0, inclusive: false, type: 'number', message: 'Must be greater than 0' });
+      ctx.addIssue({
+        code: 'too_small',
+        path: ['value'],
+        minimum: 0,
+        inclusive: false,
+        type: 'number',
+        message: 'Must be greater than 0',
+      });
     }
-  } else if (kind === 'segment') {
+  } else if (operand === 'segment') {
     if (typeof value !== 'string') invalidType('value', 'string', 'Expected the segment id');
-    else if (!UUID.test(value)) {
-      ctx.addIssue({ code: 'invalid_string', path: ['value'], validation: 'uuid', message: 'Expected a segment id (uuid)' });
+    else if (!isUuid(value)) {
+      ctx.addIssue({
+        code: 'invalid_string',
+        path: ['value'],
+        validation: 'uuid',
+        message: 'Expected a segment id (uuid)',
+      });
     }
   } else if (ref) {
     checkFieldValue(ref, operator, value, ctx, invalidType);
   }
-  if (WINDOW_OPERATORS.has(operator) && filter.unit === undefined) {
+  if (operand === 'window' && filter.unit === undefined) {
     invalidType('unit', 'string', "Required: one of 'days', 'hours', 'minutes'");
   }
 }
@@ -292,14 +296,22 @@ function checkFieldValue(
   ctx: z.RefinementCtx,
   invalidType: (path: 'value', expected: z.ZodParsedType, message: string) => void,
 ) {
-  if (operator === 'contains' || operator === 'notContains') {
+  const operand = operandOf(operator);
+  if (operand === 'text') {
     if (typeof value !== 'string') invalidType('value', 'string', 'Expected a string');
     else if (value.length === 0) {
-      ctx.addIssue({ code: 'too_small', path: ['value'], minimum: 1, inclusive: true, type: 'string', message: 'Must not be empty' });
+      ctx.addIssue({
+        code: 'too_small',
+        path: ['value'],
+        minimum: 1,
+        inclusive: true,
+        type: 'string',
+        message: 'Must not be empty',
+      });
     }
     return;
   }
-  const ordering = ORDERING_OPERATORS.has(operator);
+  const ordering = operand === 'ordered';
   switch (ref.kind) {
     case 'email':
       if (typeof value !== 'string') invalidType('value', 'string', 'Expected a string');
@@ -308,7 +320,8 @@ function checkFieldValue(
       if (typeof value !== 'boolean') invalidType('value', 'boolean', 'Expected a boolean');
       return;
     case 'createdAt':
-      if (typeof value !== 'string') invalidType('value', 'string', 'Expected an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.sss]Z)');
+      if (typeof value !== 'string')
+        invalidType('value', 'string', 'Expected an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.sss]Z)');
       else if (parseIsoInstant(value) === null) {
         ctx.addIssue({
           code: 'invalid_string',
@@ -320,7 +333,11 @@ function checkFieldValue(
       return;
     case 'data':
       if (ordering ? typeof value !== 'string' && typeof value !== 'number' : !isScalar(value)) {
-        invalidType('value', ordering ? 'number' : 'string', ordering ? 'Expected a number or a string' : 'Expected a string, number or boolean');
+        invalidType(
+          'value',
+          ordering ? 'number' : 'string',
+          ordering ? 'Expected a number or a string' : 'Expected a string, number or boolean',
+        );
       }
   }
 }
@@ -364,7 +381,8 @@ function checkLimits(input: unknown, ctx: z.RefinementCtx) {
     node.groups.forEach((group, i) => {
       if (!isRecord(group)) return;
       if (Array.isArray(group.filters)) filters += group.filters.length;
-      if (group.conditions !== undefined) pending.push({ node: group.conditions, depth: depth + 1, path: [...path, 'groups', i, 'conditions'] });
+      if (group.conditions !== undefined)
+        pending.push({ node: group.conditions, depth: depth + 1, path: [...path, 'groups', i, 'conditions'] });
     });
   }
   if (filters > FILTER_LIMITS.maxFilters) {
@@ -387,7 +405,9 @@ function checkLimits(input: unknown, ctx: z.RefinementCtx) {
 function schemas(options: SchemaOptions) {
   const filter = filterObject.superRefine((f, ctx) => checkFilter(f, ctx, options)) as z.ZodType<Filter>;
   // The recursive shape, without the whole-tree limits (those run once, at the root).
-  const shape: z.ZodType<FilterCondition> = z.lazy(() => z.object({ logic: z.enum(LOGICS), groups: z.array(group).min(1) }));
+  const shape: z.ZodType<FilterCondition> = z.lazy(() =>
+    z.object({ logic: z.enum(LOGICS), groups: z.array(group).min(1) }),
+  );
   const group: z.ZodType<FilterGroup> = z.object({ filters: z.array(filter), conditions: shape.optional() });
   const condition: z.ZodType<FilterCondition, z.ZodTypeDef, unknown> = z.preprocess((input, ctx) => {
     checkLimits(input, ctx);
@@ -408,7 +428,11 @@ export const workflowConditionSchema = schemas({ contextFields: true }).conditio
  * What a tree names directly (segments are not followed): the fields (`email`, `data.plan.tier`),
  * event names and segment ids, each once, for "where is this used" answers.
  */
-export function filterReferences(condition: FilterCondition): { fields: string[]; events: string[]; segments: string[] } {
+export function filterReferences(condition: FilterCondition): {
+  fields: string[];
+  events: string[];
+  segments: string[];
+} {
   const fields = new Set<string>();
   const events = new Set<string>();
   const segments = new Set<string>();

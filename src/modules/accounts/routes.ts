@@ -16,16 +16,24 @@ declare module 'fastify' {
 
 const unauthenticated = () => new AppError(401, 'UNAUTHENTICATED', 'Sign in first (POST /auth/login)');
 const crossOrigin = (origin: string) =>
-  new AppError(403, 'CROSS_ORIGIN_REQUEST', `A signed-in change must come from this service's own pages, not from ${origin}`, {
-    details: { origin },
-    suggestion: 'Send the request from the dashboard, or without an Origin header from a server-side client.',
-  });
+  new AppError(
+    403,
+    'CROSS_ORIGIN_REQUEST',
+    `A signed-in change must come from this service's own pages, not from ${origin}`,
+    {
+      details: { origin },
+      suggestion: 'Send the request from the dashboard, or without an Origin header from a server-side client.',
+    },
+  );
 
 /**
  * The dashboard's API: password login setting a session cookie, and the signed-in user's projects.
  * These routes take no API key; `/users/@me/…` needs the session cookie.
  */
-export async function accountRoutes(fastify: FastifyInstance, { ctx, sessions }: { ctx: AppContext; sessions: Sessions }) {
+export async function accountRoutes(
+  fastify: FastifyInstance,
+  { ctx, sessions }: { ctx: AppContext; sessions: Sessions },
+) {
   await fastify.register(cookie);
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Accounts'];
@@ -57,12 +65,25 @@ export async function accountRoutes(fastify: FastifyInstance, { ctx, sessions }:
     reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
 
   // Guessing passwords is slowed per address, whatever the rest of the traffic.
-  const loginLimit = { max: 10, timeWindow: 60_000, keyGenerator: (req: FastifyRequest) => `login:${req.ip}`, allowList: () => false };
-  app.post('/auth/login', { config: { ...open, rateLimit: loginLimit }, onRequest: sameOrigin, schema: { tags, body: s.loginBody, response: { 200: s.userSchema } } }, async (req, reply) => {
-    const u = await service.login(ctx, req.body.email, req.body.password);
-    setSession(reply, await sessions.issue(u.id, ctx.clock.now()), SESSION_SECONDS);
-    return service.toUser(u);
-  });
+  const loginLimit = {
+    max: 10,
+    timeWindow: 60_000,
+    keyGenerator: (req: FastifyRequest) => `login:${req.ip}`,
+    allowList: () => false,
+  };
+  app.post(
+    '/auth/login',
+    {
+      config: { ...open, rateLimit: loginLimit },
+      onRequest: sameOrigin,
+      schema: { tags, body: s.loginBody, response: { 200: s.userSchema } },
+    },
+    async (req, reply) => {
+      const u = await service.login(ctx, req.body.email, req.body.password);
+      setSession(reply, await sessions.issue(u.id, ctx.clock.now()), SESSION_SECONDS);
+      return service.toUser(u);
+    },
+  );
   app.post('/auth/logout', { config: open, onRequest: sameOrigin, schema: { tags } }, async (req, reply) => {
     const current = await session(req);
     if (current) await sessions.revoke(current);
@@ -71,16 +92,23 @@ export async function accountRoutes(fastify: FastifyInstance, { ctx, sessions }:
   });
 
   const mine = { config: open, onRequest: signedIn };
-  app.get('/users/@me', { ...mine, schema: { tags, response: { 200: s.userSchema } } }, (req) => service.me(ctx, user(req)));
+  app.get('/users/@me', { ...mine, schema: { tags, response: { 200: s.userSchema } } }, (req) =>
+    service.me(ctx, user(req)),
+  );
   app.get('/users/@me/projects', { ...mine, schema: { tags, response: { 200: z.array(s.projectSchema) } } }, (req) =>
     service.listProjects(ctx, user(req)),
   );
-  app.post('/users/@me/projects', { ...mine, schema: { tags, body: s.createProjectBody, response: { 201: s.projectWithKeysSchema } } }, async (req, reply) =>
-    reply.code(201).send(await service.createOwnedProject(ctx, user(req), req.body.name)),
+  app.post(
+    '/users/@me/projects',
+    { ...mine, schema: { tags, body: s.createProjectBody, response: { 201: s.projectWithKeysSchema } } },
+    async (req, reply) => reply.code(201).send(await service.createOwnedProject(ctx, user(req), req.body.name)),
   );
   app.patch(
     '/users/@me/projects/:id',
-    { ...mine, schema: { tags, params: s.projectIdParams, body: s.patchProjectBody, response: { 200: s.projectSchema } } },
+    {
+      ...mine,
+      schema: { tags, params: s.projectIdParams, body: s.patchProjectBody, response: { 200: s.projectSchema } },
+    },
     (req) => service.updateProject(ctx, user(req), req.params.id, req.body),
   );
   app.post(

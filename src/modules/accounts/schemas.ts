@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { MIN_PASSWORD_LENGTH } from '../../domain/passwords.js';
 import { emailSchema } from '../../domain/email.js';
+import { MIN_PASSWORD_LENGTH } from '../../domain/passwords.js';
 
 export const loginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1000) });
 export const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`).max(1000);
 
 export const userSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() });
+export type User = z.infer<typeof userSchema>;
 
 export const projectSchema = z.object({
   id: z.string().uuid(),
@@ -14,9 +15,13 @@ export const projectSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Project = z.infer<typeof projectSchema>;
 /** The keys are shown once, when they are made; only their hashes are stored. */
 export const projectWithKeysSchema = projectSchema.extend({ publicKey: z.string(), secretKey: z.string() });
 
 export const createProjectBody = z.object({ name: z.string().trim().min(1).max(255) });
-export const patchProjectBody = z.object({ name: z.string().trim().min(1).max(255).optional(), disabled: z.boolean().optional() });
+export const patchProjectBody = z.object({
+  name: z.string().trim().min(1).max(255).optional(),
+  disabled: z.boolean().optional(),
+});
 export const projectIdParams = z.object({ id: z.string().uuid() });

@@ -1,20 +1,32 @@
 import { generateKey, hashKey } from '../../domain/api-keys.js';
+import { iso } from '../../domain/formats.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../domain/passwords.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
-import { createProject } from '../projects/service.js';
+import * as projects from '../projects/service.js';
+import type { UserRow } from './repo.js';
 import * as repo from './repo.js';
-import type { OwnedProjectRow, UserRow } from './repo.js';
-
-const iso = (d: Date) => new Date(d).toISOString();
+import type { Project } from './schemas.js';
 
 export const toUser = (u: UserRow) => ({ id: u.id, email: u.email, createdAt: iso(u.created_at) });
-const toProject = (p: OwnedProjectRow) => ({ id: p.id, name: p.name, disabled: p.disabled, createdAt: iso(p.created_at), updatedAt: iso(p.updated_at) });
+const toProject = (p: projects.ProjectRow): Project => ({
+  id: p.id,
+  name: p.name,
+  disabled: p.disabled,
+  createdAt: iso(p.created_at),
+  updatedAt: iso(p.updated_at),
+});
 
 /** `npm run user:create`: a new user, owner of every project without one. Null when the email is taken. */
 export async function createUser(db: Db, email: string, password: string, now: Date): Promise<UserRow | null> {
-  return repo.insertUser(db, email, await hashPassword(password), now);
+  const passwordHash = await hashPassword(password);
+  return db.transaction(async (tx) => {
+    const user = await repo.insertUser(tx, email, passwordHash, now);
+    // The first user claims the default project.
+    if (user) await projects.claimOwnerless(tx, user.id);
+    return user;
+  });
 }
 
 const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', 'Wrong email or password');
@@ -34,20 +46,24 @@ export async function me(ctx: AppContext, userId: string) {
 }
 
 export async function listProjects(ctx: AppContext, userId: string) {
-  return (await repo.ownedProjects(ctx.db, userId)).map(toProject);
+  return (await projects.ownedProjects(ctx.db, userId)).map(toProject);
 }
 
 export async function createOwnedProject(ctx: AppContext, userId: string, name: string) {
   return ctx.db.transaction(async (tx) => {
-    const created = await createProject(tx as unknown as Db, name);
-    await repo.setOwner(tx, created.id, userId);
-    const row = await repo.ownedProject(tx, userId, created.id);
+    const created = await projects.createProject(tx, name, userId);
+    const row = await projects.ownedProject(tx, userId, created.id);
     return { ...toProject(row!), publicKey: created.publicKey, secretKey: created.secretKey };
   });
 }
 
-export async function updateProject(ctx: AppContext, userId: string, id: string, change: { name?: string; disabled?: boolean }) {
-  const row = await repo.updateOwnedProject(ctx.db, userId, id, change, ctx.clock.now());
+export async function updateProject(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  change: { name?: string; disabled?: boolean },
+) {
+  const row = await projects.updateOwnedProject(ctx.db, userId, id, change, ctx.clock.now());
   if (!row) throw notFound('Project');
   ctx.keys.clear();
   return toProject(row);
@@ -58,7 +74,13 @@ export async function regenerateKeys(ctx: AppContext, userId: string, id: string
   const publicKey = generateKey('public');
   const secretKey = generateKey('secret');
   const row = await ctx.db.transaction((tx) =>
-    repo.updateOwnedProject(tx, userId, id, { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } }, ctx.clock.now()),
+    projects.updateOwnedProject(
+      tx,
+      userId,
+      id,
+      { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } },
+      ctx.clock.now(),
+    ),
   );
   if (!row) throw notFound('Project');
   ctx.keys.clear();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
-import { run, type Executor } from '../../platform/db/client.js';
+import { type Executor, run } from '../../platform/db/client.js';
 
 export const SESSION_COOKIE = 'postbox_session';
 export const SESSION_SECONDS = 7 * 24 * 3600;
@@ -41,19 +41,29 @@ export class Sessions {
   async verify(token: string, now: Date): Promise<Session | null> {
     let payload: unknown;
     try {
-      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: now, requiredClaims: ['exp', 'sub', 'jti'] }));
+      ({ payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        currentDate: now,
+        requiredClaims: ['exp', 'sub', 'jti'],
+      }));
     } catch {
       return null;
     }
     const parsed = claims.safeParse(payload);
     if (!parsed.success) return null;
-    const revoked = await run(this.db, sql`select 1 from revoked_sessions where id = ${parsed.data.jti}`, { prepared: true });
+    const revoked = await run(this.db, sql`select 1 from revoked_sessions where id = ${parsed.data.jti}`, {
+      prepared: true,
+    });
     if (revoked.rows.length > 0) return null;
     return { userId: parsed.data.sub, id: parsed.data.jti, expiresAt: new Date(parsed.data.exp * 1000) };
   }
 
   async revoke(session: Session): Promise<void> {
-    await run(this.db, sql`insert into revoked_sessions (id, expires_at) values (${session.id}, ${session.expiresAt}) on conflict do nothing`);
+    await run(
+      this.db,
+      sql`insert into revoked_sessions (id, expires_at) values (${session.id}, ${session.expiresAt})
+        on conflict do nothing`,
+    );
   }
 }
 

@@ -11,30 +11,52 @@ export async function activityRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
   const activity = ['Activity'];
   const analytics = ['Analytics'];
 
-  app.get('/activity', { schema: { tags: activity, querystring: s.activityQuery, response: { 200: s.activityPageSchema } } }, (req) =>
-    service.listActivity(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/activity',
+    { schema: { tags: activity, querystring: s.activityQuery, response: { 200: s.activityPageSchema } } },
+    (req) => service.listActivity(ctx, projectOf(req).id, req.query),
   );
-  app.get('/activity/stats', { schema: { tags: activity, querystring: s.rangeQuery, response: { 200: s.activityStatsSchema } } }, (req) =>
-    service.activityStats(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/activity/stats',
+    { schema: { tags: activity, querystring: s.rangeQuery, response: { 200: s.activityStatsSchema } } },
+    (req) => service.activityStats(ctx, projectOf(req).id, req.query),
   );
-  app.get('/activity/recent-count', { schema: { tags: activity, querystring: s.recentCountQuery, response: { 200: s.recentCountSchema } } }, (req) =>
-    service.recentCount(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/activity/recent-count',
+    { schema: { tags: activity, querystring: s.recentCountQuery, response: { 200: s.recentCountSchema } } },
+    (req) => service.recentCount(ctx, projectOf(req).id, req.query),
   );
-  app.get('/activity/types', { schema: { tags: activity, response: { 200: s.typesSchema } } }, (req) => service.activityTypes(ctx, projectOf(req).id));
-  app.get('/activity/upcoming', { schema: { tags: activity, response: { 200: s.upcomingSchema } } }, (req) => service.upcoming(ctx, projectOf(req).id));
+  app.get('/activity/types', { schema: { tags: activity, response: { 200: s.typesSchema } } }, (req) =>
+    service.activityTypes(ctx, projectOf(req).id),
+  );
+  app.get('/activity/upcoming', { schema: { tags: activity, response: { 200: s.upcomingSchema } } }, (req) =>
+    service.upcoming(ctx, projectOf(req).id),
+  );
 
-  app.get('/analytics/timeseries', { schema: { tags: analytics, querystring: s.rangeQuery, response: { 200: s.timeseriesSchema } } }, (req) =>
-    service.timeseries(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/analytics/timeseries',
+    { schema: { tags: analytics, querystring: s.rangeQuery, response: { 200: s.timeseriesSchema } } },
+    (req) => service.timeseries(ctx, projectOf(req).id, req.query),
   );
   app.get(
     '/analytics/top-campaigns',
-    { schema: { tags: analytics, querystring: s.topCampaignsQuery, response: { 200: z.array(s.campaignSummarySchema) } } },
+    {
+      schema: {
+        tags: analytics,
+        querystring: s.topCampaignsQuery,
+        response: { 200: z.array(s.campaignSummarySchema) },
+      },
+    },
     (req) => service.topCampaigns(ctx, projectOf(req).id, req.query),
   );
-  app.get('/analytics/campaign-stats', { schema: { tags: analytics, querystring: s.rangeQuery, response: { 200: s.campaignStatsSchema } } }, (req) =>
-    service.campaignStats(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/analytics/campaign-stats',
+    { schema: { tags: analytics, querystring: s.rangeQuery, response: { 200: s.campaignStatsSchema } } },
+    (req) => service.campaignStats(ctx, projectOf(req).id, req.query),
   );
-  app.get('/analytics/top-events', { schema: { tags: analytics, querystring: s.topEventsQuery, response: { 200: s.topEventsSchema } } }, (req) =>
-    service.topEvents(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/analytics/top-events',
+    { schema: { tags: analytics, querystring: s.topEventsQuery, response: { 200: s.topEventsSchema } } },
+    (req) => service.topEvents(ctx, projectOf(req).id, req.query),
   );
 }

@@ -4,14 +4,27 @@ import { campaignFiguresSchema } from '../campaigns/schemas.js';
 import { dateTimeQuery } from '../events/schemas.js';
 
 /** The events the activity feed and its statistics are about. */
-export const ACTIVITY_TYPES = ['email.sent', 'email.failed', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained', 'email.received'] as const;
+export const ACTIVITY_TYPES = [
+  'email.sent',
+  'email.failed',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'email.complained',
+  'email.received',
+] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 const activityType = z.enum(ACTIVITY_TYPES);
 
 /** `?type=email.opened,email.clicked` (comma-separated, or repeated). */
 const typesQuery = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(activityType).min(1));
 
 export const activityQuery = z.object({
@@ -34,6 +47,7 @@ export const activityItemSchema = z.object({
   subject: z.string().nullable(),
   data: z.record(z.unknown()),
 });
+export type ActivityItem = z.infer<typeof activityItemSchema>;
 export const activityPageSchema = cursorPageSchema(activityItemSchema);
 
 /** A range of UTC days; the default is the last 30 days up to now. */
@@ -58,6 +72,7 @@ export const activityStatsSchema = z.object({
   clickRate: z.number(),
   bounceRate: z.number(),
 });
+export type ActivityStats = z.infer<typeof activityStatsSchema>;
 
 export const recentCountQuery = z.object({
   /** The window, in minutes back from now (default 60, at most 7 days). */
@@ -87,6 +102,7 @@ export const timeseriesSchema = z.object({
   interval: z.literal('day'),
   data: z.array(z.object({ date: z.string(), ...counts })),
 });
+export type Timeseries = z.infer<typeof timeseriesSchema>;
 
 export const CAMPAIGN_METRICS = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'openRate', 'clickRate'] as const;
 export const topCampaignsQuery = z.object({

@@ -1,12 +1,11 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { filterReferences, type FilterCondition } from '../../domain/filters/index.js';
-import { likePattern } from '../../domain/filters/compile.js';
-import { run, type Executor } from '../../platform/db/client.js';
-import { listOrder } from '../../platform/db/list-order.js';
-import type { AudienceType, CampaignStatus } from '../../platform/db/schema.js';
-import { CANCELLED_REASON } from './counters.js';
-import type { EmailContentRow, TemplateValues } from '../templates/repo.js';
-import { emailInputCte, emailStoreCte, wakeDelivery, type NewEmail } from '../emails/repo.js';
+import { type SQL, sql } from 'drizzle-orm';
+import { type FilterCondition, filterReferences } from '../../domain/filters/index.js';
+import { likePattern } from '../../domain/formats.js';
+import { type Executor, run } from '../../platform/db/client.js';
+import { listOrder, type NamedListQuery } from '../../platform/db/list-order.js';
+import { type NewEmail, storeEmailsWith, wakeDelivery } from '../emails/service.js';
+import type { EmailContentRow, TemplateValues } from '../templates/service.js';
+import type { AudienceType, CampaignStatus } from './schemas.js';
 
 /** Every query on `campaigns` and `campaign_recipients` lives here (the counters in counters.ts). */
 
@@ -37,20 +36,36 @@ export interface CampaignValues extends TemplateValues {
 
 const conditionJson = (c: FilterCondition | null) => (c === null ? null : JSON.stringify(c));
 
-export async function insertCampaign(ex: Executor, projectId: string, v: CampaignValues, now: Date): Promise<CampaignRow> {
-  const r = await run<CampaignRow>(ex, sql`
+export async function insertCampaign(
+  ex: Executor,
+  projectId: string,
+  v: CampaignValues,
+  now: Date,
+): Promise<CampaignRow> {
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
     insert into campaigns (project_id, name, description, subject, body, from_email, from_name, reply_to, type,
       audience_type, segment_id, audience_condition, created_at, updated_at)
-    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo}, ${v.type},
-      ${v.audienceType}, ${v.segmentId}, ${conditionJson(v.audienceCondition)}::jsonb, ${now}, ${now})
-    returning *`);
+    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo},
+      ${v.type}, ${v.audienceType}, ${v.segmentId}, ${conditionJson(v.audienceCondition)}::jsonb, ${now}, ${now})
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
 /** A campaign of the project, or null; `lock` holds it until the transaction ends. */
-export async function findCampaign(ex: Executor, projectId: string, id: string, lock = false): Promise<CampaignRow | null> {
-  const r = await run<CampaignRow>(ex, sql`
-    select * from campaigns where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
+export async function findCampaign(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  lock = false,
+): Promise<CampaignRow | null> {
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
+    select * from campaigns where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -65,13 +80,23 @@ export async function campaignStatus(ex: Executor, id: string): Promise<Campaign
   return r.rows[0]?.status ?? null;
 }
 
-export async function replaceCampaign(ex: Executor, projectId: string, id: string, v: CampaignValues, now: Date): Promise<CampaignRow | null> {
-  const r = await run<CampaignRow>(ex, sql`
+export async function replaceCampaign(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  v: CampaignValues,
+  now: Date,
+): Promise<CampaignRow | null> {
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
     update campaigns set name = ${v.name}, description = ${v.description}, subject = ${v.subject}, body = ${v.body},
-      from_email = ${v.from}, from_name = ${v.fromName}, reply_to = ${v.replyTo}, type = ${v.type}, audience_type = ${v.audienceType},
-      segment_id = ${v.segmentId}, audience_condition = ${conditionJson(v.audienceCondition)}::jsonb, updated_at = ${now}
+      from_email = ${v.from}, from_name = ${v.fromName}, reply_to = ${v.replyTo}, type = ${v.type},
+      audience_type = ${v.audienceType}, segment_id = ${v.segmentId},
+      audience_condition = ${conditionJson(v.audienceCondition)}::jsonb, updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -79,14 +104,8 @@ export async function deleteCampaign(ex: Executor, projectId: string, id: string
   await run(ex, sql`delete from campaigns where project_id = ${projectId} and id = ${id}`);
 }
 
-export interface CampaignListQuery {
-  projectId: string;
+export interface CampaignListQuery extends NamedListQuery {
   status?: CampaignStatus;
-  search?: string;
-  sort: 'name' | 'createdAt' | 'updatedAt';
-  dir: 'asc' | 'desc';
-  offset: number;
-  limit: number;
 }
 
 function listFilter(q: CampaignListQuery): SQL {
@@ -100,10 +119,13 @@ function listFilter(q: CampaignListQuery): SQL {
 }
 
 export async function listCampaigns(ex: Executor, q: CampaignListQuery): Promise<CampaignRow[]> {
-  const r = await run<CampaignRow>(ex, sql`
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
     select * from campaigns where ${listFilter(q)}
     ${listOrder(q.sort, q.dir)}
-    limit ${q.limit} offset ${q.offset}`);
+    limit ${q.limit} offset ${q.offset}`,
+  );
   return r.rows;
 }
 
@@ -113,20 +135,37 @@ export async function countCampaigns(ex: Executor, q: CampaignListQuery): Promis
 }
 
 /** Scheduled or sending campaigns of the project whose audience is, or names, the segment. */
-export async function activeCampaignsUsingSegment(ex: Executor, projectId: string, segmentId: string): Promise<{ id: string; name: string }[]> {
-  const r = await run<Pick<CampaignRow, 'id' | 'name' | 'segment_id' | 'audience_condition'>>(ex, sql`
+export async function activeCampaignsUsingSegment(
+  ex: Executor,
+  projectId: string,
+  segmentId: string,
+): Promise<{ id: string; name: string }[]> {
+  const r = await run<Pick<CampaignRow, 'id' | 'name' | 'segment_id' | 'audience_condition'>>(
+    ex,
+    sql`
     select id, name, segment_id, audience_condition from campaigns
-    where project_id = ${projectId} and status in ('SCHEDULED', 'SENDING')`);
+    where project_id = ${projectId} and status in ('SCHEDULED', 'SENDING')`,
+  );
   return r.rows
-    .filter((c) => c.segment_id === segmentId || (c.audience_condition && filterReferences(c.audience_condition).segments.includes(segmentId)))
+    .filter(
+      (c) =>
+        c.segment_id === segmentId ||
+        (c.audience_condition && filterReferences(c.audience_condition).segments.includes(segmentId)),
+    )
     .map((c) => ({ id: c.id, name: c.name }));
 }
 
 /** Campaigns of the project whose filtered audience names a field or event, for the usage endpoints. */
-export async function campaignConditions(ex: Executor, projectId: string): Promise<{ id: string; name: string; condition: FilterCondition }[]> {
-  const r = await run<{ id: string; name: string; condition: FilterCondition }>(ex, sql`
+export async function campaignConditions(
+  ex: Executor,
+  projectId: string,
+): Promise<{ id: string; name: string; condition: FilterCondition }[]> {
+  const r = await run<{ id: string; name: string; condition: FilterCondition }>(
+    ex,
+    sql`
     select id, name, audience_condition as condition from campaigns
-    where project_id = ${projectId} and audience_condition is not null order by created_at desc`);
+    where project_id = ${projectId} and audience_condition is not null order by created_at desc`,
+  );
   return r.rows;
 }
 
@@ -135,67 +174,98 @@ export async function campaignConditions(ex: Executor, projectId: string): Promi
 
 /** DRAFT or SCHEDULED → SENDING now; null when the campaign was in neither state. */
 export async function markSending(ex: Executor, projectId: string, id: string, now: Date): Promise<CampaignRow | null> {
-  const r = await run<CampaignRow>(ex, sql`
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
     update campaigns set status = 'SENDING', scheduled_for = null, sent_at = ${now}, updated_at = ${now}
     where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED')
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
 /** DRAFT or SCHEDULED → SCHEDULED for `at`. */
-export async function markScheduled(ex: Executor, projectId: string, id: string, at: Date, now: Date): Promise<CampaignRow | null> {
-  const r = await run<CampaignRow>(ex, sql`
+export async function markScheduled(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  at: Date,
+  now: Date,
+): Promise<CampaignRow | null> {
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
     update campaigns set status = 'SCHEDULED', scheduled_for = ${at}, updated_at = ${now}
     where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED')
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
 /** SCHEDULED for exactly `at` → SENDING: a schedule that was changed or cancelled since does nothing. */
 export async function startScheduled(ex: Executor, id: string, at: Date, now: Date): Promise<CampaignRow | null> {
-  const r = await run<CampaignRow>(ex, sql`
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
     update campaigns set status = 'SENDING', sent_at = ${now}, updated_at = ${now}
     where id = ${id} and status = 'SCHEDULED' and scheduled_for = ${at}
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
 /**
- * SCHEDULED or SENDING → CANCELLED, skipping the campaign's queued emails that no worker holds
- * (those in flight finish) and the recipients not yet given an email, so `pending` drains to zero.
- * Emails are locked before the campaign, in the order delivery outcomes take them, so the two never
- * deadlock; a fan-out page racing the cancel waits for the recipients' rows and then finds them gone.
+ * SCHEDULED or SENDING → CANCELLED, dropping the recipients not yet given an email and counting
+ * them and `skippedEmails` (the queued emails skipped before, in the same transaction) as skipped,
+ * so `pending` drains to zero. Null when the campaign is not cancellable.
  */
-export async function cancelCampaign(ex: Executor, projectId: string, id: string, now: Date): Promise<CampaignRow | null> {
-  const cancellable = sql`exists (select 1 from campaigns where id = ${id} and project_id = ${projectId} and status in ('SCHEDULED', 'SENDING'))`;
-  const r = await run<CampaignRow>(ex, sql`
-    with skipped as (
-      update emails set status = 'skipped', last_error = ${CANCELLED_REASON}, updated_at = ${now}
-      where campaign_id = ${id} and status = 'queued' and (locked_until is null or locked_until <= ${now}) and ${cancellable}
-      returning 1),
-    unsent as (
-      delete from campaign_recipients where campaign_id = ${id} and email_id is null and ${cancellable}
+export async function cancelCampaign(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  skippedEmails: number,
+  now: Date,
+): Promise<CampaignRow | null> {
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
+    with unsent as (
+      delete from campaign_recipients where campaign_id = ${id} and email_id is null
+        and exists (select 1 from campaigns where id = ${id} and project_id = ${projectId}
+          and status in ('SCHEDULED', 'SENDING'))
       returning 1)
     update campaigns set status = 'CANCELLED', updated_at = ${now},
-      skipped_count = skipped_count + (select count(*) from skipped) + (select count(*) from unsent)
+      skipped_count = skipped_count + ${skippedEmails} + (select count(*) from unsent)
     where project_id = ${projectId} and id = ${id} and status in ('SCHEDULED', 'SENDING')
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
-/** Queued emails of cancelled campaigns whose worker let them go since (the rescue job's sweep). */
-export async function skipCancelledLeftovers(ex: Executor, now: Date): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`
-    with skipped as (
-      update emails e set status = 'skipped', last_error = ${CANCELLED_REASON}, updated_at = ${now}
-      from campaigns c
-      where c.status = 'CANCELLED' and e.campaign_id = c.id and e.status = 'queued' and (e.locked_until is null or e.locked_until <= ${now})
-      returning e.campaign_id),
-    counted as (
-      update campaigns c set skipped_count = c.skipped_count + s.n
-      from (select campaign_id, count(*)::int as n from skipped group by campaign_id) s where c.id = s.campaign_id)
-    select count(*)::int as n from skipped`);
-  return r.rows[0]!.n;
+/** Of these campaigns, those cancelled. */
+export async function cancelledAmong(ex: Executor, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const r = await run<{ id: string }>(
+    ex,
+    sql`
+    select id from campaigns
+    where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+      and status = 'CANCELLED'`,
+  );
+  return r.rows.map((row) => row.id);
+}
+
+/** Adds emails skipped after the fact to their campaigns' skipped counts. */
+export async function addSkipped(ex: Executor, counts: Map<string, number>): Promise<void> {
+  if (counts.size === 0) return;
+  await run(
+    ex,
+    sql`
+    update campaigns c set skipped_count = c.skipped_count + s.n
+    from (select key::uuid as id, value::int as n
+      from jsonb_each_text(${JSON.stringify(Object.fromEntries(counts))}::jsonb)) s
+    where c.id = s.id`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +278,9 @@ export async function skipCancelledLeftovers(ex: Executor, now: Date): Promise<n
  */
 export async function freezeAudience(ex: Executor, c: CampaignRow, audience: SQL, now: Date): Promise<boolean> {
   const subscribedOnly = c.type === 'MARKETING' ? sql` and c.subscribed` : sql``;
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     with listed as (
       insert into campaign_recipients (campaign_id, contact_id)
       select ${c.id}::uuid, c.id from contacts c where c.project_id = ${c.project_id} and (${audience})${subscribedOnly}
@@ -216,7 +288,8 @@ export async function freezeAudience(ex: Executor, c: CampaignRow, audience: SQL
       returning 1)
     update campaigns set total_recipients = (select count(*) from listed), frozen_at = ${now}, updated_at = ${now}
     where id = ${c.id} and frozen_at is null
-    returning id`);
+    returning id`,
+  );
   return r.rows.length > 0;
 }
 
@@ -229,13 +302,21 @@ export interface PendingRecipient {
 }
 
 /** The next recipients without an email, in contact id order after `after`. */
-export async function pendingRecipients(ex: Executor, campaignId: string, after: string | null, limit: number): Promise<PendingRecipient[]> {
-  const r = await run<PendingRecipient>(ex, sql`
+export async function pendingRecipients(
+  ex: Executor,
+  campaignId: string,
+  after: string | null,
+  limit: number,
+): Promise<PendingRecipient[]> {
+  const r = await run<PendingRecipient>(
+    ex,
+    sql`
     select r.contact_id, c.email, c.subscribed, c.data
     from campaign_recipients r left join contacts c on c.id = r.contact_id
     where r.campaign_id = ${campaignId} and r.email_id is null ${after ? sql`and r.contact_id > ${after}` : sql``}
     order by r.contact_id
-    limit ${limit}`);
+    limit ${limit}`,
+  );
   return r.rows;
 }
 
@@ -253,8 +334,8 @@ export async function storeCampaignEmails(
   now: Date,
   wake: boolean,
 ): Promise<number> {
-  const r = await run<{ queued: number }>(ex, sql`
-    with ${emailInputCte(emails)},
+  const [row] = await storeEmailsWith<{ queued: number }>(ex, emails, now, {
+    before: sql`
     claimed as (
       update campaign_recipients r set email_id = i.id
       from input i
@@ -265,20 +346,26 @@ export async function storeCampaignEmails(
       delete from campaign_recipients
       where campaign_id = ${campaignId} and email_id is null
         and contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(goneContactIds)}::jsonb))
-      returning 1),
-    ${emailStoreCte(now, sql`i.id in (select email_id from claimed)`)},
+      returning 1)`,
+    admit: sql`i.id in (select email_id from claimed)`,
+    after: sql`
     counted as (
       update campaigns set skipped_count = skipped_count
         + (select count(*) from stored where status = 'skipped') + (select count(*) from dropped)
-      where id = ${campaignId})
-    select (select count(*) from stored where status = 'queued')::int as queued, ${wakeDelivery(wake)}`);
-  return r.rows[0]!.queued;
+      where id = ${campaignId})`,
+    result: sql`(select count(*) from stored where status = 'queued')::int as queued, ${wakeDelivery(wake)}`,
+  });
+  return row!.queued;
 }
 
 /** How many of the campaign's emails wait for delivery, counted up to `cap`. */
 export async function queuedBacklog(ex: Executor, campaignId: string, cap: number): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`
-    select count(*)::int as n from (select 1 from emails where campaign_id = ${campaignId} and status = 'queued' limit ${cap}) q`);
+  const r = await run<{ n: number }>(
+    ex,
+    sql`
+    select count(*)::int as n from (select 1 from emails where campaign_id = ${campaignId} and status = 'queued'
+      limit ${cap}) q`,
+  );
   return r.rows[0]!.n;
 }
 
@@ -288,6 +375,9 @@ export async function markFannedOut(ex: Executor, id: string, now: Date): Promis
 
 /** Campaigns in SENDING, for the rescue job. */
 export async function sendingCampaigns(ex: Executor): Promise<Pick<CampaignRow, 'id' | 'fanned_out_at'>[]> {
-  const r = await run<Pick<CampaignRow, 'id' | 'fanned_out_at'>>(ex, sql`select id, fanned_out_at from campaigns where status = 'SENDING'`);
+  const r = await run<Pick<CampaignRow, 'id' | 'fanned_out_at'>>(
+    ex,
+    sql`select id, fanned_out_at from campaigns where status = 'SENDING'`,
+  );
   return r.rows;
 }

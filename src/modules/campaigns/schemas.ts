@@ -6,7 +6,9 @@ import { emailContentBody, emailContentSchema } from '../templates/schemas.js';
 
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
 export const campaignStatusSchema = z.enum(CAMPAIGN_STATUSES);
+export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
 export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
+export type AudienceType = z.infer<typeof audienceTypeSchema>;
 
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
 export const campaignBody = emailContentBody.extend({
@@ -18,7 +20,7 @@ export const campaignBody = emailContentBody.extend({
 });
 export type CampaignBody = z.infer<typeof campaignBody>;
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 
 export const campaignSchema = emailContentSchema.extend({
   status: campaignStatusSchema,
@@ -39,12 +41,13 @@ export const campaignSchema = emailContentSchema.extend({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Campaign = z.infer<typeof campaignSchema>;
 
 export const wrappedCampaign = z.object({ success: z.literal(true), data: campaignSchema });
 export const campaignAction = wrappedCampaign.extend({ message: z.string() });
 
 export const listCampaignsQuery = offsetPageQuery.extend({
-  /** Checked by the service: an unknown status is a 400, as the spec says, not a 422. */
+  /** Checked by the service: an unknown status is a 400, not a 422 (docs/api-rules.md#campaign-status-400). */
   status: z.string().max(100).optional(),
   search: z.string().max(200).optional(),
   sort: z.enum(['name', 'createdAt', 'updatedAt']).catch('createdAt').default('createdAt'),
@@ -53,12 +56,12 @@ export const listCampaignsQuery = offsetPageQuery.extend({
 
 export const campaignPageSchema = offsetPageSchema(campaignSchema);
 
-/** `scheduledFor`: anything `Date` parses (an ISO string, an RFC 2822 date, epoch milliseconds); unparseable is a 400. */
+/**
+ * `scheduledFor`: anything `Date` parses (an ISO string, an RFC 2822 date, epoch milliseconds); unparseable is a 400.
+ */
 export const sendBody = z
   .object({
-    scheduledFor: z
-      .unknown()
-      .describe('When to send (any date the standard parser accepts); omit or null to send now'),
+    scheduledFor: z.unknown().describe('When to send (any date the standard parser accepts); omit or null to send now'),
   })
   .passthrough()
   .nullish();
@@ -92,3 +95,4 @@ export const statsSchema = campaignFiguresSchema.extend({
   /** Recipients whose email has no outcome yet. */
   pending: z.number().int(),
 });
+export type CampaignStats = z.infer<typeof statsSchema>;

@@ -16,18 +16,19 @@
  * a finished one not yet marked SENT, queued emails of a cancelled one.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FilterCondition } from '../../domain/filters/index.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import { enqueue, JobInterrupted, type Job } from '../../platform/queue.js';
-import { composeEmail, type Content, type Linking, type Render } from '../emails/compose.js';
-import type { NewEmail } from '../emails/repo.js';
+import { enqueue, type Job, JobInterrupted } from '../../platform/queue.js';
+import { type Content, composeEmail, type Linking, type Render } from '../emails/compose.js';
+import type { NewEmail } from '../emails/service.js';
+import { campaignsWithIdleQueuedEmails, skipQueuedCampaignEmails } from '../emails/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
-import { completeCampaigns } from './counters.js';
-import * as repo from './repo.js';
+import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import type { CampaignRow, PendingRecipient } from './repo.js';
+import * as repo from './repo.js';
 
 export const CAMPAIGN_START_QUEUE = 'campaigns.start';
 export const CAMPAIGN_FANOUT_QUEUE = 'campaigns.fan-out';
@@ -37,15 +38,25 @@ const PAGE = 500;
 const RENDERING = 2;
 const BACKLOG = 2_000;
 const BACKLOG_WAIT_MS = 100;
-/** The fan-out job's lease is renewed this often; see FANOUT_LEASE_MS in jobs.ts. */
+/** The fan-out job's lease is renewed this often; see FANOUT_LEASE_MS in src/worker.ts. */
 const HEARTBEAT_MS = 2_000;
 
 export async function enqueueFanOut(ex: Executor, campaignId: string): Promise<void> {
-  await enqueue(ex, CAMPAIGN_FANOUT_QUEUE, { campaignId }, { singletonKey: `campaign-fan-out:${campaignId}`, maxAttempts: 50 });
+  await enqueue(
+    ex,
+    CAMPAIGN_FANOUT_QUEUE,
+    { campaignId },
+    { singletonKey: `campaign-fan-out:${campaignId}`, maxAttempts: 50 },
+  );
 }
 
 export async function enqueueStart(ex: Executor, campaignId: string, at: Date): Promise<void> {
-  await enqueue(ex, CAMPAIGN_START_QUEUE, { campaignId, scheduledFor: at.toISOString() }, { runAt: at, maxAttempts: 50 });
+  await enqueue(
+    ex,
+    CAMPAIGN_START_QUEUE,
+    { campaignId, scheduledFor: at.toISOString() },
+    { runAt: at, maxAttempts: 50 },
+  );
 }
 
 /** The start job of a schedule: a schedule changed or cancelled since leaves the campaign alone. */
@@ -57,12 +68,17 @@ export async function startScheduledCampaign(ctx: AppContext, campaignId: string
 }
 
 /** Who a campaign is for, as a filter tree (`ALL` has none). */
-export function audienceOf(c: Pick<CampaignRow, 'audience_type' | 'segment_id' | 'audience_condition'>): FilterCondition | null {
+export function audienceOf(
+  c: Pick<CampaignRow, 'audience_type' | 'segment_id' | 'audience_condition'>,
+): FilterCondition | null {
   switch (c.audience_type) {
     case 'ALL':
       return null;
     case 'SEGMENT':
-      return { logic: 'AND', groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: c.segment_id }] }] };
+      return {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: c.segment_id }] }],
+      };
     case 'FILTERED':
       return c.audience_condition;
   }
@@ -78,7 +94,7 @@ async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Promise<SQL
 async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const c = await repo.campaignById(tx, campaignId, true);
-    if (!c || c.status !== 'SENDING' || c.frozen_at) return;
+    if (c?.status !== 'SENDING' || c.frozen_at) return;
     const now = ctx.clock.now();
     await repo.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
   });
@@ -102,7 +118,13 @@ export function campaignContent(c: CampaignRow): Content {
  * One recipient's email. A render that fails for this contact's data (a template that times out,
  * say) is stored as skipped with the reason, so one recipient never holds up the rest.
  */
-async function recipientEmail(c: CampaignRow, content: Content, r: PendingRecipient, linking: Linking, render: Render): Promise<NewEmail> {
+async function recipientEmail(
+  c: CampaignRow,
+  content: Content,
+  r: PendingRecipient,
+  linking: Linking,
+  render: Render,
+): Promise<NewEmail> {
   const id = randomUUID();
   const contact = { id: r.contact_id, email: r.email!, subscribed: r.subscribed!, data: r.data ?? {} };
   try {
@@ -110,7 +132,14 @@ async function recipientEmail(c: CampaignRow, content: Content, r: PendingRecipi
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
     return {
-      ...(await composeEmail(id, c.project_id, { ...content, subject: '(not rendered)', body: '-' }, { contact, name: null, transient: {} }, linking, render)),
+      ...(await composeEmail(
+        id,
+        c.project_id,
+        { ...content, subject: '(not rendered)', body: '-' },
+        { contact, name: null, transient: {} },
+        linking,
+        render,
+      )),
       status: 'skipped',
       lastError: `Not sent: the ${err.part} could not be rendered for this contact: ${err.message}`,
     };
@@ -122,7 +151,13 @@ async function recipientEmail(c: CampaignRow, content: Content, r: PendingRecipi
  * goes one after the other at full speed; one rendered in the worker pool keeps its threads busy
  * without filling its queue.
  */
-async function pageEmails(c: CampaignRow, content: Content, page: PendingRecipient[], linking: Linking, render: Render): Promise<NewEmail[]> {
+async function pageEmails(
+  c: CampaignRow,
+  content: Content,
+  page: PendingRecipient[],
+  linking: Linking,
+  render: Render,
+): Promise<NewEmail[]> {
   const emails: NewEmail[] = new Array(page.length);
   let next = 0;
   const lane = async () => {
@@ -138,10 +173,14 @@ async function pageEmails(c: CampaignRow, content: Content, page: PendingRecipie
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The fan-out job of one campaign (see the top of this file); resumable at any point. */
-export async function fanOutCampaign(ctx: AppContext, campaignId: string, job: Pick<Job, 'heartbeat' | 'signal'>): Promise<void> {
+export async function fanOutCampaign(
+  ctx: AppContext,
+  campaignId: string,
+  job: Pick<Job, 'heartbeat' | 'signal'>,
+): Promise<void> {
   await freeze(ctx, campaignId);
   const c = await repo.campaignById(ctx.db, campaignId);
-  if (!c || c.status !== 'SENDING' || !c.frozen_at) return;
+  if (c?.status !== 'SENDING' || !c.frozen_at) return;
   const content = campaignContent(c);
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
   const render: Render = ctx.templates.render.bind(ctx.templates);
@@ -179,7 +218,11 @@ export async function fanOutCampaign(ctx: AppContext, campaignId: string, job: P
 /** The recurring rescue: nothing a crash interrupts stays stuck. */
 export async function rescueCampaigns(ctx: AppContext): Promise<void> {
   const now = ctx.clock.now();
-  await repo.skipCancelledLeftovers(ctx.db, now);
+  // Queued emails of cancelled campaigns whose worker let them go since the cancel.
+  await ctx.db.transaction(async (tx) => {
+    const cancelled = await repo.cancelledAmong(tx, await campaignsWithIdleQueuedEmails(tx, now));
+    await repo.addSkipped(tx, await skipQueuedCampaignEmails(tx, cancelled, CANCELLED_REASON, now));
+  });
   const sending = await repo.sendingCampaigns(ctx.db);
   for (const c of sending.filter((c) => !c.fanned_out_at)) await enqueueFanOut(ctx.db, c.id);
   await completeCampaigns(

@@ -1,47 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import type { FilterCondition } from '../../domain/filters/index.js';
+import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import type { CampaignStatus } from '../../platform/db/schema.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import type { UsageRegistry } from '../../platform/usage.js';
-import { findContact, lookupEmails } from '../contacts/repo.js';
+import { findContact, lookupEmails } from '../contacts/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import { composeEmail } from '../emails/compose.js';
-import { insertEmails } from '../emails/repo.js';
+import { insertEmails, type NewEmail, skipQueuedCampaignEmails } from '../emails/service.js';
 import { checkAudience, filterContext, registerFilterUsage } from '../segments/audience.js';
-import { findSegment } from '../segments/repo.js';
-import { checkSyntax } from '../templates/service.js';
-import * as repo from './repo.js';
-import type { CampaignRow, CampaignValues } from './repo.js';
-import { contentValues } from '../templates/repo.js';
+import { findSegment } from '../segments/service.js';
 import { copyName } from '../templates/schemas.js';
-import { toEmailContent, type EmailContent } from '../templates/service.js';
-import { CAMPAIGN_STATUSES, type CampaignBody } from './schemas.js';
+import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
+import { CANCELLED_REASON } from './counters.js';
+import type { CampaignRow, CampaignValues } from './repo.js';
+import * as repo from './repo.js';
+import { CAMPAIGN_STATUSES, type Campaign, type CampaignBody, type CampaignStatus } from './schemas.js';
 import { campaignContent, enqueueFanOut, enqueueStart } from './sending.js';
 
-/** The API shape of a campaign (the spec's Campaign). */
-export interface Campaign extends EmailContent {
-  status: CampaignStatus;
-  audienceType: CampaignRow['audience_type'];
-  audienceCondition: FilterCondition | null;
-  segmentId: string | null;
-  scheduledFor: string | null;
-  totalRecipients: number;
-  sentCount: number;
-  deliveredCount: number;
-  openedCount: number;
-  clickedCount: number;
-  bouncedCount: number;
-  complainedCount: number;
-  projectId: string;
-  sentAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+/** Counters other modules move when what they count happens there. */
+export { countBounce, countComplaint, countEngagement } from './counters.js';
+export type { CampaignRow } from './repo.js';
 
 export function toCampaign(row: CampaignRow): Campaign {
   return {
@@ -60,8 +40,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     complainedCount: row.complained_count,
     projectId: row.project_id,
     sentAt: iso(row.sent_at),
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
 }
 
@@ -75,19 +55,14 @@ async function requireCampaign(ex: Executor, projectId: string, id: string, lock
 function valuesOf(body: CampaignBody): CampaignValues {
   const missing = (field: string, type: string) =>
     new AppError(400, 'VALIDATION_ERROR', `${field} is required when audienceType is ${type}`, {
-      errors: [{ field, message: `Required when audienceType is ${type}`, code: 'invalid_type', received: 'undefined' }],
+      errors: [
+        { field, message: `Required when audienceType is ${type}`, code: 'invalid_type', received: 'undefined' },
+      ],
     });
   if (body.audienceType === 'SEGMENT' && !body.segmentId) throw missing('segmentId', 'SEGMENT');
   if (body.audienceType === 'FILTERED' && !body.audienceCondition) throw missing('audienceCondition', 'FILTERED');
   return {
-    name: body.name,
-    description: body.description ?? null,
-    subject: body.subject,
-    body: body.body,
-    from: body.from,
-    fromName: body.fromName ?? null,
-    replyTo: body.replyTo ?? null,
-    type: body.type,
+    ...contentOf(body),
     audienceType: body.audienceType,
     segmentId: body.audienceType === 'SEGMENT' ? body.segmentId!.toLowerCase() : null,
     audienceCondition: body.audienceType === 'FILTERED' ? body.audienceCondition! : null,
@@ -95,11 +70,24 @@ function valuesOf(body: CampaignBody): CampaignValues {
 }
 
 /** The audience names only segments of the project, and a filtered one compiles (no segment cycle). */
-async function checkAudienceOf(ex: Executor, projectId: string, v: Pick<CampaignValues, 'audienceType' | 'segmentId' | 'audienceCondition'>, now: Date) {
+async function checkAudienceOf(
+  ex: Executor,
+  projectId: string,
+  v: Pick<CampaignValues, 'audienceType' | 'segmentId' | 'audienceCondition'>,
+  now: Date,
+) {
   if (v.audienceType === 'SEGMENT' && !(await findSegment(ex, projectId, v.segmentId!))) {
-    throw validationError([{ field: 'segmentId', message: 'No segment of this project has this id', code: 'unknown_segment', received: v.segmentId }]);
+    throw validationError([
+      {
+        field: 'segmentId',
+        message: 'No segment of this project has this id',
+        code: 'unknown_segment',
+        received: v.segmentId,
+      },
+    ]);
   }
-  if (v.audienceType === 'FILTERED') checkAudience(v.audienceCondition!, await filterContext(ex, projectId, now), 'audienceCondition');
+  if (v.audienceType === 'FILTERED')
+    checkAudience(v.audienceCondition!, await filterContext(ex, projectId, now), 'audienceCondition');
 }
 
 export async function createCampaign(ctx: AppContext, projectId: string, body: CampaignBody) {
@@ -108,7 +96,7 @@ export async function createCampaign(ctx: AppContext, projectId: string, body: C
   const now = ctx.clock.now();
   await checkAudienceOf(ctx.db, projectId, v, now);
   await assertVerifiedSender(ctx, ctx.db, projectId, v.from);
-  return { success: true as const, data: toCampaign(await repo.insertCampaign(ctx.db, projectId, v, now)) };
+  return toCampaign(await repo.insertCampaign(ctx.db, projectId, v, now));
 }
 
 export async function getCampaign(ctx: AppContext, projectId: string, id: string): Promise<Campaign> {
@@ -117,12 +105,32 @@ export async function getCampaign(ctx: AppContext, projectId: string, id: string
 
 export async function listCampaigns(
   ctx: AppContext,
-  q: { projectId: string; page: number; pageSize: number; status?: string; search?: string; sort: repo.CampaignListQuery['sort']; dir: 'asc' | 'desc' },
+  q: {
+    projectId: string;
+    page: number;
+    pageSize: number;
+    status?: string;
+    search?: string;
+    sort: repo.CampaignListQuery['sort'];
+    dir: 'asc' | 'desc';
+  },
 ) {
   if (q.status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(q.status)) {
-    throw new AppError(400, 'INVALID_STATUS', `Unknown campaign status "${q.status}"; use one of ${CAMPAIGN_STATUSES.join(', ')}`, {
-      errors: [{ field: 'status', message: `Expected one of ${CAMPAIGN_STATUSES.join(', ')}`, code: 'invalid_enum_value', received: q.status }],
-    });
+    throw new AppError(
+      400,
+      'INVALID_STATUS',
+      `Unknown campaign status "${q.status}"; use one of ${CAMPAIGN_STATUSES.join(', ')}`,
+      {
+        errors: [
+          {
+            field: 'status',
+            message: `Expected one of ${CAMPAIGN_STATUSES.join(', ')}`,
+            code: 'invalid_enum_value',
+            received: q.status,
+          },
+        ],
+      },
+    );
   }
   const query: repo.CampaignListQuery = {
     projectId: q.projectId,
@@ -134,7 +142,13 @@ export async function listCampaigns(
     limit: q.pageSize,
   };
   const [rows, total] = await Promise.all([repo.listCampaigns(ctx.db, query), repo.countCampaigns(ctx.db, query)]);
-  return { data: rows.map(toCampaign), page: q.page, pageSize: q.pageSize, total, totalPages: Math.ceil(total / q.pageSize) };
+  return {
+    data: rows.map(toCampaign),
+    page: q.page,
+    pageSize: q.pageSize,
+    total,
+    totalPages: Math.ceil(total / q.pageSize),
+  };
 }
 
 const EDITABLE: ReadonlySet<CampaignStatus> = new Set(['DRAFT', 'SCHEDULED']);
@@ -143,7 +157,12 @@ const EDITABLE: ReadonlySet<CampaignStatus> = new Set(['DRAFT', 'SCHEDULED']);
  * PUT: replaces every field. Only a DRAFT or SCHEDULED campaign can change (a scheduled one keeps
  * its schedule); the sender is checked again only when it changes, as for templates.
  */
-export async function replaceCampaign(ctx: AppContext, projectId: string, id: string, body: CampaignBody): Promise<Campaign> {
+export async function replaceCampaign(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  body: CampaignBody,
+): Promise<Campaign> {
   const v = valuesOf(body);
   await checkSyntax(ctx, v);
   const now = ctx.clock.now();
@@ -188,7 +207,7 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
     },
     ctx.clock.now(),
   );
-  return { success: true as const, data: toCampaign(row) };
+  return toCampaign(row);
 }
 
 /** The instants the database and an ISO 8601 answer can both hold: years 0001 to 9999. */
@@ -196,7 +215,8 @@ const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
- * `scheduledFor` as the spec allows it: anything the standard date parser accepts; null or absent
+ * `scheduledFor` as clients may send it (docs/api-rules.md#scheduled-for): anything the standard date parser accepts;
+ * null or absent
  * is now. A date outside years 0001–9999 cannot be stored, so it is refused like an unparseable one.
  */
 function parseScheduledFor(value: unknown): Date | null {
@@ -204,14 +224,24 @@ function parseScheduledFor(value: unknown): Date | null {
   const at = typeof value === 'string' || typeof value === 'number' ? new Date(value) : new Date(NaN);
   if (Number.isNaN(at.getTime()) || at.getTime() < EARLIEST || at.getTime() > LATEST) {
     throw new AppError(400, 'INVALID_SCHEDULED_FOR', 'scheduledFor is not a date', {
-      errors: [{ field: 'scheduledFor', message: 'Expected a date, such as 2030-01-31T09:00:00Z', code: 'invalid_date', received: value }],
+      errors: [
+        {
+          field: 'scheduledFor',
+          message: 'Expected a date, such as 2030-01-31T09:00:00Z',
+          code: 'invalid_date',
+          received: value,
+        },
+      ],
     });
   }
   return at;
 }
 
 const notSendable = (message: string, details: Record<string, unknown> = {}) =>
-  new AppError(400, 'CAMPAIGN_NOT_SENDABLE', message, { details, suggestion: 'Only DRAFT and SCHEDULED campaigns can be sent; duplicate a sent or cancelled one.' });
+  new AppError(400, 'CAMPAIGN_NOT_SENDABLE', message, {
+    details,
+    suggestion: 'Only DRAFT and SCHEDULED campaigns can be sent; duplicate a sent or cancelled one.',
+  });
 
 /**
  * POST /campaigns/{id}/send: DRAFT or SCHEDULED → SENDING now, or → SCHEDULED for `scheduledFor`
@@ -224,22 +254,29 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
   return ctx.db.transaction(async (tx) => {
     const c = await requireCampaign(tx, projectId, id, true);
     if (!EDITABLE.has(c.status)) throw notSendable(`A ${c.status} campaign cannot be sent`, { status: c.status });
-    if (c.audience_type === 'SEGMENT' && !c.segment_id) throw notSendable('The segment of this campaign was deleted; choose another audience');
+    if (c.audience_type === 'SEGMENT' && !c.segment_id)
+      throw notSendable('The segment of this campaign was deleted; choose another audience');
     try {
-      await checkAudienceOf(tx, projectId, { audienceType: c.audience_type, segmentId: c.segment_id, audienceCondition: c.audience_condition }, now);
+      await checkAudienceOf(
+        tx,
+        projectId,
+        { audienceType: c.audience_type, segmentId: c.segment_id, audienceCondition: c.audience_condition },
+        now,
+      );
     } catch (err) {
-      if (err instanceof AppError && err.statusCode === 422) throw notSendable(`The audience cannot be used: ${err.options.errors?.[0]?.message ?? err.message}`);
+      if (err instanceof AppError && err.statusCode === 422)
+        throw notSendable(`The audience cannot be used: ${err.options.errors?.[0]?.message ?? err.message}`);
       throw err;
     }
     await assertVerifiedSender(ctx, tx, projectId, c.from_email);
     if (at === null) {
       const row = (await repo.markSending(tx, projectId, id, now))!;
       await enqueueFanOut(tx, id);
-      return { success: true as const, data: toCampaign(row), message: 'The campaign is being sent' };
+      return { campaign: toCampaign(row), message: 'The campaign is being sent' };
     }
     const row = (await repo.markScheduled(tx, projectId, id, at, now))!;
     await enqueueStart(tx, id, at);
-    return { success: true as const, data: toCampaign(row), message: `The campaign is scheduled for ${at.toISOString()}` };
+    return { campaign: toCampaign(row), message: `The campaign is scheduled for ${at.toISOString()}` };
   });
 }
 
@@ -249,14 +286,22 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
  */
 export async function cancelCampaign(ctx: AppContext, projectId: string, id: string) {
   const current = await requireCampaign(ctx.db, projectId, id);
-  const row = await repo.cancelCampaign(ctx.db, projectId, id, ctx.clock.now());
-  if (!row) {
-    throw new AppError(400, 'CAMPAIGN_NOT_CANCELLABLE', `A ${current.status} campaign cannot be cancelled`, {
-      details: { status: current.status },
-      suggestion: 'Only SCHEDULED and SENDING campaigns can be cancelled.',
-    });
-  }
-  return { success: true as const, data: toCampaign(row), message: 'The campaign is cancelled' };
+  const now = ctx.clock.now();
+  // Queued emails no worker holds are skipped (those in flight finish). Emails are locked before
+  // the campaign, in the order delivery outcomes take them, so the two never deadlock; a fan-out
+  // page racing the cancel waits for the recipients' rows and then finds them gone.
+  const row = await ctx.db.transaction(async (tx) => {
+    const skipped = await skipQueuedCampaignEmails(tx, [id], CANCELLED_REASON, now);
+    const cancelled = await repo.cancelCampaign(tx, projectId, id, skipped.get(id) ?? 0, now);
+    if (!cancelled) {
+      throw new AppError(400, 'CAMPAIGN_NOT_CANCELLABLE', `A ${current.status} campaign cannot be cancelled`, {
+        details: { status: current.status },
+        suggestion: 'Only SCHEDULED and SENDING campaigns can be cancelled.',
+      });
+    }
+    return cancelled;
+  });
+  return { campaign: toCampaign(row), message: 'The campaign is cancelled' };
 }
 
 /**
@@ -272,7 +317,7 @@ export async function sendTest(ctx: AppContext, projectId: string, id: string, e
   const contact = { id: row?.id ?? randomUUID(), email, subscribed: true, data: row?.data ?? {} };
   const emailId = randomUUID();
   const content = { ...campaignContent(c), subject: `[Test] ${c.subject}`, campaignId: null };
-  let message;
+  let message: NewEmail;
   try {
     message = await composeEmail(
       emailId,
@@ -283,20 +328,29 @@ export async function sendTest(ctx: AppContext, projectId: string, id: string, e
       ctx.templates.render.bind(ctx.templates),
     );
   } catch (err) {
-    if (err instanceof TemplateError) throw validationError([{ field: err.part, message: err.message, code: 'invalid_template' }]);
+    if (err instanceof TemplateError)
+      throw validationError([{ field: err.part, message: err.message, code: 'invalid_template' }]);
     throw err;
   }
   await insertEmails(ctx.db, [{ ...message, contactId: row?.id ?? null }], ctx.clock.now(), true);
-  return { success: true as const, data: { emailId, to: email }, message: `A test email is on its way to ${email}` };
+  return { emailId, to: email };
 }
 
 /** A share rounded to 4 decimals; 0 when there is nothing to divide by. */
 export const rate = (n: number, of: number) => (of === 0 ? 0 : Math.round((n / of) * 10_000) / 10_000);
 
-/** A campaign's counters with its rates: opens and clicks per delivered message, bounces per delivered or bounced one. */
+/**
+ * A campaign's counters with its rates: opens and clicks per delivered message, bounces per delivered or bounced one.
+ */
 export type CampaignCounters = Pick<
   CampaignRow,
-  'total_recipients' | 'sent_count' | 'delivered_count' | 'opened_count' | 'clicked_count' | 'bounced_count' | 'complained_count'
+  | 'total_recipients'
+  | 'sent_count'
+  | 'delivered_count'
+  | 'opened_count'
+  | 'clicked_count'
+  | 'bounced_count'
+  | 'complained_count'
 >;
 
 export function campaignFigures(c: CampaignCounters) {
@@ -327,7 +381,8 @@ export async function campaignStats(ctx: AppContext, projectId: string, id: stri
   };
 }
 
-/** Campaigns whose filtered audience names a field or an event, for the usage endpoints. */
+/** Campaigns whose filtered audience names a field or an event, and active campaigns whose audience is a segment. */
 export function registerCampaignUsage(usage: UsageRegistry): void {
   registerFilterUsage(usage, 'campaigns', repo.campaignConditions);
+  usage.register('active-segment', 'campaigns', repo.activeCampaignsUsingSegment);
 }

@@ -1,5 +1,5 @@
-import type { Executor } from '../../platform/db/client.js';
 import type { FieldType } from '../../domain/contact-data.js';
+import type { Executor } from '../../platform/db/client.js';
 import { typedKeys } from './repo.js';
 
 /**

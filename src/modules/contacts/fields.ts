@@ -20,16 +20,25 @@ export function parseFieldName(field: string) {
   const standard = STANDARD_FIELDS.find((f) => f.field === field);
   if (standard) return { kind: 'standard', standard } as const;
   const key = field.startsWith('data.') ? field.slice(5) : field;
-  if (!key) throw new AppError(422, 'VALIDATION_ERROR', 'Request validation failed', {
-    errors: [{ field: 'field', message: 'Field name is empty', code: 'too_small', received: field }],
-  });
+  if (!key)
+    throw new AppError(422, 'VALIDATION_ERROR', 'Request validation failed', {
+      errors: [{ field: 'field', message: 'Field name is empty', code: 'too_small', received: field }],
+    });
   return { kind: 'custom', key } as const;
 }
 
 export async function listFields(ctx: AppContext, projectId: string): Promise<{ fields: FieldDescriptor[] }> {
-  const [types, coverage] = await Promise.all([repo.fieldTypes(ctx.db, projectId), repo.fieldCoverage(ctx.db, projectId)]);
+  const [types, coverage] = await Promise.all([
+    repo.fieldTypes(ctx.db, projectId),
+    repo.fieldCoverage(ctx.db, projectId),
+  ]);
   const share = (n: number) => (coverage.total === 0 ? 0 : Math.round((n / coverage.total) * 10_000) / 10_000);
-  const standard = STANDARD_FIELDS.map((f) => ({ field: f.field, type: f.type, isCustom: false, coverage: coverage.total ? 1 : 0 }));
+  const standard = STANDARD_FIELDS.map((f) => ({
+    field: f.field,
+    type: f.type,
+    isCustom: false,
+    coverage: coverage.total ? 1 : 0,
+  }));
   const typed = new Map(types.map((t) => [t.key, t.type]));
   // A field is listed while some contact has it; its type outlives it, as types are fixed per project.
   const keys = [...coverage.keys.keys()].sort();

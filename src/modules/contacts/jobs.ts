@@ -1,14 +1,16 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
+import { parseDataPatch } from '../../domain/contact-data.js';
+import { csvRowToContact, emailColumn } from '../../domain/csv-contacts.js';
+import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { run, type Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { enqueue } from '../../platform/queue.js';
-import { parseDataPatch } from '../../domain/contact-data.js';
-import { csvRowToContact, emailColumn } from '../../domain/csv-contacts.js';
 import * as repo from './repo.js';
+import type { ContactJob } from './schemas.js';
 import { dataSchema } from './schemas.js';
-import { setSubscription, upsertContacts, type UpsertInput } from './service.js';
+import { setSubscription, type UpsertInput, upsertContacts } from './service.js';
 
 export const CONTACT_JOB_QUEUE = 'contacts.job';
 export type BulkAction = 'subscribe' | 'unsubscribe' | 'delete';
@@ -34,21 +36,20 @@ interface JobRow {
   finished_at: Date | null;
 }
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
-
-export function toJobView(row: JobRow) {
+export function toJobView(row: JobRow): ContactJob {
   return {
     id: row.id,
     kind: row.kind,
     status: row.status,
     total: row.total,
     processed: row.processed,
-    progress: row.total === 0 ? (row.status === 'completed' ? 1 : 0) : Math.round((row.processed / row.total) * 1000) / 1000,
+    progress:
+      row.total === 0 ? (row.status === 'completed' ? 1 : 0) : Math.round((row.processed / row.total) * 1000) / 1000,
     created: row.created,
     updated: row.updated,
     failed: row.failed,
     errors: row.errors,
-    createdAt: iso(row.created_at)!,
+    createdAt: iso(row.created_at),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),
   };
@@ -61,7 +62,8 @@ function parseCsv(text: string): Record<string, string>[] {
 /** Checks the header now so a file without an email column is refused at upload, not later. */
 function checkCsvHeader(text: string): void {
   // The file waits for the worker in a jsonb column, which cannot hold NUL; nor is it a text CSV.
-  if (text.includes('\u0000')) throw new AppError(400, 'INVALID_CSV', 'The file is not valid CSV: it contains NUL characters');
+  if (text.includes('\u0000'))
+    throw new AppError(400, 'INVALID_CSV', 'The file is not valid CSV: it contains NUL characters');
   let header: string[];
   try {
     header = (parse(text, { to_line: 1, bom: true }) as string[][])[0] ?? [];
@@ -78,10 +80,13 @@ function checkCsvHeader(text: string): void {
 
 async function createJob(ctx: AppContext, projectId: string, kind: JobKind, input: JobRow['input'], total: number) {
   return ctx.db.transaction(async (tx) => {
-    const r = await run(tx, sql`
+    const r = await run(
+      tx,
+      sql`
       insert into contact_jobs (project_id, kind, input, total)
       values (${projectId}, ${kind}, ${JSON.stringify(input)}::jsonb, ${total})
-      returning *`);
+      returning *`,
+    );
     const row = r.rows[0] as JobRow;
     await enqueue(tx, CONTACT_JOB_QUEUE, { jobId: row.id });
     return toJobView(row);
@@ -113,7 +118,9 @@ interface ChunkResult {
 }
 
 async function saveProgress(tx: Tx, job: JobRow, processed: number, r: ChunkResult, total = job.total) {
-  await run(tx, sql`
+  await run(
+    tx,
+    sql`
     update contact_jobs set
       total = ${total},
       processed = ${processed},
@@ -121,7 +128,8 @@ async function saveProgress(tx: Tx, job: JobRow, processed: number, r: ChunkResu
       updated = updated + ${r.updated},
       failed = failed + ${r.failed},
       errors = (errors || ${JSON.stringify(r.errors)}::jsonb)
-    where id = ${job.id}`);
+    where id = ${job.id}`,
+  );
 }
 
 async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<string, string>[], firstRow: number) {
@@ -141,7 +149,11 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
     // Row numbers count the header as row 1, as a spreadsheet shows them.
     if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message });
   }
-  const upserted = await upsertContacts(ctx, tx, valid, { projectId: job.project_id, subscribedByDefault: true, source: 'import' });
+  const upserted = await upsertContacts(ctx, tx, valid, {
+    projectId: job.project_id,
+    subscribedByDefault: true,
+    source: 'import',
+  });
   // A row repeating an email earlier in the chunk updates the contact the earlier row created.
   const seen = new Set<string>();
   for (const [i, r] of upserted.entries()) {
@@ -164,7 +176,8 @@ async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
     if (done.has(id)) result.updated++;
     else {
       result.failed++;
-      if (job.errors.length + result.errors.length < MAX_ERRORS) result.errors.push({ id, message: 'Contact not found' });
+      if (job.errors.length + result.errors.length < MAX_ERRORS)
+        result.errors.push({ id, message: 'Contact not found' });
     }
   }
   return result;
@@ -179,18 +192,26 @@ export async function runContactJob(ctx: AppContext, jobId: string, heartbeat: (
     (await run(ctx.db, sql`select * from contact_jobs where id = ${jobId}`)).rows[0] as JobRow | undefined;
   let job = await load();
   if (!job || job.status === 'completed' || job.status === 'failed') return;
-  await run(ctx.db, sql`
-    update contact_jobs set status = 'running', started_at = coalesce(started_at, ${ctx.clock.now()}) where id = ${jobId}`);
+  await run(
+    ctx.db,
+    sql`
+    update contact_jobs set status = 'running', started_at = coalesce(started_at, ${ctx.clock.now()})
+      where id = ${jobId}`,
+  );
 
   let items: unknown[];
   try {
-    items = job.kind === 'import' ? parseCsv(job.input.csv ?? '') : job.input.ids ?? [];
+    items = job.kind === 'import' ? parseCsv(job.input.csv ?? '') : (job.input.ids ?? []);
   } catch (err) {
     // A file that stops parsing past its header cannot be imported at all: the job ends, saying why.
     const reason = [{ message: `The file is not valid CSV: ${(err as Error).message}` }];
-    await run(ctx.db, sql`
-      update contact_jobs set status = 'failed', errors = ${JSON.stringify(reason)}::jsonb, finished_at = ${ctx.clock.now()}
-      where id = ${jobId}`);
+    await run(
+      ctx.db,
+      sql`
+      update contact_jobs set status = 'failed', errors = ${JSON.stringify(reason)}::jsonb,
+        finished_at = ${ctx.clock.now()}
+      where id = ${jobId}`,
+    );
     return;
   }
   while (job.processed < items.length) {
@@ -207,7 +228,10 @@ export async function runContactJob(ctx: AppContext, jobId: string, heartbeat: (
     // Lets requests waiting on the embedded database's single connection in between chunks.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await run(ctx.db, sql`
+  await run(
+    ctx.db,
+    sql`
     update contact_jobs set status = 'completed', total = ${items.length}, finished_at = ${ctx.clock.now()}
-    where id = ${jobId}`);
+    where id = ${jobId}`,
+  );
 }

@@ -1,7 +1,10 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
+import { type SQL, sql } from 'drizzle-orm';
 import type { DataPatch, FieldType } from '../../domain/contact-data.js';
+import { likePattern } from '../../domain/formats.js';
+import { type Executor, run } from '../../platform/db/client.js';
 import type { CursorValue } from '../../platform/http/pagination.js';
+import { uncountEventsOfContactsCte } from '../events/daily-counts.js';
+import { storeEventsCte } from '../events/record.js';
 
 export interface ContactRow {
   id: string;
@@ -63,9 +66,11 @@ export async function upsertContacts(ex: Executor, u: Upsert): Promise<UpsertedC
       -- Counting old first makes it read the previous subscriptions before this insert changes them.
       from input i, (select count(*) from old) locked
       on conflict (project_id, email) do update set
-        data = (c.data || excluded.data) - array(select jsonb_array_elements_text(i.unset) from input i where i.email = excluded.email),
+        data = (c.data || excluded.data)
+          - array(select jsonb_array_elements_text(i.unset) from input i where i.email = excluded.email),
         subscribed = coalesce((select i.subscribed from input i where i.email = excluded.email), c.subscribed),
-        snoozed_until = case when (select i.subscribed from input i where i.email = excluded.email) is null then c.snoozed_until end,
+        snoozed_until = case when (select i.subscribed from input i where i.email = excluded.email) is null
+          then c.snoozed_until end,
         updated_at = ${u.now}
       returning c.*, (xmax = 0) as inserted)`,
   ];
@@ -79,11 +84,12 @@ export async function upsertContacts(ex: Executor, u: Upsert): Promise<UpsertedC
   let eventJoin = sql``;
   if (u.event) {
     ctes.push(
-      sql`tracked as (
-        insert into events (project_id, contact_id, name, data, created_at)
-        select ${u.projectId}, id, ${u.event.name}, ${jsonb(u.event.data)}, ${u.now} from upserted
-        returning id, contact_id)`,
-      sql`outbox as (insert into event_outbox (event_id, available_at) select id, ${u.now} from tracked)`,
+      storeEventsCte(
+        'tracked',
+        sql`select ${u.projectId}::uuid, id, ${u.event.name}, ${jsonb(u.event.data)}, ${u.now}::timestamptz
+          from upserted`,
+        u.now,
+      ),
     );
     eventColumn = sql`t.id`;
     eventJoin = sql`left join tracked t on t.contact_id = u.id`;
@@ -114,7 +120,12 @@ export type UpdatedContactRow = ContactRow & { old_subscribed: boolean };
  * Applies changes to existing contacts of a project by id in one statement, locking them first;
  * returns the new rows with their previous subscription. Ids that match no contact are skipped.
  */
-export async function updateContacts(ex: Executor, projectId: string, changes: ContactChange[], now: Date): Promise<UpdatedContactRow[]> {
+export async function updateContacts(
+  ex: Executor,
+  projectId: string,
+  changes: ContactChange[],
+  now: Date,
+): Promise<UpdatedContactRow[]> {
   if (changes.length === 0) return [];
   const rows = changes.map((c) => ({
     id: c.id,
@@ -126,7 +137,9 @@ export async function updateContacts(ex: Executor, projectId: string, changes: C
     set: c.patch.set,
     unset: c.patch.unset,
   }));
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     update contacts c set
       email = coalesce(o.email, c.email),
       data = (c.data || o.set) - array(select jsonb_array_elements_text(o.unset)),
@@ -141,16 +154,24 @@ export async function updateContacts(ex: Executor, projectId: string, changes: C
       cross join lateral (
         select id, subscribed from contacts where project_id = ${projectId} and id = r.id for update) c2) o
     where c.id = o.id
-    returning c.*, o.old_subscribed`);
+    returning c.*, o.old_subscribed`,
+  );
   return r.rows as UpdatedContactRow[];
 }
 
-export async function recordFieldTypes(ex: Executor, projectId: string, types: Record<string, FieldType>): Promise<void> {
+export async function recordFieldTypes(
+  ex: Executor,
+  projectId: string,
+  types: Record<string, FieldType>,
+): Promise<void> {
   if (Object.keys(types).length === 0) return;
-  await run(ex, sql`
+  await run(
+    ex,
+    sql`
     insert into contact_fields (project_id, key, type)
     select ${projectId}, key, value from jsonb_each_text(${jsonb(types)})
-    on conflict do nothing`);
+    on conflict do nothing`,
+  );
 }
 
 export async function findContact(ex: Executor, projectId: string, id: string): Promise<ContactRow | null> {
@@ -163,20 +184,15 @@ export async function findContact(ex: Executor, projectId: string, id: string): 
  * counts in the same statement so statistics stay those of the events that exist.
  */
 export async function deleteContacts(ex: Executor, projectId: string, ids: string[]): Promise<string[]> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     with targets as (
       select value::uuid as id from jsonb_array_elements_text(${jsonb(ids)})),
-    uncounted as (
-      update event_daily_counts d set count = d.count - g.n
-      from (
-        select e.name, (e.created_at at time zone 'UTC')::date as day, count(*)::int as n
-        from events e
-        where e.contact_id in (select id from targets) and e.project_id = ${projectId}
-          and not exists (select 1 from event_outbox o where o.event_id = e.id)
-        group by 1, 2) g
-      where d.project_id = ${projectId} and d.name = g.name and d.day = g.day)
+    ${uncountEventsOfContactsCte(projectId, sql`select id from targets`)}
     delete from contacts where project_id = ${projectId} and id in (select id from targets)
-    returning id`);
+    returning id`,
+  );
   return (r.rows as { id: string }[]).map((row) => row.id);
 }
 
@@ -190,12 +206,8 @@ export interface ListQuery {
   limit: number;
 }
 
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function searchFilter(search: string): SQL {
-  return sql`email ilike ${`%${escapeLike(search)}%`}`;
+  return sql`email ilike ${likePattern(search)}`;
 }
 
 function listFilter(q: ListQuery): SQL {
@@ -215,7 +227,9 @@ export async function listContacts(ex: Executor, q: ListQuery): Promise<ContactR
   if (q.after) {
     const [value, id] = q.after;
     const typed = q.sort === 'email' ? sql`${value}::text` : sql`${value}::timestamptz`;
-    filters.push(q.dir === 'asc' ? sql`(${column}, id) > (${typed}, ${id}::uuid)` : sql`(${column}, id) < (${typed}, ${id}::uuid)`);
+    filters.push(
+      q.dir === 'asc' ? sql`(${column}, id) > (${typed}, ${id}::uuid)` : sql`(${column}, id) < (${typed}, ${id}::uuid)`,
+    );
   }
   const scope = sql.join(filters, sql` and `);
   const order = sql`order by ${column} ${direction}, id ${direction}`;
@@ -231,13 +245,19 @@ export async function listContacts(ex: Executor, q: ListQuery): Promise<ContactR
    * the trigram index and sorted (`offset 0` keeps the planner from turning that back into the
    * walk), a cost that grows with the number of matches, as the count beside this query already does.
    */
-  const walked = await run(ex, sql`
+  const walked = await run(
+    ex,
+    sql`
     select * from (select * from contacts where ${scope} ${order} limit ${SEARCH_WALK_ROWS}) first_rows
-    where ${searchFilter(q.search)} ${order} limit ${q.limit}`);
+    where ${searchFilter(q.search)} ${order} limit ${q.limit}`,
+  );
   if (walked.rows.length === q.limit) return walked.rows as ContactRow[];
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     select * from (select * from contacts where ${scope} and ${searchFilter(q.search)} offset 0) matched
-    ${order} limit ${q.limit}`);
+    ${order} limit ${q.limit}`,
+  );
   return r.rows as ContactRow[];
 }
 
@@ -246,10 +266,17 @@ export async function countContacts(ex: Executor, q: ListQuery): Promise<number>
   return (r.rows[0] as { n: number }).n;
 }
 
-export async function lookupEmails(ex: Executor, projectId: string, emails: string[]): Promise<{ id: string; email: string }[]> {
-  const r = await run(ex, sql`
+export async function lookupEmails(
+  ex: Executor,
+  projectId: string,
+  emails: string[],
+): Promise<{ id: string; email: string }[]> {
+  const r = await run(
+    ex,
+    sql`
     select id, email from contacts
-    where project_id = ${projectId} and email in (select value from jsonb_array_elements_text(${jsonb(emails)}))`);
+    where project_id = ${projectId} and email in (select value from jsonb_array_elements_text(${jsonb(emails)}))`,
+  );
   return r.rows as { id: string; email: string }[];
 }
 
@@ -263,12 +290,18 @@ export async function fieldTypes(ex: Executor, projectId: string): Promise<{ key
   return r.rows as { key: string; type: FieldType }[];
 }
 
-export async function fieldCoverage(ex: Executor, projectId: string): Promise<{ total: number; keys: Map<string, number> }> {
+export async function fieldCoverage(
+  ex: Executor,
+  projectId: string,
+): Promise<{ total: number; keys: Map<string, number> }> {
   const [total, keys] = await Promise.all([
     run(ex, sql`select count(*)::int as n from contacts where project_id = ${projectId}`),
-    run(ex, sql`
+    run(
+      ex,
+      sql`
       select key, count(*)::int as n from contacts, jsonb_object_keys(data) as key
-      where project_id = ${projectId} group by key`),
+      where project_id = ${projectId} group by key`,
+    ),
   ]);
   return {
     total: (total.rows[0] as { n: number }).n,
@@ -284,17 +317,23 @@ export async function fieldValues(
   limit: number,
 ) {
   const expr = 'column' in field ? sql.raw(field.column) : sql`data -> ${field.key}`;
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     select ${expr} as value, count(*)::int as count from contacts
     where project_id = ${projectId} and ${expr} is not null
-    group by 1 order by 2 desc, 1 limit ${limit}`);
+    group by 1 order by 2 desc, 1 limit ${limit}`,
+  );
   return r.rows as { value: unknown; count: number }[];
 }
 
 export async function removeField(ex: Executor, projectId: string, key: string): Promise<number> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     with changed as (
       update contacts set data = data - ${key} where project_id = ${projectId} and data ? ${key} returning 1)
-    select count(*)::int as n from changed`);
+    select count(*)::int as n from changed`,
+  );
   return (r.rows[0] as { n: number }).n;
 }

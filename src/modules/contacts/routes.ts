@@ -1,15 +1,19 @@
-import type { FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { parseDataPatch } from '../../domain/contact-data.js';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { noContent, wrapped } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
-import { parseDataPatch } from '../../domain/contact-data.js';
+import { idempotencyKeyOf, requestIdentity } from '../../platform/http/idempotency.js';
+import * as events from '../events/schemas.js';
 import * as fields from './fields.js';
 import * as jobs from './jobs.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
+import { trackEvent } from './track.js';
 
 const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
@@ -18,50 +22,90 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
   await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10 } });
   const tags = ['Contacts'];
 
-  app.get('/contacts', { schema: { tags, querystring: s.listContactsQuery, response: { 200: s.contactPageSchema } } }, (req) => {
-    const q = req.query;
-    return service.listContacts(ctx, {
-      projectId: projectOf(req).id,
-      search: q.search,
-      subscribed: q.subscribed,
-      sort: q.sort,
-      dir: q.dir,
-      after: q.cursor,
-      limit: q.limit,
-    });
-  });
+  const track = async (req: FastifyRequest & { body: z.infer<typeof s.trackBody> }) =>
+    wrapped(await trackEvent(ctx, projectOf(req).id, req.body, requestIdentity(req)));
+  const trackSchema = { tags: ['Events'], body: s.trackBody, response: { 200: s.trackResponse } };
+  // The key header is checked before the body so a bad key is a 400 whatever the body holds.
+  const checkKey = async (req: FastifyRequest) => void idempotencyKeyOf(req);
+  app.post('/v1/track', { config: { auth: 'public' }, onRequest: checkKey, schema: trackSchema }, track);
+  app.post('/events/track', { onRequest: checkKey, schema: trackSchema }, track);
+
+  // A contact's timeline: 404 for a contact the project does not have.
+  app.get(
+    '/events/contact/:contactId',
+    {
+      schema: {
+        tags: ['Events'],
+        params: events.contactIdParams,
+        querystring: events.listEventsQuery,
+        response: { 200: events.eventPageSchema },
+      },
+    },
+    (req) =>
+      service.contactEvents(ctx, {
+        ...req.query,
+        projectId: projectOf(req).id,
+        contactId: req.params.contactId,
+        after: req.query.cursor,
+      }),
+  );
+
+  app.get(
+    '/contacts',
+    { schema: { tags, querystring: s.listContactsQuery, response: { 200: s.contactPageSchema } } },
+    (req) => {
+      const q = req.query;
+      return service.listContacts(ctx, {
+        projectId: projectOf(req).id,
+        search: q.search,
+        subscribed: q.subscribed,
+        sort: q.sort,
+        dir: q.dir,
+        after: q.cursor,
+        limit: q.limit,
+      });
+    },
+  );
 
   app.post(
     '/contacts',
     {
       config: { legacyRequired: ['email'] },
-      schema: { tags, body: s.createContactBody, response: { 200: s.upsertedContactSchema, 201: s.upsertedContactSchema } },
+      schema: {
+        tags,
+        body: s.createContactBody,
+        response: { 200: s.upsertedContactSchema, 201: s.upsertedContactSchema },
+      },
     },
     async (req, reply) => {
       const projectId = projectOf(req).id;
-      const { contact, isNew } = await ctx.db.transaction((tx) =>
-        service.upsertContact(
-          ctx,
-          tx,
-          { email: req.body.email, subscribed: req.body.subscribed, patch: parseDataPatch(req.body.data) },
-          { projectId, subscribedByDefault: true, source: 'api' },
-        ),
-      );
+      const { contact, isNew } = await service.createContact(ctx, projectId, req.body);
       reply.status(isNew ? 201 : 200);
-      return { ...service.toContact(contact), _meta: { isNew, isUpdate: !isNew } };
+      return { ...contact, _meta: { isNew, isUpdate: !isNew } };
     },
   );
 
-  app.post('/contacts/lookup', { schema: { tags, body: s.lookupBody, response: { 200: s.lookupResponse } } }, async (req) => ({
-    data: await service.lookupContacts(ctx, projectOf(req).id, req.body.emails),
-  }));
+  app.post(
+    '/contacts/lookup',
+    { schema: { tags, body: s.lookupBody, response: { 200: s.lookupResponse } } },
+    async (req) => ({
+      data: await service.lookupContacts(ctx, projectOf(req).id, req.body.emails),
+    }),
+  );
 
   app.get('/contacts/fields', { schema: { tags, response: { 200: s.fieldsResponse } } }, (req) =>
     fields.listFields(ctx, projectOf(req).id),
   );
   app.get(
     '/contacts/fields/:field/values',
-    { schema: { tags, params: s.fieldParams, querystring: s.fieldValuesQuery, response: { 200: s.fieldValuesResponse } } },
+    {
+      schema: {
+        tags,
+        params: s.fieldParams,
+        querystring: s.fieldValuesQuery,
+        response: { 200: s.fieldValuesResponse },
+      },
+    },
     (req) => fields.fieldValues(ctx, projectOf(req).id, req.params.field, req.query.limit),
   );
   app.get(
@@ -71,38 +115,65 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
   );
   app.delete(
     '/contacts/fields/:field',
-    { schema: { tags, params: s.fieldParams, response: { 200: z.object({ field: z.string(), removedFrom: z.number().int() }) } } },
+    {
+      schema: {
+        tags,
+        params: s.fieldParams,
+        response: { 200: z.object({ field: z.string(), removedFrom: z.number().int() }) },
+      },
+    },
     (req) => fields.deleteField(ctx, projectOf(req).id, req.params.field),
   );
 
-  app.post('/contacts/import', { schema: { tags, consumes: ['multipart/form-data'], response: { 202: s.jobAccepted } } }, async (req, reply) => {
-    if (!req.isMultipart()) {
-      throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Upload the CSV as multipart/form-data in a field named "file"');
-    }
-    // A truncated or malformed multipart body is the client's error, not the server's.
-    const unreadable = () => new AppError(400, 'INVALID_UPLOAD', 'The multipart body could not be read (malformed or cut short); send the CSV in a field named "file"');
-    const file = await req.file().catch(() => {
-      throw unreadable();
-    });
-    if (!file) throw new AppError(400, 'FILE_REQUIRED', 'No file in the upload; send the CSV in a field named "file"');
-    const buffer = await file.toBuffer().catch((err: { code?: string }) => {
-      if (err.code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'FILE_TOO_LARGE', `A CSV may be at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
-      throw unreadable();
-    });
-    const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'));
-    reply.status(202);
-    return { jobId: job.id, ...job };
-  });
-  app.get('/contacts/import/:jobId', { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
-    jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['import']),
+  app.post(
+    '/contacts/import',
+    { schema: { tags, consumes: ['multipart/form-data'], response: { 202: s.jobAccepted } } },
+    async (req, reply) => {
+      if (!req.isMultipart()) {
+        throw new AppError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Upload the CSV as multipart/form-data in a field named "file"',
+        );
+      }
+      // A truncated or malformed multipart body is the client's error, not the server's.
+      const unreadable = () =>
+        new AppError(
+          400,
+          'INVALID_UPLOAD',
+          'The multipart body could not be read (malformed or cut short); send the CSV in a field named "file"',
+        );
+      const file = await req.file().catch(() => {
+        throw unreadable();
+      });
+      if (!file)
+        throw new AppError(400, 'FILE_REQUIRED', 'No file in the upload; send the CSV in a field named "file"');
+      const buffer = await file.toBuffer().catch((err: { code?: string }) => {
+        if (err.code === 'FST_REQ_FILE_TOO_LARGE')
+          throw new AppError(413, 'FILE_TOO_LARGE', `A CSV may be at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+        throw unreadable();
+      });
+      const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'));
+      reply.status(202);
+      return { jobId: job.id, ...job };
+    },
+  );
+  app.get(
+    '/contacts/import/:jobId',
+    { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } },
+    (req) => jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['import']),
   );
 
   for (const action of ['subscribe', 'unsubscribe', 'delete'] as const) {
-    app.post(`/contacts/bulk-${action}`, { schema: { tags, body: s.bulkBody, response: { 202: s.jobAccepted } } }, async (req, reply) => {
-      const job = await jobs.createBulkJob(ctx, projectOf(req).id, action, req.body.contactIds);
-      reply.status(202);
-      return { jobId: job.id, ...job };
-    });
+    app.post(
+      `/contacts/bulk-${action}`,
+      { schema: { tags, body: s.bulkBody, response: { 202: s.jobAccepted } } },
+      async (req, reply) => {
+        const job = await jobs.createBulkJob(ctx, projectOf(req).id, action, req.body.contactIds);
+        reply.status(202);
+        return { jobId: job.id, ...job };
+      },
+    );
   }
   app.get('/contacts/bulk/:jobId', { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
     jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['subscribe', 'unsubscribe', 'delete']),
@@ -111,16 +182,18 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
   app.get('/contacts/:id', { schema: { tags, params: s.idParams, response: { 200: s.contactSchema } } }, (req) =>
     service.getContact(ctx, projectOf(req).id, req.params.id),
   );
-  app.patch('/contacts/:id', { schema: { tags, params: s.idParams, body: s.patchContactBody, response: { 200: s.contactSchema } } }, (req) =>
-    service.updateContactById(ctx, projectOf(req).id, req.params.id, {
-      email: req.body.email,
-      subscribed: req.body.subscribed,
-      snoozedUntil: req.body.snoozedUntil == null ? req.body.snoozedUntil : new Date(req.body.snoozedUntil),
-      patch: parseDataPatch(req.body.data),
-    }),
+  app.patch(
+    '/contacts/:id',
+    { schema: { tags, params: s.idParams, body: s.patchContactBody, response: { 200: s.contactSchema } } },
+    (req) =>
+      service.updateContactById(ctx, projectOf(req).id, req.params.id, {
+        email: req.body.email,
+        subscribed: req.body.subscribed,
+        snoozedUntil: req.body.snoozedUntil == null ? req.body.snoozedUntil : new Date(req.body.snoozedUntil),
+        patch: parseDataPatch(req.body.data),
+      }),
   );
-  app.delete('/contacts/:id', { schema: { tags, params: s.idParams } }, async (req, reply) => {
-    await service.deleteContact(ctx, projectOf(req).id, req.params.id);
-    return reply.status(204).send();
-  });
+  app.delete('/contacts/:id', { schema: { tags, params: s.idParams } }, (req, reply) =>
+    noContent(reply, service.deleteContact(ctx, projectOf(req).id, req.params.id)),
+  );
 }

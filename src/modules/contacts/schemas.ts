@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
-import { usageListsSchema } from '../../platform/usage.js';
 import { booleanQuery, cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
+import { usageListsSchema } from '../../platform/usage.js';
+import { eventNameSchema } from '../events/schemas.js';
 
 const MAX_DATA_BYTES = 64 * 1024;
 
@@ -11,7 +12,7 @@ export const dataSchema = z
   .refine((d) => Object.keys(d).length <= 500, { message: 'At most 500 keys' })
   .refine((d) => JSON.stringify(d).length <= MAX_DATA_BYTES, { message: `At most ${MAX_DATA_BYTES} bytes of JSON` });
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 export const jobIdParams = z.object({ jobId: z.string().uuid() });
 export const fieldParams = z.object({ field: z.string().min(1).max(262) });
 
@@ -24,16 +25,19 @@ export const contactSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Contact = z.infer<typeof contactSchema>;
 
 export const upsertedContactSchema = contactSchema.extend({
   _meta: z.object({ isNew: z.boolean(), isUpdate: z.boolean() }),
 });
+export type UpsertedContact = z.infer<typeof upsertedContactSchema>;
 
 export const createContactBody = z.object({
   email: emailSchema,
   subscribed: z.boolean().optional(),
   data: dataSchema.optional(),
 });
+export type CreateContactBody = z.infer<typeof createContactBody>;
 
 export const patchContactBody = z.object({
   email: emailSchema.optional(),
@@ -70,19 +74,48 @@ export const jobSchema = z.object({
   created: z.number().int(),
   updated: z.number().int(),
   failed: z.number().int(),
-  errors: z.array(z.object({ row: z.number().optional(), id: z.string().optional(), email: z.string().optional(), message: z.string() })),
+  errors: z.array(
+    z.object({
+      row: z.number().optional(),
+      id: z.string().optional(),
+      email: z.string().optional(),
+      message: z.string(),
+    }),
+  ),
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
 });
+export type ContactJob = z.infer<typeof jobSchema>;
 export const jobAccepted = jobSchema.extend({ jobId: z.string().uuid() });
 
 export const fieldsResponse = z.object({
   fields: z.array(z.object({ field: z.string(), type: z.string(), isCustom: z.boolean(), coverage: z.number() })),
 });
-export const fieldValuesQuery = z.object({ limit: z.coerce.number().int().min(1).default(50).transform((n) => Math.min(n, 500)) });
+export const fieldValuesQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((n) => Math.min(n, 500)),
+});
 export const fieldValuesResponse = z.object({
   field: z.string(),
   values: z.array(z.object({ value: z.unknown(), count: z.number().int() })),
 });
 export const fieldUsageResponse = usageListsSchema.extend({ field: z.string() });
+
+/** POST /v1/track and /events/track: the event of a contact, created or updated on the way. */
+export const trackBody = z.object({
+  email: emailSchema,
+  event: eventNameSchema,
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+});
+export type TrackBody = z.infer<typeof trackBody>;
+
+export const trackResponse = z.object({
+  success: z.literal(true),
+  data: z.object({ contact: z.string().uuid(), event: z.string().uuid(), timestamp: z.string() }),
+});

@@ -1,34 +1,37 @@
+import {
+  type DataPatch,
+  emptyPatch,
+  type FieldType,
+  inferPatchTypes,
+  mergeDataPatches,
+  parseDataPatch,
+} from '../../domain/contact-data.js';
+import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
-import { cursorPage, invalidCursorError, isKeysetCursor, type CursorPage } from '../../platform/http/pagination.js';
+import { type CursorPage, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
-import { emptyPatch, inferPatchTypes, mergeDataPatches, type DataPatch, type FieldType } from '../../domain/contact-data.js';
 import { recordEvent } from '../events/record.js';
+import { type EventListQuery, listEvents } from '../events/service.js';
 import { knownFieldTypes } from './field-types.js';
-import * as repo from './repo.js';
 import type { ContactRow, ListQuery } from './repo.js';
+import * as repo from './repo.js';
+import type { Contact, CreateContactBody } from './schemas.js';
 
-export interface Contact {
-  id: string;
-  email: string;
-  subscribed: boolean;
-  snoozedUntil: string | null;
-  data: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
+/** Reads other modules make of contacts in their own transactions. */
+export { type ContactRow, fieldTypes, findContact, lookupEmails } from './repo.js';
 
 export function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
     email: row.email,
     subscribed: row.subscribed,
-    snoozedUntil: row.snoozed_until ? new Date(row.snoozed_until).toISOString() : null,
+    snoozedUntil: iso(row.snoozed_until),
     data: row.data,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
 }
 
@@ -59,7 +62,13 @@ export interface UpsertResult {
 }
 
 /** Emits contact.subscribed / contact.unsubscribed for a contact whose subscription flipped. */
-export async function emitSubscriptionChange(ctx: AppContext, ex: Executor, before: boolean | null, row: ContactRow, data: Record<string, unknown>) {
+export async function emitSubscriptionChange(
+  ctx: AppContext,
+  ex: Executor,
+  before: boolean | null,
+  row: ContactRow,
+  data: Record<string, unknown>,
+) {
   if (before === null || before === row.subscribed) return;
   await recordEvent(ex, {
     projectId: row.project_id,
@@ -78,7 +87,11 @@ function mergeByEmail(inputs: UpsertInput[]): UpsertInput[] {
     merged.set(
       input.email,
       prior
-        ? { email: input.email, subscribed: input.subscribed ?? prior.subscribed, patch: mergeDataPatches(prior.patch, input.patch) }
+        ? {
+            email: input.email,
+            subscribed: input.subscribed ?? prior.subscribed,
+            patch: mergeDataPatches(prior.patch, input.patch),
+          }
         : input,
     );
   }
@@ -103,7 +116,12 @@ export async function upsertContacts(
   for (const input of unique) for (const [k, t] of Object.entries(inferPatchTypes(input.patch))) types[k] ??= t;
   const rows = await repo.upsertContacts(ex, {
     projectId: options.projectId,
-    rows: unique.map((i) => ({ email: i.email, subscribed: i.subscribed ?? null, set: i.patch.set, unset: i.patch.unset })),
+    rows: unique.map((i) => ({
+      email: i.email,
+      subscribed: i.subscribed ?? null,
+      set: i.patch.set,
+      unset: i.patch.unset,
+    })),
     subscribedByDefault: options.subscribedByDefault,
     newTypes: await knownFieldTypes.untyped(ex, options.projectId, types),
     event: options.event,
@@ -127,6 +145,23 @@ export async function upsertContact(
   return result!;
 }
 
+/** POST /contacts: creates the contact, or updates the one with this address. */
+export async function createContact(
+  ctx: AppContext,
+  projectId: string,
+  body: CreateContactBody,
+): Promise<{ contact: Contact; isNew: boolean }> {
+  const { contact, isNew } = await ctx.db.transaction((tx) =>
+    upsertContact(
+      ctx,
+      tx,
+      { email: body.email, subscribed: body.subscribed, patch: parseDataPatch(body.data) },
+      { projectId, subscribedByDefault: true, source: 'api' },
+    ),
+  );
+  return { contact: toContact(contact), isNew };
+}
+
 export interface ContactUpdate {
   email?: string;
   subscribed?: boolean;
@@ -136,16 +171,31 @@ export interface ContactUpdate {
   source?: string;
 }
 
-export async function updateContactById(ctx: AppContext, projectId: string, id: string, change: ContactUpdate): Promise<Contact> {
+export async function updateContactById(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  change: ContactUpdate,
+): Promise<Contact> {
   const now = ctx.clock.now();
   if (change.snoozedUntil && change.snoozedUntil.getTime() <= now.getTime()) {
     throw validationError([
-      { field: 'snoozedUntil', message: 'Must be in the future', code: 'too_small', received: change.snoozedUntil.toISOString() },
+      {
+        field: 'snoozedUntil',
+        message: 'Must be in the future',
+        code: 'too_small',
+        received: change.snoozedUntil.toISOString(),
+      },
     ]);
   }
   if (change.snoozedUntil && change.subscribed === true) {
     throw validationError([
-      { field: 'subscribed', message: 'A snoozed contact is unsubscribed until the snooze ends', code: 'custom', received: true },
+      {
+        field: 'subscribed',
+        message: 'A snoozed contact is unsubscribed until the snooze ends',
+        code: 'custom',
+        received: true,
+      },
     ]);
   }
   try {
@@ -170,13 +220,24 @@ export async function updateContactById(ctx: AppContext, projectId: string, id: 
  * types, the subscription (with its event) and a snooze (with the job that ends it). Null when the
  * contact is not the project's.
  */
-export async function changeContact(ctx: AppContext, tx: Tx, projectId: string, id: string, change: ContactUpdate, now: Date): Promise<ContactRow | null> {
+export async function changeContact(
+  ctx: AppContext,
+  tx: Tx,
+  projectId: string,
+  id: string,
+  change: ContactUpdate,
+  now: Date,
+): Promise<ContactRow | null> {
   const current = await repo.findContact(tx, projectId, id);
   if (!current) return null;
   // Snoozing pauses the subscription; ending a running snooze resumes it unless told otherwise.
   const resumes = change.snoozedUntil === null && current.snoozed_until !== null;
   const subscribed = change.subscribed ?? (change.snoozedUntil ? false : resumes ? true : undefined);
-  await repo.recordFieldTypes(tx, projectId, await knownFieldTypes.untyped(tx, projectId, inferPatchTypes(change.patch)));
+  await repo.recordFieldTypes(
+    tx,
+    projectId,
+    await knownFieldTypes.untyped(tx, projectId, inferPatchTypes(change.patch)),
+  );
   const [row] = await repo.updateContacts(tx, projectId, [{ ...change, id, subscribed }], now);
   if (!row) return null;
   await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
@@ -190,7 +251,14 @@ export async function changeContact(ctx: AppContext, tx: Tx, projectId: string, 
 }
 
 /** Sets the subscription of contacts by id; returns the ids found. */
-export async function setSubscription(ctx: AppContext, tx: Tx, projectId: string, ids: string[], subscribed: boolean, source: string) {
+export async function setSubscription(
+  ctx: AppContext,
+  tx: Tx,
+  projectId: string,
+  ids: string[],
+  subscribed: boolean,
+  source: string,
+) {
   const rows = await repo.updateContacts(
     tx,
     projectId,
@@ -227,7 +295,6 @@ export async function deleteContact(ctx: AppContext, projectId: string, id: stri
   if (deleted.length === 0) throw notFound('Contact');
 }
 
-
 /** A client can forge any JSON as a cursor; only the shape we issue for this sort may reach the SQL casts. */
 export async function listContacts(ctx: AppContext, q: ListQuery): Promise<CursorPage<Contact>> {
   if (q.after && !isKeysetCursor(q.after, q.sort === 'email' ? 'text' : 'timestamp')) throw invalidCursorError();
@@ -242,4 +309,10 @@ export async function listContacts(ctx: AppContext, q: ListQuery): Promise<Curso
 export async function lookupContacts(ctx: AppContext, projectId: string, emails: string[]) {
   const found = new Map((await repo.lookupEmails(ctx.db, projectId, emails)).map((r) => [r.email, r.id]));
   return emails.map((email) => ({ email, exists: found.has(email), contactId: found.get(email) ?? null }));
+}
+
+/** A contact's events, newest first: 404 for a contact the project does not have. */
+export async function contactEvents(ctx: AppContext, q: EventListQuery & { contactId: string }) {
+  if (!(await repo.findContact(ctx.db, q.projectId, q.contactId))) throw notFound('Contact');
+  return listEvents(ctx, q);
 }

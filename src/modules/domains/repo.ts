@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
-import type { RecordCheck } from '../../platform/db/schema.js';
+import { type Executor, run } from '../../platform/db/client.js';
+import type { RecordCheck } from './schemas.js';
 
 export interface DomainRow {
   id: string;
@@ -32,10 +32,14 @@ export interface NewDomain {
 }
 
 export async function insertDomain(ex: Executor, d: NewDomain): Promise<DomainRow> {
-  const r = await run(ex, sql`
-    insert into domains (project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verification_token, created_at, updated_at)
+  const r = await run(
+    ex,
+    sql`
+    insert into domains (project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verification_token,
+      created_at, updated_at)
     values (${d.projectId}, ${d.domain}, ${d.selector}, ${d.privateKey}, ${d.publicKey}, ${d.token}, ${d.now}, ${d.now})
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] as DomainRow;
 }
 
@@ -64,15 +68,22 @@ export async function senderStatus(ex: Executor, projectId: string, domain: stri
   return r.rows[0]!;
 }
 
-/** The DKIM key of a domain (only a verified one unless `anyState`): one lookup on the (project, domain) unique index. */
+/**
+ * The DKIM key of a domain (only a verified one unless `anyState`): one lookup on the (project, domain) unique index.
+ */
 export async function signingKey(ex: Executor, projectId: string, domain: string, anyState = false) {
   const r = await run(
     ex,
-    sql`select domain, dkim_selector, dkim_private_key, coalesce(checks->'return-path'->>'status' = 'verified', false) as return_path from domains
+    sql`select domain, dkim_selector, dkim_private_key,
+        coalesce(checks->'return-path'->>'status' = 'verified', false) as return_path from domains
         where project_id = ${projectId} and domain = ${domain} and (verified or ${anyState})`,
     { prepared: true },
   );
-  return (r.rows[0] as { domain: string; dkim_selector: string; dkim_private_key: string; return_path: boolean } | undefined) ?? null;
+  return (
+    (r.rows[0] as
+      | { domain: string; dkim_selector: string; dkim_private_key: string; return_path: boolean }
+      | undefined) ?? null
+  );
 }
 
 /** Newest first; a project holds a handful of domains, so the list is not paginated. */
@@ -105,14 +116,25 @@ export interface CheckOutcome {
  * outcome changed, not on every background check.
  */
 export async function recordCheck(ex: Executor, id: string, o: CheckOutcome): Promise<DomainRow | null> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     update domains set
       checks = ${jsonb(o.checks)},
       checked_at = ${o.at},
       verified = ${o.verified},
       verified_at = case when not ${o.verified} then null when verified then verified_at else ${o.at}::timestamptz end,
-      updated_at = case when verified is distinct from ${o.verified} or checks <> ${jsonb(o.checks)} then ${o.at}::timestamptz else updated_at end
+      updated_at = case when verified is distinct from ${o.verified} or checks <> ${jsonb(o.checks)}
+        then ${o.at}::timestamptz else updated_at end
     where id = ${id}
-    returning *`);
+    returning *`,
+  );
   return (r.rows[0] as DomainRow | undefined) ?? null;
+}
+
+/** Whether the domain is a registered sender domain (of any project) or its `bounces.` subdomain. */
+export async function isRegisteredDomain(ex: Executor, domain: string): Promise<boolean> {
+  const bare = domain.toLowerCase().replace(/^bounces\./, '');
+  const r = await run(ex, sql`select 1 from domains where domain = ${bare} limit 1`);
+  return r.rows.length > 0;
 }

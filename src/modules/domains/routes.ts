@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { created, noContent } from '../../platform/http/envelope.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -9,11 +10,11 @@ export async function domainRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Domains'];
 
-  app.post('/domains', { schema: { tags, body: s.createDomainBody, response: { 201: s.domainSchema } } }, async (req, reply) => {
-    const domain = await service.createDomain(ctx, projectOf(req).id, req.body.domain);
-    reply.status(201);
-    return domain;
-  });
+  app.post(
+    '/domains',
+    { schema: { tags, body: s.createDomainBody, response: { 201: s.domainSchema } } },
+    (req, reply) => created(reply, service.createDomain(ctx, projectOf(req).id, req.body.domain)),
+  );
 
   app.get(
     '/domains/project/:projectId',
@@ -25,8 +26,7 @@ export async function domainRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
     service.verifyDomain(ctx, projectOf(req).id, req.params.id),
   );
 
-  app.delete('/domains/:id', { schema: { tags, params: s.idParams } }, async (req, reply) => {
-    await service.deleteDomain(ctx, projectOf(req).id, req.params.id);
-    return reply.status(204).send();
-  });
+  app.delete('/domains/:id', { schema: { tags, params: s.idParams } }, (req, reply) =>
+    noContent(reply, service.deleteDomain(ctx, projectOf(req).id, req.params.id)),
+  );
 }

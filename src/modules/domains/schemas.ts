@@ -15,6 +15,7 @@ export const domainNameSchema = z
   .max(253)
   .transform((raw, ctx) => {
     const name = raw.endsWith('.') ? raw.slice(0, -1) : raw;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for plain ASCII, control characters included
     const ascii = /^[\x00-\x7f]*$/.test(name) ? name : domainToASCII(name);
     const labels = ascii.split('.');
     const problem =
@@ -36,16 +37,21 @@ export const domainNameSchema = z
 
 export const createDomainBody = z.object({ domain: domainNameSchema });
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 export const projectIdParams = z.object({ projectId: z.string().uuid() });
 
 export const recordStatusSchema = z.enum(['verified', 'pending', 'failed']);
+export type RecordStatus = z.infer<typeof recordStatusSchema>;
+export const recordPurposeSchema = z.enum(['dkim', 'verification', 'spf', 'return-path']);
+export type RecordPurpose = z.infer<typeof recordPurposeSchema>;
+/** The outcome of the last DNS check of one record, stored per purpose in `domains.checks`. */
+export type RecordCheck = { status: RecordStatus; found?: string[]; error?: string };
 
 export const dnsRecordSchema = z.object({
   type: z.enum(['TXT', 'MX']),
   name: z.string(),
   value: z.string(),
-  purpose: z.enum(['dkim', 'verification', 'spf', 'return-path']),
+  purpose: recordPurposeSchema,
   required: z.boolean(),
   status: recordStatusSchema,
 });
@@ -61,5 +67,7 @@ export const domainSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Domain = z.infer<typeof domainSchema>;
+export type DnsRecord = Domain['records'][number];
 
 export const domainListSchema = z.array(domainSchema);

@@ -1,41 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
-import { notify, type Executor } from '../../platform/db/client.js';
+import { type Executor, notify } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
-import type { RecordCheck } from '../../platform/db/schema.js';
 import type { Lookup } from '../../platform/dns.js';
-import { notifiedCache } from '../../platform/notified-cache.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
-import * as repo from './repo.js';
 import type { DomainRow } from './repo.js';
+import * as repo from './repo.js';
+import type { DnsRecord, Domain, RecordCheck, RecordPurpose } from './schemas.js';
 
+/** For the inbound listener, which takes mail only for the domains it serves. */
+export { isRegisteredDomain } from './repo.js';
 
 /** Notified when a domain is added, deleted or changes verification, so processes drop cached sender states. */
 export const DOMAINS_CHANNEL = 'domains_changed';
-
-export type RecordPurpose = 'dkim' | 'verification' | 'spf' | 'return-path';
-export type RecordStatus = RecordCheck['status'];
-
-export interface DnsRecord {
-  type: 'TXT' | 'MX';
-  name: string;
-  value: string;
-  purpose: RecordPurpose;
-  required: boolean;
-  status: RecordStatus;
-}
-
-export interface Domain {
-  id: string;
-  domain: string;
-  verified: boolean;
-  verifiedAt: string | null;
-  checkedAt: string | null;
-  records: DnsRecord[];
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 type Expected = Omit<DnsRecord, 'status'>;
 
@@ -43,7 +20,10 @@ type Expected = Omit<DnsRecord, 'status'>;
  * The records a domain asks for, in the order they are shown. DKIM and the ownership token are
  * required; SPF and the return-path MX (only offered when inbound mail is on) are guidance.
  */
-export function expectedRecords(ctx: AppContext, row: Pick<DomainRow, 'domain' | 'dkim_selector' | 'dkim_public_key' | 'verification_token'>): Expected[] {
+export function expectedRecords(
+  ctx: AppContext,
+  row: Pick<DomainRow, 'domain' | 'dkim_selector' | 'dkim_public_key' | 'verification_token'>,
+): Expected[] {
   const records: Expected[] = [
     {
       type: 'TXT',
@@ -92,7 +72,8 @@ export function toDomain(ctx: AppContext, row: DomainRow): Domain {
 const domainExists = (domain: string) =>
   new AppError(409, 'DOMAIN_EXISTS', `The domain ${domain} is already registered to this project`, {
     details: { domain },
-    suggestion: 'Use the existing domain (GET /domains/project/{projectId}), or delete it first to start over with new records.',
+    suggestion:
+      'Use the existing domain (GET /domains/project/{projectId}), or delete it first to start over with new records.',
   });
 
 /** Registers a domain with a fresh 2048-bit DKIM key, a selector of its own and an ownership token. */
@@ -148,14 +129,21 @@ function dkimKey(txt: string): string | null {
 }
 
 const MAX_FOUND = 5;
-const shown = (values: string[]) => values.slice(0, MAX_FOUND).map((v) => (v.length > 1000 ? `${v.slice(0, 1000)}…` : v));
+const shown = (values: string[]) =>
+  values.slice(0, MAX_FOUND).map((v) => (v.length > 1000 ? `${v.slice(0, 1000)}…` : v));
 
 /** A lookup error is `failed`; otherwise `verified` when some record matches, else `pending`. */
-function judge<T>(lookup: Lookup<T>, show: (record: T) => string, matches: (record: T) => boolean, wrong?: (record: T) => boolean): RecordCheck {
+function judge<T>(
+  lookup: Lookup<T>,
+  show: (record: T) => string,
+  matches: (record: T) => boolean,
+  wrong?: (record: T) => boolean,
+): RecordCheck {
   if (!lookup.ok) return { status: 'failed', error: lookup.error };
   const found = shown(lookup.records.map(show));
   if (lookup.records.some(matches)) return { status: 'verified', found };
-  if (wrong && lookup.records.some(wrong)) return { status: 'failed', found, error: 'A record with a different value is published' };
+  if (wrong && lookup.records.some(wrong))
+    return { status: 'failed', found, error: 'A record with a different value is published' };
   return found.length ? { status: 'pending', found } : { status: 'pending' };
 }
 
@@ -170,20 +158,49 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
       switch (record.purpose) {
         case 'dkim': {
           const lookup = await ctx.dns.txt(record.name);
-          return ['dkim', judge(lookup, (t) => t, (t) => dkimKey(t) === row.dkim_public_key, (t) => dkimKey(t) !== null)];
+          return [
+            'dkim',
+            judge(
+              lookup,
+              (t) => t,
+              (t) => dkimKey(t) === row.dkim_public_key,
+              (t) => dkimKey(t) !== null,
+            ),
+          ];
         }
         case 'verification': {
           const lookup = await ctx.dns.txt(record.name);
-          return ['verification', judge(lookup, (t) => t, (t) => unquote(t) === record.value)];
+          return [
+            'verification',
+            judge(
+              lookup,
+              (t) => t,
+              (t) => unquote(t) === record.value,
+            ),
+          ];
         }
         case 'spf': {
           const lookup = await ctx.dns.txt(record.name);
-          return ['spf', judge(lookup, (t) => t, (t) => /^v=spf1(\s|$)/i.test(unquote(t)))];
+          return [
+            'spf',
+            judge(
+              lookup,
+              (t) => t,
+              (t) => /^v=spf1(\s|$)/i.test(unquote(t)),
+            ),
+          ];
         }
         case 'return-path': {
           const lookup = await ctx.dns.mx(record.name);
           const host = returnPathHost(ctx).toLowerCase();
-          return ['return-path', judge(lookup, (mx) => `${mx.priority} ${mx.exchange}`, (mx) => hostOf(mx.exchange) === host)];
+          return [
+            'return-path',
+            judge(
+              lookup,
+              (mx) => `${mx.priority} ${mx.exchange}`,
+              (mx) => hostOf(mx.exchange) === host,
+            ),
+          ];
         }
       }
     }),
@@ -191,8 +208,12 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
   const checks = Object.fromEntries(outcomes);
   // A lookup that could not be made (DNS timeout, refused) says nothing about the records: the
   // domain keeps its state rather than stopping its mail over a resolver outage.
-  const unanswered = records.some((r) => r.required && checks[r.purpose]?.status === 'failed' && !checks[r.purpose]?.found);
-  const verified = unanswered ? row.verified : records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
+  const unanswered = records.some(
+    (r) => r.required && checks[r.purpose]?.status === 'failed' && !checks[r.purpose]?.found,
+  );
+  const verified = unanswered
+    ? row.verified
+    : records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
   const checked = await repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
   if (checked && checked.verified !== row.verified) await notify(ctx.db, DOMAINS_CHANNEL);
   return checked;
@@ -229,11 +250,14 @@ export async function checkAllDomains(ctx: AppContext): Promise<number> {
 
 /** The domain of an address: what follows its last `@`, lower-cased. */
 export function senderDomain(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+  return email
+    .slice(email.lastIndexOf('@') + 1)
+    .trim()
+    .toLowerCase();
 }
 
 /**
- * Throws the spec's 403 unless `fromEmail`'s domain is a verified domain of the project.
+ * Throws the sender 403 (docs/api-rules.md#sender-403) unless `fromEmail`'s domain is a verified domain of the project.
  * The domain must match exactly: a subdomain of a verified domain is not verified (its mail would
  * not be covered by the DKIM key and ownership record published for the parent).
  *
@@ -241,26 +265,35 @@ export function senderDomain(email: string): string {
  * sender may be used without DNS, except a domain that another project registered: that stays
  * theirs, as it would with a relay.
  */
-export async function assertVerifiedSender(ctx: AppContext, ex: Executor, projectId: string, fromEmail: string): Promise<void> {
+export async function assertVerifiedSender(
+  ctx: AppContext,
+  ex: Executor,
+  projectId: string,
+  fromEmail: string,
+): Promise<void> {
   const domain = senderDomain(fromEmail);
-  const status = await notifiedCache<repo.SenderStatus>(ctx.database, DOMAINS_CHANNEL).get(`${projectId}:${domain}`, () =>
-    repo.senderStatus(ex, projectId, domain),
-  );
+  const status = await ctx.caches
+    .of<repo.SenderStatus>(DOMAINS_CHANNEL)
+    .get(`${projectId}:${domain}`, () => repo.senderStatus(ex, projectId, domain));
   if (status.verified) return;
   if (capturingMail(ctx) && (status.registered || !status.elsewhere)) return;
   const registered = status.registered;
   ctx.log.debug({ projectId, domain, registered }, 'sender domain refused');
   throw new AppError(
     403,
+    // The code clients match on for this 403: docs/api-rules.md#sender-403.
     'INTERNAL_SERVER_ERROR',
     registered
-      ? `The sender domain ${domain} is registered to this project but not verified yet: its DNS records have not passed the check`
+      ? `The sender domain ${domain} is registered to this project but not verified yet: ` +
+          'its DNS records have not passed the check'
       : `The sender domain ${domain} is not registered to this project`,
     {
       details: { domain, registered, verified: false },
       suggestion: registered
-        ? `Publish the DNS records listed for ${domain} (GET /domains/project/{projectId}), then check them with GET /domains/{id}/verify.`
-        : `Add ${domain} with POST /domains, publish the DNS records it returns, then check them with GET /domains/{id}/verify.`,
+        ? `Publish the DNS records listed for ${domain} (GET /domains/project/{projectId}), ` +
+          'then check them with GET /domains/{id}/verify.'
+        : `Add ${domain} with POST /domains, publish the DNS records it returns, ` +
+          'then check them with GET /domains/{id}/verify.',
     },
   );
 }
@@ -280,5 +313,12 @@ export async function signingKeyFor(
   fromEmail: string,
 ): Promise<{ domain: string; selector: string; privateKey: string; returnPathVerified: boolean } | null> {
   const row = await repo.signingKey(ctx.db, projectId, senderDomain(fromEmail), capturingMail(ctx));
-  return row ? { domain: row.domain, selector: row.dkim_selector, privateKey: row.dkim_private_key, returnPathVerified: row.return_path } : null;
+  return row
+    ? {
+        domain: row.domain,
+        selector: row.dkim_selector,
+        privateKey: row.dkim_private_key,
+        returnPathVerified: row.return_path,
+      }
+    : null;
 }

@@ -1,6 +1,6 @@
 import type { Executor } from '../../platform/db/client.js';
-import type { StoredAttachment } from '../../platform/db/schema.js';
 import * as repo from './repo.js';
+import type { StoredAttachment } from './schemas.js';
 
 /** Sets kept after their last read: the emails of one request are delivered close together. */
 const KEEP_MS = 30_000;

@@ -1,9 +1,9 @@
 import { addFooter, addOpenPixel, rewriteLinks } from '../../domain/email-html.js';
-import { templateScope, type TemplatePart } from '../../domain/render.js';
-import { clickUrl, openPixelUrl, subscriberUrls, type LinkSigner } from '../../domain/signed-links.js';
+import { type TemplatePart, templateScope } from '../../domain/render.js';
+import { clickUrl, type LinkSigner, openPixelUrl, subscriberUrls } from '../../domain/signed-links.js';
 import { footerHtml, localeOf } from '../../domain/subscriber-i18n.js';
-import type { EmailType } from '../../platform/db/schema.js';
 import type { NewEmail } from './repo.js';
+import type { EmailType } from './schemas.js';
 
 /** What a send says before it meets its recipients: already merged from the template and the request. */
 export interface Content {
@@ -41,7 +41,14 @@ export type Render = (part: TemplatePart, source: string, scope: Record<string, 
  * mail have their links and opens tracked; headless mail goes out exactly as written.
  * The edits after rendering are linear in the length of the HTML, whatever it holds.
  */
-export async function composeEmail(id: string, projectId: string, content: Content, recipient: Recipient, linking: Linking, render: Render): Promise<NewEmail> {
+export async function composeEmail(
+  id: string,
+  projectId: string,
+  content: Content,
+  recipient: Recipient,
+  linking: Linking,
+  render: Render,
+): Promise<NewEmail> {
   const { contact } = recipient;
   const urls = subscriberUrls(linking.publicUrl, linking.signer, { projectId, contactId: contact.id, emailId: id });
   const scope = templateScope(contact, recipient.transient, urls);
@@ -58,7 +65,11 @@ export async function composeEmail(id: string, projectId: string, content: Conte
   }
   if (content.type !== 'HEADLESS') {
     const own = `${linking.publicUrl}/`;
-    html = rewriteLinks(html, (url) => clickUrl(linking.publicUrl, linking.signer, id, url), (url) => url.startsWith(own));
+    html = rewriteLinks(
+      html,
+      (url) => clickUrl(linking.publicUrl, linking.signer, id, url),
+      (url) => url.startsWith(own),
+    );
     html = addOpenPixel(html, openPixelUrl(linking.publicUrl, linking.signer, id));
   }
 

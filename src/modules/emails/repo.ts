@@ -1,7 +1,7 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { ownerGone, run, type Executor } from '../../platform/db/client.js';
-import type { BounceType, EmailStatus, EmailType, StoredAttachment } from '../../platform/db/schema.js';
-import { CANCELLED_REASON, deliveryCountsCte, OF_CANCELLED_CAMPAIGN } from '../campaigns/counters.js';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Executor, ownerGone, run } from '../../platform/db/client.js';
+import { storeEventsCte } from '../events/record.js';
+import type { BounceType, EmailStatus, EmailType, StoredAttachment } from './schemas.js';
 
 /** Every query on `emails` lives here. */
 
@@ -34,13 +34,20 @@ export interface NewEmail {
  * Stores the attachments of one request once; its emails refer to them by `id`. The content goes
  * as one parameter, however many recipients share it.
  */
-export async function insertAttachmentSet(ex: Executor, set: { id: string; projectId: string; attachments: StoredAttachment[] }, now: Date): Promise<void> {
-  await run(ex, sql`insert into attachment_sets (id, project_id, attachments, created_at)
-    values (${set.id}, ${set.projectId}, ${JSON.stringify(set.attachments)}::jsonb, ${now})`);
+export async function insertAttachmentSet(
+  ex: Executor,
+  set: { id: string; projectId: string; attachments: StoredAttachment[] },
+  now: Date,
+): Promise<void> {
+  await run(
+    ex,
+    sql`insert into attachment_sets (id, project_id, attachments, created_at)
+    values (${set.id}, ${set.projectId}, ${JSON.stringify(set.attachments)}::jsonb, ${now})`,
+  );
 }
 
 /** The CTE `input`: the emails as rows of a statement that stores them. */
-export function emailInputCte(emails: NewEmail[]): SQL {
+function emailInputCte(emails: NewEmail[]): SQL {
   return sql`input as (
     select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
       "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
@@ -54,14 +61,16 @@ export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression li
  * The CTE `stored`: inserts the rows of `input` (aliased `i`) that `admit` lets through, returning
  * `id` and `status`. An email to an address on its project's suppression list is stored as skipped.
  */
-export function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
+function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
   return sql`stored as (
-    insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email,
-      to_name, reply_to, subject, html, headers, attachment_set_id, message_id, last_error, next_attempt_at, created_at, updated_at)
+    insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name,
+      to_email, to_name, reply_to, subject, html, headers, attachment_set_id, message_id, last_error, next_attempt_at,
+      created_at, updated_at)
     select i."id", i."projectId", i."contactId", i."templateId", i."campaignId", i."type",
       case when s.email is null then i."status" else 'skipped' end,
-      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."headers", i."attachmentSetId",
-      i."messageId", case when s.email is null or i."status" = 'skipped' then i."lastError" else ${SUPPRESSED_REASON} end,
+      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."headers",
+      i."attachmentSetId", i."messageId",
+      case when s.email is null or i."status" = 'skipped' then i."lastError" else ${SUPPRESSED_REASON} end,
       ${now}, ${now}, ${now}
     from input i left join suppressions s on s.project_id = i."projectId" and s.email = lower(i."toEmail")
     where ${admit}
@@ -71,33 +80,62 @@ export function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
 /** NOTIFY the delivery engines, as a select-list item of a statement that stores emails. */
 export const wakeDelivery = (wake: boolean): SQL => (wake ? sql`pg_notify(${EMAILS_CHANNEL}, '')` : sql`null`);
 
+/** What a caller writes in the statement that stores its emails: see `storeEmailsWith`. */
+export interface StoreJoin {
+  /** CTEs run before the insert; they may read the emails as the CTE `input`. */
+  before?: SQL;
+  /** Which rows of `input` (aliased `i`) are stored; all by default. */
+  admit?: SQL;
+  /** CTEs run with the insert; they may read `stored` (`id`, `status`). */
+  after?: SQL;
+  /** The statement's select list and what follows it. */
+  result: SQL;
+}
+
+/**
+ * Stores emails in one statement with the caller's own writes, so both happen or neither (a
+ * campaign's recipients claim their emails, a workflow execution moves on with its email). An
+ * email to an address on its project's suppression list is stored as skipped.
+ */
+export async function storeEmailsWith<T extends Record<string, unknown>>(
+  ex: Executor,
+  emails: NewEmail[],
+  now: Date,
+  join: StoreJoin,
+): Promise<T[]> {
+  const ctes = [emailInputCte(emails), join.before, emailStoreCte(now, join.admit), join.after].filter(
+    (c): c is SQL => !!c,
+  );
+  const r = await run<T>(ex, sql`with ${sql.join(ctes, sql`, `)} select ${join.result}`);
+  return r.rows;
+}
+
 /**
  * Stores accepted emails; with `wake`, also wakes the delivery engines once the transaction
  * commits (NOTIFY serializes commits in PostgreSQL, so callers send it sparingly).
  */
 export async function insertEmails(ex: Executor, emails: NewEmail[], now: Date, wake: boolean): Promise<void> {
   if (emails.length === 0) return;
-  await run(ex, sql`with ${emailInputCte(emails)}, ${emailStoreCte(now)} select count(*), ${wakeDelivery(wake)} from stored`);
+  await storeEmailsWith(ex, emails, now, { result: sql`count(*), ${wakeDelivery(wake)} from stored` });
 }
 
-export interface ClaimedEmail {
-  id: string;
-  project_id: string;
-  contact_id: string | null;
-  campaign_id: string | null;
-  type: EmailType;
-  from_email: string;
-  from_name: string | null;
-  to_email: string;
-  to_name: string | null;
-  reply_to: string | null;
-  subject: string;
-  html: string;
-  headers: Record<string, string>;
-  has_attachments: boolean;
-  message_id: string;
-  attempts: number;
-}
+/** An email as delivery claims it: its body, and whether it has attachments to read. */
+export type ClaimedEmail = Pick<
+  EmailRow,
+  | 'id'
+  | 'project_id'
+  | 'contact_id'
+  | 'campaign_id'
+  | 'type'
+  | 'from_email'
+  | 'from_name'
+  | 'to_email'
+  | 'to_name'
+  | 'reply_to'
+  | 'subject'
+  | 'message_id'
+  | 'attempts'
+> & { html: string; headers: Record<string, string>; has_attachments: boolean };
 
 /**
  * Claims up to `limit` due emails for the worker process `owner`. Other workers skip them while
@@ -105,7 +143,13 @@ export interface ClaimedEmail {
  * longer held) they are due again from `reclaimableAt` on. Attachments are fetched one email at a
  * time, so a batch never holds many of them in memory.
  */
-export async function claimDueEmails(ex: Executor, now: Date, reclaimableAt: Date, limit: number, owner: bigint): Promise<ClaimedEmail[]> {
+export async function claimDueEmails(
+  ex: Executor,
+  now: Date,
+  reclaimableAt: Date,
+  limit: number,
+  owner: bigint,
+): Promise<ClaimedEmail[]> {
   const r = await run<ClaimedEmail>(
     ex,
     sql`
@@ -118,14 +162,18 @@ export async function claimDueEmails(ex: Executor, now: Date, reclaimableAt: Dat
       limit ${limit}
       for update skip locked)
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
-      e.reply_to, e.subject, e.html, e.headers, (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts`,
+      e.reply_to, e.subject, e.html, e.headers,
+      (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts`,
     { prepared: true },
   );
   return r.rows;
 }
 
 /** Where an email's attachments are: its attachment set, or (stored before sets existed) its own row. */
-export async function attachmentsRef(ex: Executor, id: string): Promise<{ setId: string } | { own: StoredAttachment[] } | null> {
+export async function attachmentsRef(
+  ex: Executor,
+  id: string,
+): Promise<{ setId: string } | { own: StoredAttachment[] } | null> {
   const r = await run<{ attachment_set_id: string | null; attachments: StoredAttachment[] | null }>(
     ex,
     sql`select attachment_set_id, attachments from emails where id = ${id}`,
@@ -140,10 +188,16 @@ export async function attachmentsRef(ex: Executor, id: string): Promise<{ setId:
  * arrives as a plain string instead of inside one JSON document parsed whole on the event loop.
  */
 export async function attachmentSet(ex: Executor, setId: string): Promise<StoredAttachment[]> {
-  const r = await run<{ filename: string; content: string; content_type: string; content_id: string | null; disposition: 'attachment' | 'inline' }>(
+  const r = await run<{
+    filename: string;
+    content: string;
+    content_type: string;
+    content_id: string | null;
+    disposition: 'attachment' | 'inline';
+  }>(
     ex,
-    sql`select a->>'filename' as filename, a->>'content' as content, a->>'contentType' as content_type, a->>'contentId' as content_id,
-          a->>'disposition' as disposition
+    sql`select a->>'filename' as filename, a->>'content' as content, a->>'contentType' as content_type,
+          a->>'contentId' as content_id, a->>'disposition' as disposition
         from attachment_sets s cross join lateral jsonb_array_elements(s.attachments) with ordinality as e(a, n)
         where s.id = ${setId} order by e.n`,
   );
@@ -154,6 +208,20 @@ export async function attachmentSet(ex: Executor, setId: string): Promise<Stored
     ...(row.content_id ? { contentId: row.content_id } : {}),
     disposition: row.disposition,
   }));
+}
+
+/**
+ * What delivery outcomes change beyond the emails: the campaigns of campaign emails. Given by the
+ * campaigns module and passed in where the worker is assembled, so emails do not depend on it.
+ */
+export interface OutcomeEffects {
+  /** A condition on the email `e`: its retry is skipped instead of queued, with `skipReason`. */
+  skipRetryWhen: SQL;
+  skipReason: string;
+  /** CTEs counting the final outcomes among the rows of the CTE named `source` (`campaign_id`, `status`). */
+  countFinal(source: string): SQL;
+  /** Runs once outcomes are committed, for the campaigns whose emails reached a final state. */
+  afterCommit(ex: Executor, campaignIds: string[], now: Date): Promise<void>;
 }
 
 export type Outcome =
@@ -170,7 +238,13 @@ export type Outcome =
  * `owner` change, so a late duplicate outcome, or one of a worker whose email was taken over, is a
  * no-op. Returns the campaigns whose emails reached a final state, which may now be complete.
  */
-export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Date, owner: bigint): Promise<string[]> {
+export async function recordOutcomes(
+  ex: Executor,
+  outcomes: Outcome[],
+  now: Date,
+  owner: bigint,
+  effects: OutcomeEffects,
+): Promise<string[]> {
   if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => ({
     id: o.id,
@@ -188,30 +262,33 @@ export async function recordOutcomes(ex: Executor, outcomes: Outcome[], now: Dat
         as r(id uuid, status text, released boolean, error text, response text, next timestamptz)),
     changed as (
       update emails e set
-        status = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then 'skipped' else i.status end,
+        status = case when i.status = 'queued' and ${effects.skipRetryWhen} then 'skipped' else i.status end,
         locked_until = null,
         locked_by = null,
         attempts = case when i.released then e.attempts - 1 else e.attempts end,
         smtp_response = coalesce(i.response, e.smtp_response),
         next_attempt_at = coalesce(i.next, e.next_attempt_at),
-        last_error = case when i.status = 'queued' and ${OF_CANCELLED_CAMPAIGN} then ${CANCELLED_REASON} when i.released then e.last_error else i.error end,
+        last_error = case when i.status = 'queued' and ${effects.skipRetryWhen} then ${effects.skipReason}
+          when i.released then e.last_error else i.error end,
         sent_at = case when i.status = 'sent' then ${now}::timestamptz else e.sent_at end,
         failed_at = case when i.status = 'failed' then ${now}::timestamptz else e.failed_at end,
         updated_at = ${now}
       from input i
       -- the ids as an array: the rows are reached by primary key, never through the queue's index
-      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued' and e.locked_by = ${String(owner)}::bigint
+      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued'
+        and e.locked_by = ${String(owner)}::bigint
       returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error),
     final as (select * from changed where status in ('sent', 'failed', 'skipped')),
-    stored as (
-      insert into events (project_id, contact_id, name, data, created_at)
-      select project_id, contact_id, 'email.' || status,
-        jsonb_strip_nulls(jsonb_build_object('emailId', id, 'campaignId', campaign_id, 'reason', case when status = 'failed' then error end)),
-        ${now}
-      from final where contact_id is not null and status <> 'skipped'
-      returning id),
-    outbox as (insert into event_outbox (event_id, available_at) select id, ${now} from stored),
-    ${deliveryCountsCte('final')}
+    ${storeEventsCte(
+      'stored',
+      sql`select project_id, contact_id, 'email.' || status,
+        jsonb_strip_nulls(jsonb_build_object('emailId', id, 'campaignId', campaign_id,
+          'reason', case when status = 'failed' then error end)),
+        ${now}::timestamptz
+      from final where contact_id is not null and status <> 'skipped'`,
+      now,
+    )},
+    ${effects.countFinal('final')}
     select distinct campaign_id from final where campaign_id is not null`,
     // Run for every few messages: planned once per connection.
     { prepared: true },
@@ -252,10 +329,135 @@ export interface EmailRow {
 }
 
 export async function findEmail(ex: Executor, projectId: string, id: string): Promise<EmailRow | null> {
-  const r = await run<EmailRow>(ex, sql`
+  const r = await run<EmailRow>(
+    ex,
+    sql`
     select id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email, to_name,
-      reply_to, subject, message_id, attempts, next_attempt_at, last_error, smtp_response, sent_at, failed_at, opened_at,
-      clicked_at, bounced_at, bounce_type, complained_at, open_count, click_count, created_at, updated_at
-    from emails where project_id = ${projectId} and id = ${id}`);
+      reply_to, subject, message_id, attempts, next_attempt_at, last_error, smtp_response, sent_at, failed_at,
+      opened_at, clicked_at, bounced_at, bounce_type, complained_at, open_count, click_count, created_at, updated_at
+    from emails where project_id = ${projectId} and id = ${id}`,
+  );
   return r.rows[0] ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What happens to an email after it left: reports, opens and clicks, cancellation.
+
+/** The email a report, an open or a click is about, as far as the caller needs it. */
+export interface TouchedEmail {
+  id: string;
+  project_id: string;
+  contact_id: string | null;
+  campaign_id: string | null;
+  to_email: string;
+}
+
+/**
+ * Marks a sent email bounced. Null when it was not `sent` (unknown, never sent, or already
+ * bounced): a report repeated or crossing another changes nothing.
+ */
+export async function markBounced(
+  ex: Executor,
+  emailId: string,
+  bounce: { type: BounceType; reason: string },
+  now: Date,
+): Promise<TouchedEmail | null> {
+  const r = await run<TouchedEmail>(
+    ex,
+    sql`
+    update emails set status = 'bounced', bounced_at = ${now}, bounce_type = ${bounce.type},
+      last_error = ${bounce.reason.slice(0, 2000)}, updated_at = ${now}
+    where id = ${emailId} and status = 'sent'
+    returning id, project_id, contact_id, campaign_id, to_email`,
+  );
+  return r.rows[0] ?? null;
+}
+
+/** Marks an email complained about, the first time only (null otherwise). */
+export async function markComplained(ex: Executor, emailId: string, now: Date): Promise<TouchedEmail | null> {
+  const r = await run<TouchedEmail>(
+    ex,
+    sql`
+    update emails set complained_at = ${now}, updated_at = ${now}
+    where id = ${emailId} and complained_at is null and status in ('sent', 'bounced')
+    returning id, project_id, contact_id, campaign_id, to_email`,
+  );
+  return r.rows[0] ?? null;
+}
+
+/** The email whose Message-ID is exactly `messageId` (angle brackets included), found through its id. */
+export async function emailByMessageId(ex: Executor, emailId: string, messageId: string): Promise<string | null> {
+  const r = await run<{ id: string }>(
+    ex,
+    sql`select id from emails where id = ${emailId} and message_id = ${messageId}`,
+  );
+  return r.rows[0]?.id ?? null;
+}
+
+export interface Engagement extends TouchedEmail {
+  first_open: boolean;
+  first_click: boolean;
+}
+
+/**
+ * Counts an open, or a click (which counts as the open too when none was recorded: images are
+ * often blocked). The UPDATE reads the first-open and first-click times under the row lock, so
+ * concurrent hits each count and exactly one of them is the first. Null for an unknown email.
+ */
+export async function countHit(
+  ex: Executor,
+  emailId: string,
+  kind: 'open' | 'click',
+  now: Date,
+): Promise<Engagement | null> {
+  const click = kind === 'click';
+  const r = await run<Engagement>(
+    ex,
+    sql`
+    with before as (select id, opened_at, clicked_at from emails where id = ${emailId} for update)
+    update emails e set
+      click_count = e.click_count + ${click ? 1 : 0},
+      clicked_at = ${click ? sql`coalesce(e.clicked_at, ${now})` : sql`e.clicked_at`},
+      open_count = e.open_count + (case when ${!click}::boolean or before.opened_at is null then 1 else 0 end),
+      opened_at = coalesce(e.opened_at, ${now})
+    from before where e.id = before.id
+    returning e.id, e.project_id, e.contact_id, e.campaign_id, e.to_email, (before.opened_at is null) as first_open,
+      ${click ? sql`(before.clicked_at is null)` : sql`false`} as first_click`,
+  );
+  return r.rows[0] ?? null;
+}
+
+/**
+ * Skips the queued emails of these campaigns that no worker holds (those in flight finish);
+ * returns how many per campaign.
+ */
+export async function skipQueuedCampaignEmails(
+  ex: Executor,
+  campaignIds: string[],
+  reason: string,
+  now: Date,
+): Promise<Map<string, number>> {
+  if (campaignIds.length === 0) return new Map();
+  const r = await run<{ campaign_id: string; n: number }>(
+    ex,
+    sql`
+    with skipped as (
+      update emails set status = 'skipped', last_error = ${reason}, updated_at = ${now}
+      where campaign_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(campaignIds)}::jsonb))
+        and status = 'queued' and (locked_until is null or locked_until <= ${now})
+      returning campaign_id)
+    select campaign_id, count(*)::int as n from skipped group by campaign_id`,
+  );
+  return new Map(r.rows.map((row) => [row.campaign_id, row.n]));
+}
+
+/** Campaigns that have queued emails no worker holds. */
+export async function campaignsWithIdleQueuedEmails(ex: Executor, now: Date): Promise<string[]> {
+  const r = await run<{ campaign_id: string }>(
+    ex,
+    sql`
+    select distinct campaign_id from emails
+    where campaign_id is not null and status = 'queued' and (locked_until is null or locked_until <= ${now})`,
+  );
+  return r.rows.map((row) => row.campaign_id);
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
-import { idempotencyKeyOf } from '../../platform/http/idempotency.js';
+import { wrapped } from '../../platform/http/envelope.js';
+import { idempotencyKeyOf, requestIdentity } from '../../platform/http/idempotency.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -21,14 +22,7 @@ export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppC
       onRequest: async (req: FastifyRequest) => void idempotencyKeyOf(req),
       schema: { tags, body: s.sendBody, response: { 200: s.sendResponse } },
     },
-    async (req) => ({
-      success: true as const,
-      data: await service.sendEmails(ctx, projectOf(req).id, req.body, {
-        idempotencyKey: idempotencyKeyOf(req),
-        method: req.method,
-        path: req.routeOptions.url ?? req.url,
-      }),
-    }),
+    async (req) => wrapped(await service.sendEmails(ctx, projectOf(req).id, req.body, requestIdentity(req))),
   );
 
   app.get('/emails/:id', { schema: { tags, params: s.emailIdParams, response: { 200: s.emailRecordSchema } } }, (req) =>
@@ -45,6 +39,7 @@ export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppC
         produces: ['message/rfc822'],
       },
     },
-    async (req, reply) => reply.type('message/rfc822').send(await service.capturedMessage(ctx, projectOf(req).id, req.params.id)),
+    async (req, reply) =>
+      reply.type('message/rfc822').send(await service.capturedMessage(ctx, projectOf(req).id, req.params.id)),
   );
 }

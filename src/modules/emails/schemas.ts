@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { emailSchema } from '../../domain/email.js';
+import { emailSchema, emailTypeSchema } from '../../domain/email.js';
+
+export { type EmailType, emailTypeSchema } from '../../domain/email.js';
+
 import { dataSchema } from '../contacts/schemas.js';
 
 const NO_NEWLINE = /^[^\r\n]*$/;
@@ -7,6 +10,12 @@ const NO_NEWLINE = /^[^\r\n]*$/;
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]{1,76}$/;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 const MIME_TYPE = /^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/;
+
+/** `bounced`: the relay accepted it, then a delivery status notification reported it failed. */
+export const emailStatusSchema = z.enum(['queued', 'sent', 'failed', 'skipped', 'bounced']);
+export type EmailStatus = z.infer<typeof emailStatusSchema>;
+export const bounceTypeSchema = z.enum(['hard', 'soft']);
+export type BounceType = z.infer<typeof bounceTypeSchema>;
 
 export const MAX_RECIPIENTS = 50;
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
@@ -36,24 +45,71 @@ const attachmentSchema = z
     message: 'Required when disposition is inline',
     path: ['contentId'],
   });
+/** An attachment as stored: `content` is base64, as the client sent it. */
+export type StoredAttachment = z.infer<typeof attachmentSchema>;
 
 /** Headers the service writes itself; a request may not set them. */
-const RESERVED_HEADERS = new Set(
-  ['from', 'to', 'cc', 'bcc', 'subject', 'reply-to', 'sender', 'date', 'message-id', 'mime-version', 'content-type',
-    'content-transfer-encoding', 'dkim-signature', 'return-path', 'list-unsubscribe', 'list-unsubscribe-post'],
-);
+const RESERVED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'sender',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'dkim-signature',
+  'return-path',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+]);
 
 const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   const entries = Object.entries(headers);
-  if (entries.length > 50) ctx.addIssue({ code: z.ZodIssueCode.too_big, maximum: 50, type: 'array', inclusive: true, message: 'At most 50 headers' });
+  if (entries.length > 50)
+    ctx.addIssue({
+      code: z.ZodIssueCode.too_big,
+      maximum: 50,
+      type: 'array',
+      inclusive: true,
+      message: 'At most 50 headers',
+    });
   for (const [name, value] of entries) {
     if (!HEADER_NAME.test(name)) {
-      ctx.addIssue({ code: z.ZodIssueCode.invalid_string, validation: 'regex', path: [name], message: 'Header names are printable ASCII without colon, spaces or line breaks' });
+      ctx.addIssue({
+        code: z.ZodIssueCode.invalid_string,
+        validation: 'regex',
+        path: [name],
+        message: 'Header names are printable ASCII without colon, spaces or line breaks',
+      });
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [name], message: `${name} is set by the service and cannot be overridden`, params: { code: 'reserved_header' } });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [name],
+        message: `${name} is set by the service and cannot be overridden`,
+        params: { code: 'reserved_header' },
+      });
     }
-    if (!NO_NEWLINE.test(value)) ctx.addIssue({ code: z.ZodIssueCode.invalid_string, validation: 'regex', path: [name], message: 'Header values must not contain line breaks' });
-    if (value.length > 998) ctx.addIssue({ code: z.ZodIssueCode.too_big, maximum: 998, type: 'string', inclusive: true, path: [name], message: 'At most 998 characters' });
+    if (!NO_NEWLINE.test(value))
+      ctx.addIssue({
+        code: z.ZodIssueCode.invalid_string,
+        validation: 'regex',
+        path: [name],
+        message: 'Header values must not contain line breaks',
+      });
+    if (value.length > 998)
+      ctx.addIssue({
+        code: z.ZodIssueCode.too_big,
+        maximum: 998,
+        type: 'string',
+        inclusive: true,
+        path: [name],
+        message: 'At most 998 characters',
+      });
   }
 });
 
@@ -73,15 +129,31 @@ export const sendBody = z
   })
   .superRefine((body, ctx) => {
     if (body.template) return;
-    if (body.subject === undefined) ctx.addIssue({ code: z.ZodIssueCode.invalid_type, expected: 'string', received: 'undefined', path: ['subject'], message: 'Required without a template' });
-    if (body.body === undefined) ctx.addIssue({ code: z.ZodIssueCode.invalid_type, expected: 'string', received: 'undefined', path: ['body'], message: 'Required without a template' });
+    if (body.subject === undefined)
+      ctx.addIssue({
+        code: z.ZodIssueCode.invalid_type,
+        expected: 'string',
+        received: 'undefined',
+        path: ['subject'],
+        message: 'Required without a template',
+      });
+    if (body.body === undefined)
+      ctx.addIssue({
+        code: z.ZodIssueCode.invalid_type,
+        expected: 'string',
+        received: 'undefined',
+        path: ['body'],
+        message: 'Required without a template',
+      });
   });
 export type SendBody = z.infer<typeof sendBody>;
 
 export const sendResponse = z.object({
   success: z.literal(true),
   data: z.object({
-    emails: z.array(z.object({ contact: z.object({ id: z.string().uuid(), email: z.string() }), email: z.string().uuid() })),
+    emails: z.array(
+      z.object({ contact: z.object({ id: z.string().uuid(), email: z.string() }), email: z.string().uuid() }),
+    ),
     timestamp: z.string(),
   }),
 });
@@ -94,8 +166,8 @@ export const emailRecordSchema = z.object({
   contactId: z.string().uuid().nullable(),
   templateId: z.string().uuid().nullable(),
   campaignId: z.string().uuid().nullable(),
-  type: z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']),
-  status: z.enum(['queued', 'sent', 'failed', 'skipped', 'bounced']),
+  type: emailTypeSchema,
+  status: emailStatusSchema,
   from: z.string(),
   fromName: z.string().nullable(),
   to: z.string(),
@@ -112,10 +184,11 @@ export const emailRecordSchema = z.object({
   openedAt: z.string().nullable(),
   clickedAt: z.string().nullable(),
   bouncedAt: z.string().nullable(),
-  bounceType: z.enum(['hard', 'soft']).nullable(),
+  bounceType: bounceTypeSchema.nullable(),
   complainedAt: z.string().nullable(),
   openCount: z.number().int(),
   clickCount: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type EmailRecord = z.infer<typeof emailRecordSchema>;

@@ -1,51 +1,68 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { parseDataPatch } from '../../domain/contact-data.js';
+import { iso } from '../../domain/formats.js';
+import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
-import { outboxFile } from '../../platform/mail/transport.js';
+import type { RequestIdentity } from '../../platform/http/idempotency.js';
 import { claimIdempotencyKey, rememberResponse } from '../../platform/http/idempotency.js';
-import type { StoredAttachment } from '../../platform/db/schema.js';
-import { parseDataPatch } from '../../domain/contact-data.js';
-import { TemplateError } from '../../domain/render.js';
+import { outboxFile } from '../../platform/mail/transport.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender, capturingMail } from '../domains/service.js';
 import { cachedTemplate } from '../templates/service.js';
-import type { RequestIdentity } from '../events/service.js';
-import { composeEmail, type Content } from './compose.js';
+import { type Content, composeEmail } from './compose.js';
 import * as repo from './repo.js';
+import type { EmailRecord, StoredAttachment } from './schemas.js';
 import { MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendBody } from './schemas.js';
+
+/** What delivery outcomes change beyond the emails, given by the campaigns module. */
+export type { OutcomeEffects } from './repo.js';
+/** What other modules change on an email after it left, each in their own transaction. */
+/** Storing emails, alone or in one statement with the caller's own writes. */
+export {
+  campaignsWithIdleQueuedEmails,
+  countHit,
+  EMAILS_CHANNEL,
+  type Engagement,
+  emailByMessageId,
+  insertEmails,
+  markBounced,
+  markComplained,
+  type NewEmail,
+  type StoreJoin,
+  skipQueuedCampaignEmails,
+  storeEmailsWith,
+  type TouchedEmail,
+  wakeDelivery,
+} from './repo.js';
 
 type Address = NonNullable<SendBody['from']>;
 const asAddress = (a: Address) => (typeof a === 'string' ? { email: a, name: undefined } : a);
 
-const WAKE_EVERY_MS = 100;
-const lastWake = new WeakMap<object, number>();
-
-/**
- * Whether this send should wake the delivery engines: at most every 100 ms per process. Sends in
- * between are picked up by the engine's current round or its next poll (a quarter second).
- */
-function wakeDue(ctx: AppContext): boolean {
-  const now = Date.now();
-  if (now - (lastWake.get(ctx.database) ?? 0) < WAKE_EVERY_MS) return false;
-  lastWake.set(ctx.database, now);
-  return true;
-}
-
 /** Decoded size of base64 text (without white space) without decoding it. */
-const decodedBytes = (clean: string) => Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
+const decodedBytes = (clean: string) =>
+  Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
 
 /** `attachments`: the request's, their content without white space. */
 function checkSizes(body: SendBody, attachments: StoredAttachment[]): void {
   const attached = attachments.reduce((n, a) => n + decodedBytes(a.content), 0);
   if (attached > MAX_ATTACHMENT_BYTES) {
-    throw validationError([{ field: 'attachments', message: `Attachments total ${attached} bytes; at most ${MAX_ATTACHMENT_BYTES}`, code: 'too_big' }]);
+    throw validationError([
+      {
+        field: 'attachments',
+        message: `Attachments total ${attached} bytes; at most ${MAX_ATTACHMENT_BYTES}`,
+        code: 'too_big',
+      },
+    ]);
   }
   // Base64 in the message costs 4/3 of the decoded size, plus line breaks.
   const message = (body.body?.length ?? 0) + (body.attachments ?? []).reduce((n, a) => n + a.content.length * 1.03, 0);
   if (message > MAX_MESSAGE_BYTES) {
-    throw validationError([{ field: 'attachments', message: `The message would exceed ${MAX_MESSAGE_BYTES} bytes`, code: 'too_big' }]);
+    throw validationError([
+      { field: 'attachments', message: `The message would exceed ${MAX_MESSAGE_BYTES} bytes`, code: 'too_big' },
+    ]);
   }
 }
 
@@ -69,7 +86,10 @@ function templateErrorAsValidation(err: unknown): never {
  * and nothing changes, when any recipient's email cannot be made.
  */
 export async function sendEmails(ctx: AppContext, projectId: string, body: SendBody, request: RequestIdentity) {
-  const attachments: StoredAttachment[] = (body.attachments ?? []).map((a) => ({ ...a, content: a.content.replace(/\s+/g, '') }));
+  const attachments: StoredAttachment[] = (body.attachments ?? []).map((a) => ({
+    ...a,
+    content: a.content.replace(/\s+/g, ''),
+  }));
   checkSizes(body, attachments);
   const now = ctx.clock.now();
   const patch = parseDataPatch(body.data);
@@ -82,7 +102,14 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
   if (body.template && !template) throw notFound('Template');
   const from = body.from ? asAddress(body.from) : template ? { email: template.from, name: undefined } : undefined;
   if (!from) {
-    throw validationError([{ field: 'from', message: 'Required when the template has no sender', code: 'invalid_type', received: 'undefined' }]);
+    throw validationError([
+      {
+        field: 'from',
+        message: 'Required when the template has no sender',
+        code: 'invalid_type',
+        received: 'undefined',
+      },
+    ]);
   }
   await assertVerifiedSender(ctx, ctx.db, projectId, from.email);
   const content: Content = {
@@ -134,7 +161,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
         templateErrorAsValidation(err);
       }
     }
-    await repo.insertEmails(tx, emails, now, wakeDue(ctx));
+    await repo.insertEmails(tx, emails, now, ctx.deliveryWake.due());
     const data = {
       emails: emails.map((e) => ({ contact: { id: e.contactId!, email: e.toEmail }, email: e.id })),
       timestamp: now.toISOString(),
@@ -144,24 +171,28 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
   });
 }
 
-const iso = (v: string | Date | null) => (v === null ? null : new Date(v).toISOString());
-
 /** The `.eml` the dev outbox holds for an email of the project. */
 export async function capturedMessage(ctx: AppContext, projectId: string, id: string): Promise<Buffer> {
   const row = await repo.findEmail(ctx.db, projectId, id);
   if (!row) throw notFound('Email');
-  if (!capturingMail(ctx)) throw new AppError(404, 'NOT_FOUND', 'Mail goes to the SMTP relay: nothing is captured', { details: { id } });
+  if (!capturingMail(ctx))
+    throw new AppError(404, 'NOT_FOUND', 'Mail goes to the SMTP relay: nothing is captured', { details: { id } });
   try {
     return await fs.readFile(outboxFile(path.join(ctx.config.dataDir, 'outbox'), row.message_id));
   } catch {
-    throw new AppError(404, 'NOT_FOUND', `Email ${id} has not been delivered to the outbox yet (status ${row.status})`, {
-      details: { id, status: row.status },
-      suggestion: 'Try again once GET /emails/{id} shows the status SENT.',
-    });
+    throw new AppError(
+      404,
+      'NOT_FOUND',
+      `Email ${id} has not been delivered to the outbox yet (status ${row.status})`,
+      {
+        details: { id, status: row.status },
+        suggestion: 'Try again once GET /emails/{id} shows the status SENT.',
+      },
+    );
   }
 }
 
-export async function getEmail(ctx: AppContext, projectId: string, id: string) {
+export async function getEmail(ctx: AppContext, projectId: string, id: string): Promise<EmailRecord> {
   const row = await repo.findEmail(ctx.db, projectId, id);
   if (!row) throw notFound('Email');
   return {
@@ -192,7 +223,7 @@ export async function getEmail(ctx: AppContext, projectId: string, id: string) {
     complainedAt: iso(row.complained_at),
     openCount: row.open_count,
     clickCount: row.click_count,
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
 }

@@ -1,5 +1,10 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Executor, run } from '../../platform/db/client.js';
+
+/**
+ * The only writers of `events` and `event_outbox`. An event is stored with its outbox entry in the
+ * statement that stores it; the worker hands it to the subscribers (platform/event-bus).
+ */
 
 export interface NewEvent {
   projectId: string;
@@ -10,33 +15,36 @@ export interface NewEvent {
 }
 
 /**
- * Stores an event and its outbox entry in one statement; the worker hands it to the subscribers
- * (platform/event-bus). Events recorded together with a contact upsert go through
- * contacts/repo `upsertContacts` instead, which writes the same two rows.
+ * The CTE `<name>` (`id`, `contact_id` of each event stored) and `<name>_outbox`: one event per row
+ * of `rows`, a select of (project_id, contact_id, name, data, created_at). For statements that store
+ * events together with the change that caused them (a contact upsert, delivery outcomes).
  */
-export async function recordEvent(ex: Executor, event: NewEvent): Promise<string> {
-  const r = await run(ex, sql`
-    with stored as (
-      insert into events (project_id, contact_id, name, data, created_at)
-      values (${event.projectId}, ${event.contactId}, ${event.name}, ${JSON.stringify(event.data ?? {})}::jsonb, ${event.at})
-      returning id),
-    outbox as (insert into event_outbox (event_id, available_at) select id, ${event.at} from stored)
-    select id from stored`);
-  return (r.rows[0] as { id: string }).id;
-}
-
-/**
- * Common table expressions that store one event per row of the CTE named `source` (which has a
- * `contact_id` column), each with its outbox entry: set-wise `recordEvent`, for statements that
- * change many contacts at once. `prefix` keeps the names apart when a statement uses it twice.
- */
-export function recordEventsFrom(prefix: string, source: string, event: Omit<NewEvent, 'contactId'>): SQL {
-  const stored = sql.raw(`${prefix}_events`);
+export function storeEventsCte(name: string, rows: SQL, at: Date): SQL {
+  const stored = sql.raw(name);
   return sql`
     ${stored} as (
       insert into events (project_id, contact_id, name, data, created_at)
-      select ${event.projectId}::uuid, contact_id, ${event.name}, ${JSON.stringify(event.data ?? {})}::jsonb, ${event.at}
-      from ${sql.raw(source)}
-      returning id),
-    ${sql.raw(`${prefix}_outbox`)} as (insert into event_outbox (event_id, available_at) select id, ${event.at} from ${stored})`;
+      ${rows}
+      returning id, contact_id),
+    ${sql.raw(`${name}_outbox`)} as (insert into event_outbox (event_id, available_at)
+      select id, ${at} from ${stored})`;
+}
+
+export async function recordEvent(ex: Executor, event: NewEvent): Promise<string> {
+  const rows = sql`values (${event.projectId}::uuid, ${event.contactId}::uuid, ${event.name},
+    ${JSON.stringify(event.data ?? {})}::jsonb, ${event.at}::timestamptz)`;
+  const r = await run<{ id: string }>(ex, sql`with ${storeEventsCte('stored', rows, event.at)} select id from stored`);
+  return r.rows[0]!.id;
+}
+
+/**
+ * `storeEventsCte` for one event per row of the CTE named `source` (which has a `contact_id`
+ * column), for statements that change many contacts at once. `prefix` keeps the names apart when
+ * a statement uses it twice.
+ */
+export function recordEventsFrom(prefix: string, source: string, event: Omit<NewEvent, 'contactId'>): SQL {
+  const rows = sql`select ${event.projectId}::uuid, contact_id, ${event.name},
+      ${JSON.stringify(event.data ?? {})}::jsonb, ${event.at}::timestamptz
+      from ${sql.raw(source)}`;
+  return storeEventsCte(`${prefix}_events`, rows, event.at);
 }

@@ -1,5 +1,5 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Executor, run } from '../../platform/db/client.js';
 import type { CursorValue } from '../../platform/http/pagination.js';
 
 export interface EventRow {
@@ -42,12 +42,15 @@ export async function listEvents(ex: Executor, q: EventListQuery): Promise<Event
         : sql`(e.created_at, e.id) < (${at}::timestamptz, ${id}::uuid)`,
     );
   }
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     select e.id, e.contact_id, c.email, e.name, e.data, e.created_at
     from events e join contacts c on c.id = e.contact_id
     where ${sql.join(where, sql` and `)}
     order by e.created_at ${dir}, e.id ${dir}
-    limit ${q.limit}`);
+    limit ${q.limit}`,
+  );
   return r.rows as EventRow[];
 }
 
@@ -57,38 +60,51 @@ export async function countEvents(ex: Executor, q: EventListQuery): Promise<numb
 }
 
 export async function eventStats(ex: Executor, projectId: string, since: Date, until: Date) {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     select name, count(*)::int as count, count(distinct contact_id)::int as contacts, max(created_at) as last_seen_at
     from events
     where project_id = ${projectId} and created_at >= ${since} and created_at < ${until}
-    group by name order by count desc, name`);
+    group by name order by count desc, name`,
+  );
   return r.rows as { name: string; count: number; contacts: number; last_seen_at: Date }[];
 }
 
 export async function distinctContacts(ex: Executor, projectId: string, since: Date, until: Date): Promise<number> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     select count(distinct contact_id)::int as n from events
-    where project_id = ${projectId} and created_at >= ${since} and created_at < ${until}`);
+    where project_id = ${projectId} and created_at >= ${since} and created_at < ${until}`,
+  );
   return (r.rows[0] as { n: number }).n;
 }
 
 /** Distinct names by walking the (project, name) index one name at a time, not scanning every event. */
 export async function eventNames(ex: Executor, projectId: string): Promise<string[]> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     with recursive names as (
       (select name from events where project_id = ${projectId} order by name limit 1)
       union all
-      select (select e.name from events e where e.project_id = ${projectId} and e.name > names.name order by e.name limit 1)
+      select (select e.name from events e where e.project_id = ${projectId} and e.name > names.name
+        order by e.name limit 1)
       from names where names.name is not null)
-    select name from names where name is not null`);
+    select name from names where name is not null`,
+  );
   return (r.rows as { name: string }[]).map((row) => row.name);
 }
 
 export async function deleteEventsNamed(ex: Executor, projectId: string, name: string): Promise<number> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     with gone as (delete from events where project_id = ${projectId} and name = ${name} returning 1),
     uncounted as (delete from event_daily_counts where project_id = ${projectId} and name = ${name})
-    select count(*)::int as n from gone`);
+    select count(*)::int as n from gone`,
+  );
   return (r.rows[0] as { n: number }).n;
 }
 
@@ -99,9 +115,12 @@ export async function eventsOfContacts(
   names: string[],
 ): Promise<{ contact_id: string; name: string; created_at: Date }[]> {
   if (contactIds.length === 0 || names.length === 0) return [];
-  const r = await run<{ contact_id: string; name: string; created_at: Date }>(ex, sql`
+  const r = await run<{ contact_id: string; name: string; created_at: Date }>(
+    ex,
+    sql`
     select contact_id, name, created_at from events
     where contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))
-      and name in (select value from jsonb_array_elements_text(${JSON.stringify(names)}::jsonb))`);
+      and name in (select value from jsonb_array_elements_text(${JSON.stringify(names)}::jsonb))`,
+  );
   return r.rows;
 }

@@ -1,24 +1,13 @@
 import { z } from 'zod';
-import { emailSchema } from '../../domain/email.js';
-import { usageListsSchema } from '../../platform/usage.js';
 import { cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
-import { dataSchema } from '../contacts/schemas.js';
+import { usageListsSchema } from '../../platform/usage.js';
 
 export const eventNameSchema = z.string().trim().min(1).max(255);
 
-export const trackBody = z.object({
-  email: emailSchema,
-  event: eventNameSchema,
-  subscribed: z.boolean().optional(),
-  data: dataSchema.optional(),
-});
-
-export const trackResponse = z.object({
-  success: z.literal(true),
-  data: z.object({ contact: z.string().uuid(), event: z.string().uuid(), timestamp: z.string() }),
-});
-
-export const dateTimeQuery = z.string().datetime({ offset: true }).transform((s) => new Date(s));
+export const dateTimeQuery = z
+  .string()
+  .datetime({ offset: true })
+  .transform((s) => new Date(s));
 
 export const listEventsQuery = z.object({
   limit: limitQuery,
@@ -37,6 +26,7 @@ export const eventSchema = z.object({
   data: z.record(z.unknown()),
   createdAt: z.string(),
 });
+export type TrackedEvent = z.infer<typeof eventSchema>;
 export const eventPageSchema = cursorPageSchema(eventSchema);
 
 export const statsQuery = z.object({ since: dateTimeQuery.optional(), until: dateTimeQuery.optional() });

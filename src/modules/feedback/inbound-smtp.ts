@@ -2,8 +2,8 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
 import { ContentLimitError, PoolBusyError } from '../../platform/untrusted/pool.js';
+import { isRegisteredDomain } from '../domains/service.js';
 import { receiveMail } from '../inbound/service.js';
-import * as repo from './repo.js';
 import { applyReport, reportedEmailId } from './service.js';
 
 /** Reports are small; a bounce quoting a whole large message is cut off by its sender anyway. */
@@ -15,7 +15,8 @@ export interface InboundSmtp {
 }
 
 type SmtpError = Error & { responseCode: number };
-const smtpError = (code: number, message: string): SmtpError => Object.assign(new Error(message), { responseCode: code });
+const smtpError = (code: number, message: string): SmtpError =>
+  Object.assign(new Error(message), { responseCode: code });
 
 /**
  * The inbound SMTP listener (`INBOUND_SMTP_PORT`): takes delivery status notifications and abuse
@@ -39,7 +40,7 @@ export async function startInboundSmtp(ctx: AppContext, port: number, host: stri
     logger: false,
     onRcptTo(address, _session, callback) {
       const domain = address.address.slice(address.address.lastIndexOf('@') + 1);
-      repo.acceptsDomain(ctx.db, domain).then(
+      isRegisteredDomain(ctx.db, domain).then(
         (ok) => callback(ok ? undefined : smtpError(550, '5.1.2 No such domain here')),
         (err) => {
           ctx.log.error({ err }, 'inbound SMTP: looking up a domain failed');
@@ -61,7 +62,8 @@ export async function startInboundSmtp(ctx: AppContext, port: number, host: stri
               ctx.log.warn({ recipients, reason: err.reason, message: err.message }, 'inbound SMTP: message refused');
               return callback(refusal(err));
             }
-            if (err instanceof PoolBusyError) return callback(smtpError(451, '4.3.2 Too many messages being processed; try again later'));
+            if (err instanceof PoolBusyError)
+              return callback(smtpError(451, '4.3.2 Too many messages being processed; try again later'));
             ctx.log.error({ err }, 'inbound SMTP: recording a report failed');
             callback(smtpError(451, '4.3.0 Try again later'));
           },
@@ -99,13 +101,20 @@ async function receive(ctx: AppContext, recipients: string[], raw: Buffer): Prom
   const report = await ctx.untrusted.report(raw);
   if (!report) {
     // An auto-reply or a bounce in no standard form sent to a return path: nothing to act on.
-    if (toReturnPath) return void ctx.log.info({ recipients }, 'inbound SMTP: a message to a return path that is no report');
-    if ((await receiveMail(ctx, recipients, raw)) === 0) throw smtpError(550, '5.7.1 No verified domain here takes this mail');
+    if (toReturnPath)
+      return void ctx.log.info({ recipients }, 'inbound SMTP: a message to a return path that is no report');
+    if ((await receiveMail(ctx, recipients, raw)) === 0)
+      throw smtpError(550, '5.7.1 No verified domain here takes this mail');
     return;
   }
-  if (report.kind === 'notice') return void ctx.log.info({ recipients }, 'inbound SMTP: a report that asks for nothing');
+  if (report.kind === 'notice')
+    return void ctx.log.info({ recipients }, 'inbound SMTP: a report that asks for nothing');
   const emailId = await reportedEmailId(ctx, recipients, report);
-  if (!emailId) return void ctx.log.info({ recipients, kind: report.kind }, 'inbound SMTP: a report about no email of this service');
+  if (!emailId)
+    return void ctx.log.info(
+      { recipients, kind: report.kind },
+      'inbound SMTP: a report about no email of this service',
+    );
   const outcome = await applyReport(ctx, emailId, report);
   ctx.log.info(outcome, 'inbound SMTP: report received');
 }

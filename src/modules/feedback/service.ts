@@ -1,11 +1,12 @@
-import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { Report } from '../../domain/feedback/reports.js';
+import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
+import { countBounce, countComplaint } from '../campaigns/service.js';
 import { setSubscription } from '../contacts/service.js';
+import { emailByMessageId, markBounced, markComplained, type TouchedEmail } from '../emails/service.js';
 import { recordEvent } from '../events/record.js';
-import { suppress } from '../suppressions/repo.js';
-import * as repo from './repo.js';
+import { suppress } from '../suppressions/service.js';
 
 /** Whether the report changed anything: not when its email was unknown, never sent, or already marked. */
 export type ReportOutcome = { applied: boolean; kind: 'bounce' | 'complaint'; emailId: string };
@@ -31,8 +32,16 @@ export async function reportedEmailId(
   const original = report.originalMessageId;
   const id = original ? UUID_AT.exec(original)?.[1]?.toLowerCase() : undefined;
   const domain = original?.slice(original.lastIndexOf('@') + 1).toLowerCase();
-  const sentToDomain = options.anyDomain || recipients.some((r) => r.slice(r.lastIndexOf('@') + 1).toLowerCase().replace(/^bounces\./, '') === domain);
-  return id && sentToDomain ? repo.emailByMessageId(ctx.db, id, `<${original}>`) : null;
+  const sentToDomain =
+    options.anyDomain ||
+    recipients.some(
+      (r) =>
+        r
+          .slice(r.lastIndexOf('@') + 1)
+          .toLowerCase()
+          .replace(/^bounces\./, '') === domain,
+    );
+  return id && sentToDomain ? emailByMessageId(ctx.db, id, `<${original}>`) : null;
 }
 
 /**
@@ -41,35 +50,51 @@ export async function reportedEmailId(
  * unsubscribes the contact and puts the address on the project's suppression list. A report about
  * an email already marked changes nothing, so a report delivered twice counts once.
  */
-export async function applyReport(ctx: AppContext, emailId: string, report: Exclude<Report, { kind: 'notice' }>): Promise<ReportOutcome> {
+export async function applyReport(
+  ctx: AppContext,
+  emailId: string,
+  report: Exclude<Report, { kind: 'notice' }>,
+): Promise<ReportOutcome> {
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx): Promise<ReportOutcome> => {
     if (report.kind === 'bounce') {
       // One return path, one recipient; should a report list several, the worst failure counts.
       const bounce = report.recipients.find((r) => r.type === 'hard') ?? report.recipients[0]!;
       const reason = [bounce.status, bounce.diagnostic].filter(Boolean).join(' ');
-      const email = await repo.markBounced(tx, emailId, { type: bounce.type, reason }, now);
+      const email = await markBounced(tx, emailId, { type: bounce.type, reason }, now);
       if (!email) return { applied: false, kind: 'bounce', emailId };
+      if (email.campaign_id) await countBounce(tx, email.campaign_id);
       if (email.contact_id) {
         await recordEvent(tx, {
           projectId: email.project_id,
           contactId: email.contact_id,
           name: 'email.bounced',
-          data: { emailId, ...(email.campaign_id ? { campaignId: email.campaign_id } : {}), bounceType: bounce.type, status: bounce.status, reason: bounce.diagnostic },
+          data: {
+            emailId,
+            ...(email.campaign_id ? { campaignId: email.campaign_id } : {}),
+            bounceType: bounce.type,
+            status: bounce.status,
+            reason: bounce.diagnostic,
+          },
           at: now,
         });
       }
       if (bounce.type === 'hard') await stopSending(ctx, tx, email, 'bounce', reason, now);
       return { applied: true, kind: 'bounce', emailId };
     }
-    const email = await repo.markComplained(tx, emailId, now);
+    const email = await markComplained(tx, emailId, now);
     if (!email) return { applied: false, kind: 'complaint', emailId };
+    if (email.campaign_id) await countComplaint(tx, email.campaign_id);
     if (email.contact_id) {
       await recordEvent(tx, {
         projectId: email.project_id,
         contactId: email.contact_id,
         name: 'email.complained',
-        data: { emailId, ...(email.campaign_id ? { campaignId: email.campaign_id } : {}), feedbackType: report.feedbackType },
+        data: {
+          emailId,
+          ...(email.campaign_id ? { campaignId: email.campaign_id } : {}),
+          feedbackType: report.feedbackType,
+        },
         at: now,
       });
     }
@@ -81,7 +106,7 @@ export async function applyReport(ctx: AppContext, emailId: string, report: Excl
 async function stopSending(
   ctx: AppContext,
   tx: Tx,
-  email: repo.ReportedEmail,
+  email: TouchedEmail,
   reason: 'bounce' | 'complaint',
   detail: string,
   now: Date,

@@ -1,6 +1,13 @@
 import { verify, X509Certificate } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { isSnsUrl, parseSnsMessage, sesReport, snsDigest, snsStringToSign, type SnsMessage } from '../../domain/feedback/sns.js';
+import {
+  isSnsUrl,
+  parseSnsMessage,
+  type SnsMessage,
+  sesReport,
+  snsDigest,
+  snsStringToSign,
+} from '../../domain/feedback/sns.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
 import { applyReport, reportedEmailId } from './service.js';
@@ -50,9 +57,18 @@ export async function snsRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppCon
     if (!(await verified(message))) throw new AppError(403, 'INVALID_SIGNATURE', 'The SNS signature does not verify');
 
     if (message.Type === 'SubscriptionConfirmation') {
-      if (!isSnsUrl(message.SubscribeURL!, ctx.config.snsTrustedOrigin)) throw new AppError(400, 'INVALID_NOTIFICATION', 'Untrusted SubscribeURL');
-      const res = await fetch(message.SubscribeURL!, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error' }).catch(() => null);
-      if (!res?.ok) throw new AppError(502, 'SUBSCRIPTION_NOT_CONFIRMED', 'Confirming the subscription failed; SNS will send the confirmation again');
+      if (!isSnsUrl(message.SubscribeURL!, ctx.config.snsTrustedOrigin))
+        throw new AppError(400, 'INVALID_NOTIFICATION', 'Untrusted SubscribeURL');
+      const res = await fetch(message.SubscribeURL!, {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        redirect: 'error',
+      }).catch(() => null);
+      if (!res?.ok)
+        throw new AppError(
+          502,
+          'SUBSCRIPTION_NOT_CONFIRMED',
+          'Confirming the subscription failed; SNS will send the confirmation again',
+        );
       ctx.log.info({ topic: message.TopicArn }, 'SNS: subscription confirmed');
       return reply.code(200).send({ received: true });
     }

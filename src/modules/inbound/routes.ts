@@ -8,8 +8,10 @@ import * as service from './service.js';
 export async function inboundRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Inbound'];
-  app.get('/inbound', { schema: { tags, querystring: s.listInboundQuery, response: { 200: s.inboundPageSchema } } }, (req) =>
-    service.listInbound(ctx, projectOf(req).id, req.query),
+  app.get(
+    '/inbound',
+    { schema: { tags, querystring: s.listInboundQuery, response: { 200: s.inboundPageSchema } } },
+    (req) => service.listInbound(ctx, projectOf(req).id, req.query),
   );
   app.get('/inbound/:id', { schema: { tags, params: s.idParams, response: { 200: s.inboundSchema } } }, (req) =>
     service.getInbound(ctx, projectOf(req).id, req.params.id),

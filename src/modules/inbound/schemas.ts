@@ -17,7 +17,8 @@ export const inboundSchema = z.object({
   attachments: z.array(z.object({ filename: z.string().nullable(), contentType: z.string(), size: z.number().int() })),
   receivedAt: z.string(),
 });
+export type InboundEmail = z.infer<typeof inboundSchema>;
 
 export const listInboundQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
 export const inboundPageSchema = cursorPageSchema(inboundSchema);
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';

@@ -1,9 +1,11 @@
+import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
-import { cursorPage, invalidCursorError, isKeysetCursor, type CursorValue } from '../../platform/http/pagination.js';
+import { type CursorValue, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
 import { recordEvent } from '../events/record.js';
-import * as repo from './repo.js';
 import type { InboundRow } from './repo.js';
+import * as repo from './repo.js';
+import type { InboundEmail } from './schemas.js';
 
 // A domain part of at most 255 characters: each attempt reads a bounded stretch of the header.
 const OUR_MESSAGE_ID = /<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>\s]{1,255}>/gi;
@@ -36,13 +38,22 @@ export async function receiveMail(ctx: AppContext, recipients: string[], raw: Bu
   for (const projectId of new Set(targets.map((t) => t.project_id))) {
     const domains = new Set(targets.filter((t) => t.project_id === projectId).map((t) => t.domain));
     await ctx.db.transaction(async (tx) => {
-      const row = await repo.insertInbound(tx, { ...base, project_id: projectId, to: recipients.filter((r) => domains.has(domainOf(r))) }, replyToEmailIds);
+      const row = await repo.insertInbound(
+        tx,
+        { ...base, project_id: projectId, to: recipients.filter((r) => domains.has(domainOf(r))) },
+        replyToEmailIds,
+      );
       if (!row.contact_id) return;
       await recordEvent(tx, {
         projectId,
         contactId: row.contact_id,
         name: 'email.received',
-        data: { inboundId: row.id, ...(row.in_reply_to_email_id ? { emailId: row.in_reply_to_email_id } : {}), from: row.from_email, subject: row.subject },
+        data: {
+          inboundId: row.id,
+          ...(row.in_reply_to_email_id ? { emailId: row.in_reply_to_email_id } : {}),
+          from: row.from_email,
+          subject: row.subject,
+        },
         at: now,
       });
     });
@@ -50,9 +61,7 @@ export async function receiveMail(ctx: AppContext, recipients: string[], raw: Bu
   return new Set(targets.map((t) => t.project_id)).size;
 }
 
-const iso = (d: Date) => new Date(d).toISOString();
-
-function toInbound(row: InboundRow) {
+function toInbound(row: InboundRow): InboundEmail {
   return {
     id: row.id,
     contactId: row.contact_id,

@@ -1,9 +1,19 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { generateKey, hashKey, keyKindOf } from '../../domain/api-keys.js';
 import type { AppContext } from '../../platform/context.js';
-import { notify, run, type Db } from '../../platform/db/client.js';
-import { PROJECTS_CHANGED } from './key-cache.js';
-import { projects } from '../../platform/db/schema.js';
-import { generateKey, hashKey, keyKindOf, type KeyKind } from '../../domain/api-keys.js';
+import { type Db, type Executor, run } from '../../platform/db/client.js';
+import type { KeyOwner, KeyResolver } from '../../platform/http/auth.js';
+import type { NotifiedCaches } from '../../platform/notified-cache.js';
+import * as repo from './repo.js';
+
+export {
+  claimOwnerless,
+  ownedProject,
+  ownedProjects,
+  PROJECTS_CHANGED,
+  type ProjectRow,
+  updateOwnedProject,
+} from './repo.js';
 
 export interface ProjectWithKeys {
   id: string;
@@ -12,21 +22,23 @@ export interface ProjectWithKeys {
   secretKey: string;
 }
 
-export interface AuthenticatedProject {
-  id: string;
-  name: string;
-  disabled: boolean;
-  keyKind: KeyKind;
-}
+export type AuthenticatedProject = KeyOwner;
 
-export async function createProject(db: Db, name: string): Promise<ProjectWithKeys> {
+/** A new project with two fresh keys, shown only now: only their hashes are stored. */
+export async function createProject(
+  ex: Executor,
+  name: string,
+  ownerId: string | null = null,
+): Promise<ProjectWithKeys> {
   const publicKey = generateKey('public');
   const secretKey = generateKey('secret');
-  const [row] = await db
-    .insert(projects)
-    .values({ name, publicKeyHash: hashKey(publicKey), secretKeyHash: hashKey(secretKey) })
-    .returning({ id: projects.id, name: projects.name });
-  return { id: row!.id, name: row!.name, publicKey, secretKey };
+  const row = await repo.insertProject(ex, {
+    name,
+    publicKeyHash: hashKey(publicKey),
+    secretKeyHash: hashKey(secretKey),
+    ownerId,
+  });
+  return { id: row.id, name: row.name, publicKey, secretKey };
 }
 
 /** Creates the default project when the database has none; returns it only then. */
@@ -34,11 +46,10 @@ export async function ensureDefaultProject(db: Db): Promise<ProjectWithKeys | nu
   return db.transaction(async (tx) => {
     // Two processes starting on one empty database must not both create a project.
     await run(tx, sql`select pg_advisory_xact_lock(727002)`);
-    const [existing] = await tx.select({ id: projects.id }).from(projects).limit(1);
-    if (existing) return null;
-    const project = await createProject(tx as unknown as Db, 'Default project');
+    if (await repo.anyProjectExists(tx)) return null;
+    const project = await createProject(tx, 'Default project');
     // A user made before the first start (`user:create`) owns it, as they would have claimed it.
-    await run(tx, sql`update projects set owner_id = (select id from users order by created_at, id limit 1) where id = ${project.id}`);
+    await repo.claimOwnerless(tx, null);
     return project;
   });
 }
@@ -46,21 +57,29 @@ export async function ensureDefaultProject(db: Db): Promise<ProjectWithKeys | nu
 export async function authenticateKey(db: Db, key: string): Promise<AuthenticatedProject | null> {
   const kind = keyKindOf(key);
   if (!kind) return null;
-  const hash = hashKey(key);
-  const column = kind === 'public' ? projects.publicKeyHash : projects.secretKeyHash;
-  const [row] = await db
-    .select({ id: projects.id, name: projects.name, disabled: projects.disabled })
-    .from(projects)
-    .where(eq(column, hash))
-    .limit(1);
-  return row ? { ...row, keyKind: kind } : null;
+  const row = await repo.projectByKeyHash(db, kind, hashKey(key));
+  return row ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: kind } : null;
 }
 
 /** Disables or enables a project; every process stops (or resumes) accepting its keys at once. */
 export async function setProjectDisabled(ctx: AppContext, id: string, disabled: boolean): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    await tx.update(projects).set({ disabled, updatedAt: new Date() }).where(eq(projects.id, id));
-    await notify(tx, PROJECTS_CHANGED);
-  });
+  await ctx.db.transaction((tx) => repo.setDisabled(tx, id, disabled, ctx.clock.now()));
   ctx.keys.clear();
+}
+
+/**
+ * Remembers which project a key belongs to, so a request costs no lookup. Unknown keys are not
+ * remembered: a flood of random keys must not evict real ones.
+ */
+export function keyResolver(db: Db, caches: NotifiedCaches): KeyResolver {
+  const cache = caches.of<AuthenticatedProject | null>(repo.PROJECTS_CHANGED);
+  return {
+    resolve: (key) =>
+      cache.get(
+        hashKey(key),
+        () => authenticateKey(db, key),
+        (project) => project !== null,
+      ),
+    clear: () => cache.evict(),
+  };
 }

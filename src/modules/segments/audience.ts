@@ -1,23 +1,28 @@
 import type { SQL } from 'drizzle-orm';
 import {
-  FilterError,
-  compileCondition,
-  filterReferences,
   type CompileContext,
+  compileCondition,
   type FilterCondition,
+  FilterError,
+  filterReferences,
   type SegmentRef,
 } from '../../domain/filters/index.js';
 import type { Executor } from '../../platform/db/client.js';
 import { validationError } from '../../platform/http/errors.js';
 import type { UsageKind, UsageRegistry } from '../../platform/usage.js';
-import { fieldTypes } from '../contacts/repo.js';
+import { fieldTypes } from '../contacts/service.js';
 import { projectSegmentRefs } from './repo.js';
 
 /**
  * What the filter engine needs to judge a tree for a project: its field types and its segments.
  * `override` stands in for one segment as it will be once a pending change is saved.
  */
-export async function filterContext(ex: Executor, projectId: string, now: Date, override?: SegmentRef): Promise<CompileContext> {
+export async function filterContext(
+  ex: Executor,
+  projectId: string,
+  now: Date,
+  override?: SegmentRef,
+): Promise<CompileContext> {
   const [types, segments] = await Promise.all([fieldTypes(ex, projectId), projectSegmentRefs(ex, projectId)]);
   const byId = new Map(segments.map((s) => [s.id, s]));
   if (override) byId.set(override.id, override);
@@ -36,7 +41,9 @@ export async function filterContext(ex: Executor, projectId: string, now: Date, 
 export function checkAudience(condition: FilterCondition, ctx: CompileContext, field: string): void {
   const unknown = filterReferences(condition).segments.filter((id) => !ctx.segments(id));
   if (unknown.length > 0) {
-    throw validationError([{ field, message: `No segment of this project has the id ${unknown.join(', ')}`, code: 'unknown_segment' }]);
+    throw validationError([
+      { field, message: `No segment of this project has the id ${unknown.join(', ')}`, code: 'unknown_segment' },
+    ]);
   }
   compileAudience(condition, ctx, field);
 }
@@ -60,8 +67,20 @@ export function registerFilterUsage(
   kind: UsageKind,
   conditions: (ex: Executor, projectId: string) => Promise<{ id: string; name: string; condition: FilterCondition }[]>,
 ): void {
-  const finder = (uses: (refs: ReturnType<typeof filterReferences>, name: string) => boolean) => async (ex: Executor, projectId: string, name: string) =>
-    (await conditions(ex, projectId)).filter((c) => uses(filterReferences(c.condition), name)).map((c) => ({ id: c.id, name: c.name }));
-  usage.register('field', kind, finder((refs, name) => refs.fields.some((f) => f === name || f.startsWith(`${name}.`))));
-  usage.register('event', kind, finder((refs, name) => refs.events.includes(name)));
+  const finder =
+    (uses: (refs: ReturnType<typeof filterReferences>, name: string) => boolean) =>
+    async (ex: Executor, projectId: string, name: string) =>
+      (await conditions(ex, projectId))
+        .filter((c) => uses(filterReferences(c.condition), name))
+        .map((c) => ({ id: c.id, name: c.name }));
+  usage.register(
+    'field',
+    kind,
+    finder((refs, name) => refs.fields.some((f) => f === name || f.startsWith(`${name}.`))),
+  );
+  usage.register(
+    'event',
+    kind,
+    finder((refs, name) => refs.events.includes(name)),
+  );
 }

@@ -1,9 +1,9 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FilterCondition, SegmentRef } from '../../domain/filters/index.js';
-import { run, type Executor } from '../../platform/db/client.js';
-import type { SegmentType } from '../../platform/db/schema.js';
-import type { ContactRow } from '../contacts/repo.js';
+import { type Executor, run } from '../../platform/db/client.js';
+import type { ContactRow } from '../contacts/service.js';
 import { recordEventsFrom } from '../events/record.js';
+import type { SegmentType } from './schemas.js';
 
 /** Every query on `segments` and `segment_members` lives here. */
 
@@ -32,32 +32,55 @@ export interface NewSegment {
 }
 
 /** Inserts a segment; null when its slug is already taken in the project. */
-export async function insertSegment(ex: Executor, projectId: string, v: NewSegment, now: Date): Promise<SegmentRow | null> {
-  const r = await run<SegmentRow>(ex, sql`
-    insert into segments (project_id, name, slug, description, type, condition, track_membership, created_at, updated_at)
-    values (${projectId}, ${v.name}, ${v.slug}, ${v.description}, ${v.type}, ${v.condition === null ? null : JSON.stringify(v.condition)}::jsonb,
-      ${v.trackMembership}, ${now}, ${now})
+export async function insertSegment(
+  ex: Executor,
+  projectId: string,
+  v: NewSegment,
+  now: Date,
+): Promise<SegmentRow | null> {
+  const r = await run<SegmentRow>(
+    ex,
+    sql`
+    insert into segments (project_id, name, slug, description, type, condition, track_membership,
+      created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.slug}, ${v.description}, ${v.type},
+      ${v.condition === null ? null : JSON.stringify(v.condition)}::jsonb, ${v.trackMembership}, ${now}, ${now})
     on conflict (project_id, slug) do nothing
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
 /** Slugs of the project that start with `base`, to pick a free one. */
 export async function slugsLike(ex: Executor, projectId: string, base: string): Promise<string[]> {
-  const r = await run<{ slug: string }>(ex, sql`
-    select slug from segments where project_id = ${projectId} and left(slug, ${base.length}) = ${base}`);
+  const r = await run<{ slug: string }>(
+    ex,
+    sql`
+    select slug from segments where project_id = ${projectId} and left(slug, ${base.length}) = ${base}`,
+  );
   return r.rows.map((row) => row.slug);
 }
 
 /** A segment of the project, or null; `lock` holds it until the transaction ends. */
-export async function findSegment(ex: Executor, projectId: string, id: string, lock = false): Promise<SegmentRow | null> {
-  const r = await run<SegmentRow>(ex, sql`
-    select * from segments where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
+export async function findSegment(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  lock = false,
+): Promise<SegmentRow | null> {
+  const r = await run<SegmentRow>(
+    ex,
+    sql`
+    select * from segments where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`,
+  );
   return r.rows[0] ?? null;
 }
 
 export async function listSegments(ex: Executor, projectId: string): Promise<SegmentRow[]> {
-  const r = await run<SegmentRow>(ex, sql`select * from segments where project_id = ${projectId} order by created_at desc, id desc`);
+  const r = await run<SegmentRow>(
+    ex,
+    sql`select * from segments where project_id = ${projectId} order by created_at desc, id desc`,
+  );
   return r.rows;
 }
 
@@ -67,7 +90,12 @@ export async function projectSegmentRefs(ex: Executor, projectId: string): Promi
     ex,
     sql`select id, type, track_membership, condition from segments where project_id = ${projectId}`,
   );
-  return r.rows.map((row) => ({ id: row.id, type: row.type, trackMembership: row.track_membership, condition: row.condition }));
+  return r.rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    trackMembership: row.track_membership,
+    condition: row.condition,
+  }));
 }
 
 export interface SegmentChange {
@@ -77,14 +105,23 @@ export interface SegmentChange {
   trackMembership?: boolean;
 }
 
-export async function updateSegment(ex: Executor, projectId: string, id: string, change: SegmentChange, now: Date): Promise<SegmentRow | null> {
+export async function updateSegment(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  change: SegmentChange,
+  now: Date,
+): Promise<SegmentRow | null> {
   const sets: SQL[] = [sql`updated_at = ${now}`];
   if (change.name !== undefined) sets.push(sql`name = ${change.name}`);
   if (change.description !== undefined) sets.push(sql`description = ${change.description}`);
   if (change.condition !== undefined) sets.push(sql`condition = ${JSON.stringify(change.condition)}::jsonb`);
   if (change.trackMembership !== undefined) sets.push(sql`track_membership = ${change.trackMembership}`);
-  const r = await run<SegmentRow>(ex, sql`
-    update segments set ${sql.join(sets, sql`, `)} where project_id = ${projectId} and id = ${id} returning *`);
+  const r = await run<SegmentRow>(
+    ex,
+    sql`
+    update segments set ${sql.join(sets, sql`, `)} where project_id = ${projectId} and id = ${id} returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -98,17 +135,26 @@ export async function deleteSegment(ex: Executor, projectId: string, id: string)
 
 /** Contacts of the project matching a compiled condition (see domain/filters/compile). */
 export async function countMatching(ex: Executor, projectId: string, condition: SQL): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and (${condition})`);
+  const r = await run<{ n: number }>(
+    ex,
+    sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and (${condition})`,
+  );
   return r.rows[0]!.n;
 }
 
 export async function countMembers(ex: Executor, segmentId: string): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`select count(*)::int as n from segment_members where segment_id = ${segmentId}`);
+  const r = await run<{ n: number }>(
+    ex,
+    sql`select count(*)::int as n from segment_members where segment_id = ${segmentId}`,
+  );
   return r.rows[0]!.n;
 }
 
 export async function setMemberCount(ex: Executor, id: string, count: number, now: Date): Promise<SegmentRow | null> {
-  const r = await run<SegmentRow>(ex, sql`update segments set member_count = ${count}, counted_at = ${now} where id = ${id} returning *`);
+  const r = await run<SegmentRow>(
+    ex,
+    sql`update segments set member_count = ${count}, counted_at = ${now} where id = ${id} returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -120,24 +166,44 @@ export async function segmentProject(ex: Executor, id: string): Promise<string |
 
 /** Ids of every segment, the least recently counted first, for the recurring refresh. */
 export async function segmentsToCount(ex: Executor): Promise<{ id: string; project_id: string }[]> {
-  const r = await run<{ id: string; project_id: string }>(ex, sql`select id, project_id from segments order by counted_at nulls first, id`);
+  const r = await run<{ id: string; project_id: string }>(
+    ex,
+    sql`select id, project_id from segments order by counted_at nulls first, id`,
+  );
   return r.rows;
 }
 
 /** One page of the contacts matching a condition, newest first. */
-export async function matchingContacts(ex: Executor, projectId: string, condition: SQL, offset: number, limit: number): Promise<ContactRow[]> {
-  const r = await run<ContactRow>(ex, sql`
+export async function matchingContacts(
+  ex: Executor,
+  projectId: string,
+  condition: SQL,
+  offset: number,
+  limit: number,
+): Promise<ContactRow[]> {
+  const r = await run<ContactRow>(
+    ex,
+    sql`
     select c.* from contacts c where c.project_id = ${projectId} and (${condition})
-    order by c.created_at desc, c.id desc offset ${offset} limit ${limit}`);
+    order by c.created_at desc, c.id desc offset ${offset} limit ${limit}`,
+  );
   return r.rows;
 }
 
 /** One page of a segment's listed members, the most recently added first. */
-export async function memberContacts(ex: Executor, segmentId: string, offset: number, limit: number): Promise<ContactRow[]> {
-  const r = await run<ContactRow>(ex, sql`
+export async function memberContacts(
+  ex: Executor,
+  segmentId: string,
+  offset: number,
+  limit: number,
+): Promise<ContactRow[]> {
+  const r = await run<ContactRow>(
+    ex,
+    sql`
     select c.* from segment_members m join contacts c on c.id = m.contact_id
     where m.segment_id = ${segmentId}
-    order by m.created_at desc, c.id desc offset ${offset} limit ${limit}`);
+    order by m.created_at desc, c.id desc offset ${offset} limit ${limit}`,
+  );
   return r.rows;
 }
 
@@ -156,11 +222,19 @@ interface Tracking {
 
 function membershipEvents(t: Tracking, kind: 'entry' | 'exit', source: string): SQL[] {
   if (!t.emit) return [];
-  return [recordEventsFrom(kind, source, { projectId: t.projectId, name: `segment.${t.slug}.${kind}`, data: { segmentId: t.segmentId }, at: t.now })];
+  return [
+    recordEventsFrom(kind, source, {
+      projectId: t.projectId,
+      name: `segment.${t.slug}.${kind}`,
+      data: { segmentId: t.segmentId },
+      at: t.now,
+    }),
+  ];
 }
 
 const contactIdsInput = (ids: string[]) =>
-  sql`input as (select distinct value::uuid as contact_id from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
+  sql`input as (select distinct value::uuid as contact_id
+    from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`;
 
 /** Lists contacts (of the segment's project) as members; returns how many were not members yet. */
 export async function addMembers(ex: Executor, t: Tracking, contactIds: string[]): Promise<number> {
@@ -172,7 +246,8 @@ export async function addMembers(ex: Executor, t: Tracking, contactIds: string[]
       on conflict do nothing
       returning contact_id)`,
     ...membershipEvents(t, 'entry', 'added'),
-    sql`counted as (update segments set member_count = member_count + (select count(*) from added) where id = ${t.segmentId})`,
+    sql`counted as (update segments set member_count = member_count + (select count(*) from added)
+      where id = ${t.segmentId})`,
   ];
   const r = await run<{ n: number }>(ex, sql`with ${sql.join(ctes, sql`, `)} select count(*)::int as n from added`);
   return r.rows[0]!.n;
@@ -187,7 +262,8 @@ export async function removeMembers(ex: Executor, t: Tracking, contactIds: strin
       where m.segment_id = ${t.segmentId} and m.contact_id = i.contact_id
       returning m.contact_id)`,
     ...membershipEvents(t, 'exit', 'removed'),
-    sql`counted as (update segments set member_count = greatest(member_count - (select count(*) from removed), 0) where id = ${t.segmentId})`,
+    sql`counted as (update segments set member_count = greatest(member_count - (select count(*) from removed), 0)
+      where id = ${t.segmentId})`,
   ];
   const r = await run<{ contact_id: string }>(ex, sql`with ${sql.join(ctes, sql`, `)} select contact_id from removed`);
   return r.rows.map((row) => row.contact_id);
@@ -198,7 +274,11 @@ export async function removeMembers(ex: Executor, t: Tracking, contactIds: strin
  * inserts the newcomers, deletes the leavers, emits their events and stores the count, set-wise in
  * one statement. Run it with the segment row locked, so two computations never interleave.
  */
-export async function computeMembers(ex: Executor, t: Tracking, condition: SQL): Promise<{ entered: number; exited: number; members: number }> {
+export async function computeMembers(
+  ex: Executor,
+  t: Tracking,
+  condition: SQL,
+): Promise<{ entered: number; exited: number; members: number }> {
   const ctes = [
     sql`matched as materialized (select c.id from contacts c where c.project_id = ${t.projectId} and (${condition}))`,
     sql`entered as (
@@ -212,12 +292,16 @@ export async function computeMembers(ex: Executor, t: Tracking, condition: SQL):
       returning m.contact_id)`,
     ...membershipEvents(t, 'entry', 'entered'),
     ...membershipEvents(t, 'exit', 'exited'),
-    sql`counted as (update segments set member_count = (select count(*) from matched), counted_at = ${t.now} where id = ${t.segmentId})`,
+    sql`counted as (update segments set member_count = (select count(*) from matched), counted_at = ${t.now}
+      where id = ${t.segmentId})`,
   ];
-  const r = await run<{ entered: number; exited: number; members: number }>(ex, sql`
+  const r = await run<{ entered: number; exited: number; members: number }>(
+    ex,
+    sql`
     with ${sql.join(ctes, sql`, `)}
     select (select count(*) from entered)::int as entered, (select count(*) from exited)::int as exited,
-      (select count(*) from matched)::int as members`);
+      (select count(*) from matched)::int as members`,
+  );
   return r.rows[0]!;
 }
 
@@ -226,10 +310,16 @@ export async function clearMembers(ex: Executor, segmentId: string): Promise<voi
 }
 
 /** The static and tracked segments listing these contacts. */
-export async function membershipsOf(ex: Executor, contactIds: string[]): Promise<{ contact_id: string; segment_id: string }[]> {
+export async function membershipsOf(
+  ex: Executor,
+  contactIds: string[],
+): Promise<{ contact_id: string; segment_id: string }[]> {
   if (contactIds.length === 0) return [];
-  const r = await run<{ contact_id: string; segment_id: string }>(ex, sql`
+  const r = await run<{ contact_id: string; segment_id: string }>(
+    ex,
+    sql`
     select contact_id, segment_id from segment_members
-    where contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))`);
+    where contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))`,
+  );
   return r.rows;
 }

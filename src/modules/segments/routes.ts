@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { created, noContent } from '../../platform/http/envelope.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -10,7 +11,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
- * The spec's legacy 400 for a dynamic segment without an object `condition`; a static segment's
+ * The legacy 400 (docs/api-rules.md#legacy-400) for a dynamic segment without an object `condition`; a static segment's
  * condition is ignored, so it is dropped before validation.
  */
 async function conditionByType(request: FastifyRequest, reply: FastifyReply) {
@@ -34,11 +35,7 @@ export async function segmentRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       preValidation: conditionByType,
       schema: { tags, body: s.createSegmentBody, response: { 201: s.segmentSchema } },
     },
-    async (req, reply) => {
-      const segment = await service.createSegment(ctx, projectOf(req).id, req.body);
-      reply.status(201);
-      return segment;
-    },
+    (req, reply) => created(reply, service.createSegment(ctx, projectOf(req).id, req.body)),
   );
   app.get('/segments', { schema: { tags, response: { 200: z.array(s.segmentSchema) } } }, (req) =>
     service.listSegments(ctx, projectOf(req).id),
@@ -46,13 +43,14 @@ export async function segmentRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
   app.get('/segments/:id', { schema: { tags, params: s.idParams, response: { 200: s.segmentSchema } } }, (req) =>
     service.getSegment(ctx, projectOf(req).id, req.params.id),
   );
-  app.patch('/segments/:id', { schema: { tags, params: s.idParams, body: s.patchSegmentBody, response: { 200: s.segmentSchema } } }, (req) =>
-    service.updateSegment(ctx, projectOf(req).id, req.params.id, req.body),
+  app.patch(
+    '/segments/:id',
+    { schema: { tags, params: s.idParams, body: s.patchSegmentBody, response: { 200: s.segmentSchema } } },
+    (req) => service.updateSegment(ctx, projectOf(req).id, req.params.id, req.body),
   );
-  app.delete('/segments/:id', { schema: { tags, params: s.idParams } }, async (req, reply) => {
-    await service.deleteSegment(ctx, projectOf(req).id, req.params.id);
-    return reply.status(204).send();
-  });
+  app.delete('/segments/:id', { schema: { tags, params: s.idParams } }, (req, reply) =>
+    noContent(reply, service.deleteSegment(ctx, projectOf(req).id, req.params.id)),
+  );
 
   app.get(
     '/segments/:id/contacts',
@@ -69,10 +67,14 @@ export async function segmentRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     { schema: { tags, params: s.idParams, body: s.removeMembersBody, response: { 200: s.removeMembersResponse } } },
     (req) => service.removeSegmentMembers(ctx, projectOf(req).id, req.params.id, req.body),
   );
-  app.post('/segments/:id/compute', { schema: { tags, params: s.idParams, response: { 200: s.computeResponse } } }, (req) =>
-    service.computeSegment(ctx, projectOf(req).id, req.params.id),
+  app.post(
+    '/segments/:id/compute',
+    { schema: { tags, params: s.idParams, response: { 200: s.computeResponse } } },
+    (req) => service.computeSegment(ctx, projectOf(req).id, req.params.id),
   );
-  app.post('/segments/:id/refresh', { schema: { tags, params: s.idParams, response: { 200: s.segmentSchema } } }, (req) =>
-    service.refreshSegment(ctx, projectOf(req).id, req.params.id),
+  app.post(
+    '/segments/:id/refresh',
+    { schema: { tags, params: s.idParams, response: { 200: s.segmentSchema } } },
+    (req) => service.refreshSegment(ctx, projectOf(req).id, req.params.id),
   );
 }

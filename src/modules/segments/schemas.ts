@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 import { emailSchema } from '../../domain/email.js';
 import { filterConditionSchema } from '../../domain/filters/index.js';
+import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 import { contactSchema } from '../contacts/schemas.js';
 
 export const MAX_NAME = 100;
@@ -13,6 +13,7 @@ const name = z.string().trim().min(1).max(MAX_NAME);
 const description = z.string().max(MAX_DESCRIPTION);
 
 export const segmentTypeSchema = z.enum(['DYNAMIC', 'STATIC']);
+export type SegmentType = z.infer<typeof segmentTypeSchema>;
 
 export const createSegmentBody = z.object({
   name,
@@ -22,6 +23,7 @@ export const createSegmentBody = z.object({
   condition: filterConditionSchema.optional(),
   trackMembership: z.boolean().default(false),
 });
+export type SegmentInput = z.infer<typeof createSegmentBody>;
 
 export const patchSegmentBody = z.object({
   name: name.optional(),
@@ -29,8 +31,9 @@ export const patchSegmentBody = z.object({
   condition: filterConditionSchema.optional(),
   trackMembership: z.boolean().optional(),
 });
+export type SegmentPatch = z.infer<typeof patchSegmentBody>;
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 
 export const segmentSchema = z.object({
   id: z.string().uuid(),
@@ -48,6 +51,7 @@ export const segmentSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Segment = z.infer<typeof segmentSchema>;
 
 export const membersQuery = offsetPageQuery;
 

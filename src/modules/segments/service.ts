@@ -1,38 +1,22 @@
-import { filterReferences, type FilterCondition } from '../../domain/filters/index.js';
 import { emptyPatch } from '../../domain/contact-data.js';
+import { filterReferences } from '../../domain/filters/index.js';
+import { iso } from '../../domain/formats.js';
 import { slugify, uniqueSlug } from '../../domain/slug.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import type { SegmentType } from '../../platform/db/schema.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { enqueue } from '../../platform/queue.js';
 import type { UsageRegistry } from '../../platform/usage.js';
-import { activeCampaignsUsingSegment } from '../campaigns/repo.js';
-import { lookupEmails } from '../contacts/repo.js';
-import { toContact, upsertContacts, type Contact } from '../contacts/service.js';
+import type { Contact } from '../contacts/schemas.js';
+import { type ContactRow, lookupEmails, toContact, upsertContacts } from '../contacts/service.js';
 import { checkAudience, compileAudience, filterContext, registerFilterUsage } from './audience.js';
-import * as repo from './repo.js';
 import type { SegmentRow } from './repo.js';
+import * as repo from './repo.js';
+import type { Segment, SegmentInput, SegmentPatch } from './schemas.js';
+
+export { findSegment, membershipsOf } from './repo.js';
 
 export const SEGMENT_COUNT_QUEUE = 'segments.count';
-
-/** The API shape of a segment (the spec's Segment, plus its slug and the time of its count). */
-export interface Segment {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  type: SegmentType;
-  condition: FilterCondition | null;
-  trackMembership: boolean;
-  memberCount: number;
-  memberCountUpdatedAt: string | null;
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const iso = (d: Date | string) => new Date(d).toISOString();
 
 export function toSegment(row: SegmentRow): Segment {
   return {
@@ -44,7 +28,7 @@ export function toSegment(row: SegmentRow): Segment {
     condition: row.condition,
     trackMembership: row.track_membership,
     memberCount: row.member_count,
-    memberCountUpdatedAt: row.counted_at ? iso(row.counted_at) : null,
+    memberCountUpdatedAt: iso(row.counted_at),
     projectId: row.project_id,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -55,14 +39,6 @@ async function requireSegment(ex: Executor, projectId: string, id: string, lock 
   const row = await repo.findSegment(ex, projectId, id, lock);
   if (!row) throw notFound('Segment');
   return row;
-}
-
-export interface SegmentInput {
-  name: string;
-  description?: string | null;
-  type: SegmentType;
-  condition?: FilterCondition;
-  trackMembership: boolean;
 }
 
 /**
@@ -80,7 +56,14 @@ export async function createSegment(ctx: AppContext, projectId: string, input: S
       const row = await repo.insertSegment(
         tx,
         projectId,
-        { name: input.name, slug, description: input.description ?? null, type: input.type, condition, trackMembership: input.trackMembership },
+        {
+          name: input.name,
+          slug,
+          description: input.description ?? null,
+          type: input.type,
+          condition,
+          trackMembership: input.trackMembership,
+        },
         now,
       );
       // A concurrent create took the slug between the read and the insert: pick again.
@@ -99,24 +82,28 @@ export async function getSegment(ctx: AppContext, projectId: string, id: string)
   return toSegment(await requireSegment(ctx.db, projectId, id));
 }
 
-export interface SegmentPatch {
-  name?: string;
-  description?: string | null;
-  condition?: FilterCondition;
-  trackMembership?: boolean;
-}
-
 /**
  * Name, description, condition (dynamic segments only) and tracking. Turning tracking off forgets a
  * dynamic segment's member list; turning it on starts from an empty list, so the next computation
  * emits an entry event for every contact then matching.
  */
-export async function updateSegment(ctx: AppContext, projectId: string, id: string, patch: SegmentPatch): Promise<Segment> {
+export async function updateSegment(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  patch: SegmentPatch,
+): Promise<Segment> {
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const current = await requireSegment(tx, projectId, id, true);
     if (patch.condition !== undefined && current.type === 'STATIC') {
-      throw validationError([{ field: 'condition', message: 'A static segment has no condition; manage its members instead', code: 'invalid_for_type' }]);
+      throw validationError([
+        {
+          field: 'condition',
+          message: 'A static segment has no condition; manage its members instead',
+          code: 'invalid_for_type',
+        },
+      ]);
     }
     const trackMembership = patch.trackMembership ?? current.track_membership;
     if (current.type === 'DYNAMIC' && (patch.condition !== undefined || trackMembership !== current.track_membership)) {
@@ -141,7 +128,7 @@ export async function updateSegment(ctx: AppContext, projectId: string, id: stri
 export async function deleteSegment(ctx: AppContext, projectId: string, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     await requireSegment(tx, projectId, id, true);
-    const campaigns = await activeCampaignsUsingSegment(tx, projectId, id);
+    const { campaigns } = await ctx.usage.find(tx, 'active-segment', projectId, id);
     if (campaigns.length > 0) {
       throw new AppError(409, 'SEGMENT_IN_USE', 'The segment is the audience of a scheduled or sending campaign', {
         details: { campaigns },
@@ -206,26 +193,48 @@ export async function computeSegment(ctx: AppContext, projectId: string, id: str
   return ctx.db.transaction(async (tx) => {
     const row = await requireSegment(tx, projectId, id, true);
     if (row.type !== 'DYNAMIC' || !row.track_membership) {
-      throw new AppError(400, 'SEGMENT_NOT_TRACKED', 'Only a dynamic segment with trackMembership: true has a membership to compute', {
-        suggestion: 'Set trackMembership to true, or use /refresh to update the count.',
-      });
+      throw new AppError(
+        400,
+        'SEGMENT_NOT_TRACKED',
+        'Only a dynamic segment with trackMembership: true has a membership to compute',
+        {
+          suggestion: 'Set trackMembership to true, or use /refresh to update the count.',
+        },
+      );
     }
     const condition = compileAudience(row.condition!, await filterContext(tx, projectId, now), 'condition');
-    const result = await repo.computeMembers(tx, { projectId, segmentId: id, slug: row.slug, emit: true, now }, condition);
+    const result = await repo.computeMembers(
+      tx,
+      { projectId, segmentId: id, slug: row.slug, emit: true, now },
+      condition,
+    );
     return { segmentId: id, entered: result.entered, exited: result.exited, memberCount: result.members };
   });
 }
 
 /** GET /segments/{id}/contacts: a static segment's member list, a dynamic segment's matches now. */
-export async function listSegmentContacts(ctx: AppContext, projectId: string, id: string, page: number, pageSize: number) {
+export async function listSegmentContacts(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  page: number,
+  pageSize: number,
+) {
   const row = await requireSegment(ctx.db, projectId, id);
   const offset = (page - 1) * pageSize;
-  let rows;
-  let total;
+  let rows: ContactRow[];
+  let total: number;
   if (row.type === 'STATIC') {
-    [rows, total] = await Promise.all([repo.memberContacts(ctx.db, id, offset, pageSize), repo.countMembers(ctx.db, id)]);
+    [rows, total] = await Promise.all([
+      repo.memberContacts(ctx.db, id, offset, pageSize),
+      repo.countMembers(ctx.db, id),
+    ]);
   } else {
-    const condition = compileAudience(row.condition!, await filterContext(ctx.db, projectId, ctx.clock.now()), 'condition');
+    const condition = compileAudience(
+      row.condition!,
+      await filterContext(ctx.db, projectId, ctx.clock.now()),
+      'condition',
+    );
     [rows, total] = await Promise.all([
       repo.matchingContacts(ctx.db, projectId, condition, offset, pageSize),
       repo.countMatching(ctx.db, projectId, condition),
@@ -237,9 +246,14 @@ export async function listSegmentContacts(ctx: AppContext, projectId: string, id
 
 function requireStatic(row: SegmentRow): void {
   if (row.type !== 'STATIC') {
-    throw new AppError(400, 'SEGMENT_NOT_STATIC', 'Members are listed by hand only in static segments; a dynamic segment follows its condition', {
-      suggestion: 'Change the condition of the dynamic segment, or create a static segment.',
-    });
+    throw new AppError(
+      400,
+      'SEGMENT_NOT_STATIC',
+      'Members are listed by hand only in static segments; a dynamic segment follows its condition',
+      {
+        suggestion: 'Change the condition of the dynamic segment, or create a static segment.',
+      },
+    );
   }
 }
 
@@ -298,14 +312,25 @@ export async function addSegmentMembers(
 }
 
 /** Unlists contacts from a static segment by email; a tracked one emits their exit events. */
-export async function removeSegmentMembers(ctx: AppContext, projectId: string, id: string, input: { emails: string[] }) {
+export async function removeSegmentMembers(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  input: { emails: string[] },
+) {
   const now = ctx.clock.now();
   const emails = [...new Set(input.emails)];
   return ctx.db.transaction(async (tx) => {
     const row = await requireSegment(tx, projectId, id, true);
     requireStatic(row);
     const found = await lookupEmails(tx, projectId, emails);
-    const removed = new Set(await repo.removeMembers(tx, tracking(row, now), found.map((c) => c.id)));
+    const removed = new Set(
+      await repo.removeMembers(
+        tx,
+        tracking(row, now),
+        found.map((c) => c.id),
+      ),
+    );
     const after = await requireSegment(tx, projectId, id);
     const removedEmails = new Set(found.filter((c) => removed.has(c.id)).map((c) => c.email));
     return {
@@ -320,6 +345,8 @@ export async function removeSegmentMembers(ctx: AppContext, projectId: string, i
 /** Segments whose condition names a field or an event, for the usage endpoints. */
 export function registerSegmentUsage(usage: UsageRegistry): void {
   registerFilterUsage(usage, 'segments', async (ex, projectId) =>
-    (await repo.listSegments(ex, projectId)).flatMap((s) => (s.condition ? [{ id: s.id, name: s.name, condition: s.condition }] : [])),
+    (await repo.listSegments(ex, projectId)).flatMap((s) =>
+      s.condition ? [{ id: s.id, name: s.name, condition: s.condition }] : [],
+    ),
   );
 }

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../domain/email-html.js';
-import { fill, formatDate, stringsFor, type Locale, type SubscriberStrings } from '../../domain/subscriber-i18n.js';
+import { fill, formatDate, type Locale, type SubscriberStrings, stringsFor } from '../../domain/subscriber-i18n.js';
 
 /**
  * The subscriber pages: plain HTML, no scripts, no external assets, every value escaped. Forms
@@ -11,7 +11,8 @@ export const SNOOZE_DAYS = [7, 30, 90] as const;
 
 const STYLE = `
 *{box-sizing:border-box}
-body{margin:0;padding:48px 16px;background:#f4f4f5;color:#18181b;font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
+body{margin:0;padding:48px 16px;background:#f4f4f5;color:#18181b;
+font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
 main{max-width:480px;margin:0 auto;padding:32px;background:#fff;border:1px solid #e4e4e7;border-radius:8px}
 h1{margin:0 0 16px;font-size:22px;line-height:1.3}
 h2{margin:24px 0 8px;font-size:16px}
@@ -20,7 +21,8 @@ dl{margin:0 0 24px;display:grid;grid-template-columns:auto 1fr;gap:4px 16px}
 dt{color:#71717a}
 dd{margin:0;word-break:break-all}
 form{display:inline-block;margin:0 8px 8px 0}
-button{font:inherit;padding:8px 16px;border:1px solid #18181b;border-radius:6px;background:#18181b;color:#fff;cursor:pointer}
+button{font:inherit;padding:8px 16px;border:1px solid #18181b;border-radius:6px;background:#18181b;color:#fff;
+cursor:pointer}
 button.secondary{background:#fff;color:#18181b}
 .notice{padding:8px 12px;border-radius:6px;background:#ecfdf5;color:#065f46}
 .muted{color:#71717a;font-size:14px}
@@ -37,19 +39,24 @@ function layout(locale: Locale, title: string, body: string): string {
   );
 }
 
-const text = (template: string, values: Record<string, string | number> = {}) => `<p>${escapeHtml(fill(template, values))}</p>\n`;
+const text = (template: string, values: Record<string, string | number> = {}) =>
+  `<p>${escapeHtml(fill(template, values))}</p>\n`;
 
 function button(label: string, fields: Record<string, string> = {}, secondary = false): string {
   const hidden = Object.entries(fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('');
-  return `<form method="post">${hidden}<button type="submit"${secondary ? ' class="secondary"' : ''}>${escapeHtml(label)}</button></form>\n`;
+  return (
+    `<form method="post">${hidden}<button type="submit"${secondary ? ' class="secondary"' : ''}>` +
+    `${escapeHtml(label)}</button></form>\n`
+  );
 }
 
 const link = (href: string, label: string) => `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>`;
 
 /** Relative links from one subscriber page to another (all live at `<base>/<page>/<token>`). */
-const pageUrl = (page: 'unsubscribe' | 'subscribe' | 'manage', token: string) => `../${page}/${encodeURIComponent(token)}`;
+const pageUrl = (page: 'unsubscribe' | 'subscribe' | 'manage', token: string) =>
+  `../${page}/${encodeURIComponent(token)}`;
 
 export interface PageContact {
   email: string;
@@ -77,7 +84,8 @@ export function unsubscribedPage(locale: Locale, token: string, contact: PageCon
     locale,
     s.unsubscribedTitle,
     text(s.unsubscribedText, { email: contact.email }) +
-      `<p class="muted">${escapeHtml(s.unsubscribedByMistake)} ${link(pageUrl('subscribe', token), s.resubscribe)}</p>\n`,
+      `<p class="muted">${escapeHtml(s.unsubscribedByMistake)} ` +
+      `${link(pageUrl('subscribe', token), s.resubscribe)}</p>\n`,
   );
 }
 
@@ -85,7 +93,11 @@ export function unsubscribedPage(locale: Locale, token: string, contact: PageCon
 export function subscribeConfirmPage(locale: Locale, token: string, contact: PageContact): string {
   const s = stringsFor(locale);
   if (contact.subscribed) return subscribedPage(locale, token, contact);
-  return layout(locale, s.resubscribeQuestion, text(s.resubscribeExplain, { email: contact.email }) + button(s.resubscribe, { confirm: 'yes' }));
+  return layout(
+    locale,
+    s.resubscribeQuestion,
+    text(s.resubscribeExplain, { email: contact.email }) + button(s.resubscribe, { confirm: 'yes' }),
+  );
 }
 
 export function subscribedPage(locale: Locale, token: string, contact: PageContact): string {
@@ -93,7 +105,8 @@ export function subscribedPage(locale: Locale, token: string, contact: PageConta
   return layout(
     locale,
     s.subscribedTitle,
-    text(s.subscribedText, { email: contact.email }) + `<p class="muted">${link(pageUrl('manage', token), s.managePreferences)}</p>\n`,
+    text(s.subscribedText, { email: contact.email }) +
+      `<p class="muted">${link(pageUrl('manage', token), s.managePreferences)}</p>\n`,
   );
 }
 
@@ -113,10 +126,14 @@ export function managePage(locale: Locale, contact: PageContact, options: { save
   if (!contact.subscribed) body += button(s.resubscribe, { action: 'subscribe' });
   if (receiving) {
     body += button(s.unsubscribe, { action: 'unsubscribe' }, !contact.subscribed);
-    body += `<h2>${escapeHtml(s.snoozeHeading)}</h2>\n` + text(s.snoozeExplain);
+    body += `<h2>${escapeHtml(s.snoozeHeading)}</h2>\n${text(s.snoozeExplain)}`;
     body +=
       '<form method="post"><input type="hidden" name="action" value="snooze">' +
-      SNOOZE_DAYS.map((n) => ` <button type="submit" class="secondary" name="days" value="${n}">${escapeHtml(fill(s.snoozeDays, { n }))}</button>`).join('') +
+      SNOOZE_DAYS.map(
+        (n) =>
+          ` <button type="submit" class="secondary" name="days" value="${n}">` +
+          `${escapeHtml(fill(s.snoozeDays, { n }))}</button>`,
+      ).join('') +
       '</form>\n';
   }
   return layout(locale, s.preferencesTitle, body);
@@ -128,6 +145,10 @@ export type MessageKind = 'notFound' | 'badRequest' | 'error';
 export function messagePage(locale: Locale, kind: MessageKind): string {
   const s = stringsFor(locale);
   const [title, body] =
-    kind === 'notFound' ? [s.notFoundTitle, s.notFoundText] : kind === 'badRequest' ? [s.badRequestTitle, s.badRequestText] : [s.errorTitle, s.errorText];
+    kind === 'notFound'
+      ? [s.notFoundTitle, s.notFoundText]
+      : kind === 'badRequest'
+        ? [s.badRequestTitle, s.badRequestText]
+        : [s.errorTitle, s.errorText];
   return layout(locale, title, text(body));
 }

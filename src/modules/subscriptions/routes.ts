@@ -1,9 +1,9 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../platform/context.js';
 import type { SubscriberRef } from '../../domain/signed-links.js';
-import { localeFromAcceptLanguage, localeOf, type Locale } from '../../domain/subscriber-i18n.js';
-import type { Contact } from '../contacts/service.js';
+import { type Locale, localeFromAcceptLanguage, localeOf } from '../../domain/subscriber-i18n.js';
+import type { AppContext } from '../../platform/context.js';
+import type { Contact } from '../contacts/schemas.js';
 import * as pages from './pages.js';
 import * as service from './service.js';
 
@@ -25,7 +25,10 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .header('x-robots-tag', 'noindex, nofollow')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    )
     .send(html);
 }
 
@@ -74,11 +77,15 @@ const isOneClick = (fields: Record<string, string>) => fields['List-Unsubscribe'
 export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   // Form bodies are parsed in this plugin's scope only; the JSON API keeps refusing them.
   await fastify.register(formbody, { bodyLimit: FORM_LIMIT });
-  fastify.addContentTypeParser('multipart/form-data', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (request, body, done) =>
-    done(null, multipartFields(body as string, request.headers['content-type'] ?? '')),
+  fastify.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (request, body, done) => done(null, multipartFields(body as string, request.headers['content-type'] ?? '')),
   );
   // A POST is the intent; whatever else a client sends as a body is ignored, not refused.
-  fastify.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, _body, done) => done(null, {}));
+  fastify.addContentTypeParser('*', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, _body, done) =>
+    done(null, {}),
+  );
 
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
@@ -88,7 +95,13 @@ export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ct
 
   /** Runs `handle` with the token's contact, or answers the invalid-link page. */
   const withContact =
-    (handle: (request: TokenRequest, reply: FastifyReply, found: { ref: SubscriberRef; contact: Contact }) => Promise<unknown>) =>
+    (
+      handle: (
+        request: TokenRequest,
+        reply: FastifyReply,
+        found: { ref: SubscriberRef; contact: Contact },
+      ) => Promise<unknown>,
+    ) =>
     async (request: TokenRequest, reply: FastifyReply) => {
       const found = await service.resolveToken(ctx, request.params.token);
       if (!found) return sendMessagePage(request, reply, 404);
@@ -104,50 +117,56 @@ export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ct
       { prefix },
     );
 
-  await scope('/unsubscribe', (app) => {
-    app.get(
-      '/:token',
-      route,
-      withContact(async (request, reply, { contact }) =>
-        sendPage(reply, 200, pages.unsubscribeConfirmPage(localeOf(contact.data), request.params.token, pageContact(contact))),
-      ),
-    );
-    app.post(
-      '/:token',
-      route,
-      withContact(async (request, reply, { ref, contact }) => {
-        const source = isOneClick(fieldsOf(request.body)) ? 'one_click' : 'unsubscribe_page';
-        const updated = await service.setSubscribed(ctx, ref, false, source);
-        if (!updated) return sendMessagePage(request, reply, 404);
-        return sendPage(reply, 200, pages.unsubscribedPage(localeOf(contact.data), request.params.token, pageContact(updated)));
-      }),
-    );
-  });
+  type Page = (locale: Locale, token: string, contact: pages.PageContact) => string;
+  /** A confirmation page (GET) and the change it confirms (POST), with the page that says it is done. */
+  const subscriptionChange = (
+    prefix: string,
+    change: { subscribed: boolean; source: (request: TokenRequest) => service.ChangeSource },
+    confirmPage: Page,
+    donePage: Page,
+  ) =>
+    scope(prefix, (app) => {
+      app.get(
+        '/:token',
+        route,
+        withContact(async (request, reply, { contact }) =>
+          sendPage(reply, 200, confirmPage(localeOf(contact.data), request.params.token, pageContact(contact))),
+        ),
+      );
+      app.post(
+        '/:token',
+        route,
+        withContact(async (request, reply, { ref, contact }) => {
+          const updated = await service.setSubscribed(ctx, ref, change.subscribed, change.source(request));
+          if (!updated) return sendMessagePage(request, reply, 404);
+          return sendPage(reply, 200, donePage(localeOf(contact.data), request.params.token, pageContact(updated)));
+        }),
+      );
+    });
 
-  await scope('/subscribe', (app) => {
-    app.get(
-      '/:token',
-      route,
-      withContact(async (request, reply, { contact }) =>
-        sendPage(reply, 200, pages.subscribeConfirmPage(localeOf(contact.data), request.params.token, pageContact(contact))),
-      ),
-    );
-    app.post(
-      '/:token',
-      route,
-      withContact(async (request, reply, { ref, contact }) => {
-        const updated = await service.setSubscribed(ctx, ref, true, 'subscribe_page');
-        if (!updated) return sendMessagePage(request, reply, 404);
-        return sendPage(reply, 200, pages.subscribedPage(localeOf(contact.data), request.params.token, pageContact(updated)));
-      }),
-    );
-  });
+  await subscriptionChange(
+    '/unsubscribe',
+    {
+      subscribed: false,
+      source: (request) => (isOneClick(fieldsOf(request.body)) ? 'one_click' : 'unsubscribe_page'),
+    },
+    pages.unsubscribeConfirmPage,
+    pages.unsubscribedPage,
+  );
+  await subscriptionChange(
+    '/subscribe',
+    { subscribed: true, source: () => 'subscribe_page' },
+    pages.subscribeConfirmPage,
+    pages.subscribedPage,
+  );
 
   await scope('/manage', (app) => {
     app.get(
       '/:token',
       route,
-      withContact(async (_request, reply, { contact }) => sendPage(reply, 200, pages.managePage(localeOf(contact.data), pageContact(contact)))),
+      withContact(async (_request, reply, { contact }) =>
+        sendPage(reply, 200, pages.managePage(localeOf(contact.data), pageContact(contact))),
+      ),
     );
     app.post(
       '/:token',

@@ -1,8 +1,9 @@
+import { emptyPatch } from '../../domain/contact-data.js';
+import type { SubscriberRef } from '../../domain/signed-links.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
-import type { SubscriberRef } from '../../domain/signed-links.js';
-import { emptyPatch } from '../../domain/contact-data.js';
-import { getContact, setSubscription, updateContactById, type Contact } from '../contacts/service.js';
+import type { Contact } from '../contacts/schemas.js';
+import { getContact, setSubscription, updateContactById } from '../contacts/service.js';
 import type { SNOOZE_DAYS } from './pages.js';
 
 export type SnoozeDays = (typeof SNOOZE_DAYS)[number];
@@ -19,7 +20,10 @@ export type ChangeSource = 'unsubscribe_page' | 'one_click' | 'subscribe_page' |
 const isNotFound = (err: unknown) => err instanceof AppError && err.statusCode === 404;
 
 /** The contact a signed token points at; null when the token is forged or the contact is gone. */
-export async function resolveToken(ctx: AppContext, token: string): Promise<{ ref: SubscriberRef; contact: Contact } | null> {
+export async function resolveToken(
+  ctx: AppContext,
+  token: string,
+): Promise<{ ref: SubscriberRef; contact: Contact } | null> {
   const ref = ctx.links.readSubscriberToken(token);
   if (!ref) return null;
   const contact = await findContact(ctx, ref);
@@ -39,8 +43,15 @@ async function findContact(ctx: AppContext, ref: SubscriberRef): Promise<Contact
  * Sets the subscription; either way a running snooze ends (an unsubscribe is then for good, a
  * resubscribe immediate). Returns the contact as it is now, or null when it no longer exists.
  */
-export async function setSubscribed(ctx: AppContext, ref: SubscriberRef, subscribed: boolean, source: ChangeSource): Promise<Contact | null> {
-  const found = await ctx.db.transaction((tx) => setSubscription(ctx, tx, ref.projectId, [ref.contactId], subscribed, source));
+export async function setSubscribed(
+  ctx: AppContext,
+  ref: SubscriberRef,
+  subscribed: boolean,
+  source: ChangeSource,
+): Promise<Contact | null> {
+  const found = await ctx.db.transaction((tx) =>
+    setSubscription(ctx, tx, ref.projectId, [ref.contactId], subscribed, source),
+  );
   return found.length === 0 ? null : findContact(ctx, ref);
 }
 
@@ -48,7 +59,11 @@ export async function setSubscribed(ctx: AppContext, ref: SubscriberRef, subscri
 export async function snooze(ctx: AppContext, ref: SubscriberRef, days: SnoozeDays): Promise<Contact | null> {
   const until = new Date(ctx.clock.now().getTime() + days * 86_400_000);
   try {
-    return await updateContactById(ctx, ref.projectId, ref.contactId, { snoozedUntil: until, patch: emptyPatch(), source: 'manage_page' });
+    return await updateContactById(ctx, ref.projectId, ref.contactId, {
+      snoozedUntil: until,
+      patch: emptyPatch(),
+      source: 'manage_page',
+    });
   } catch (err) {
     if (isNotFound(err)) return null;
     throw err;

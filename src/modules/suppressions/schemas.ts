@@ -3,6 +3,7 @@ import { emailSchema } from '../../domain/email.js';
 import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 
 export const suppressionReasonSchema = z.enum(['bounce', 'complaint', 'manual']);
+export type SuppressionReason = z.infer<typeof suppressionReasonSchema>;
 
 export const suppressionSchema = z.object({
   email: z.string(),
@@ -14,6 +15,7 @@ export const suppressionSchema = z.object({
   detail: z.string().nullable(),
   createdAt: z.string(),
 });
+export type Suppression = z.infer<typeof suppressionSchema>;
 
 export const listSuppressionsQuery = offsetPageQuery.extend({ reason: suppressionReasonSchema.optional() });
 export const suppressionPageSchema = offsetPageSchema(suppressionSchema);

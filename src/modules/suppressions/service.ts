@@ -1,9 +1,13 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
-import * as repo from './repo.js';
 import type { SuppressionRow } from './repo.js';
+import * as repo from './repo.js';
+import type { Suppression } from './schemas.js';
 
-export function toSuppression(row: SuppressionRow) {
+/** Adding to the list inside another module's transaction (a bounce or complaint being recorded). */
+export { suppress } from './repo.js';
+
+export function toSuppression(row: SuppressionRow): Suppression {
   return {
     email: row.email,
     reason: row.reason,
@@ -13,14 +17,36 @@ export function toSuppression(row: SuppressionRow) {
   };
 }
 
-export async function listSuppressions(ctx: AppContext, q: { projectId: string; page: number; pageSize: number; reason?: SuppressionRow['reason'] }) {
-  const { rows, total } = await repo.listSuppressions(ctx.db, { ...q, offset: (q.page - 1) * q.pageSize, limit: q.pageSize });
-  return { data: rows.map(toSuppression), total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+export async function listSuppressions(
+  ctx: AppContext,
+  q: { projectId: string; page: number; pageSize: number; reason?: SuppressionRow['reason'] },
+) {
+  const { rows, total } = await repo.listSuppressions(ctx.db, {
+    ...q,
+    offset: (q.page - 1) * q.pageSize,
+    limit: q.pageSize,
+  });
+  return {
+    data: rows.map(toSuppression),
+    total,
+    page: q.page,
+    pageSize: q.pageSize,
+    totalPages: Math.ceil(total / q.pageSize),
+  };
 }
 
 /** Adds an address by hand: 201 when it was not listed, 200 with the existing entry when it was. */
-export async function addSuppression(ctx: AppContext, projectId: string, email: string, detail: string | null | undefined) {
-  const { row, created } = await repo.suppress(ctx.db, { projectId, email, reason: 'manual', detail: detail ?? null }, ctx.clock.now());
+export async function addSuppression(
+  ctx: AppContext,
+  projectId: string,
+  email: string,
+  detail: string | null | undefined,
+) {
+  const { row, created } = await repo.suppress(
+    ctx.db,
+    { projectId, email, reason: 'manual', detail: detail ?? null },
+    ctx.clock.now(),
+  );
   return { created, suppression: toSuppression(row) };
 }
 

@@ -1,7 +1,8 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
-import { listOrder } from '../../platform/db/list-order.js';
-import type { EmailType } from '../../platform/db/schema.js';
+import { type SQL, sql } from 'drizzle-orm';
+import type { EmailType } from '../../domain/email.js';
+import { likePattern } from '../../domain/formats.js';
+import { type Executor, run } from '../../platform/db/client.js';
+import { listOrder, type NamedListQuery } from '../../platform/db/list-order.js';
 
 /** The columns of the content a template and a campaign share. */
 export interface EmailContentRow {
@@ -58,11 +59,21 @@ const COLUMNS: Record<keyof TemplateValues, SQL> = {
   type: sql`type`,
 };
 
-export async function insertTemplate(ex: Executor, projectId: string, v: TemplateValues, now: Date): Promise<TemplateRow> {
-  const r = await run(ex, sql`
-    insert into templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type, created_at, updated_at)
-    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo}, ${v.type}, ${now}, ${now})
-    returning *`);
+export async function insertTemplate(
+  ex: Executor,
+  projectId: string,
+  v: TemplateValues,
+  now: Date,
+): Promise<TemplateRow> {
+  const r = await run(
+    ex,
+    sql`
+    insert into templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type,
+      created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo},
+      ${v.type}, ${now}, ${now})
+    returning *`,
+  );
   return r.rows[0] as TemplateRow;
 }
 
@@ -82,10 +93,13 @@ export async function updateTemplate(
   const sets = (Object.keys(COLUMNS) as (keyof TemplateValues)[])
     .filter((k) => change[k] !== undefined)
     .map((k) => sql`${COLUMNS[k]} = ${change[k]}`);
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     update templates set ${sql.join([...sets, sql`updated_at = ${now}`], sql`, `)}
     where project_id = ${projectId} and id = ${id}
-    returning *`);
+    returning *`,
+  );
   return (r.rows[0] as TemplateRow | undefined) ?? null;
 }
 
@@ -94,35 +108,28 @@ export async function deleteTemplate(ex: Executor, projectId: string, id: string
   return r.rows.length > 0;
 }
 
-export interface TemplateListQuery {
-  projectId: string;
+export interface TemplateListQuery extends NamedListQuery {
   type?: EmailType;
-  search?: string;
-  sort: 'name' | 'createdAt' | 'updatedAt';
-  dir: 'asc' | 'desc';
-  offset: number;
-  limit: number;
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 function listFilter(q: TemplateListQuery): SQL {
   const parts: SQL[] = [sql`project_id = ${q.projectId}`];
   if (q.type) parts.push(sql`type = ${q.type}`);
   if (q.search) {
-    const pattern = `%${escapeLike(q.search)}%`;
+    const pattern = likePattern(q.search);
     parts.push(sql`(name ilike ${pattern} or description ilike ${pattern} or subject ilike ${pattern})`);
   }
   return sql.join(parts, sql` and `);
 }
 
 export async function listTemplates(ex: Executor, q: TemplateListQuery): Promise<TemplateRow[]> {
-  const r = await run(ex, sql`
+  const r = await run(
+    ex,
+    sql`
     select * from templates where ${listFilter(q)}
     ${listOrder(q.sort, q.dir)}
-    limit ${q.limit} offset ${q.offset}`);
+    limit ${q.limit} offset ${q.offset}`,
+  );
   return r.rows as TemplateRow[];
 }
 

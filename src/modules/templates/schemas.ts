@@ -1,16 +1,14 @@
 import { z } from 'zod';
-import { emailSchema } from '../../domain/email.js';
+import { emailSchema, emailTypeSchema } from '../../domain/email.js';
 import { dirQuery, offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 import { usageListsSchema } from '../../platform/usage.js';
-
-export const emailTypeSchema = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 
 const NO_LINE_BREAKS = /^[^\r\n]*$/;
 
 export const MAX_NAME = 255;
 const name = z.string().trim().min(1).max(MAX_NAME);
 const description = z.string().max(2000);
-/** A header value: the spec's 998 characters, no line breaks. */
+/** A header value: 998 characters, no line breaks (docs/api-rules.md#header-998). */
 const subject = z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not contain line breaks');
 const body = z.string().min(1);
 const fromName = z.string().max(255).regex(NO_LINE_BREAKS, 'Must not contain line breaks');
@@ -26,6 +24,7 @@ export const emailContentBody = z.object({
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.default('MARKETING'),
 });
+export type EmailContentBody = z.infer<typeof emailContentBody>;
 
 export const createTemplateBody = emailContentBody;
 
@@ -53,7 +52,7 @@ export const listTemplatesQuery = offsetPageQuery.extend({
   dir: dirQuery,
 });
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 
 /** The content a template and a campaign share, as answers show it. */
 export const emailContentSchema = z.object({
@@ -68,12 +67,17 @@ export const emailContentSchema = z.object({
   type: emailTypeSchema,
 });
 
+export type EmailContent = z.infer<typeof emailContentSchema>;
+
 export const templateSchema = emailContentSchema.extend({
   projectId: z.string().uuid(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Template = z.infer<typeof templateSchema>;
 
 export const templatePageSchema = offsetPageSchema(templateSchema);
 
-export const templateUsageResponse = usageListsSchema.omit({ segments: true }).extend({ templateId: z.string().uuid() });
+export const templateUsageResponse = usageListsSchema
+  .omit({ segments: true })
+  .extend({ templateId: z.string().uuid() });

@@ -1,66 +1,41 @@
-import type { AppContext } from '../../platform/context.js';
-import { notify, type Executor } from '../../platform/db/client.js';
-import { notifiedCache } from '../../platform/notified-cache.js';
-import type { EmailType } from '../../platform/db/schema.js';
-import { notFound, validationError, type FieldError } from '../../platform/http/errors.js';
+import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
+import type { AppContext } from '../../platform/context.js';
+import { type Executor, notify } from '../../platform/db/client.js';
+import { type FieldError, notFound, validationError } from '../../platform/http/errors.js';
 import { assertVerifiedSender } from '../domains/service.js';
-import * as repo from './repo.js';
 import type { EmailContentRow, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
-import { copyName } from './schemas.js';
+import * as repo from './repo.js';
+import { copyName, type EmailContent, type EmailContentBody, type Template } from './schemas.js';
 
-/** The content a template and a campaign share, as the API shows it. */
-export interface EmailContent {
-  id: string;
-  name: string;
-  description: string | null;
-  subject: string;
-  body: string;
-  from: string;
-  fromName: string | null;
-  replyTo: string | null;
-  type: EmailType;
-}
+/** The content columns campaigns share with templates. */
+export { contentValues, type EmailContentRow, type TemplateValues } from './repo.js';
 
 export function toEmailContent(row: EmailContentRow): EmailContent {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    subject: row.subject,
-    body: row.body,
-    from: row.from_email,
-    fromName: row.from_name,
-    replyTo: row.reply_to,
-    type: row.type,
-  };
+  return { id: row.id, ...repo.contentValues(row) };
 }
 
-/** The API shape of a template (the spec's Template). */
-export interface Template extends EmailContent {
-  projectId: string;
-  createdAt: string;
-  updatedAt: string;
+/** The content of a create request as stored: optional fields absent are null. */
+export function contentOf(body: EmailContentBody): TemplateValues {
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    subject: body.subject,
+    body: body.body,
+    from: body.from,
+    fromName: body.fromName ?? null,
+    replyTo: body.replyTo ?? null,
+    type: body.type,
+  };
 }
 
 export function toTemplate(row: TemplateRow): Template {
   return {
     ...toEmailContent(row),
     projectId: row.project_id,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
-}
-
-export interface TemplateInput {
-  name: string;
-  description?: string | null;
-  subject: string;
-  body: string;
-  from: string;
-  fromName?: string | null;
-  replyTo?: string | null;
-  type: EmailType;
 }
 
 /**
@@ -82,24 +57,10 @@ export async function checkSyntax(ctx: AppContext, parts: { subject?: string; bo
   if (errors.length) throw validationError(errors);
 }
 
-export async function createTemplate(ctx: AppContext, projectId: string, input: TemplateInput): Promise<Template> {
+export async function createTemplate(ctx: AppContext, projectId: string, input: EmailContentBody): Promise<Template> {
   await checkSyntax(ctx, input);
   await assertVerifiedSender(ctx, ctx.db, projectId, input.from);
-  const row = await repo.insertTemplate(
-    ctx.db,
-    projectId,
-    {
-      name: input.name,
-      description: input.description ?? null,
-      subject: input.subject,
-      body: input.body,
-      from: input.from,
-      fromName: input.fromName ?? null,
-      replyTo: input.replyTo ?? null,
-      type: input.type,
-    },
-    ctx.clock.now(),
-  );
+  const row = await repo.insertTemplate(ctx.db, projectId, contentOf(input), ctx.clock.now());
   return toTemplate(row);
 }
 
@@ -114,7 +75,9 @@ const TEMPLATES_CHANNEL = 'templates_changed';
 
 /** `findTemplate` for the send path: read once per process, until the template changes. */
 export function cachedTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template | null> {
-  return notifiedCache<Template | null>(ctx.database, TEMPLATES_CHANNEL).get(`${projectId}:${id}`, () => findTemplate(ctx.db, projectId, id));
+  return ctx.caches
+    .of<Template | null>(TEMPLATES_CHANNEL)
+    .get(`${projectId}:${id}`, () => findTemplate(ctx.db, projectId, id));
 }
 
 export async function getTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template> {
@@ -127,7 +90,12 @@ export async function getTemplate(ctx: AppContext, projectId: string, id: string
  * Applies any subset of the fields. A changed `from` must be on a verified domain; an unchanged one
  * is not checked again, so a template whose domain lapsed can still be edited (sending checks anew).
  */
-export async function updateTemplate(ctx: AppContext, projectId: string, id: string, change: Partial<TemplateValues>): Promise<Template> {
+export async function updateTemplate(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  change: Partial<TemplateValues>,
+): Promise<Template> {
   const current = await repo.findTemplate(ctx.db, projectId, id);
   if (!current) throw notFound('Template');
   await checkSyntax(ctx, change);
@@ -173,7 +141,13 @@ export async function listTemplates(
 ): Promise<TemplatePage> {
   const query: TemplateListQuery = { ...q, offset: (q.page - 1) * q.pageSize, limit: q.pageSize };
   const [rows, total] = await Promise.all([repo.listTemplates(ctx.db, query), repo.countTemplates(ctx.db, query)]);
-  return { data: rows.map(toTemplate), total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+  return {
+    data: rows.map(toTemplate),
+    total,
+    page: q.page,
+    pageSize: q.pageSize,
+    totalPages: Math.ceil(total / q.pageSize),
+  };
 }
 
 /** Campaigns and workflows referencing the template, as the modules holding them report. */

@@ -15,7 +15,10 @@ const route = { config: { auth: 'none' as const }, schema: { hide: true } };
 /** A transparent 1×1 GIF (43 bytes). */
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-type TrackRequest = FastifyRequest<{ Params: { emailId: string; signature: string }; Querystring: Record<string, unknown> }>;
+type TrackRequest = FastifyRequest<{
+  Params: { emailId: string; signature: string };
+  Querystring: Record<string, unknown>;
+}>;
 
 function sendPixel(reply: FastifyReply) {
   return reply
@@ -58,7 +61,9 @@ export async function trackingRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
         const { emailId, signature } = request.params;
         if (request.method === 'GET' && ctx.links.verify(signature, 'open', emailId)) {
           // The reader sees the image whatever happens here.
-          await service.recordOpen(ctx, emailId).catch((err) => request.log.error({ err, emailId }, 'recording an open failed'));
+          await service
+            .recordOpen(ctx, emailId)
+            .catch((err) => request.log.error({ err, emailId }, 'recording an open failed'));
         }
         return sendPixel(reply);
       });
@@ -66,11 +71,14 @@ export async function trackingRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
       app.get('/click/:emailId/:signature', route, async (request: TrackRequest, reply) => {
         const { emailId, signature } = request.params;
         const url = request.query.url;
-        const target = typeof url === 'string' && ctx.links.verify(signature, 'click', emailId, url) ? redirectTarget(url) : null;
+        const target =
+          typeof url === 'string' && ctx.links.verify(signature, 'click', emailId, url) ? redirectTarget(url) : null;
         if (!target) return sendMessagePage(request, reply, 404);
         if (request.method === 'GET') {
           // The reader reaches the link whatever happens here.
-          await service.recordClick(ctx, emailId, url as string).catch((err) => request.log.error({ err, emailId }, 'recording a click failed'));
+          await service
+            .recordClick(ctx, emailId, url as string)
+            .catch((err) => request.log.error({ err, emailId }, 'recording a click failed'));
         }
         return reply.header('cache-control', 'no-store').redirect(target, 302);
       });

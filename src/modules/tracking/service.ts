@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { isUuid } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
-import { run, type Tx } from '../../platform/db/client.js';
-import { countEngagement } from '../campaigns/counters.js';
+import type { Tx } from '../../platform/db/client.js';
+import { countEngagement } from '../campaigns/service.js';
+import { countHit, type Engagement } from '../emails/service.js';
 import { recordEvent } from '../events/record.js';
 
 /**
@@ -14,53 +15,26 @@ import { recordEvent } from '../events/record.js';
  * - A click on an email with no recorded open counts as its open too (images are often blocked).
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-interface Hit {
-  project_id: string;
-  contact_id: string | null;
-  campaign_id: string | null;
-  first_open: boolean;
-  first_click: boolean;
-}
-
 /** Counts an open; false when the email does not exist. */
 export async function recordOpen(ctx: AppContext, emailId: string): Promise<boolean> {
-  if (!UUID.test(emailId)) return false;
+  if (!isUuid(emailId)) return false;
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
-    const r = await run<Hit>(tx, sql`
-      with before as (select id, opened_at from emails where id = ${emailId} for update)
-      update emails e set
-        open_count = e.open_count + 1,
-        opened_at = coalesce(e.opened_at, ${now})
-      from before where e.id = before.id
-      returning e.project_id, e.contact_id, e.campaign_id, (before.opened_at is null) as first_open, false as first_click`);
-    const hit = r.rows[0];
+    const hit = await countHit(tx, emailId, 'open', now);
     if (!hit) return false;
-    await recordFirsts(tx, emailId, hit, now);
+    await recordFirsts(tx, hit, now);
     return true;
   });
 }
 
 /** Counts a click on `url` (and the open it implies); false when the email does not exist. */
 export async function recordClick(ctx: AppContext, emailId: string, url: string): Promise<boolean> {
-  if (!UUID.test(emailId)) return false;
+  if (!isUuid(emailId)) return false;
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
-    const r = await run<Hit>(tx, sql`
-      with before as (select id, opened_at, clicked_at from emails where id = ${emailId} for update)
-      update emails e set
-        click_count = e.click_count + 1,
-        clicked_at = coalesce(e.clicked_at, ${now}),
-        open_count = e.open_count + (case when before.opened_at is null then 1 else 0 end),
-        opened_at = coalesce(e.opened_at, ${now})
-      from before where e.id = before.id
-      returning e.project_id, e.contact_id, e.campaign_id, (before.opened_at is null) as first_open,
-        (before.clicked_at is null) as first_click`);
-    const hit = r.rows[0];
+    const hit = await countHit(tx, emailId, 'click', now);
     if (!hit) return false;
-    await recordFirsts(tx, emailId, hit, now);
+    await recordFirsts(tx, hit, now);
     if (hit.contact_id) {
       await recordEvent(tx, {
         projectId: hit.project_id,
@@ -78,14 +52,14 @@ export async function recordClick(ctx: AppContext, emailId: string, url: string)
  * The campaign counters of a first open or click, and `email.opened` on the first open. Deleting a
  * contact leaves `contact_id` null on its emails: they still count, but emit no event.
  */
-async function recordFirsts(tx: Tx, emailId: string, hit: Hit, at: Date): Promise<void> {
+async function recordFirsts(tx: Tx, hit: Engagement, at: Date): Promise<void> {
   if (hit.campaign_id) await countEngagement(tx, hit.campaign_id, { open: hit.first_open, click: hit.first_click });
   if (!hit.first_open || !hit.contact_id) return;
   await recordEvent(tx, {
     projectId: hit.project_id,
     contactId: hit.contact_id,
     name: 'email.opened',
-    data: { emailId, ...(hit.campaign_id ? { campaignId: hit.campaign_id } : {}) },
+    data: { emailId: hit.id, ...(hit.campaign_id ? { campaignId: hit.campaign_id } : {}) },
     at,
   });
 }

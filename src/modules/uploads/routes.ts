@@ -9,8 +9,8 @@ import { z } from 'zod';
 import { contentTypeOfExtension, IMAGE_TYPES, imageTypeOf } from '../../domain/image-types.js';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
-import { localStorage, s3Storage } from '../../platform/storage.js';
 import { AppError } from '../../platform/http/errors.js';
+import { localStorage, s3Storage } from '../../platform/storage.js';
 
 /** Template images are small; 5 MB leaves room for a large photo. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -34,33 +34,45 @@ export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Uploads'];
   const root = path.join(ctx.config.dataDir, 'uploads');
-  const storage = ctx.config.s3 ? s3Storage(ctx.config.s3) : localStorage(root, () => `${ctx.config.publicUrl}/uploads`);
+  const storage = ctx.config.s3
+    ? s3Storage(ctx.config.s3)
+    : localStorage(root, () => `${ctx.config.publicUrl}/uploads`);
 
-  app.post('/uploads/image', { schema: { tags, consumes: ['multipart/form-data'], response: { 201: uploadSchema } } }, async (req, reply) => {
-    if (!req.isMultipart()) throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
-    const file = await req.file().catch(() => undefined);
-    if (!file || file.fieldname !== 'file') throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
-    const content = await file.toBuffer().catch((err: { code?: string }) => {
-      if (err.code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError(413, 'FILE_TOO_LARGE', `An image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
-      throw new AppError(400, 'INVALID_UPLOAD', 'The upload could not be read');
-    });
-    const image = imageTypeOf(content);
-    if (!image) {
-      throw new AppError(415, 'UNSUPPORTED_IMAGE_TYPE', `Only ${IMAGE_TYPES.join(', ')} images are accepted`, {
-        details: { declaredType: file.mimetype },
+  app.post(
+    '/uploads/image',
+    { schema: { tags, consumes: ['multipart/form-data'], response: { 201: uploadSchema } } },
+    async (req, reply) => {
+      if (!req.isMultipart())
+        throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
+      const file = await req.file().catch(() => undefined);
+      if (file?.fieldname !== 'file')
+        throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
+      const content = await file.toBuffer().catch((err: { code?: string }) => {
+        if (err.code === 'FST_REQ_FILE_TOO_LARGE')
+          throw new AppError(413, 'FILE_TOO_LARGE', `An image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
+        throw new AppError(400, 'INVALID_UPLOAD', 'The upload could not be read');
       });
-    }
-    const key = `${projectOf(req).id}/${randomBytes(16).toString('hex')}.${image.extension}`;
-    const url = await storage.put(key, content, image.type).catch((err) => {
-      ctx.log.error({ err }, 'storing an upload failed');
-      throw new AppError(503, 'STORAGE_UNAVAILABLE', 'The file could not be stored; try again');
-    });
-    return reply.code(201).send({ url, contentType: image.type, size: content.length });
-  });
+      const image = imageTypeOf(content);
+      if (!image) {
+        throw new AppError(415, 'UNSUPPORTED_IMAGE_TYPE', `Only ${IMAGE_TYPES.join(', ')} images are accepted`, {
+          details: { declaredType: file.mimetype },
+        });
+      }
+      const key = `${projectOf(req).id}/${randomBytes(16).toString('hex')}.${image.extension}`;
+      const url = await storage.put(key, content, image.type).catch((err) => {
+        ctx.log.error({ err }, 'storing an upload failed');
+        throw new AppError(503, 'STORAGE_UNAVAILABLE', 'The file could not be stored; try again');
+      });
+      return reply.code(201).send({ url, contentType: image.type, size: content.length });
+    },
+  );
 
   app.get(
     '/uploads/:project/:name',
-    { config: { auth: 'none' }, schema: { hide: true, params: z.object({ project: z.string().uuid(), name: z.string().regex(FILE_NAME) }) } },
+    {
+      config: { auth: 'none' },
+      schema: { hide: true, params: z.object({ project: z.string().uuid(), name: z.string().regex(FILE_NAME) }) },
+    },
     async (req, reply) => {
       const file = path.join(root, req.params.project, req.params.name);
       const stat = await fs.stat(file).catch(() => null);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { wrapped } from '../../platform/http/envelope.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -12,6 +13,6 @@ export async function verifyRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
   // Secret key only (the default); the project is not needed by the checks but the key must be one.
   app.post('/v1/verify', { schema: { tags, body: s.verifyBody, response: { 200: s.verifyResponse } } }, async (req) => {
     projectOf(req);
-    return { success: true as const, data: await service.verifyEmail(ctx, req.body.email) };
+    return wrapped(await service.verifyEmail(ctx, req.body.email));
   });
 }

@@ -9,7 +9,9 @@ export const verifyResultSchema = z.object({
   email: z.string(),
   valid: z.boolean().describe('Syntactically valid, has MX records and is not disposable'),
   isDisposable: z.boolean(),
-  isAlias: z.boolean().describe('Alias or forwarding service (Hide My Email, DuckDuckGo, SimpleLogin, addy.io, Firefox Relay, …)'),
+  isAlias: z
+    .boolean()
+    .describe('Alias or forwarding service (Hide My Email, DuckDuckGo, SimpleLogin, addy.io, Firefox Relay, …)'),
   isTypo: z.boolean(),
   isPlusAddressed: z.boolean().describe('A plus sign in the local part'),
   isPersonalEmail: z.boolean().describe('Free mailbox provider'),

@@ -1,6 +1,6 @@
+import { evaluateAddress, registrableDomain, splitAddress, type VerifyResult } from '../../domain/address-checks.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Lookup } from '../../platform/dns.js';
-import { evaluateAddress, registrableDomain, splitAddress, type VerifyResult } from '../../domain/address-checks.js';
 
 /**
  * Ceiling on the DNS part of one verification. The resolver's own timeout and retries can add up

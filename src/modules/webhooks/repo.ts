@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { run, type Executor } from '../../platform/db/client.js';
-import type { WebhookDeliveryStatus } from '../../platform/db/schema.js';
+import { type Executor, run } from '../../platform/db/client.js';
+import type { WebhookDeliveryStatus } from './schemas.js';
 
 /** Every query on `webhooks` and `webhook_deliveries` lives here. */
 
@@ -23,11 +23,21 @@ export interface WebhookValues {
   enabled: boolean;
 }
 
-export async function insertWebhook(ex: Executor, projectId: string, v: WebhookValues, secret: string, now: Date): Promise<WebhookRow> {
-  const r = await run<WebhookRow>(ex, sql`
+export async function insertWebhook(
+  ex: Executor,
+  projectId: string,
+  v: WebhookValues,
+  secret: string,
+  now: Date,
+): Promise<WebhookRow> {
+  const r = await run<WebhookRow>(
+    ex,
+    sql`
     insert into webhooks (project_id, url, events, description, secret, enabled, created_at, updated_at)
-    values (${projectId}, ${v.url}, ${JSON.stringify(v.events)}::jsonb, ${v.description}, ${secret}, ${v.enabled}, ${now}, ${now})
-    returning *`);
+    values (${projectId}, ${v.url}, ${JSON.stringify(v.events)}::jsonb, ${v.description}, ${secret}, ${v.enabled},
+      ${now}, ${now})
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
@@ -38,7 +48,10 @@ export async function findWebhook(ex: Executor, projectId: string, id: string): 
 
 /** Newest first; a project holds a handful, so the list is not paginated. */
 export async function listWebhooks(ex: Executor, projectId: string): Promise<WebhookRow[]> {
-  const r = await run<WebhookRow>(ex, sql`select * from webhooks where project_id = ${projectId} order by created_at desc, id desc`);
+  const r = await run<WebhookRow>(
+    ex,
+    sql`select * from webhooks where project_id = ${projectId} order by created_at desc, id desc`,
+  );
   return r.rows;
 }
 
@@ -49,7 +62,9 @@ export async function updateWebhook(
   v: Partial<WebhookValues> & { secret?: string },
   now: Date,
 ): Promise<WebhookRow | null> {
-  const r = await run<WebhookRow>(ex, sql`
+  const r = await run<WebhookRow>(
+    ex,
+    sql`
     update webhooks set
       url = coalesce(${v.url ?? null}, url),
       events = coalesce(${v.events ? JSON.stringify(v.events) : null}::jsonb, events),
@@ -58,7 +73,8 @@ export async function updateWebhook(
       secret = coalesce(${v.secret ?? null}, secret),
       updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
-    returning *`);
+    returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -68,10 +84,16 @@ export async function deleteWebhook(ex: Executor, projectId: string, id: string)
 }
 
 /** The enabled webhooks of these projects, for matching a batch of events. */
-export async function enabledWebhooks(ex: Executor, projectIds: string[]): Promise<Pick<WebhookRow, 'id' | 'project_id' | 'events'>[]> {
-  const r = await run<Pick<WebhookRow, 'id' | 'project_id' | 'events'>>(ex, sql`
+export async function enabledWebhooks(
+  ex: Executor,
+  projectIds: string[],
+): Promise<Pick<WebhookRow, 'id' | 'project_id' | 'events'>[]> {
+  const r = await run<Pick<WebhookRow, 'id' | 'project_id' | 'events'>>(
+    ex,
+    sql`
     select id, project_id, events from webhooks
-    where enabled and project_id = any(${`{${projectIds.join(',')}}`}::uuid[])`);
+    where enabled and project_id = any(${`{${projectIds.join(',')}}`}::uuid[])`,
+  );
   return r.rows;
 }
 
@@ -84,11 +106,15 @@ export interface NewDelivery {
 
 /** Stores deliveries set-wise; returns their ids in order. */
 export async function insertDeliveries(ex: Executor, deliveries: NewDelivery[], now: Date): Promise<string[]> {
-  const r = await run<{ id: string }>(ex, sql`
+  const r = await run<{ id: string }>(
+    ex,
+    sql`
     insert into webhook_deliveries (webhook_id, event_id, event_name, payload, created_at, updated_at)
     select d."webhookId", d."eventId", d."eventName", d.payload, ${now}, ${now}
-    from jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb) as d("webhookId" uuid, "eventId" uuid, "eventName" text, payload jsonb)
-    returning id`);
+    from jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+      as d("webhookId" uuid, "eventId" uuid, "eventName" text, payload jsonb)
+    returning id`,
+  );
   return r.rows.map((row) => row.id);
 }
 
@@ -109,9 +135,12 @@ export interface DeliveryRow {
 
 /** A pending delivery with what sending it needs; null once it is settled or its webhook is gone. */
 export async function pendingDelivery(ex: Executor, id: string) {
-  const r = await run<DeliveryRow & { url: string; secret: string; enabled: boolean }>(ex, sql`
+  const r = await run<DeliveryRow & { url: string; secret: string; enabled: boolean }>(
+    ex,
+    sql`
     select d.*, w.url, w.secret, w.enabled from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-    where d.id = ${id} and d.status = 'pending'`);
+    where d.id = ${id} and d.status = 'pending'`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -121,11 +150,15 @@ export async function recordAttempt(
   outcome: { status: WebhookDeliveryStatus; responseStatus: number | null; error: string | null },
   now: Date,
 ): Promise<void> {
-  await run(ex, sql`
-    update webhook_deliveries set status = ${outcome.status}, attempts = attempts + 1, response_status = ${outcome.responseStatus},
+  await run(
+    ex,
+    sql`
+    update webhook_deliveries set status = ${outcome.status}, attempts = attempts + 1,
+      response_status = ${outcome.responseStatus},
       last_error = ${outcome.error?.slice(0, 2000) ?? null},
       delivered_at = case when ${outcome.status} = 'delivered' then ${now}::timestamptz end, updated_at = ${now}
-    where id = ${id} and status = 'pending'`);
+    where id = ${id} and status = 'pending'`,
+  );
 }
 
 export async function listDeliveries(
@@ -134,7 +167,11 @@ export async function listDeliveries(
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = sql`webhook_id = ${q.webhookId}${q.status ? sql` and status = ${q.status}` : sql``}`;
   const [rows, total] = await Promise.all([
-    run<DeliveryRow>(ex, sql`select * from webhook_deliveries where ${where} order by created_at desc, id desc limit ${q.limit} offset ${q.offset}`),
+    run<DeliveryRow>(
+      ex,
+      sql`select * from webhook_deliveries where ${where} order by created_at desc, id desc
+        limit ${q.limit} offset ${q.offset}`,
+    ),
     run<{ n: number }>(ex, sql`select count(*)::int as n from webhook_deliveries where ${where}`),
   ]);
   return { rows: rows.rows, total: total.rows[0]!.n };

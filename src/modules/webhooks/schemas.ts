@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventPatternSchema } from '../../domain/webhook-events.js';
-import { webhookUrl } from '../../domain/workflows/steps.js';
+import { webhookUrl } from '../../domain/webhook-request.js';
 import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 
 const events = z.array(eventPatternSchema).min(1).max(50);
@@ -20,7 +20,7 @@ export const patchWebhookBody = z.object({
   enabled: z.boolean().optional(),
 });
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 
 export const webhookSchema = z.object({
   id: z.string().uuid(),
@@ -34,8 +34,10 @@ export const webhookSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type Webhook = z.infer<typeof webhookSchema>;
 
 export const deliveryStatusSchema = z.enum(['pending', 'delivered', 'failed']);
+export type WebhookDeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 
 export const deliverySchema = z.object({
   id: z.string().uuid(),
@@ -51,6 +53,7 @@ export const deliverySchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export type WebhookDelivery = z.infer<typeof deliverySchema>;
 
 export const listDeliveriesQuery = offsetPageQuery.extend({ status: deliveryStatusSchema.optional() });
 export const deliveryPageSchema = offsetPageSchema(deliverySchema);

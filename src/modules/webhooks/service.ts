@@ -1,14 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
 import { newSigningSecret } from '../../platform/webhook.js';
-import * as repo from './repo.js';
 import type { DeliveryRow, WebhookRow } from './repo.js';
-import type { createWebhookBody, patchWebhookBody } from './schemas.js';
+import * as repo from './repo.js';
+import type { createWebhookBody, patchWebhookBody, Webhook, WebhookDelivery } from './schemas.js';
 
-const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
-
-export function toWebhook(row: WebhookRow) {
+export function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
     url: row.url,
@@ -17,12 +16,12 @@ export function toWebhook(row: WebhookRow) {
     enabled: row.enabled,
     secret: row.secret,
     projectId: row.project_id,
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
 }
 
-function toDelivery(row: DeliveryRow) {
+function toDelivery(row: DeliveryRow): WebhookDelivery {
   return {
     id: row.id,
     webhookId: row.webhook_id,
@@ -34,8 +33,8 @@ function toDelivery(row: DeliveryRow) {
     responseStatus: row.response_status,
     lastError: row.last_error,
     deliveredAt: iso(row.delivered_at),
-    createdAt: iso(row.created_at)!,
-    updatedAt: iso(row.updated_at)!,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
   };
 }
 
@@ -46,7 +45,12 @@ async function requireWebhook(ctx: AppContext, projectId: string, id: string): P
 }
 
 export async function createWebhook(ctx: AppContext, projectId: string, body: z.infer<typeof createWebhookBody>) {
-  const values = { url: body.url, events: [...new Set(body.events)], description: body.description ?? null, enabled: body.enabled };
+  const values = {
+    url: body.url,
+    events: [...new Set(body.events)],
+    description: body.description ?? null,
+    enabled: body.enabled,
+  };
   return toWebhook(await repo.insertWebhook(ctx.db, projectId, values, newSigningSecret(), ctx.clock.now()));
 }
 
@@ -58,7 +62,12 @@ export async function getWebhook(ctx: AppContext, projectId: string, id: string)
   return toWebhook(await requireWebhook(ctx, projectId, id));
 }
 
-export async function updateWebhook(ctx: AppContext, projectId: string, id: string, body: z.infer<typeof patchWebhookBody>) {
+export async function updateWebhook(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  body: z.infer<typeof patchWebhookBody>,
+) {
   const values = { ...body, ...(body.events ? { events: [...new Set(body.events)] } : {}) };
   const row = await repo.updateWebhook(ctx.db, projectId, id, values, ctx.clock.now());
   if (!row) throw notFound('Webhook');
@@ -83,6 +92,17 @@ export async function listDeliveries(
   q: { page: number; pageSize: number; status?: DeliveryRow['status'] },
 ) {
   await requireWebhook(ctx, projectId, id);
-  const { rows, total } = await repo.listDeliveries(ctx.db, { webhookId: id, status: q.status, offset: (q.page - 1) * q.pageSize, limit: q.pageSize });
-  return { data: rows.map(toDelivery), total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+  const { rows, total } = await repo.listDeliveries(ctx.db, {
+    webhookId: id,
+    status: q.status,
+    offset: (q.page - 1) * q.pageSize,
+    limit: q.pageSize,
+  });
+  return {
+    data: rows.map(toDelivery),
+    total,
+    page: q.page,
+    pageSize: q.pageSize,
+    totalPages: Math.ceil(total / q.pageSize),
+  };
 }

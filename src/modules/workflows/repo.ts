@@ -1,8 +1,9 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { notify, run, type Executor } from '../../platform/db/client.js';
-import type { Branch, ExecutionStatus, StepType, WorkflowTriggerType } from '../../platform/db/schema.js';
+import { type SQL, sql } from 'drizzle-orm';
+import type { Branch, StepConfig, StepType } from '../../domain/workflows/step-types.js';
+import { type Executor, notify, run } from '../../platform/db/client.js';
 import type { CursorValue } from '../../platform/http/pagination.js';
-import { emailInputCte, emailStoreCte, type NewEmail } from '../emails/repo.js';
+import { type NewEmail, storeEmailsWith } from '../emails/service.js';
+import type { ExecutionStatus, TriggerType } from './schemas.js';
 
 /** Every query on the workflow tables lives here. */
 
@@ -18,7 +19,7 @@ export interface WorkflowRow {
   project_id: string;
   name: string;
   description: string | null;
-  trigger_type: WorkflowTriggerType;
+  trigger_type: TriggerType;
   trigger_config: Record<string, unknown>;
   enabled: boolean;
   allow_reentry: boolean;
@@ -32,7 +33,8 @@ export interface StepRow {
   workflow_id: string;
   type: StepType;
   name: string | null;
-  config: Record<string, unknown>;
+  /** Checked against its type's schema when stored. */
+  config: StepConfig<StepType>;
   position: { x: number; y: number } | null;
   created_at: Date;
   updated_at: Date;
@@ -84,24 +86,42 @@ export interface HistoryRow {
 export interface WorkflowValues {
   name: string;
   description: string | null;
-  triggerType: WorkflowTriggerType;
+  triggerType: TriggerType;
   triggerConfig: Record<string, unknown>;
   enabled: boolean;
   allowReentry: boolean;
 }
 
-export async function insertWorkflow(ex: Executor, projectId: string, v: WorkflowValues, secret: string, now: Date): Promise<WorkflowRow> {
-  const r = await run<WorkflowRow>(ex, sql`
-    insert into workflows (project_id, name, description, trigger_type, trigger_config, enabled, allow_reentry, signing_secret, created_at, updated_at)
-    values (${projectId}, ${v.name}, ${v.description}, ${v.triggerType}, ${JSON.stringify(v.triggerConfig)}::jsonb, ${v.enabled},
-      ${v.allowReentry}, ${secret}, ${now}, ${now})
-    returning *`);
+export async function insertWorkflow(
+  ex: Executor,
+  projectId: string,
+  v: WorkflowValues,
+  secret: string,
+  now: Date,
+): Promise<WorkflowRow> {
+  const r = await run<WorkflowRow>(
+    ex,
+    sql`
+    insert into workflows (project_id, name, description, trigger_type, trigger_config, enabled, allow_reentry,
+      signing_secret, created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.description}, ${v.triggerType}, ${JSON.stringify(v.triggerConfig)}::jsonb,
+      ${v.enabled}, ${v.allowReentry}, ${secret}, ${now}, ${now})
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
-export async function findWorkflow(ex: Executor, projectId: string, id: string, lock = false): Promise<WorkflowRow | null> {
-  const r = await run<WorkflowRow>(ex, sql`
-    select * from workflows where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
+export async function findWorkflow(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  lock = false,
+): Promise<WorkflowRow | null> {
+  const r = await run<WorkflowRow>(
+    ex,
+    sql`
+    select * from workflows where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`,
+  );
   return r.rows[0] ?? null;
 }
 
@@ -111,16 +131,23 @@ export async function workflowById(ex: Executor, id: string): Promise<WorkflowRo
 }
 
 export async function listWorkflows(ex: Executor, projectId: string): Promise<WorkflowRow[]> {
-  const r = await run<WorkflowRow>(ex, sql`select * from workflows where project_id = ${projectId} order by created_at desc, id desc`);
+  const r = await run<WorkflowRow>(
+    ex,
+    sql`select * from workflows where project_id = ${projectId} order by created_at desc, id desc`,
+  );
   return r.rows;
 }
 
 export async function updateWorkflow(ex: Executor, id: string, v: WorkflowValues, now: Date): Promise<WorkflowRow> {
-  const r = await run<WorkflowRow>(ex, sql`
+  const r = await run<WorkflowRow>(
+    ex,
+    sql`
     update workflows set name = ${v.name}, description = ${v.description}, trigger_type = ${v.triggerType},
-      trigger_config = ${JSON.stringify(v.triggerConfig)}::jsonb, enabled = ${v.enabled}, allow_reentry = ${v.allowReentry}, updated_at = ${now}
+      trigger_config = ${JSON.stringify(v.triggerConfig)}::jsonb, enabled = ${v.enabled},
+      allow_reentry = ${v.allowReentry}, updated_at = ${now}
     where id = ${id}
-    returning *`);
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
@@ -130,8 +157,11 @@ export async function deleteWorkflow(ex: Executor, id: string): Promise<void> {
 
 /** Enabled EVENT workflows of a project with their trigger event, for starting executions. */
 export async function enabledEventWorkflows(ex: Executor, projectId: string): Promise<WorkflowRow[]> {
-  const r = await run<WorkflowRow>(ex, sql`
-    select * from workflows where project_id = ${projectId} and enabled and trigger_type = 'EVENT'`);
+  const r = await run<WorkflowRow>(
+    ex,
+    sql`
+    select * from workflows where project_id = ${projectId} and enabled and trigger_type = 'EVENT'`,
+  );
   return r.rows;
 }
 
@@ -139,12 +169,18 @@ export async function enabledEventWorkflows(ex: Executor, projectId: string): Pr
 // Steps and transitions
 
 export async function workflowSteps(ex: Executor, workflowId: string): Promise<StepRow[]> {
-  const r = await run<StepRow>(ex, sql`select * from workflow_steps where workflow_id = ${workflowId} order by created_at, id`);
+  const r = await run<StepRow>(
+    ex,
+    sql`select * from workflow_steps where workflow_id = ${workflowId} order by created_at, id`,
+  );
   return r.rows;
 }
 
 export async function workflowTransitions(ex: Executor, workflowId: string): Promise<TransitionRow[]> {
-  const r = await run<TransitionRow>(ex, sql`select * from workflow_transitions where workflow_id = ${workflowId} order by created_at, id`);
+  const r = await run<TransitionRow>(
+    ex,
+    sql`select * from workflow_transitions where workflow_id = ${workflowId} order by created_at, id`,
+  );
   return r.rows;
 }
 
@@ -154,10 +190,14 @@ export async function insertStep(
   v: { type: StepType; name: string | null; config: unknown; position: { x: number; y: number } | null },
   now: Date,
 ): Promise<StepRow> {
-  const r = await run<StepRow>(ex, sql`
+  const r = await run<StepRow>(
+    ex,
+    sql`
     insert into workflow_steps (workflow_id, type, name, config, position, created_at, updated_at)
-    values (${workflowId}, ${v.type}, ${v.name}, ${JSON.stringify(v.config)}::jsonb, ${v.position === null ? null : JSON.stringify(v.position)}::jsonb, ${now}, ${now})
-    returning *`);
+    values (${workflowId}, ${v.type}, ${v.name}, ${JSON.stringify(v.config)}::jsonb,
+      ${v.position === null ? null : JSON.stringify(v.position)}::jsonb, ${now}, ${now})
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
@@ -167,11 +207,14 @@ export async function updateStep(
   v: { name: string | null; config: unknown; position: { x: number; y: number } | null },
   now: Date,
 ): Promise<StepRow> {
-  const r = await run<StepRow>(ex, sql`
+  const r = await run<StepRow>(
+    ex,
+    sql`
     update workflow_steps set name = ${v.name}, config = ${JSON.stringify(v.config)}::jsonb,
       position = ${v.position === null ? null : JSON.stringify(v.position)}::jsonb, updated_at = ${now}
     where id = ${id}
-    returning *`);
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
@@ -185,10 +228,13 @@ export async function insertTransition(
   v: { from: string; to: string; branch: Branch | null },
   now: Date,
 ): Promise<TransitionRow> {
-  const r = await run<TransitionRow>(ex, sql`
+  const r = await run<TransitionRow>(
+    ex,
+    sql`
     insert into workflow_transitions (workflow_id, from_step_id, to_step_id, branch, created_at)
     values (${workflowId}, ${v.from}, ${v.to}, ${v.branch}, ${now})
-    returning *`);
+    returning *`,
+  );
   return r.rows[0]!;
 }
 
@@ -211,15 +257,21 @@ export async function touchWorkflow(ex: Executor, id: string, now: Date): Promis
 const ACTIVE = sql`status in ('running', 'waiting')`;
 
 export async function countActiveExecutions(ex: Executor, workflowId: string, stepId?: string): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`
+  const r = await run<{ n: number }>(
+    ex,
+    sql`
     select count(*)::int as n from workflow_executions
-    where workflow_id = ${workflowId} and ${ACTIVE} ${stepId ? sql`and current_step_id = ${stepId}` : sql``}`);
+    where workflow_id = ${workflowId} and ${ACTIVE} ${stepId ? sql`and current_step_id = ${stepId}` : sql``}`,
+  );
   return r.rows[0]!.n;
 }
 
 export async function executionCounts(ex: Executor, workflowId: string): Promise<Record<string, number>> {
-  const r = await run<{ status: string; n: number }>(ex, sql`
-    select status, count(*)::int as n from workflow_executions where workflow_id = ${workflowId} group by status`);
+  const r = await run<{ status: string; n: number }>(
+    ex,
+    sql`
+    select status, count(*)::int as n from workflow_executions where workflow_id = ${workflowId} group by status`,
+  );
   return Object.fromEntries(r.rows.map((row) => [row.status, row.n]));
 }
 
@@ -239,22 +291,32 @@ export interface NewExecution {
  */
 function startExecutionsCte(starts: (NewExecution & { projectId: string })[], now: Date): SQL {
   return sql`started as (
-    insert into workflow_executions (project_id, workflow_id, contact_id, status, context, current_step_id, next_run_at, entry_key, started_at, updated_at)
+    insert into workflow_executions (project_id, workflow_id, contact_id, status, context, current_step_id, next_run_at,
+      entry_key, started_at, updated_at)
     select s."projectId", s."workflowId", s."contactId", 'running', s.context, s."entryStepId", ${now}::timestamptz,
       case when s.once then 'once' end, ${now}::timestamptz, ${now}::timestamptz
     from jsonb_to_recordset(${JSON.stringify(starts)}::jsonb)
       as s("projectId" uuid, "workflowId" uuid, "contactId" uuid, "entryStepId" uuid, context jsonb, once boolean)
     -- offset 0: probed per start through the contact's index, never hashed from the whole table
     where not s.once or not exists (
-      select 1 from workflow_executions x where x.workflow_id = s."workflowId" and x.contact_id = s."contactId" offset 0)
+      select 1 from workflow_executions x where x.workflow_id = s."workflowId"
+        and x.contact_id = s."contactId" offset 0)
     on conflict do nothing
     returning id)`;
 }
 
-export async function startExecution(ex: Executor, projectId: string, start: NewExecution, now: Date): Promise<ExecutionRow | null> {
-  const r = await run<{ id: string }>(ex, sql`
+export async function startExecution(
+  ex: Executor,
+  projectId: string,
+  start: NewExecution,
+  now: Date,
+): Promise<ExecutionRow | null> {
+  const r = await run<{ id: string }>(
+    ex,
+    sql`
     with ${startExecutionsCte([{ ...start, projectId }], now)}
-    select id, pg_notify(${EXECUTIONS_CHANNEL}, '') from started`);
+    select id, pg_notify(${EXECUTIONS_CHANNEL}, '') from started`,
+  );
   const id = r.rows[0]?.id;
   return id ? findExecution(ex, start.workflowId, id) : null;
 }
@@ -281,11 +343,15 @@ export async function applyEvents(
 ): Promise<void> {
   if (events.length === 0 && starts.length === 0) return;
   const arrived = events.map((e) => ({ contactId: e.contactId, name: e.name, createdAt: e.createdAt.toISOString() }));
-  await run(ex, sql`
+  await run(
+    ex,
+    sql`
     with arrived as (
-      select * from jsonb_to_recordset(${JSON.stringify(arrived)}::jsonb) as e("contactId" uuid, name text, "createdAt" timestamptz)),
+      select * from jsonb_to_recordset(${JSON.stringify(arrived)}::jsonb)
+        as e("contactId" uuid, name text, "createdAt" timestamptz)),
     resumed as (
-      update workflow_executions x set wait_arrived = true, next_run_at = ${now}, step_seq = x.step_seq + 1, updated_at = ${now}
+      update workflow_executions x set wait_arrived = true, next_run_at = ${now}, step_seq = x.step_seq + 1,
+        updated_at = ${now}
       from arrived e
       where x.contact_id = any((select array_agg("contactId") from arrived)::uuid[])
         and x.contact_id = e."contactId" and x.status = 'waiting' and x.wait_event is not null and x.wait_event = e.name
@@ -293,18 +359,26 @@ export async function applyEvents(
         and (x.locked_until is null or x.locked_until <= ${now})
       returning 1),
     ${startExecutionsCte(starts, now)}
-    select case when exists (select 1 from resumed) or exists (select 1 from started) then pg_notify(${EXECUTIONS_CHANNEL}, '') end`);
+    select case when exists (select 1 from resumed) or exists (select 1 from started)
+      then pg_notify(${EXECUTIONS_CHANNEL}, '') end`,
+  );
 }
 
 export async function findExecution(ex: Executor, workflowId: string, id: string): Promise<ExecutionRow | null> {
-  const r = await run<ExecutionRow>(ex, sql`select * from workflow_executions where workflow_id = ${workflowId} and id = ${id}`);
+  const r = await run<ExecutionRow>(
+    ex,
+    sql`select * from workflow_executions where workflow_id = ${workflowId} and id = ${id}`,
+  );
   return r.rows[0] ?? null;
 }
 
 export async function executionHistory(ex: Executor, executionId: string): Promise<HistoryRow[]> {
-  const r = await run<HistoryRow>(ex, sql`
+  const r = await run<HistoryRow>(
+    ex,
+    sql`
     select step_id, step_type, status, branch, output, error, started_at, finished_at
-    from workflow_execution_steps where execution_id = ${executionId} order by id`);
+    from workflow_execution_steps where execution_id = ${executionId} order by id`,
+  );
   return r.rows;
 }
 
@@ -315,69 +389,95 @@ export async function listExecutions(
   const where: SQL[] = [sql`workflow_id = ${q.workflowId}`];
   if (q.status) where.push(sql`status = ${q.status}`);
   if (q.after) where.push(sql`(started_at, id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
-  const r = await run<ExecutionRow>(ex, sql`
+  const r = await run<ExecutionRow>(
+    ex,
+    sql`
     select * from workflow_executions where ${sql.join(where, sql` and `)}
-    order by started_at desc, id desc limit ${q.limit}`);
+    order by started_at desc, id desc limit ${q.limit}`,
+  );
   return r.rows;
 }
 
-export async function countExecutions(ex: Executor, q: { workflowId: string; status?: ExecutionStatus }): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`
+export async function countExecutions(
+  ex: Executor,
+  q: { workflowId: string; status?: ExecutionStatus },
+): Promise<number> {
+  const r = await run<{ n: number }>(
+    ex,
+    sql`
     select count(*)::int as n from workflow_executions
-    where workflow_id = ${q.workflowId} ${q.status ? sql`and status = ${q.status}` : sql``}`);
+    where workflow_id = ${q.workflowId} ${q.status ? sql`and status = ${q.status}` : sql``}`,
+  );
   return r.rows[0]!.n;
 }
 
 /** Cancels running and waiting executions (one, or all of the workflow); returns the ids cancelled. */
-export async function cancelExecutions(ex: Executor, workflowId: string, id: string | null, now: Date): Promise<string[]> {
-  const r = await run<{ id: string }>(ex, sql`
-    update workflow_executions set status = 'cancelled', next_run_at = null, finished_at = ${now}, step_seq = step_seq + 1,
-      wait_event = null, updated_at = ${now}
+export async function cancelExecutions(
+  ex: Executor,
+  workflowId: string,
+  id: string | null,
+  now: Date,
+): Promise<string[]> {
+  const r = await run<{ id: string }>(
+    ex,
+    sql`
+    update workflow_executions set status = 'cancelled', next_run_at = null, finished_at = ${now},
+      step_seq = step_seq + 1, wait_event = null, updated_at = ${now}
     where workflow_id = ${workflowId} and ${ACTIVE} ${id ? sql`and id = ${id}` : sql``}
-    returning id`);
+    returning id`,
+  );
   return r.rows.map((row) => row.id);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Executions: the engine side
 
-export interface ClaimedExecution {
-  id: string;
-  project_id: string;
-  workflow_id: string;
-  contact_id: string;
-  status: ExecutionStatus;
-  context: Record<string, unknown>;
-  current_step_id: string | null;
-  step_seq: number;
-  wait_arrived: boolean;
-  wait_started_at: Date | null;
-  attempts: number;
-  email: string;
-  subscribed: boolean;
-  data: Record<string, unknown>;
-  contact_created_at: Date;
-}
+/** An execution as the engine claims it, with its contact. */
+export type ClaimedExecution = Pick<
+  ExecutionRow,
+  | 'id'
+  | 'project_id'
+  | 'workflow_id'
+  | 'contact_id'
+  | 'status'
+  | 'context'
+  | 'current_step_id'
+  | 'step_seq'
+  | 'wait_arrived'
+  | 'wait_started_at'
+  | 'attempts'
+> & { email: string; subscribed: boolean; data: Record<string, unknown>; contact_created_at: Date };
 
 /**
  * Leases up to `limit` due executions to this engine, with their contacts. The ids are picked
  * first (`array(…)`), so the update and the contact lookup go through the primary keys however
  * large the tables are.
  */
-export async function claimDueExecutions(ex: Executor, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedExecution[]> {
-  const r = await run<ClaimedExecution>(ex, sql`
+export async function claimDueExecutions(
+  ex: Executor,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedExecution[]> {
+  const r = await run<ClaimedExecution>(
+    ex,
+    sql`
     update workflow_executions x set locked_until = ${leaseUntil}, attempts = x.attempts + 1
     from contacts c
     where x.id = any(array(
         select id from workflow_executions
-        where status in ('running', 'waiting') and next_run_at <= ${now} and (locked_until is null or locked_until <= ${now})
+        where status in ('running', 'waiting') and next_run_at <= ${now}
+          and (locked_until is null or locked_until <= ${now})
         order by next_run_at
         limit ${limit}
         for update skip locked))
       and c.id = x.contact_id
     returning x.id, x.project_id, x.workflow_id, x.contact_id, x.status, x.context, x.current_step_id, x.step_seq,
-      x.wait_arrived or (x.status = 'waiting' and ${eventSince(sql`x.contact_id`, sql`x.wait_event`, sql`x.wait_started_at`, sql`x.next_run_at`)}) as wait_arrived,
-      x.wait_started_at, x.attempts, c.email, c.subscribed, c.data, c.created_at as contact_created_at`);
+      x.wait_arrived or (x.status = 'waiting'
+        and ${eventSince(sql`x.contact_id`, sql`x.wait_event`, sql`x.wait_started_at`, sql`x.next_run_at`)})
+        as wait_arrived,
+      x.wait_started_at, x.attempts, c.email, c.subscribed, c.data, c.created_at as contact_created_at`,
+  );
   return r.rows;
 }
 
@@ -395,7 +495,7 @@ export interface ExecutionWrite {
   retry: boolean;
   error: string | null;
   finished: boolean;
-  history: Omit<HistoryRow, 'started_at' | 'finished_at'> & { started_at: string } | null;
+  history: (Omit<HistoryRow, 'started_at' | 'finished_at'> & { started_at: string }) | null;
   /** The email a SEND_EMAIL step made. */
   emailId: string | null;
 }
@@ -407,7 +507,8 @@ export interface ExecutionWrite {
  */
 function eventSince(contactId: SQL, name: SQL, since: SQL, before?: SQL): SQL {
   const upTo = before ? sql` and e.created_at < ${before}` : sql``;
-  return sql`exists (select 1 from events e where e.contact_id = ${contactId} and e.created_at >= ${since}${upTo} and e.name = ${name})`;
+  return sql`exists (select 1 from events e where e.contact_id = ${contactId} and e.created_at >= ${since}${upTo}
+    and e.name = ${name})`;
 }
 
 /**
@@ -416,18 +517,25 @@ function eventSince(contactId: SQL, name: SQL, since: SQL, before?: SQL): SQL {
  * its email get stored. A wait whose event is already stored is due at once, as arrived. Returns
  * the ids written.
  */
-export async function writeOutcomes(ex: Executor, writes: ExecutionWrite[], emails: NewEmail[], now: Date): Promise<Set<string>> {
-  const r = await run<{ id: string }>(ex, sql`
-    with writes as (
+export async function writeOutcomes(
+  ex: Executor,
+  writes: ExecutionWrite[],
+  emails: NewEmail[],
+  now: Date,
+): Promise<Set<string>> {
+  const rows = await storeEmailsWith<{ id: string }>(ex, emails, now, {
+    before: sql`
+    writes as (
       select * from jsonb_to_recordset(${JSON.stringify(writes)}::jsonb) as w(
-        id uuid, seq int, status text, "stepId" uuid, "nextRunAt" timestamptz, "waitEvent" text, "waitStartedAt" timestamptz,
-        retry boolean, error text, finished boolean, history jsonb, "emailId" uuid)),
+        id uuid, seq int, status text, "stepId" uuid, "nextRunAt" timestamptz, "waitEvent" text,
+        "waitStartedAt" timestamptz, retry boolean, error text, finished boolean, history jsonb, "emailId" uuid)),
     arrived as (
       select w.id from writes w join workflow_executions x on x.id = w.id
       where w.status = 'waiting' and ${eventSince(sql`x.contact_id`, sql`w."waitEvent"`, sql`w."waitStartedAt"`)}),
     moved as (
       update workflow_executions x set
-        status = w.status, current_step_id = w."stepId", wait_event = w."waitEvent", wait_started_at = w."waitStartedAt",
+        status = w.status, current_step_id = w."stepId", wait_event = w."waitEvent",
+        wait_started_at = w."waitStartedAt",
         wait_arrived = w.id in (select id from arrived),
         next_run_at = case when w.id in (select id from arrived) then ${now}::timestamptz else w."nextRunAt" end,
         step_seq = x.step_seq + 1,
@@ -438,27 +546,34 @@ export async function writeOutcomes(ex: Executor, writes: ExecutionWrite[], emai
         and x.id = w.id and x.step_seq = w.seq and x.status in ('running', 'waiting')
       returning x.id),
     history as (
-      insert into workflow_execution_steps (execution_id, step_id, step_type, status, branch, output, error, started_at, finished_at)
+      insert into workflow_execution_steps (execution_id, step_id, step_type, status, branch, output, error,
+        started_at, finished_at)
       select w.id, (w.history->>'step_id')::uuid, w.history->>'step_type', w.history->>'status', w.history->>'branch',
         w.history->'output', w.history->>'error', (w.history->>'started_at')::timestamptz, ${now}
       from writes w join moved m on m.id = w.id
-      where w.history is not null),
-    ${emailInputCte(emails)},
-    ${emailStoreCte(now, sql`i.id in (select w."emailId" from writes w join moved m on m.id = w.id)`)}
-    select id from moved`);
-  return new Set(r.rows.map((row) => row.id));
+      where w.history is not null)`,
+    admit: sql`i.id in (select w."emailId" from writes w join moved m on m.id = w.id)`,
+    result: sql`id from moved`,
+  });
+  return new Set(rows.map((row) => row.id));
 }
 
 /** How many steps an execution has finished: tells one visit of a step from the next. */
 export async function historyCount(ex: Executor, executionId: string): Promise<number> {
-  const r = await run<{ n: number }>(ex, sql`select count(*)::int as n from workflow_execution_steps where execution_id = ${executionId}`);
+  const r = await run<{ n: number }>(
+    ex,
+    sql`select count(*)::int as n from workflow_execution_steps where execution_id = ${executionId}`,
+  );
   return r.rows[0]!.n;
 }
 
 /** Releases claimed executions without moving them (the engine is stopping). */
 export async function releaseExecutions(ex: Executor, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await run(ex, sql`
+  await run(
+    ex,
+    sql`
     update workflow_executions set locked_until = null, attempts = greatest(attempts - 1, 0)
-    where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`);
+    where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+  );
 }

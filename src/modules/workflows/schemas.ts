@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
-import { STEP_TYPES, stepConfigSchemas } from '../../domain/workflows/steps.js';
+import { BRANCHES, STEP_TYPE_SPECS, STEP_TYPES } from '../../domain/workflows/step-types.js';
 import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
 
 export const TRIGGER_TYPES = ['EVENT', 'MANUAL'] as const;
-export const BRANCHES = ['yes', 'no', 'arrived', 'timeout'] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
 export const EXECUTION_STATUSES = ['running', 'waiting', 'completed', 'exited', 'failed', 'cancelled'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 const MAX_CONTEXT_BYTES = 64 * 1024;
 const name = z.string().trim().min(1).max(255);
@@ -43,7 +44,7 @@ export const createStepBody = z.discriminatedUnion(
     z.object({
       type: z.literal(type),
       name: z.string().max(255).nullable().optional(),
-      config: type === 'EXIT' ? stepConfigSchemas.EXIT.default({}) : stepConfigSchemas[type],
+      config: STEP_TYPE_SPECS[type].config,
       position: position.nullable().optional(),
     }),
   ) as unknown as [z.ZodDiscriminatedUnionOption<'type'>, ...z.ZodDiscriminatedUnionOption<'type'>[]],
@@ -69,16 +70,26 @@ export const startExecutionBody = z
     email: emailSchema.optional(),
     context: z
       .record(z.unknown())
-      .refine((c) => JSON.stringify(c).length <= MAX_CONTEXT_BYTES, { message: `At most ${MAX_CONTEXT_BYTES} bytes of JSON` })
+      .refine((c) => JSON.stringify(c).length <= MAX_CONTEXT_BYTES, {
+        message: `At most ${MAX_CONTEXT_BYTES} bytes of JSON`,
+      })
       .default({}),
   })
-  .refine((b) => b.contactId !== undefined || b.email !== undefined, { message: 'Give contactId or email', path: ['contactId'] });
+  .refine((b) => b.contactId !== undefined || b.email !== undefined, {
+    message: 'Give contactId or email',
+    path: ['contactId'],
+  });
 
-export const idParams = z.object({ id: z.string().uuid() });
+export { idParams } from '../../platform/http/params.js';
 export const stepParams = z.object({ id: z.string().uuid(), stepId: z.string().uuid() });
 export const transitionParams = z.object({ id: z.string().uuid(), transitionId: z.string().uuid() });
 export const executionParams = z.object({ id: z.string().uuid(), executionId: z.string().uuid() });
-export const deleteStepQuery = z.object({ splice: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
+export const deleteStepQuery = z.object({
+  splice: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+});
 
 export const listExecutionsQuery = z.object({
   status: z.enum(EXECUTION_STATUSES).optional(),
@@ -162,3 +173,11 @@ export const fieldsResponse = z.object({
   fields: z.array(z.object({ field: z.string(), type: z.string(), isCustom: z.boolean() })),
   events: z.array(z.string()),
 });
+
+export type Workflow = z.infer<typeof workflowSchema>;
+export type WorkflowDetail = z.infer<typeof workflowDetailSchema>;
+export type WorkflowStep = z.infer<typeof stepSchema>;
+export type WorkflowTransition = z.infer<typeof transitionSchema>;
+export type Execution = z.infer<typeof executionSchema>;
+export type ExecutionDetail = z.infer<typeof executionDetailSchema>;
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;

@@ -1,25 +1,21 @@
-import { filterReferences, type FilterCondition } from '../../domain/filters/index.js';
-import { graphFaults, spliceChanges, transitionFault, type GraphFault } from '../../domain/workflows/graph.js';
-import { stepConfigSchemas, type StepType } from '../../domain/workflows/steps.js';
+import { iso } from '../../domain/formats.js';
+import { type GraphFault, graphFaults, spliceChanges, transitionFault } from '../../domain/workflows/graph-rules.js';
+import type { Branch } from '../../domain/workflows/step-types.js';
+import { STEP_TYPE_SPECS, type StepConfig, type StepType, stepReferences } from '../../domain/workflows/step-types.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
-import type { Branch, ExecutionStatus, WorkflowTriggerType } from '../../platform/db/schema.js';
 import { AppError, fieldErrorsFromIssues, notFound, validationError } from '../../platform/http/errors.js';
-import { cursorPage, invalidCursorError, isKeysetCursor, type CursorValue } from '../../platform/http/pagination.js';
+import { type CursorValue, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import { newSigningSecret } from '../../platform/webhook.js';
-import { findContact, lookupEmails } from '../contacts/repo.js';
 import { listFields } from '../contacts/fields.js';
-import { eventNames } from '../events/repo.js';
-import { checkAudience, filterContext } from '../segments/audience.js';
-import { findTemplate } from '../templates/repo.js';
-import { loadGraph } from './graphs.js';
-import * as repo from './repo.js';
+import { findContact, lookupEmails } from '../contacts/service.js';
+import { eventNames } from '../events/service.js';
+import { loadGraph } from './graph-cache.js';
 import type { ExecutionRow, HistoryRow, StepRow, TransitionRow, WorkflowRow } from './repo.js';
-import { triggerConfigSchemas } from './schemas.js';
-
-const iso = (d: Date | string) => new Date(d).toISOString();
-const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
+import * as repo from './repo.js';
+import { type ExecutionStatus, type TriggerType, triggerConfigSchemas } from './schemas.js';
+import { stepHandler } from './step-handlers.js';
 
 export function toWorkflow(row: WorkflowRow) {
   return {
@@ -51,7 +47,14 @@ export function toStep(row: StepRow) {
 }
 
 export function toTransition(row: TransitionRow) {
-  return { id: row.id, workflowId: row.workflow_id, fromStepId: row.from_step_id, toStepId: row.to_step_id, branch: row.branch, createdAt: iso(row.created_at) };
+  return {
+    id: row.id,
+    workflowId: row.workflow_id,
+    fromStepId: row.from_step_id,
+    toStepId: row.to_step_id,
+    branch: row.branch,
+    createdAt: iso(row.created_at),
+  };
 }
 
 export function toExecution(row: ExecutionRow) {
@@ -62,11 +65,12 @@ export function toExecution(row: ExecutionRow) {
     status: row.status,
     context: row.context,
     currentStepId: row.current_step_id,
-    waitingFor: row.status === 'waiting' && row.next_run_at ? { event: row.wait_event, until: iso(row.next_run_at) } : null,
+    waitingFor:
+      row.status === 'waiting' && row.next_run_at ? { event: row.wait_event, until: iso(row.next_run_at) } : null,
     attempts: row.attempts,
     lastError: row.last_error,
     startedAt: iso(row.started_at),
-    finishedAt: isoOrNull(row.finished_at),
+    finishedAt: iso(row.finished_at),
     updatedAt: iso(row.updated_at),
   };
 }
@@ -91,7 +95,12 @@ async function requireWorkflow(ex: Executor, projectId: string, id: string, lock
 }
 
 /** Every change to a workflow runs here: the row locked, the change, caches told. */
-function changeWorkflow<T>(ctx: AppContext, projectId: string, id: string, change: (tx: Tx, workflow: WorkflowRow) => Promise<T>): Promise<T> {
+function changeWorkflow<T>(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  change: (tx: Tx, workflow: WorkflowRow) => Promise<T>,
+): Promise<T> {
   return ctx.db.transaction(async (tx) => {
     const workflow = await requireWorkflow(tx, projectId, id, true);
     const result = await change(tx, workflow);
@@ -101,12 +110,20 @@ function changeWorkflow<T>(ctx: AppContext, projectId: string, id: string, chang
   });
 }
 
-/** Steps and transitions change only while the workflow is disabled, so a running graph never changes shape under new executions. */
+/**
+ * Steps and transitions change only while the workflow is disabled, so a running graph never changes shape under new
+ * executions.
+ */
 function requireDisabled(workflow: WorkflowRow): void {
   if (workflow.enabled) {
-    throw new AppError(409, 'WORKFLOW_ENABLED', 'Steps and transitions of an enabled workflow cannot be added or removed', {
-      suggestion: 'Disable the workflow (PATCH {"enabled": false}), change it, then enable it again.',
-    });
+    throw new AppError(
+      409,
+      'WORKFLOW_ENABLED',
+      'Steps and transitions of an enabled workflow cannot be added or removed',
+      {
+        suggestion: 'Disable the workflow (PATCH {"enabled": false}), change it, then enable it again.',
+      },
+    );
   }
 }
 
@@ -158,14 +175,22 @@ async function runFaults(ex: Executor, workflow: WorkflowRow): Promise<GraphFaul
     graph.transitions,
   );
   if (workflow.trigger_type === 'EVENT' && typeof workflow.trigger_config.event !== 'string') {
-    faults.push({ code: 'no_trigger_event', message: 'An EVENT workflow needs triggerConfig.event, the event that starts it' });
+    faults.push({
+      code: 'no_trigger_event',
+      message: 'An EVENT workflow needs triggerConfig.event, the event that starts it',
+    });
   }
   return faults;
 }
 
 function faultsError(faults: GraphFault[]): AppError {
   return new AppError(422, 'WORKFLOW_INVALID', 'The workflow cannot run as it is', {
-    errors: faults.map((f) => ({ field: 'graph', message: f.message, code: f.code, ...(f.stepIds ? { received: f.stepIds.join(', ') } : {}) })),
+    errors: faults.map((f) => ({
+      field: 'graph',
+      message: f.message,
+      code: f.code,
+      ...(f.stepIds ? { received: f.stepIds.join(', ') } : {}),
+    })),
     details: { faults },
     suggestion: 'Fix the faults listed in errors, then try again.',
   });
@@ -174,7 +199,7 @@ function faultsError(faults: GraphFault[]): AppError {
 export interface WorkflowPatch {
   name?: string;
   description?: string | null;
-  triggerType?: WorkflowTriggerType;
+  triggerType?: TriggerType;
   triggerConfig?: Record<string, unknown>;
   enabled?: boolean;
   allowReentry?: boolean;
@@ -191,7 +216,8 @@ export async function updateWorkflow(ctx: AppContext, projectId: string, id: str
     let triggerConfig = current.trigger_config;
     if (patch.triggerConfig !== undefined) {
       const parsed = triggerConfigSchemas[triggerType].safeParse(patch.triggerConfig);
-      if (!parsed.success) throw validationError(fieldErrorsFromIssues(parsed.error.issues, patch.triggerConfig, ['triggerConfig']));
+      if (!parsed.success)
+        throw validationError(fieldErrorsFromIssues(parsed.error.issues, patch.triggerConfig, ['triggerConfig']));
       triggerConfig = parsed.data;
     } else if (triggerType !== current.trigger_type) {
       triggerConfig = {};
@@ -218,10 +244,16 @@ export async function deleteWorkflow(ctx: AppContext, projectId: string, id: str
   await changeWorkflow(ctx, projectId, id, async (tx) => {
     const active = await repo.countActiveExecutions(tx, id);
     if (active > 0) {
-      throw new AppError(409, 'WORKFLOW_HAS_ACTIVE_EXECUTIONS', `${active} executions of this workflow are running or waiting`, {
-        details: { active },
-        suggestion: 'Cancel them (POST /workflows/{id}/executions/cancel-all) or let them finish, then delete the workflow.',
-      });
+      throw new AppError(
+        409,
+        'WORKFLOW_HAS_ACTIVE_EXECUTIONS',
+        `${active} executions of this workflow are running or waiting`,
+        {
+          details: { active },
+          suggestion:
+            'Cancel them (POST /workflows/{id}/executions/cancel-all) or let them finish, then delete the workflow.',
+        },
+      );
     }
     await repo.deleteWorkflow(tx, id);
   });
@@ -230,16 +262,18 @@ export async function deleteWorkflow(ctx: AppContext, projectId: string, id: str
 // ---------------------------------------------------------------------------------------------
 // Steps and transitions
 
-/** A step's config checked against its type and the project: its template, its segments. */
-async function checkStepConfig(ex: Executor, projectId: string, type: StepType, raw: unknown, now: Date): Promise<Record<string, unknown>> {
-  const parsed = stepConfigSchemas[type].safeParse(raw ?? {});
+/** A step's config checked against its type's schema, then by its handler against the project. */
+async function checkStepConfig(
+  ex: Executor,
+  projectId: string,
+  type: StepType,
+  raw: unknown,
+  now: Date,
+): Promise<StepConfig<StepType>> {
+  const parsed = STEP_TYPE_SPECS[type].config.safeParse(raw ?? {});
   if (!parsed.success) throw validationError(fieldErrorsFromIssues(parsed.error.issues, raw, ['config']));
-  const config = parsed.data as Record<string, unknown>;
-  if (type === 'SEND_EMAIL' && !(await findTemplate(ex, projectId, config.templateId as string))) {
-    throw validationError([{ field: 'config.templateId', message: 'No template of this project has this id', code: 'unknown_template', received: config.templateId }]);
-  }
-  if (type === 'CONDITION') checkAudience(config.condition as FilterCondition, await filterContext(ex, projectId, now), 'config.condition');
-  return config;
+  await stepHandler(type).check?.(ex, projectId, parsed.data, now);
+  return parsed.data;
 }
 
 export async function addStep(
@@ -252,7 +286,14 @@ export async function addStep(
     requireDisabled(workflow);
     const now = ctx.clock.now();
     const config = await checkStepConfig(tx, projectId, body.type, body.config, now);
-    return toStep(await repo.insertStep(tx, id, { type: body.type, name: body.name ?? null, config, position: body.position ?? null }, now));
+    return toStep(
+      await repo.insertStep(
+        tx,
+        id,
+        { type: body.type, name: body.name ?? null, config, position: body.position ?? null },
+        now,
+      ),
+    );
   });
 }
 
@@ -273,7 +314,8 @@ export async function updateStep(
   return changeWorkflow(ctx, projectId, id, async (tx) => {
     const step = await requireStep(tx, id, stepId);
     const now = ctx.clock.now();
-    const config = body.config === undefined ? step.config : await checkStepConfig(tx, projectId, step.type, body.config, now);
+    const config =
+      body.config === undefined ? step.config : await checkStepConfig(tx, projectId, step.type, body.config, now);
     const name = body.name !== undefined ? body.name : step.name;
     const position = body.position !== undefined ? body.position : step.position;
     return toStep(await repo.updateStep(tx, stepId, { name, config, position }, now));
@@ -284,7 +326,13 @@ export async function updateStep(
  * Deletes a step and its transitions; with `splice`, the transitions into it are pointed at the step
  * after it. Refused while executions are at the step.
  */
-export async function deleteStep(ctx: AppContext, projectId: string, id: string, stepId: string, splice: boolean): Promise<void> {
+export async function deleteStep(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  stepId: string,
+  splice: boolean,
+): Promise<void> {
   await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
     requireDisabled(workflow);
     await requireStep(tx, id, stepId);
@@ -295,7 +343,12 @@ export async function deleteStep(ctx: AppContext, projectId: string, id: string,
       });
     }
     if (splice) {
-      const transitions = (await repo.workflowTransitions(tx, id)).map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch }));
+      const transitions = (await repo.workflowTransitions(tx, id)).map((t) => ({
+        id: t.id,
+        from: t.from_step_id,
+        to: t.to_step_id,
+        branch: t.branch,
+      }));
       const changes = spliceChanges(transitions, stepId);
       if ('error' in changes) throw new AppError(409, 'CANNOT_SPLICE', changes.error);
       // Removed first: a retargeted transition may take the branch slot of one that goes.
@@ -306,23 +359,42 @@ export async function deleteStep(ctx: AppContext, projectId: string, id: string,
   });
 }
 
-export async function addTransition(ctx: AppContext, projectId: string, id: string, body: { fromStepId: string; toStepId: string; branch?: Branch | null }) {
+export async function addTransition(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  body: { fromStepId: string; toStepId: string; branch?: Branch | null },
+) {
   return changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
     requireDisabled(workflow);
     const [steps, transitions] = await Promise.all([repo.workflowSteps(tx, id), repo.workflowTransitions(tx, id)]);
-    const wanted = { from: body.fromStepId.toLowerCase(), to: body.toStepId.toLowerCase(), branch: body.branch ?? null };
+    const wanted = {
+      from: body.fromStepId.toLowerCase(),
+      to: body.toStepId.toLowerCase(),
+      branch: body.branch ?? null,
+    };
     const fault = transitionFault(
       steps.map((s) => ({ id: s.id, type: s.type })),
       transitions.map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch })),
       wanted,
     );
-    if (fault?.code === 'exists') throw new AppError(409, 'TRANSITION_EXISTS', fault.message, { details: { fromStepId: wanted.from, branch: wanted.branch } });
+    if (fault?.code === 'exists')
+      throw new AppError(409, 'TRANSITION_EXISTS', fault.message, {
+        details: { fromStepId: wanted.from, branch: wanted.branch },
+      });
     if (fault) throw validationError([{ field: fault.field, message: fault.message, code: fault.code }]);
-    return toTransition(await repo.insertTransition(tx, id, { ...wanted, branch: wanted.branch as Branch | null }, ctx.clock.now()));
+    return toTransition(
+      await repo.insertTransition(tx, id, { ...wanted, branch: wanted.branch as Branch | null }, ctx.clock.now()),
+    );
   });
 }
 
-export async function deleteTransition(ctx: AppContext, projectId: string, id: string, transitionId: string): Promise<void> {
+export async function deleteTransition(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  transitionId: string,
+): Promise<void> {
   await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
     requireDisabled(workflow);
     if (!(await repo.workflowTransitions(tx, id)).some((t) => t.id === transitionId)) throw notFound('Transition');
@@ -338,7 +410,12 @@ export async function deleteTransition(ctx: AppContext, projectId: string, id: s
  * email) with an optional context, enabled or not, whatever `allowReentry` says: a manual start is
  * an explicit request. The graph must be able to run.
  */
-export async function startExecution(ctx: AppContext, projectId: string, id: string, body: { contactId?: string; email?: string; context: Record<string, unknown> }) {
+export async function startExecution(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  body: { contactId?: string; email?: string; context: Record<string, unknown> },
+) {
   const workflow = await requireWorkflow(ctx.db, projectId, id);
   const graph = await loadGraph(ctx.db, workflow);
   const faults = graphFaults(
@@ -348,11 +425,21 @@ export async function startExecution(ctx: AppContext, projectId: string, id: str
   if (faults.length > 0) throw faultsError(faults);
   const contactId = body.contactId ?? (await lookupEmails(ctx.db, projectId, [body.email!]))[0]?.id;
   if (!contactId || !(await findContact(ctx.db, projectId, contactId))) throw notFound('Contact');
-  const row = await repo.startExecution(ctx.db, projectId, { workflowId: id, contactId, entryStepId: graph.entry!, context: body.context, once: false }, ctx.clock.now());
+  const row = await repo.startExecution(
+    ctx.db,
+    projectId,
+    { workflowId: id, contactId, entryStepId: graph.entry!, context: body.context, once: false },
+    ctx.clock.now(),
+  );
   return toExecution(row!);
 }
 
-export async function listExecutions(ctx: AppContext, projectId: string, id: string, q: { status?: ExecutionStatus; limit: number; cursor?: CursorValue[] }) {
+export async function listExecutions(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  q: { status?: ExecutionStatus; limit: number; cursor?: CursorValue[] },
+) {
   await requireWorkflow(ctx.db, projectId, id);
   if (q.cursor && !isKeysetCursor(q.cursor, 'timestamp')) throw invalidCursorError();
   const [rows, total] = await Promise.all([
@@ -362,7 +449,12 @@ export async function listExecutions(ctx: AppContext, projectId: string, id: str
   return cursorPage(rows, q.limit, total, (r) => [iso(r.started_at), r.id], toExecution);
 }
 
-async function requireExecution(ex: Executor, projectId: string, id: string, executionId: string): Promise<ExecutionRow> {
+async function requireExecution(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  executionId: string,
+): Promise<ExecutionRow> {
   await requireWorkflow(ex, projectId, id);
   const row = await repo.findExecution(ex, id, executionId);
   if (!row) throw notFound('Execution');
@@ -379,7 +471,11 @@ export async function cancelExecution(ctx: AppContext, projectId: string, id: st
   const row = await requireExecution(ctx.db, projectId, id, executionId);
   const cancelled = await repo.cancelExecutions(ctx.db, id, executionId, ctx.clock.now());
   if (cancelled.length === 0) {
-    throw new AppError(409, 'EXECUTION_FINISHED', `The execution is ${row.status}; only running and waiting executions can be cancelled`);
+    throw new AppError(
+      409,
+      'EXECUTION_FINISHED',
+      `The execution is ${row.status}; only running and waiting executions can be cancelled`,
+    );
   }
   return toExecution((await repo.findExecution(ctx.db, id, executionId))!);
 }
@@ -391,35 +487,34 @@ export async function cancelAllExecutions(ctx: AppContext, projectId: string, id
 
 /** GET /workflows/fields: what CONDITION filters can name, contact fields and event names. */
 export async function workflowFields(ctx: AppContext, projectId: string) {
-  const [{ fields }, events] = await Promise.all([listFields(ctx, projectId), eventNames(ctx.db, projectId)]);
-  return { fields: fields.map(({ field, type, isCustom }) => ({ field, type, isCustom })), events };
+  const [{ fields }, events] = await Promise.all([listFields(ctx, projectId), eventNames(ctx, projectId)]);
+  return { fields: fields.map(({ field, type, isCustom }) => ({ field, type, isCustom })), events: events.names };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Usage
 
 /**
- * Workflows reference fields (CONDITION filters, UPDATE_CONTACT keys), events (the trigger,
- * WAIT_FOR_EVENT, CONDITION filters) and templates (SEND_EMAIL).
+ * Workflows reference events by their trigger, and fields, events and templates by their steps'
+ * configs (`references` in the step-type table).
  */
 export function registerWorkflowUsage(usage: UsageRegistry): void {
-  const finder = (uses: (step: StepRow | null, workflow: WorkflowRow, name: string) => boolean) => async (ex: Executor, projectId: string, name: string) => {
-    const found = [];
-    for (const workflow of await repo.listWorkflows(ex, projectId)) {
-      const steps = await repo.workflowSteps(ex, workflow.id);
-      if (uses(null, workflow, name) || steps.some((s) => uses(s, workflow, name))) found.push({ id: workflow.id, name: workflow.name });
-    }
-    return found;
-  };
-  const refs = (step: StepRow) => (step.type === 'CONDITION' ? filterReferences(step.config.condition as FilterCondition) : null);
+  const finder =
+    (uses: (step: StepRow | null, workflow: WorkflowRow, name: string) => boolean) =>
+    async (ex: Executor, projectId: string, name: string) => {
+      const found = [];
+      for (const workflow of await repo.listWorkflows(ex, projectId)) {
+        const steps = await repo.workflowSteps(ex, workflow.id);
+        if (uses(null, workflow, name) || steps.some((s) => uses(s, workflow, name)))
+          found.push({ id: workflow.id, name: workflow.name });
+      }
+      return found;
+    };
+  const refs = (step: StepRow) => stepReferences(step.type, step.config);
   usage.register(
     'field',
     'workflows',
-    finder((step, _w, name) => {
-      if (!step) return false;
-      const keys = step.type === 'UPDATE_CONTACT' ? Object.keys((step.config.data as object) ?? {}).map((k) => `data.${k}`) : (refs(step)?.fields ?? []);
-      return keys.some((f) => f === name || f.startsWith(`${name}.`));
-    }),
+    finder((step, _w, name) => (step ? refs(step).fields.some((f) => f === name || f.startsWith(`${name}.`)) : false)),
   );
   usage.register(
     'event',
@@ -427,8 +522,12 @@ export function registerWorkflowUsage(usage: UsageRegistry): void {
     finder((step, workflow, name) =>
       step === null
         ? workflow.trigger_type === 'EVENT' && workflow.trigger_config.event === name
-        : (step.type === 'WAIT_FOR_EVENT' && step.config.event === name) || (refs(step)?.events.includes(name) ?? false),
+        : refs(step).events.includes(name),
     ),
   );
-  usage.register('template', 'workflows', finder((step, _w, id) => step?.type === 'SEND_EMAIL' && step.config.templateId === id));
+  usage.register(
+    'template',
+    'workflows',
+    finder((step, _w, id) => (step ? refs(step).templates.includes(id) : false)),
+  );
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../platform/context.js';
-import { cachedTriggers, listenForWorkflowChanges } from './graphs.js';
+import { cachedTriggers, listenForWorkflowChanges } from './graph-cache.js';
 import * as repo from './repo.js';
 
 /**
@@ -16,7 +16,9 @@ export async function subscribeWorkflowTriggers(ctx: AppContext): Promise<void> 
     for (const event of events) {
       const workflows = (await cachedTriggers(ctx, tx, event.projectId)).get(event.name) ?? [];
       if (workflows.length === 0) continue;
-      const context = { event: { id: event.id, name: event.name, data: event.data, createdAt: event.createdAt.toISOString() } };
+      const context = {
+        event: { id: event.id, name: event.name, data: event.data, createdAt: event.createdAt.toISOString() },
+      };
       for (const g of workflows) {
         starts.push({
           projectId: event.projectId,

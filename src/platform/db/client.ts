@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sql, type SQL } from 'drizzle-orm';
-import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
+import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded.js';
-import { brief, Notifications, type ConnectionLog } from './notifications.js';
-import * as schema from './schema.js';
+import { errorChain } from './errors.js';
+import { brief, type ConnectionLog, Notifications } from './notifications.js';
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, any>;
+/** No Drizzle schema: the SQL migrations are the only schema, and queries are written in SQL (docs/decisions.md). */
+type NoSchema = Record<string, never>;
+export type Db = PgDatabase<PgQueryResultHKT, NoSchema>;
+export type Tx = PgTransaction<PgQueryResultHKT, NoSchema, ExtractTablesWithRelations<NoSchema>>;
 /** Anything that runs queries: the database itself or an open transaction. */
 export type Executor = Db | Tx;
 
@@ -60,15 +61,29 @@ export interface OpenOptions {
 
 const quietLog: ConnectionLog = { warn: () => {}, info: () => {}, debug: () => {} };
 
+const UNAVAILABLE_CODES = new Set([
+  '57014',
+  '53300',
+  '25P03',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
+const UNAVAILABLE_MESSAGES = new RegExp(
+  'Connection terminated|timeout exceeded when trying to connect|Query read timeout|' +
+    'Client has encountered a connection error|Connection ended unexpectedly',
+  'i',
+);
+
 /** Whether an error means the database could not be reached or did not answer in time (worth a 503 and a retry). */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e: any = err, depth = 0; e && depth < 4; depth++, e = e.cause) {
-    const code = typeof e.code === 'string' ? e.code : '';
+  for (const { code, message } of errorChain(err)) {
     // 08: connection exception; 57P01-03: shutting down, crash recovery, cannot connect now;
     // 57014: statement timeout; 53300: too many connections; 25P03: idle-in-transaction timeout.
-    if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || ['57014', '53300', '25P03', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'].includes(code)) return true;
-    const message = typeof e.message === 'string' ? e.message : '';
-    if (/Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Connection ended unexpectedly/i.test(message)) return true;
+    if (/^08/.test(code) || /^57P0[1-3]$/.test(code) || UNAVAILABLE_CODES.has(code)) return true;
+    if (UNAVAILABLE_MESSAGES.test(message)) return true;
   }
   return false;
 }
@@ -84,7 +99,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const timeouts = opts.timeouts ?? defaultTimeouts;
   const log = opts.log ?? quietLog;
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, timeouts, log);
-  const cluster = await startEmbeddedPostgres(opts.dataDir, { onNotice: opts.onNotice ?? ((m) => process.stderr.write(`${m}\n`)) });
+  const cluster = await startEmbeddedPostgres(opts.dataDir, {
+    onNotice: opts.onNotice ?? ((m) => process.stderr.write(`${m}\n`)),
+  });
   const database = await openPostgres(cluster.url, timeouts, log);
   return {
     ...database,
@@ -116,7 +133,7 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
   const onClientError = (err: Error) => log.debug({ err: brief(err) }, 'database connection lost');
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', onClientError));
-  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const db = drizzlePg(pool) as unknown as Db;
   const dialect = new PgDialect();
   preparedRunners.set(db, (query) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
@@ -136,7 +153,7 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
       try {
         // Replicas starting together take turns; the second finds nothing left to apply.
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-        await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+        await migratePg(drizzlePg(client), { migrationsFolder });
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
         await client.end().catch(() => {});
@@ -169,6 +186,7 @@ export async function notify(ex: Executor, channel: string, payload = ''): Promi
   await ex.execute(sql`select pg_notify(${channel}, ${payload})`);
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: rows of untyped SQL; callers name the row type where they read it
 type Runner = (query: SQL) => Promise<{ rows: any[] }>;
 const preparedRunners = new WeakMap<object, Runner>();
 
@@ -176,7 +194,12 @@ const preparedRunners = new WeakMap<object, Runner>();
  * Runs a statement and returns its rows under `rows`. With `prepared`, a hot statement run outside
  * a transaction becomes a named prepared statement, planned once per connection instead of on every call.
  */
-export async function run<T = any>(ex: Executor, query: SQL, options: { prepared?: boolean } = {}): Promise<{ rows: T[] }> {
+// biome-ignore lint/suspicious/noExplicitAny: see Runner
+export async function run<T = any>(
+  ex: Executor,
+  query: SQL,
+  options: { prepared?: boolean } = {},
+): Promise<{ rows: T[] }> {
   const prepared = options.prepared ? preparedRunners.get(ex) : undefined;
   if (prepared) return prepared(query);
   return (await ex.execute(query)) as unknown as { rows: T[] };

@@ -37,8 +37,15 @@ const SUPERUSER = 'postbox';
 /** Where root keeps clusters and binaries that the `postgres` user could not reach under DATA_DIR. */
 const ROOT_FALLBACK = '/var/lib/postbox';
 
-interface Binaries { initdb: string; pg_ctl: string; postgres: string }
-interface RunAs { uid?: number; gid?: number }
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+  postgres: string;
+}
+interface RunAs {
+  uid?: number;
+  gid?: number;
+}
 interface Marker {
   password: string;
   major: string;
@@ -88,8 +95,8 @@ async function binaries(): Promise<Binaries> {
     return (await import(name)) as Binaries;
   } catch {
     throw new Error(
-      `No PostgreSQL binaries for ${process.platform}-${process.arch}: the optional package ${name} is not installed. ` +
-        'Install it with npm, or set DATABASE_URL to a PostgreSQL server.',
+      `No PostgreSQL binaries for ${process.platform}-${process.arch}: the optional package ${name} ` +
+        'is not installed. Install it with npm, or set DATABASE_URL to a PostgreSQL server.',
     );
   }
 }
@@ -99,8 +106,15 @@ function postgresUser(): RunAs {
   if (process.getuid?.() !== 0) return {};
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   if (id('-u').status !== 0) {
-    const made = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { encoding: 'utf8' });
-    if (made.status !== 0) throw new Error(`PostgreSQL cannot run as root and the user "postgres" could not be created: ${made.stderr.trim()}`);
+    const made = spawnSync(
+      'useradd',
+      ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'],
+      { encoding: 'utf8' },
+    );
+    if (made.status !== 0)
+      throw new Error(
+        `PostgreSQL cannot run as root and the user "postgres" could not be created: ${made.stderr.trim()}`,
+      );
   }
   return { uid: Number(id('-u').stdout), gid: Number(id('-g').stdout) };
 }
@@ -125,7 +139,11 @@ function copyBinariesWhereReachable(bin: Binaries): Binaries {
     fs.rmSync(target, { recursive: true, force: true });
     fs.renameSync(staging, target);
   }
-  return { initdb: path.join(target, 'bin', 'initdb'), pg_ctl: path.join(target, 'bin', 'pg_ctl'), postgres: path.join(target, 'bin', 'postgres') };
+  return {
+    initdb: path.join(target, 'bin', 'initdb'),
+    pg_ctl: path.join(target, 'bin', 'pg_ctl'),
+    postgres: path.join(target, 'bin', 'postgres'),
+  };
 }
 
 /**
@@ -144,7 +162,8 @@ function clusterDirectory(link: string, runAs: RunAs, notice: (m: string) => voi
   }
   notice(
     `The user "postgres" cannot enter ${path.dirname(link)} (a directory above it is private), so the ` +
-      `database cluster is kept in ${target}, linked from ${link}. Set DATA_DIR to a directory that user can reach to keep it there instead.`,
+      `database cluster is kept in ${target}, linked from ${link}. ` +
+      'Set DATA_DIR to a directory that user can reach to keep it there instead.',
   );
   return target;
 }
@@ -155,11 +174,15 @@ function moveAsideForeignDirectory(link: string, notice: (m: string) => void): v
   fs.renameSync(link, aside);
   notice(
     `${link} held a database of the earlier embedded engine (PGlite); it was moved to ${aside} and a new ` +
-      'PostgreSQL cluster takes its place. docs/operations.md ("Bringing over a PGlite database") says how to copy its data across.',
+      'PostgreSQL cluster takes its place. ' +
+      'docs/operations.md ("Bringing over a PGlite database") says how to copy its data across.',
   );
 }
 
-/** initdb into a private staging directory renamed into place, so two processes starting together cannot both initialise. */
+/**
+ * initdb into a private staging directory renamed into place, so two processes starting together cannot both
+ * initialise.
+ */
 async function initialise(bin: Binaries, dir: string, runAs: RunAs): Promise<void> {
   const staging = `${dir}.init-${process.pid}-${randomBytes(3).toString('hex')}`;
   const password = randomBytes(24).toString('base64url');
@@ -172,12 +195,32 @@ async function initialise(bin: Binaries, dir: string, runAs: RunAs): Promise<voi
   }
   const pgdata = path.join(staging, 'data');
   try {
-    await execFileAsync(bin.initdb, [`--pgdata=${pgdata}`, `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8', '--no-instructions'], { ...runAs, env: { ...process.env, LC_ALL: 'C' } });
+    await execFileAsync(
+      bin.initdb,
+      [
+        `--pgdata=${pgdata}`,
+        `--username=${SUPERUSER}`,
+        `--pwfile=${pwfile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
+        '--no-instructions',
+      ],
+      { ...runAs, env: { ...process.env, LC_ALL: 'C' } },
+    );
   } catch (err) {
     fs.rmSync(staging, { recursive: true, force: true });
-    throw new Error(`initdb failed for ${dir}: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`);
+    throw new Error(
+      `initdb failed for ${dir}: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`,
+    );
   }
-  const marker: Marker = { password, major: fs.readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim(), port: await freePort() };
+  const marker: Marker = {
+    password,
+    major: fs.readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim(),
+    port: await freePort(),
+  };
   fs.writeFileSync(path.join(pgdata, MARKER), JSON.stringify(marker), { mode: 0o600 });
   try {
     if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
@@ -207,10 +250,18 @@ async function runningPort(dir: string, marker: Marker): Promise<number | undefi
     if (!alive(pid)) return undefined;
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`A PostgreSQL server (pid ${pid}) holds ${dir} but does not answer on port ${port}; stop it and start again.`);
+  throw new Error(
+    `A PostgreSQL server (pid ${pid}) holds ${dir} but does not answer on port ${port}; stop it and start again.`,
+  );
 }
 
-async function start(bin: Binaries, dir: string, runAs: RunAs, marker: Marker, settings: Record<string, string>): Promise<number> {
+async function start(
+  bin: Binaries,
+  dir: string,
+  runAs: RunAs,
+  marker: Marker,
+  settings: Record<string, string>,
+): Promise<number> {
   const all: Record<string, string> = {
     listen_addresses: '127.0.0.1',
     unix_socket_directories: "''",
@@ -233,7 +284,9 @@ async function start(bin: Binaries, dir: string, runAs: RunAs, marker: Marker, s
       if (running !== undefined) return running;
     }
   }
-  const logTail = fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8').split('\n').slice(-6).join('\n') : '';
+  const logTail = fs.existsSync(path.join(dir, 'server.log'))
+    ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8').split('\n').slice(-6).join('\n')
+    : '';
   throw new Error(`PostgreSQL did not start on ${dir}: ${(lastError as Error).message}\n${logTail}`);
 }
 
@@ -247,9 +300,10 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   await client.connect();
   try {
     const r = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
-    if (r.rowCount === 0) await client.query(`create database ${DATABASE}`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created by another process meanwhile
-    });
+    if (r.rowCount === 0)
+      await client.query(`create database ${DATABASE}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created by another process meanwhile
+      });
   } finally {
     await client.end();
   }
@@ -260,7 +314,10 @@ async function otherClients(adminUrl: string): Promise<number> {
   client.on('error', () => {});
   try {
     await client.connect();
-    const r = await client.query(`select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()`);
+    const r = await client.query(
+      `select count(*)::int as n from pg_stat_activity
+        where backend_type = 'client backend' and pid <> pg_backend_pid()`,
+    );
     return r.rows[0].n as number;
   } catch {
     return 0;

@@ -44,11 +44,13 @@ export class Notifications {
     private readonly log: ConnectionLog,
   ) {}
 
-  /** Registers `handler`; resolves once the channel is listened to, or once a connection attempt failed (it is retried). */
+  /**
+   * Registers `handler`; resolves once the channel is listened to, or once a connection attempt failed (it is retried).
+   */
   async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
-    let set = this.handlers.get(channel);
-    const isNew = !set;
-    if (!set) this.handlers.set(channel, (set = new Set()));
+    const isNew = !this.handlers.has(channel);
+    if (isNew) this.handlers.set(channel, new Set());
+    const set = this.handlers.get(channel)!;
     set.add(handler);
     if (!this.client) await this.connect();
     else if (isNew) await this.client.query(`LISTEN ${pg.escapeIdentifier(channel)}`).catch((err) => this.lost(err));
@@ -81,7 +83,12 @@ export class Notifications {
 
   private async open(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: PING_TIMEOUT_MS, query_timeout: PING_TIMEOUT_MS, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: PING_TIMEOUT_MS,
+      query_timeout: PING_TIMEOUT_MS,
+      keepAlive: true,
+    });
     client.on('error', (err) => this.lost(err, client));
     client.on('end', () => this.lost(new Error('LISTEN connection ended'), client));
     client.on('notification', (n) => this.deliver(n.channel, n.payload ?? ''));
@@ -102,7 +109,10 @@ export class Notifications {
     this.backoffMs = 100;
     clearInterval(this.pingTimer);
     // A frozen server never closes the socket; a ping that goes unanswered tells.
-    this.pingTimer = setInterval(() => void client.query('select 1').catch((err) => this.lost(err, client)), PING_EVERY_MS);
+    this.pingTimer = setInterval(
+      () => void client.query('select 1').catch((err) => this.lost(err, client)),
+      PING_EVERY_MS,
+    );
     this.pingTimer.unref();
     if (this.everConnected) {
       this.log.info('LISTEN connection to the database restored; caches flushed');

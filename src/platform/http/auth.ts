@@ -20,7 +20,19 @@ declare module 'fastify' {
   }
 }
 
-export type KeyResolver = (key: string) => Promise<{ id: string; name: string; disabled: boolean; keyKind: 'public' | 'secret' } | null>;
+/** The project an API key belongs to. */
+export interface KeyOwner {
+  id: string;
+  name: string;
+  disabled: boolean;
+  keyKind: 'public' | 'secret';
+}
+
+/** Finds the project of an API key; `clear` forgets what it remembered (a project's keys or state changed). */
+export interface KeyResolver {
+  resolve(key: string): Promise<KeyOwner | null>;
+  clear(): void;
+}
 
 const invalidKey = () => new AppError(401, 'INVALID_API_KEY', 'Missing, invalid or wrong kind of API key');
 
@@ -32,7 +44,7 @@ function bearerToken(request: FastifyRequest): string | null {
 }
 
 /** Derives the project from the API key before anything else runs, per route's `config.auth`. */
-export function registerAuth(app: FastifyInstance, resolve: KeyResolver): void {
+export function registerAuth(app: FastifyInstance, keys: KeyResolver): void {
   app.decorateRequest('project', null);
   app.addHook('onRequest', async (request) => {
     // Unknown routes have no config and answer 404 whatever the key.
@@ -40,7 +52,7 @@ export function registerAuth(app: FastifyInstance, resolve: KeyResolver): void {
     if (required === 'none') return;
     const token = bearerToken(request);
     if (!token || token.length > 200) throw invalidKey();
-    const project = await resolve(token);
+    const project = await keys.resolve(token);
     if (!project || project.keyKind !== required) throw invalidKey();
     if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
     request.project = { id: project.id, name: project.name, keyKind: project.keyKind };

@@ -42,13 +42,17 @@ export function busy(message: string, retryAfterSeconds: number): AppError {
   return new AppError(503, 'SERVICE_UNAVAILABLE', message, {
     retryAfterSeconds,
     details: { retryAfterSeconds },
-    suggestion: `Retry after ${retryAfterSeconds} seconds; with an Idempotency-Key, a retry never performs the work twice.`,
+    suggestion:
+      `Retry after ${retryAfterSeconds} seconds; ` +
+      'with an Idempotency-Key, ' +
+      'a retry never performs the work twice.',
   });
 }
 
 const SUGGESTIONS: Record<string, string> = {
   VALIDATION_ERROR: 'Correct the fields listed in errors and send the request again.',
-  INVALID_API_KEY: 'Send "Authorization: Bearer <key>" with the secret key (sk_) or, for /v1/track, the public key (pk_).',
+  INVALID_API_KEY:
+    'Send "Authorization: Bearer <key>" with the secret key (sk_) or, for /v1/track, the public key (pk_).',
   PROJECT_DISABLED: 'The project is disabled; ask its owner to enable it.',
   NOT_FOUND: 'Check the id or path; resources of other projects are not visible.',
   RATE_LIMIT_EXCEEDED: 'Wait for the number of seconds in Retry-After before sending more requests.',
@@ -88,11 +92,14 @@ function valueAt(input: unknown, path: (string | number)[]): unknown {
   return value;
 }
 
-export function fieldErrorsFromIssues(issues: ZodIssue[], input: unknown, prefix: (string | number)[] = []): FieldError[] {
+export function fieldErrorsFromIssues(
+  issues: ZodIssue[],
+  input: unknown,
+  prefix: (string | number)[] = [],
+): FieldError[] {
   return issues.map((issue) => {
     const path = [...prefix, ...issue.path];
-    const received =
-      issue.code === 'invalid_type' ? issue.received : valueAt(input, issue.path);
+    const received = issue.code === 'invalid_type' ? issue.received : valueAt(input, issue.path);
     // A refinement may name its own code (such as `reserved_header`) in its params.
     const code = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : issue.code;
     const error: FieldError = { field: path.join('.'), message: issue.message, code };
@@ -120,7 +127,7 @@ function isMissingRequired(issue: ZodIssue, fields: string[]): boolean {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Required body fields whose absence answers the legacy `{ error }` 400 (see the spec's Errors). */
+    /** Required body fields whose absence answers the legacy `{ error }` 400 (docs/api-rules.md#legacy-400). */
     legacyRequired?: string[];
   }
 }
@@ -141,8 +148,11 @@ const UNAVAILABLE_RETRY_SECONDS = 5;
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof PoolBusyError) error = busy(error.message, error.retryAfterSeconds);
   if (error instanceof AppError) {
-    if (error.options.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.options.retryAfterSeconds));
-    return reply.status(error.statusCode).send(errorBody(request, error.statusCode, error.code, error.message, error.options));
+    if (error.options.retryAfterSeconds !== undefined)
+      reply.header('retry-after', String(error.options.retryAfterSeconds));
+    return reply
+      .status(error.statusCode)
+      .send(errorBody(request, error.statusCode, error.code, error.message, error.options));
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const context = (error as FastifyError).validationContext ?? 'body';
@@ -155,8 +165,19 @@ export function handleError(error: FastifyError | AppError, request: FastifyRequ
         return reply.status(400).send({ error: `Missing required field: ${field}` });
       }
     }
-    const input = context === 'body' ? request.body : context === 'querystring' ? request.query : context === 'params' ? request.params : request.headers;
-    return reply.status(422).send(errorBody(request, 422, 'VALIDATION_ERROR', 'Request validation failed', { errors: fieldErrorsFromIssues(issues, input) }));
+    const input =
+      context === 'body'
+        ? request.body
+        : context === 'querystring'
+          ? request.query
+          : context === 'params'
+            ? request.params
+            : request.headers;
+    return reply.status(422).send(
+      errorBody(request, 422, 'VALIDATION_ERROR', 'Request validation failed', {
+        errors: fieldErrorsFromIssues(issues, input),
+      }),
+    );
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
@@ -169,7 +190,9 @@ export function handleError(error: FastifyError | AppError, request: FastifyRequ
     return reply.status(503).send(
       errorBody(request, 503, 'SERVICE_UNAVAILABLE', 'The database is unavailable or did not answer in time', {
         details: { dependency: 'database' },
-        suggestion: `Retry after ${UNAVAILABLE_RETRY_SECONDS} seconds; with an Idempotency-Key, a retry never performs the work twice.`,
+        suggestion:
+          `Retry after ${UNAVAILABLE_RETRY_SECONDS} seconds; ` +
+          'with an Idempotency-Key, a retry never performs the work twice.',
       }),
     );
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isUuid } from '../../domain/formats.js';
 import { validationError } from './errors.js';
 
 export type CursorValue = string | number | boolean | null;
@@ -18,22 +19,22 @@ function decodeCursor(raw: string): CursorValue[] | null {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Whether a decoded cursor is the `[sort value, id]` pair a keyset list issues. Any other well-formed
  * JSON would reach the database as a failed cast: a 500 for what is the client's mistake.
  */
 export function isKeysetCursor(values: CursorValue[], sortValue: 'timestamp' | 'text'): boolean {
   const [value, id] = values;
-  if (values.length !== 2 || typeof value !== 'string' || typeof id !== 'string' || !UUID.test(id)) return false;
+  if (values.length !== 2 || typeof value !== 'string' || typeof id !== 'string' || !isUuid(id)) return false;
   if (sortValue === 'text') return !value.includes('\u0000');
   const time = Date.parse(value);
   return /^\d{4}-/.test(value) && !Number.isNaN(time) && new Date(time).toISOString() === value;
 }
 
 export const invalidCursorError = () =>
-  validationError([{ field: 'cursor', message: 'Invalid cursor; use the cursor of the previous response', code: 'custom' }]);
+  validationError([
+    { field: 'cursor', message: 'Invalid cursor; use the cursor of the previous response', code: 'custom' },
+  ]);
 
 export const limitQuery = z.coerce
   .number()
@@ -95,7 +96,13 @@ export interface CursorPage<T> {
  * A page from rows fetched with `limit + 1`: the extra row only tells that more follow. The cursor
  * holds the sort key of the last row returned, as `keyOf` gives it.
  */
-export function cursorPage<R, T>(rows: R[], limit: number, total: number, keyOf: (row: R) => CursorValue[], toItem: (row: R) => T): CursorPage<T> {
+export function cursorPage<R, T>(
+  rows: R[],
+  limit: number,
+  total: number,
+  keyOf: (row: R) => CursorValue[],
+  toItem: (row: R) => T,
+): CursorPage<T> {
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

@@ -18,8 +18,17 @@ interface StoreParams {
 }
 
 const require = createRequire(import.meta.url);
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (c: boolean, e: boolean, redis: Redis, ns: string) => Store;
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (c: boolean, e: boolean, cache?: number) => Store;
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
+  c: boolean,
+  e: boolean,
+  redis: Redis,
+  ns: string,
+) => Store;
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (
+  c: boolean,
+  e: boolean,
+  cache?: number,
+) => Store;
 
 export interface FallbackLog {
   warn(message: string): void;
@@ -50,7 +59,8 @@ export function fallbackStore(redis: Redis, namespace: string, log: FallbackLog)
       // Not connected: ioredis would fail the command anyway (no offline queue); skip the attempt.
       if (redis.status !== 'ready') {
         onRedis(false);
-        return this.local.incr(key, cb, timeWindow, max);
+        this.local.incr(key, cb, timeWindow, max);
+        return;
       }
       this.shared.incr(
         key,

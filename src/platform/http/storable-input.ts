@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { validationError, type FieldError } from './errors.js';
+import { type FieldError, validationError } from './errors.js';
 
 // PostgreSQL text and jsonb cannot hold NUL, and jsonb refuses unpaired UTF-16 surrogates; very deep
 // nesting overflows the stack of whatever serialises it next. Without this check such input fails
 // deep in a query or a schema refinement as a 500.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what PostgreSQL text cannot store
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const TEXT_MESSAGE = 'Must not contain NUL characters or unpaired UTF-16 surrogates';
 const MAX_DEPTH = 64;
@@ -30,7 +31,8 @@ export function unstorableInput(value: unknown): FieldError[] {
     const [current, path] = stack.pop()!;
     const depth = path?.depth ?? 0;
     if (typeof current === 'string') {
-      if (UNSTORABLE.test(current)) errors.push({ field: fieldOf(path), message: TEXT_MESSAGE, code: 'invalid_string' });
+      if (UNSTORABLE.test(current))
+        errors.push({ field: fieldOf(path), message: TEXT_MESSAGE, code: 'invalid_string' });
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
@@ -39,7 +41,8 @@ export function unstorableInput(value: unknown): FieldError[] {
       continue;
     }
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], { parent: path, key: String(i), depth: depth + 1 }]);
+      for (let i = current.length - 1; i >= 0; i--)
+        stack.push([current[i], { parent: path, key: String(i), depth: depth + 1 }]);
       continue;
     }
     for (const [key, item] of Object.entries(current)) {
@@ -54,7 +57,11 @@ export function unstorableInput(value: unknown): FieldError[] {
 /** Refuses such input in path, query and JSON body with a 422, after auth and before validation. */
 export function registerStorableInput(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    const errors = [...unstorableInput(request.params), ...unstorableInput(request.query), ...unstorableInput(request.body)];
+    const errors = [
+      ...unstorableInput(request.params),
+      ...unstorableInput(request.query),
+      ...unstorableInput(request.body),
+    ];
     if (errors.length > 0) throw validationError(errors.slice(0, MAX_ERRORS));
   });
 }

@@ -87,12 +87,16 @@ export function mailOptions(email: OutgoingEmail, dkim: DkimKey | null): SendMai
     headers: email.headers,
     attachments: email.attachments.map((a) => ({
       filename: a.filename,
-      ...(a.content.length > STREAM_ABOVE_CHARS ? { content: decodedInSteps(a.content) } : { content: a.content, encoding: 'base64' }),
+      ...(a.content.length > STREAM_ABOVE_CHARS
+        ? { content: decodedInSteps(a.content) }
+        : { content: a.content, encoding: 'base64' }),
       contentType: a.contentType,
       contentDisposition: a.disposition,
       ...(a.contentId ? { cid: a.contentId } : {}),
     })),
     envelope: { from: email.returnPath ?? email.from.email, to: [email.to.email] },
-    ...(dkim ? { dkim: { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey as never } } : {}),
+    ...(dkim
+      ? { dkim: { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey as never } }
+      : {}),
   };
 }

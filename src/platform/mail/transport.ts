@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
 
 export interface SentInfo {
   /** The relay's answer, or where the message was written. */
@@ -32,7 +33,7 @@ export function smtpTransport(url: string, options: SmtpOptions): MailTransport 
     connectionTimeout: 30_000,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
-  } as any);
+  } as SMTPPool.Options);
   return {
     async send(message) {
       const info = await transporter.sendMail(message);

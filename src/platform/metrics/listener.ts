@@ -24,23 +24,33 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * `GET /metrics` on its own port, apart from the API: every role opens it (a worker serves no
  * HTTP otherwise), the API's port never shows it, and it can stay on a private interface.
  */
-export async function startMetricsListener(metrics: Metrics, options: MetricsListenerOptions, log: Logger): Promise<MetricsListener> {
+export async function startMetricsListener(
+  metrics: Metrics,
+  options: MetricsListenerOptions,
+  log: Logger,
+): Promise<MetricsListener> {
   const expected = options.token ? digest(`Bearer ${options.token}`) : undefined;
-  const server = http.createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics') return answer(res, 404, 'Not found: metrics are at /metrics\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, 'Method not allowed\n', { allow: 'GET, HEAD' });
-    if (expected && !timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) {
-      return answer(res, 401, 'Unauthorized: send Authorization: Bearer <METRICS_TOKEN>\n', { 'www-authenticate': 'Bearer realm="metrics"' });
-    }
-    metrics.exposition().then(
-      ({ contentType, body }) => answer(res, 200, req.method === 'HEAD' ? '' : body, { 'content-type': contentType }),
-      (err) => {
-        log.error({ err }, 'metrics: scrape failed');
-        answer(res, 500, 'Collecting the metrics failed\n');
-      },
-    );
-  });
+  const server = http.createServer(
+    { requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== '/metrics') return answer(res, 404, 'Not found: metrics are at /metrics\n');
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return answer(res, 405, 'Method not allowed\n', { allow: 'GET, HEAD' });
+      if (expected && !timingSafeEqual(digest(req.headers.authorization ?? ''), expected)) {
+        return answer(res, 401, 'Unauthorized: send Authorization: Bearer <METRICS_TOKEN>\n', {
+          'www-authenticate': 'Bearer realm="metrics"',
+        });
+      }
+      metrics.exposition().then(
+        ({ contentType, body }) => answer(res, 200, req.method === 'HEAD' ? '' : body, { 'content-type': contentType }),
+        (err) => {
+          log.error({ err }, 'metrics: scrape failed');
+          answer(res, 500, 'Collecting the metrics failed\n');
+        },
+      );
+    },
+  );
   server.on('clientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { run, type Db } from '../db/client.js';
+import { type Db, run } from '../db/client.js';
 
 /** Work waiting in one queue: ready now (`due`), set for later (`scheduled`), and the age of the oldest due item. */
 export interface Backlog {
@@ -38,18 +38,28 @@ const backlog = (column: string, now: Date) => sql`json_build_object(
 export async function readQueues(db: Db, now: Date): Promise<QueueSnapshot> {
   const row = await db.transaction(async (tx) => {
     await tx.execute(sql.raw(`set local statement_timeout = ${STATEMENT_TIMEOUT_MS}`));
-    const r = await run<{ emails: RawBacklog; jobs: (RawBacklog & { queue: string; state: 'queued' | 'failed' })[]; outbox: RawBacklog; workflows: RawBacklog }>(tx, sql`
+    const r = await run<{
+      emails: RawBacklog;
+      jobs: (RawBacklog & { queue: string; state: 'queued' | 'failed' })[];
+      outbox: RawBacklog;
+      workflows: RawBacklog;
+    }>(
+      tx,
+      sql`
       select
         (select ${backlog('next_attempt_at', now)} from emails where status = 'queued') as emails,
         (select coalesce(json_agg(j), '[]'::json) from (
-           select queue, 'queued' as state, count(*) filter (where run_at <= ${now}) as due, count(*) filter (where run_at > ${now}) as scheduled,
+           select queue, 'queued' as state, count(*) filter (where run_at <= ${now}) as due,
+             count(*) filter (where run_at > ${now}) as scheduled,
              min(run_at) filter (where run_at <= ${now}) as oldest
            from jobs where state = 'queued' group by queue
            union all
            -- Jobs that failed for good: their count goes in the due column.
            select queue, 'failed', count(*), 0, null from jobs where state = 'failed' group by queue) j) as jobs,
         (select ${backlog('available_at', now)} from event_outbox) as outbox,
-        (select ${backlog('next_run_at', now)} from workflow_executions where status in ('running', 'waiting')) as workflows`);
+        (select ${backlog('next_run_at', now)} from workflow_executions
+          where status in ('running', 'waiting')) as workflows`,
+    );
     return r.rows[0]!;
   });
   const jobs = new Map<string, Backlog & { failed: number }>();
@@ -59,7 +69,12 @@ export async function readQueues(db: Db, now: Date): Promise<QueueSnapshot> {
     else Object.assign(entry, toBacklog(j, now));
     jobs.set(j.queue, entry);
   }
-  return { emails: toBacklog(row.emails, now), jobs, outbox: toBacklog(row.outbox, now), workflows: toBacklog(row.workflows, now) };
+  return {
+    emails: toBacklog(row.emails, now),
+    jobs,
+    outbox: toBacklog(row.outbox, now),
+    workflows: toBacklog(row.workflows, now),
+  };
 }
 
 interface RawBacklog {

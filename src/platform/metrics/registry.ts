@@ -1,9 +1,9 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Role } from '../../config.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/client.js';
-import { readQueues, type Backlog, type QueueSnapshot } from './queues.js';
+import { type Backlog, type QueueSnapshot, readQueues } from './queues.js';
 
 export interface MetricsDeps {
   role: Role;
@@ -56,7 +56,9 @@ export class Metrics {
 
     this.relayMessages = new Counter({
       name: 'postbox_relay_messages_total',
-      help: 'Emails handed to the relay (SMTP_URL, or the dev outbox without it) by its answer: accepted (the email is sent), deferred (retried later), rejected (failed)',
+      help:
+        'Emails handed to the relay (SMTP_URL, or the dev outbox without it) by its answer: ' +
+        'accepted (the email is sent), deferred (retried later), rejected (failed)',
       labelNames: ['result'],
       registers,
     });
@@ -68,7 +70,11 @@ export class Metrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.relayInFlight = new Gauge({ name: 'postbox_relay_in_flight', help: 'Emails handed to the relay and not answered yet', registers });
+    this.relayInFlight = new Gauge({
+      name: 'postbox_relay_in_flight',
+      help: 'Emails handed to the relay and not answered yet',
+      registers,
+    });
 
     this.collectErrors = new Counter({
       name: 'postbox_metrics_collect_errors_total',
@@ -98,8 +104,12 @@ export class Metrics {
     });
 
     this.backlogGauges('postbox_email_queue', 'emails with status queued', [], (s) => [[{}, s.emails]]);
-    this.backlogGauges('postbox_job_queue', 'background jobs of each queue', ['queue'], (s) => [...s.jobs].map(([queue, b]) => [{ queue }, b]));
-    this.backlogGauges('postbox_event_outbox', 'events waiting in the outbox for their subscribers', [], (s) => [[{}, s.outbox]]);
+    this.backlogGauges('postbox_job_queue', 'background jobs of each queue', ['queue'], (s) =>
+      [...s.jobs].map(([queue, b]) => [{ queue }, b]),
+    );
+    this.backlogGauges('postbox_event_outbox', 'events waiting in the outbox for their subscribers', [], (s) => [
+      [{}, s.outbox],
+    ]);
     this.backlogGauges('postbox_workflow_executions', 'workflow executions under way', [], (s) => [[{}, s.workflows]]);
     const self = this;
     new Gauge({
@@ -132,7 +142,9 @@ export class Metrics {
     const self = this;
     new Gauge({
       name,
-      help: `Backlog of the whole database: ${what}, due now (due, including those being worked on) or set for later (scheduled)`,
+      help:
+        `Backlog of the whole database: ${what}, due now (due, including those being worked on) ` +
+        'or set for later (scheduled)',
       labelNames: [...labelNames, 'state'],
       registers: [this.registry],
       async collect() {
@@ -147,7 +159,9 @@ export class Metrics {
     });
     new Gauge({
       name: `${name}_oldest_due_seconds`,
-      help: `Seconds since the oldest due one of the ${what} became due; 0 when none is due, NaN when the database could not be read`,
+      help:
+        `Seconds since the oldest due one of the ${what} became due; ` +
+        '0 when none is due, NaN when the database could not be read',
       labelNames,
       registers: [this.registry],
       async collect() {
@@ -166,7 +180,10 @@ export class Metrics {
     if (this.reading && now - this.reading.at < QUEUE_READING_TTL_MS) return this.reading.snapshot;
     const snapshot = readQueues(this.deps.database.db, this.deps.clock.now()).catch((err) => {
       this.collectErrors.inc();
-      this.deps.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'metrics: reading the queues failed');
+      this.deps.log.warn(
+        { err: { message: err instanceof Error ? err.message : String(err) } },
+        'metrics: reading the queues failed',
+      );
       return null;
     });
     this.reading = { at: now, snapshot };

@@ -4,8 +4,8 @@
  * threads that never receive mail do not carry it.
  */
 import { htmlToText as plainText } from 'html-to-text';
-import { simpleParser } from 'mailparser';
-import { reportInMessage, type Report } from '../../domain/feedback/reports.js';
+import { type ParsedMail as ParsedMessage, simpleParser } from 'mailparser';
+import { type Report, reportInMessage } from '../../domain/feedback/reports.js';
 import { sanitizeInboundHtml } from '../../domain/inbound-html.js';
 import type { Failure } from './tasks.js';
 
@@ -31,9 +31,12 @@ export interface ParsedMail {
  * text empty instead of failing the message.
  */
 export async function mail(raw: Uint8Array): Promise<ParsedMail | Failure> {
-  let parsed;
+  let parsed: ParsedMessage;
   try {
-    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), { skipImageLinks: true, skipHtmlToText: true });
+    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+      skipImageLinks: true,
+      skipHtmlToText: true,
+    });
   } catch (err) {
     const e = err as { message?: string; code?: string };
     return { ok: false, message: e.message ?? String(err), code: e.code };
@@ -56,7 +59,11 @@ export async function mail(raw: Uint8Array): Promise<ParsedMail | Failure> {
     html: html === null ? null : sanitizeInboundHtml(html).slice(0, MAX_TEXT),
     messageId: parsed.messageId ?? null,
     replyTo: [parsed.inReplyTo ?? '', ...[parsed.references ?? []].flat()].join(' '),
-    attachments: parsed.attachments.map((a) => ({ filename: a.filename ?? null, contentType: a.contentType, size: a.size })),
+    attachments: parsed.attachments.map((a) => ({
+      filename: a.filename ?? null,
+      contentType: a.contentType,
+      size: a.size,
+    })),
   };
 }
 

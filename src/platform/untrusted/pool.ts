@@ -194,7 +194,8 @@ export class UntrustedPool {
   /** Refuses what waits, stops the threads (and what runs on them). */
   async close(): Promise<void> {
     this.closed = true;
-    for (const k of Object.values(this.kinds)) for (const w of k.waiting.splice(0)) w.cancel(new Error('The untrusted-content pool is closed'));
+    for (const k of Object.values(this.kinds))
+      for (const w of k.waiting.splice(0)) w.cancel(new Error('The untrusted-content pool is closed'));
     await this.piscina.destroy();
   }
 
@@ -208,9 +209,13 @@ export class UntrustedPool {
       return (await this.piscina.run(input, { name, signal: abort.signal })) as R;
     } catch (err) {
       // Our own work, not the content's: a key that takes this long is a fault of the machine.
-      if (abort.signal.aborted && kind === 'keys') throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
+      if (abort.signal.aborted && kind === 'keys')
+        throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
       if (abort.signal.aborted) {
-        throw new ContentLimitError('time', `took longer than ${seconds(this.deadlines[kind])} (the limit) and was stopped`);
+        throw new ContentLimitError(
+          'time',
+          `took longer than ${seconds(this.deadlines[kind])} (the limit) and was stopped`,
+        );
       }
       if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw new ContentLimitError('memory', `needed more than ${HEAP_MB} MB of memory (the limit) and was stopped`);

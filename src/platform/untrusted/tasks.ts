@@ -24,8 +24,9 @@ export type TemplateResult = { ok: true; output: string } | Failure;
 /** Parses (once per thread: render.ts caches) and, given a scope, renders one part with the engine's own limits. */
 export function template(task: TemplateTask): TemplateResult {
   try {
-    const output = task.scope ? renderPart(task.source, task.part, task.scope) : (parseCheck(task.source, task.part), '');
-    return { ok: true, output };
+    if (task.scope) return { ok: true, output: renderPart(task.source, task.part, task.scope) };
+    parseCheck(task.source, task.part);
+    return { ok: true, output: '' };
   } catch (err) {
     if (err instanceof TemplateError) return { ok: false, message: err.message };
     return { ok: false, message: err instanceof Error ? err.message : String(err) };

@@ -18,7 +18,14 @@
  * and workflow templates, rendered again and again, so an eligible one is parsed here at once
  * (within the same bound), and a campaign of small templates never starts a thread there.
  */
-import { InlineLimitReached, inlineCandidate, renderInline, TemplateError, parseCheck, type TemplatePart } from '../../domain/render.js';
+import {
+  InlineLimitReached,
+  inlineCandidate,
+  parseCheck,
+  renderInline,
+  TemplateError,
+  type TemplatePart,
+} from '../../domain/render.js';
 import { ContentLimitError, type UntrustedPool } from './pool.js';
 import type { TemplateResult } from './tasks.js';
 
@@ -80,7 +87,8 @@ export class TemplateRenderer {
       this.place(part, source, 'heavy');
       throw new TemplateError(part, `${scope ? 'Rendering' : 'Parsing'} ${err.message}`);
     }
-    if (this.placement(part, source) !== 'heavy') this.place(part, source, result.ok && inlineCandidate(source) ? 'inline' : 'pool');
+    if (this.placement(part, source) !== 'heavy')
+      this.place(part, source, result.ok && inlineCandidate(source) ? 'inline' : 'pool');
     return result;
   }
 

@@ -1,9 +1,9 @@
-import { entryStep, type GraphTransition } from '../../domain/workflows/graph.js';
+import { entryStep, type GraphTransition } from '../../domain/workflows/graph-rules.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import { notifiedCache, type NotifiedCache } from '../../platform/notified-cache.js';
-import * as repo from './repo.js';
+import type { NotifiedCache } from '../../platform/notified-cache.js';
 import type { StepRow, WorkflowRow } from './repo.js';
+import * as repo from './repo.js';
 
 /** A workflow as the engine runs it. */
 export interface WorkflowGraph {
@@ -15,8 +15,16 @@ export interface WorkflowGraph {
 }
 
 export async function loadGraph(ex: Executor, workflow: WorkflowRow): Promise<WorkflowGraph> {
-  const [steps, transitions] = await Promise.all([repo.workflowSteps(ex, workflow.id), repo.workflowTransitions(ex, workflow.id)]);
-  const graphTransitions = transitions.map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch }));
+  const [steps, transitions] = await Promise.all([
+    repo.workflowSteps(ex, workflow.id),
+    repo.workflowTransitions(ex, workflow.id),
+  ]);
+  const graphTransitions = transitions.map((t) => ({
+    id: t.id,
+    from: t.from_step_id,
+    to: t.to_step_id,
+    branch: t.branch,
+  }));
   return {
     workflow,
     steps: new Map(steps.map((s) => [s.id, s])),
@@ -28,7 +36,7 @@ export async function loadGraph(ex: Executor, workflow: WorkflowRow): Promise<Wo
   };
 }
 
-const cache = (ctx: AppContext) => notifiedCache<unknown>(ctx.database, repo.WORKFLOWS_CHANNEL);
+const cache = (ctx: AppContext) => ctx.caches.of<unknown>(repo.WORKFLOWS_CHANNEL);
 
 /** Starts the cache's LISTEN before it is used inside the event dispatcher's transactions. */
 export const listenForWorkflowChanges = (ctx: AppContext) => cache(ctx).listen();
@@ -45,7 +53,11 @@ export function cachedGraph(ctx: AppContext, workflowId: string): Promise<Workfl
  * The enabled event-triggered workflows of a project, by trigger event, cached like the graphs.
  * Read through `ex`: the caller may hold the embedded database's only connection in a transaction.
  */
-export function cachedTriggers(ctx: AppContext, ex: Executor, projectId: string): Promise<Map<string, WorkflowGraph[]>> {
+export function cachedTriggers(
+  ctx: AppContext,
+  ex: Executor,
+  projectId: string,
+): Promise<Map<string, WorkflowGraph[]>> {
   return (cache(ctx) as NotifiedCache<Map<string, WorkflowGraph[]>>).get(`triggers:${projectId}`, async () => {
     const byEvent = new Map<string, WorkflowGraph[]>();
     for (const workflow of await repo.enabledEventWorkflows(ex, projectId)) {

@@ -3,7 +3,7 @@
  * transition must respect, what enabling requires, where an execution goes next, and how deleting
  * a step with `splice` reconnects its neighbours.
  */
-import { BRANCH_OPTIONAL, PAUSING_STEPS, STEP_BRANCHES, type StepType } from './steps.js';
+import { type Branch, PAUSING_STEP_TYPES, type StepType, stepTypeSpec } from './step-types.js';
 
 export interface GraphStep {
   id: string;
@@ -14,8 +14,8 @@ export interface GraphTransition {
   id: string;
   from: string;
   to: string;
-  /** `yes`/`no` out of a CONDITION, `arrived`/`timeout` (or null for both) out of a WAIT_FOR_EVENT, null otherwise. */
-  branch: string | null;
+  /** One of its step type's branches, or null: see `StepTypeSpec.branches`. */
+  branch: Branch | null;
 }
 
 export interface GraphFault {
@@ -35,14 +35,24 @@ export function transitionFault(
   if (!from) return { field: 'fromStepId', code: 'unknown_step', message: 'No step of this workflow has this id' };
   if (!to) return { field: 'toStepId', code: 'unknown_step', message: 'No step of this workflow has this id' };
   if (from.id === to.id) return { field: 'toStepId', code: 'self_loop', message: 'A step cannot lead to itself' };
-  if (from.type === 'EXIT') return { field: 'fromStepId', code: 'exit_step', message: 'An EXIT step ends the execution; nothing follows it' };
-  const branches = STEP_BRANCHES[from.type];
+  const spec = stepTypeSpec(from.type);
+  if (spec.ends)
+    return {
+      field: 'fromStepId',
+      code: 'exit_step',
+      message: `A ${from.type} step ends the execution; nothing follows it`,
+    };
+  const { branches } = spec;
   if (branches.length === 0 && t.branch !== null) {
     return { field: 'branch', code: 'branch_not_allowed', message: `A ${from.type} step has one way out; omit branch` };
   }
-  const branchMissing = t.branch === null && !BRANCH_OPTIONAL.has(from.type);
+  const branchMissing = t.branch === null && !spec.branchOptional;
   if (branches.length > 0 && (branchMissing || (t.branch !== null && !branches.includes(t.branch)))) {
-    return { field: 'branch', code: 'invalid_branch', message: `A ${from.type} step needs branch ${branches.map((b) => `"${b}"`).join(' or ')}` };
+    return {
+      field: 'branch',
+      code: 'invalid_branch',
+      message: `A ${from.type} step needs branch ${branches.map((b) => `"${b}"`).join(' or ')}`,
+    };
   }
   // A transition without a branch covers every branch, so it cannot share its step with a branched one.
   const out = transitions.filter((x) => x.from === t.from);
@@ -68,15 +78,16 @@ export function entryStep(steps: GraphStep[], transitions: GraphTransition[]): s
  * Where an execution goes after `from` took `branch` (null for steps with one way out), or through
  * the step's transition without a branch; null ends it.
  */
-export function nextStep(transitions: GraphTransition[], from: string, branch: string | null): string | null {
+export function nextStep(transitions: GraphTransition[], from: string, branch: Branch | null): string | null {
   const out = transitions.filter((t) => t.from === from);
   return (out.find((t) => t.branch === branch) ?? out.find((t) => t.branch === null))?.to ?? null;
 }
 
 /**
- * What enabling a workflow requires: steps, exactly one entry, both branches of every CONDITION,
- * every step reachable from the entry, and a DELAY or WAIT_FOR_EVENT on every loop (a loop without
- * one would spin as fast as the engine runs). An empty list means the graph can run.
+ * What enabling a workflow requires: steps, exactly one entry, every branch its step types require
+ * (both of a CONDITION), every step reachable from the entry, and a pausing step (DELAY,
+ * WAIT_FOR_EVENT) on every loop: a loop without one would spin as fast as the engine runs. An
+ * empty list means the graph can run.
  */
 export function graphFaults(steps: GraphStep[], transitions: GraphTransition[]): GraphFault[] {
   if (steps.length === 0) return [{ code: 'no_steps', message: 'The workflow has no steps' }];
@@ -85,23 +96,43 @@ export function graphFaults(steps: GraphStep[], transitions: GraphTransition[]):
   if (starts.length !== 1) {
     faults.push({
       code: 'entry',
-      message: starts.length === 0 ? 'Every step has a step leading to it, so there is no first step' : `${starts.length} steps have nothing leading to them; exactly one must be first`,
+      message:
+        starts.length === 0
+          ? 'Every step has a step leading to it, so there is no first step'
+          : `${starts.length} steps have nothing leading to them; exactly one must be first`,
       stepIds: starts.map((s) => s.id),
     });
   }
-  for (const s of steps.filter((s) => s.type === 'CONDITION')) {
-    const missing = STEP_BRANCHES.CONDITION.filter((b) => !transitions.some((t) => t.from === s.id && t.branch === b));
-    if (missing.length > 0) faults.push({ code: 'missing_branch', message: `A CONDITION step has no "${missing.join('" and "')}" branch`, stepIds: [s.id] });
+  for (const s of steps) {
+    const spec = stepTypeSpec(s.type);
+    if (spec.branchOptional) continue;
+    const missing = spec.branches.filter((b) => !transitions.some((t) => t.from === s.id && t.branch === b));
+    if (missing.length > 0) {
+      faults.push({
+        code: 'missing_branch',
+        message: `A ${s.type} step has no "${missing.join('" and "')}" branch`,
+        stepIds: [s.id],
+      });
+    }
   }
   if (starts.length === 1) {
     const reached = reachable(starts[0]!.id, transitions);
     const unreachable = steps.filter((s) => !reached.has(s.id)).map((s) => s.id);
-    if (unreachable.length > 0) faults.push({ code: 'unreachable', message: 'Some steps cannot be reached from the first step', stepIds: unreachable });
+    if (unreachable.length > 0)
+      faults.push({
+        code: 'unreachable',
+        message: 'Some steps cannot be reached from the first step',
+        stepIds: unreachable,
+      });
   }
   const byId = new Map(steps.map((s) => [s.id, s]));
   for (const loop of loops(steps, transitions)) {
-    if (!loop.some((id) => PAUSING_STEPS.has(byId.get(id)!.type))) {
-      faults.push({ code: 'loop_without_delay', message: 'A loop of steps has no DELAY or WAIT_FOR_EVENT', stepIds: loop });
+    if (!loop.some((id) => PAUSING_STEP_TYPES.includes(byId.get(id)!.type))) {
+      faults.push({
+        code: 'loop_without_delay',
+        message: `A loop of steps has no ${PAUSING_STEP_TYPES.join(' or ')}`,
+        stepIds: loop,
+      });
     }
   }
   return faults;
@@ -184,7 +215,8 @@ export function spliceChanges(
   stepId: string,
 ): { retarget: { id: string; to: string }[]; remove: string[] } | { error: string } {
   const outgoing = transitions.filter((t) => t.from === stepId);
-  if (outgoing.length > 1) return { error: 'The step has two ways out; delete it without splice, or remove one of its transitions first' };
+  if (outgoing.length > 1)
+    return { error: 'The step has two ways out; delete it without splice, or remove one of its transitions first' };
   const successor = outgoing[0]?.to;
   const retarget: { id: string; to: string }[] = [];
   const remove: string[] = [];

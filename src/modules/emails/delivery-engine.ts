@@ -1,15 +1,15 @@
 import { createPrivateKey } from 'node:crypto';
-import type { AppContext } from '../../platform/context.js';
-import { PollTimer } from '../../platform/polling.js';
-import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
 import { returnPath } from '../../domain/feedback/return-path.js';
-import { mailOptions, type DkimKey } from '../../platform/mail/message.js';
+import { backoffMs } from '../../domain/formats.js';
+import type { AppContext } from '../../platform/context.js';
+import { type DkimKey, mailOptions } from '../../platform/mail/message.js';
+import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
+import { PollingLoop, withDeadline } from '../../platform/polling.js';
 import { ContentLimitError } from '../../platform/untrusted/pool.js';
-import { completeCampaigns } from '../campaigns/counters.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import { AttachmentCache } from './attachments.js';
+import type { ClaimedEmail, Outcome, OutcomeEffects } from './repo.js';
 import * as repo from './repo.js';
-import type { ClaimedEmail, Outcome } from './repo.js';
 
 export interface DeliveryOptions {
   /** Messages in flight at once; the transport's pool queues what its connections cannot take yet. */
@@ -22,15 +22,8 @@ export interface DeliveryOptions {
   maxAttempts: number;
 }
 
-const MAX_RETRY_MS = 60 * 60_000;
 /** How long a failed outcome write waits before it is tried again (the database may be restarting). */
 const WRITE_RETRY_MS = 500;
-/** Signing keys are cached briefly; a domain that changes state clears the cache at once. */
-const KEY_CACHE_MS = 60_000;
-
-export function retryAt(now: Date, attempt: number, baseMs: number): Date {
-  return new Date(now.getTime() + Math.min(baseMs * 2 ** Math.max(0, attempt - 1), MAX_RETRY_MS));
-}
 
 /**
  * Delivers queued emails: claims due rows in batches, sends them through the transport with at
@@ -46,72 +39,49 @@ export function retryAt(now: Date, attempt: number, baseMs: number): Date {
  */
 export class DeliveryEngine {
   private inFlight = 0;
-  private stopping = false;
-  private loopDone: Promise<void> = Promise.resolve();
   // Polled four times a second: sends wake the engine at most every 100 ms (see emails/service).
-  private readonly poll = new PollTimer(250);
+  private readonly loop = new PollingLoop({
+    intervalMs: 250,
+    round: () => this.round(),
+    onError: (err) => this.ctx.log.error({ err }, 'claiming emails failed'),
+  });
   private pending: { outcome: Outcome; committed: () => void }[] = [];
   private flushing?: Promise<void>;
-  private unlisten: (() => Promise<void>)[] = [];
-  private keys = new Map<string, { key: DkimKey | null; until: number }>();
+  private unlisten?: () => Promise<void>;
   private readonly attachments: AttachmentCache;
-  private sends = new Set<Promise<void>>();
 
   constructor(
     private readonly ctx: AppContext,
     private readonly transport: MailTransport,
     private readonly options: DeliveryOptions,
+    private readonly effects: OutcomeEffects,
   ) {
     this.attachments = new AttachmentCache(ctx.db);
   }
 
   async start(): Promise<void> {
-    this.unlisten = [
-      await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => this.poll.wake()),
-      await this.ctx.database.listen(DOMAINS_CHANNEL, () => this.keys.clear()),
-    ];
-    this.loopDone = this.loop();
+    this.unlisten = await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => this.loop.wake());
+    this.loop.start();
   }
 
   /** Stops claiming, waits up to `drainMs` for messages in flight, and writes their outcomes. */
   async stop(drainMs = 10_000): Promise<void> {
-    this.stopping = true;
-    this.poll.wake();
-    await this.loopDone;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.sends]), new Promise((r) => (timer = setTimeout(r, drainMs)))]);
-    clearTimeout(timer);
-    await Promise.race([this.flushing, new Promise((r) => (timer = setTimeout(r, drainMs)))]);
-    clearTimeout(timer);
-    await Promise.all(this.unlisten.map((stop) => stop()));
+    await this.loop.stop(drainMs);
+    await withDeadline(this.flushing, drainMs);
+    await this.unlisten?.();
     this.transport.close();
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      const room = this.options.concurrency - this.inFlight;
-      // Claiming waits until half the window is free, so rows are fetched in batches, not one by one.
-      const claiming = room >= Math.ceil(this.options.concurrency / 2);
-      let claimed: ClaimedEmail[] = [];
-      if (claiming) {
-        try {
-          const now = this.ctx.clock.now();
-          // Only with the process's session up: without its lock, claims would look abandoned at once.
-          if (this.ctx.database.notificationsLive()) {
-            claimed = await repo.claimDueEmails(this.ctx.db, now, new Date(now.getTime() + this.options.reclaimAfterMs), room, this.ctx.database.processKey);
-          }
-        } catch (err) {
-          if (!this.stopping) this.ctx.log.error({ err }, 'claiming emails failed');
-        }
-      }
-      for (const email of claimed) this.track(this.deliver(email));
-      await this.poll.next(claiming && claimed.length === room);
-    }
-  }
-
-  private track(p: Promise<void>): void {
-    this.sends.add(p);
-    p.finally(() => this.sends.delete(p));
+  private async round(): Promise<boolean> {
+    const room = this.options.concurrency - this.inFlight;
+    // Claiming waits until half the window is free, so rows are fetched in batches, not one by one.
+    // And only with the process's session up: without its lock, claims would look abandoned at once.
+    if (room < Math.ceil(this.options.concurrency / 2) || !this.ctx.database.notificationsLive()) return false;
+    const now = this.ctx.clock.now();
+    const reclaimableAt = new Date(now.getTime() + this.options.reclaimAfterMs);
+    const claimed = await repo.claimDueEmails(this.ctx.db, now, reclaimableAt, room, this.ctx.database.processKey);
+    for (const email of claimed) this.loop.track(this.deliver(email));
+    return claimed.length === room;
   }
 
   private async deliver(email: ClaimedEmail): Promise<void> {
@@ -120,7 +90,7 @@ export class DeliveryEngine {
       await this.settle(await this.attempt(email));
     } finally {
       this.inFlight--;
-      this.poll.wake();
+      this.loop.wake();
     }
   }
 
@@ -128,7 +98,14 @@ export class DeliveryEngine {
     const retry = (error: string): Outcome =>
       email.attempts >= this.options.maxAttempts
         ? { id: email.id, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
-        : { id: email.id, status: 'retry', error, nextAttemptAt: retryAt(this.ctx.clock.now(), email.attempts, this.options.retryBaseMs) };
+        : {
+            id: email.id,
+            status: 'retry',
+            error,
+            nextAttemptAt: new Date(
+              this.ctx.clock.now().getTime() + backoffMs(email.attempts, this.options.retryBaseMs),
+            ),
+          };
     try {
       const dkim = await this.signingKey(email.project_id, email.from_email);
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
@@ -162,25 +139,33 @@ export class DeliveryEngine {
       return { id: email.id, status: 'sent', response: info.response };
     } catch (err) {
       if (err instanceof ContentLimitError) {
-        return { id: email.id, status: 'failed', error: `Not sent: the plain-text part could not be made from the HTML: ${err.reason === 'invalid' ? err.message : `the conversion ${err.message}`}` };
+        return {
+          id: email.id,
+          status: 'failed',
+          error:
+            'Not sent: the plain-text part could not be made from the HTML: ' +
+            (err.reason === 'invalid' ? err.message : `the conversion ${err.message}`),
+        };
       }
       const message = err instanceof Error ? err.message : String(err);
       return classifyFailure(err) === 'permanent' ? { id: email.id, status: 'failed', error: message } : retry(message);
     }
   }
 
-  private async signingKey(projectId: string, fromEmail: string): Promise<DkimKey | null> {
-    const cacheKey = `${projectId}:${fromEmail.slice(fromEmail.lastIndexOf('@') + 1)}`;
-    const now = Date.now();
-    const cached = this.keys.get(cacheKey);
-    if (cached && cached.until > now && this.ctx.database.notificationsLive()) return cached.key;
-    const found = await signingKeyFor(this.ctx, projectId, fromEmail);
-    const key = found && { ...found, privateKey: createPrivateKey(found.privateKey) };
-    this.keys.set(cacheKey, { key, until: now + KEY_CACHE_MS });
-    return key;
+  /** Signing keys, parsed once: a domain that changes state clears them (NOTIFY on its channel). */
+  private signingKey(projectId: string, fromEmail: string): Promise<DkimKey | null> {
+    const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1);
+    return this.ctx.caches
+      .of<DkimKey | null>(DOMAINS_CHANNEL, 'signing-keys')
+      .get(`${projectId}:${domain}`, async () => {
+        const found = await signingKeyFor(this.ctx, projectId, fromEmail);
+        return found && { ...found, privateKey: createPrivateKey(found.privateKey) };
+      });
   }
 
-  /** Resolves once the outcome is committed; a write that fails is tried again until it succeeds or the engine stops. */
+  /**
+   * Resolves once the outcome is committed; a write that fails is tried again until it succeeds or the engine stops.
+   */
   private settle(outcome: Outcome): Promise<void> {
     return new Promise((committed) => {
       this.pending.push({ outcome, committed });
@@ -193,18 +178,26 @@ export class DeliveryEngine {
       const batch = this.pending.splice(0);
       try {
         const outcomes = batch.map((p) => p.outcome);
-        const campaigns = await repo.recordOutcomes(this.ctx.db, outcomes, this.ctx.clock.now(), this.ctx.database.processKey);
+        const campaigns = await repo.recordOutcomes(
+          this.ctx.db,
+          outcomes,
+          this.ctx.clock.now(),
+          this.ctx.database.processKey,
+          this.effects,
+        );
         for (const p of batch) p.committed();
         // A second statement, which must see the outcomes just committed; it does not hold the next
         // write back (the time between a relay's answer and its record is what a kill can resend),
         // and a check that fails is made again by the recurring campaign rescue.
-        void completeCampaigns(this.ctx.db, campaigns, this.ctx.clock.now()).catch((err) =>
-          this.ctx.log.warn({ err }, 'checking campaigns for completion failed; the campaign rescue checks again'),
-        );
+        void this.effects
+          .afterCommit(this.ctx.db, campaigns, this.ctx.clock.now())
+          .catch((err) =>
+            this.ctx.log.warn({ err }, 'checking campaigns for completion failed; the campaign rescue checks again'),
+          );
       } catch (err) {
         this.pending.unshift(...batch);
         // Left uncommitted, these emails stay claimed and are taken over once this process is gone.
-        if (this.stopping) return;
+        if (this.loop.stopped) return;
         this.ctx.log.warn({ err }, 'recording delivery outcomes failed; trying again');
         await new Promise((r) => setTimeout(r, WRITE_RETRY_MS));
       }

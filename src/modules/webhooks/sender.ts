@@ -36,7 +36,12 @@ export function subscribeWebhookDeliveries(ctx: AppContext): void {
     }
     if (deliveries.length === 0) return;
     const ids = await repo.insertDeliveries(tx, deliveries, ctx.clock.now());
-    await enqueueMany(tx, WEBHOOK_DELIVERY_QUEUE, ids.map((deliveryId) => ({ deliveryId })), { maxAttempts: WEBHOOK_MAX_ATTEMPTS });
+    await enqueueMany(
+      tx,
+      WEBHOOK_DELIVERY_QUEUE,
+      ids.map((deliveryId) => ({ deliveryId })),
+      { maxAttempts: WEBHOOK_MAX_ATTEMPTS },
+    );
   });
 }
 
@@ -49,7 +54,12 @@ export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: str
   if (!delivery) return;
   const now = () => ctx.clock.now();
   if (!delivery.enabled) {
-    return repo.recordAttempt(ctx.db, delivery.id, { status: 'failed', responseStatus: null, error: 'The webhook was disabled' }, now());
+    return repo.recordAttempt(
+      ctx.db,
+      delivery.id,
+      { status: 'failed', responseStatus: null, error: 'The webhook was disabled' },
+      now(),
+    );
   }
   try {
     const answer = await sendWebhook({
@@ -62,14 +72,29 @@ export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: str
       timeoutMs: TIMEOUT_MS,
       allowPrivate: ctx.config.webhookAllowPrivate,
     });
-    await repo.recordAttempt(ctx.db, delivery.id, { status: 'delivered', responseStatus: answer.status, error: null }, now());
+    await repo.recordAttempt(
+      ctx.db,
+      delivery.id,
+      { status: 'delivered', responseStatus: answer.status, error: null },
+      now(),
+    );
   } catch (err) {
     const failure = err instanceof WebhookError ? err : new WebhookError(String(err), true);
     const retry = failure.temporary && job.attempts < job.maxAttempts;
     if (!retry) {
-      return repo.recordAttempt(ctx.db, delivery.id, { status: 'failed', responseStatus: failure.status ?? null, error: failure.message }, now());
+      return repo.recordAttempt(
+        ctx.db,
+        delivery.id,
+        { status: 'failed', responseStatus: failure.status ?? null, error: failure.message },
+        now(),
+      );
     }
-    await repo.recordAttempt(ctx.db, delivery.id, { status: 'pending', responseStatus: failure.status ?? null, error: failure.message }, now());
+    await repo.recordAttempt(
+      ctx.db,
+      delivery.id,
+      { status: 'pending', responseStatus: failure.status ?? null, error: failure.message },
+      now(),
+    );
     throw failure;
   }
 }

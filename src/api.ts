@@ -1,0 +1,45 @@
+/**
+ * The HTTP API's shapes in one place, for its clients (the dashboard, the tests): each module's
+ * request and response schemas under the module's name, and the types derived from them.
+ */
+
+export type { FilterCondition } from './domain/filters/index.js';
+export type { Branch, StepConfig, StepType } from './domain/workflows/step-types.js';
+export { BRANCHES, STEP_TYPES } from './domain/workflows/step-types.js';
+export type { Project, User } from './modules/accounts/schemas.js';
+export * as accounts from './modules/accounts/schemas.js';
+export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './modules/activity/schemas.js';
+export * as activity from './modules/activity/schemas.js';
+export type { AudienceType, Campaign, CampaignStats, CampaignStatus } from './modules/campaigns/schemas.js';
+export * as campaigns from './modules/campaigns/schemas.js';
+export type { Contact, ContactJob, UpsertedContact } from './modules/contacts/schemas.js';
+export * as contacts from './modules/contacts/schemas.js';
+export type { DnsRecord, Domain, RecordPurpose, RecordStatus } from './modules/domains/schemas.js';
+export * as domains from './modules/domains/schemas.js';
+export type { BounceType, EmailRecord, EmailStatus, EmailType } from './modules/emails/schemas.js';
+export * as emails from './modules/emails/schemas.js';
+export type { TrackedEvent } from './modules/events/schemas.js';
+export * as events from './modules/events/schemas.js';
+export type { InboundEmail } from './modules/inbound/schemas.js';
+export * as inbound from './modules/inbound/schemas.js';
+export type { Segment, SegmentType } from './modules/segments/schemas.js';
+export * as segments from './modules/segments/schemas.js';
+export type { Suppression, SuppressionReason } from './modules/suppressions/schemas.js';
+export * as suppressions from './modules/suppressions/schemas.js';
+export type { EmailContent, Template } from './modules/templates/schemas.js';
+export * as templates from './modules/templates/schemas.js';
+export * as verify from './modules/verify/schemas.js';
+export type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from './modules/webhooks/schemas.js';
+export * as webhooks from './modules/webhooks/schemas.js';
+export type {
+  Execution,
+  ExecutionDetail,
+  ExecutionStatus,
+  HistoryEntry,
+  TriggerType,
+  Workflow,
+  WorkflowDetail,
+  WorkflowStep,
+  WorkflowTransition,
+} from './modules/workflows/schemas.js';
+export * as workflows from './modules/workflows/schemas.js';

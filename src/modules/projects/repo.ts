@@ -1,0 +1,98 @@
+import { sql } from 'drizzle-orm';
+import { type Executor, notify, run } from '../../platform/db/client.js';
+
+/** Every query on `projects` lives here. */
+
+/** NOTIFYed on any change to a project's keys or state: every process forgets what its keys resolved to. */
+export const PROJECTS_CHANGED = 'projects_changed';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  disabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const columns = sql`id, name, disabled, created_at, updated_at`;
+
+export async function insertProject(
+  ex: Executor,
+  v: { name: string; publicKeyHash: string; secretKeyHash: string; ownerId: string | null },
+): Promise<ProjectRow> {
+  const r = await run<ProjectRow>(
+    ex,
+    sql`
+    insert into projects (name, public_key_hash, secret_key_hash, owner_id)
+    values (${v.name}, ${v.publicKeyHash}, ${v.secretKeyHash}, ${v.ownerId})
+    returning ${columns}`,
+  );
+  return r.rows[0]!;
+}
+
+export async function anyProjectExists(ex: Executor): Promise<boolean> {
+  const r = await run(ex, sql`select 1 from projects limit 1`);
+  return r.rows.length > 0;
+}
+
+/** The project a key hash belongs to, by the kind of key. */
+export async function projectByKeyHash(
+  ex: Executor,
+  kind: 'public' | 'secret',
+  hash: string,
+): Promise<ProjectRow | null> {
+  const column = kind === 'public' ? sql`public_key_hash` : sql`secret_key_hash`;
+  const r = await run<ProjectRow>(ex, sql`select ${columns} from projects where ${column} = ${hash} limit 1`);
+  return r.rows[0] ?? null;
+}
+
+export async function setDisabled(ex: Executor, id: string, disabled: boolean, now: Date): Promise<void> {
+  await run(ex, sql`update projects set disabled = ${disabled}, updated_at = ${now} where id = ${id}`);
+  await notify(ex, PROJECTS_CHANGED);
+}
+
+/** The first user (by creation) becomes the owner of every project without one. */
+export async function claimOwnerless(ex: Executor, userId: string | null): Promise<void> {
+  const owner = userId ?? sql`(select id from users order by created_at, id limit 1)`;
+  await run(ex, sql`update projects set owner_id = ${owner} where owner_id is null`);
+}
+
+export async function ownedProjects(ex: Executor, userId: string): Promise<ProjectRow[]> {
+  const r = await run<ProjectRow>(
+    ex,
+    sql`select ${columns} from projects where owner_id = ${userId} order by created_at, id`,
+  );
+  return r.rows;
+}
+
+export async function ownedProject(ex: Executor, userId: string, id: string): Promise<ProjectRow | null> {
+  const r = await run<ProjectRow>(ex, sql`select ${columns} from projects where owner_id = ${userId} and id = ${id}`);
+  return r.rows[0] ?? null;
+}
+
+/**
+ * Changes an owned project; every process drops its cached keys in the same commit, so a
+ * disabled project or a replaced key stops working at once.
+ */
+export async function updateOwnedProject(
+  ex: Executor,
+  userId: string,
+  id: string,
+  change: { name?: string; disabled?: boolean; keyHashes?: { public: string; secret: string } },
+  now: Date,
+): Promise<ProjectRow | null> {
+  const r = await run<ProjectRow>(
+    ex,
+    sql`
+    update projects set
+      name = coalesce(${change.name ?? null}, name),
+      disabled = coalesce(${change.disabled ?? null}::boolean, disabled),
+      public_key_hash = coalesce(${change.keyHashes?.public ?? null}, public_key_hash),
+      secret_key_hash = coalesce(${change.keyHashes?.secret ?? null}, secret_key_hash),
+      updated_at = ${now}
+    where owner_id = ${userId} and id = ${id}
+    returning ${columns}`,
+  );
+  if (r.rows[0]) await notify(ex, PROJECTS_CHANGED);
+  return r.rows[0] ?? null;
+}

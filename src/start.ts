@@ -1,0 +1,125 @@
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config, Role } from './config.js';
+import { LinkSigner } from './domain/signed-links.js';
+import { registerCampaignUsage } from './modules/campaigns/service.js';
+import { type InboundSmtp, startInboundSmtp } from './modules/feedback/inbound-smtp.js';
+import {
+  ensureDefaultProject,
+  keyResolver,
+  PROJECTS_CHANGED,
+  type ProjectWithKeys,
+} from './modules/projects/service.js';
+import { registerSegmentUsage } from './modules/segments/service.js';
+import { registerWorkflowUsage } from './modules/workflows/service.js';
+import { type Clock, systemClock } from './platform/clock.js';
+import type { AppContext } from './platform/context.js';
+import { openDatabase } from './platform/db/client.js';
+import { Dns } from './platform/dns.js';
+import { EventBus } from './platform/event-bus.js';
+import { type MetricsListener, startMetricsListener } from './platform/metrics/listener.js';
+import { Metrics } from './platform/metrics/registry.js';
+import { NotifiedCaches } from './platform/notified-cache.js';
+import { instanceSecret } from './platform/secrets.js';
+import { Throttle } from './platform/throttle.js';
+import { UntrustedPool } from './platform/untrusted/pool.js';
+import { TemplateRenderer } from './platform/untrusted/templates.js';
+import { UsageRegistry } from './platform/usage.js';
+import { startWorker } from './worker.js';
+
+export interface RunningService {
+  ctx: AppContext;
+  app?: FastifyInstance;
+  /** The address the API listens on, when this process serves it. */
+  url?: string;
+  /** Where this process's `GET /metrics` answers, when `METRICS_PORT` is set. */
+  metricsUrl?: string;
+  /** The port of the inbound SMTP listener, when this process runs one. */
+  inboundSmtpPort?: number;
+  defaultProject: ProjectWithKeys | null;
+  stop(): Promise<void>;
+}
+
+export async function createContext(
+  config: Config,
+  log: Logger,
+  clock: Clock = systemClock,
+  role: Role = 'all',
+): Promise<AppContext> {
+  const database = await openDatabase({
+    ...config,
+    timeouts: config.databaseTimeouts,
+    log,
+    onNotice: (message) => log.info(message),
+  });
+  await database.migrate();
+  const caches = new NotifiedCaches(database);
+  // Listening before the first request: a key disabled meanwhile is never served from the cache.
+  await caches.of(PROJECTS_CHANGED).listen();
+  const usage = new UsageRegistry();
+  registerSegmentUsage(usage);
+  registerCampaignUsage(usage);
+  registerWorkflowUsage(usage);
+  // A worker process keeps no idle thread: nothing it does waits on a client (RSS matters there).
+  const untrusted = new UntrustedPool({ log, warmThreads: role === 'worker' ? 0 : 1 });
+  return {
+    config,
+    database,
+    db: database.db,
+    clock,
+    bus: new EventBus(),
+    usage,
+    keys: keyResolver(database.db, caches),
+    caches,
+    deliveryWake: new Throttle(100),
+    log,
+    dns: new Dns(config.dnsServers),
+    links: new LinkSigner(await instanceSecret(database.db, 'link-signing-key')),
+    untrusted,
+    templates: new TemplateRenderer(untrusted, { inlineFirst: role === 'worker' }),
+  };
+}
+
+/** Starts the API, the worker or both on one database; `stop` drains and closes everything. */
+export async function startService(
+  config: Config,
+  role: Role,
+  options: { log?: Logger; clock?: Clock } = {},
+): Promise<RunningService> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const ctx = await createContext(config, log, options.clock, role);
+  const defaultProject = await ensureDefaultProject(ctx.db);
+  const metrics = config.metrics ? new Metrics({ role, database: ctx.database, clock: ctx.clock, log }) : undefined;
+  // Opened by every role, before anything else runs: a worker serves no other HTTP.
+  const metricsListener: MetricsListener | undefined =
+    metrics && (await startMetricsListener(metrics, config.metrics!, log));
+
+  const worker = role === 'serve' ? undefined : await startWorker(ctx, metrics);
+  let app: FastifyInstance | undefined;
+  let url: string | undefined;
+  let inbound: InboundSmtp | undefined;
+  if (role !== 'worker') {
+    app = await buildApp(ctx, { metrics });
+    url = await app.listen({ port: config.port, host: config.host });
+    if (!config.publicUrl) config.publicUrl = url;
+    if (config.inboundSmtpPort !== undefined)
+      inbound = await startInboundSmtp(ctx, config.inboundSmtpPort, config.host);
+  }
+  return {
+    ctx,
+    app,
+    url,
+    metricsUrl: metricsListener?.url,
+    inboundSmtpPort: inbound?.port,
+    defaultProject,
+    async stop() {
+      await metricsListener?.close();
+      await inbound?.close();
+      await app?.close();
+      await worker?.stop();
+      await ctx.untrusted.close();
+      await ctx.database.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { purgeRevokedSessions } from './modules/accounts/sessions.js';
+import { campaignOutcomeEffects } from './modules/campaigns/counters.js';
+import {
+  CAMPAIGN_FANOUT_QUEUE,
+  CAMPAIGN_START_QUEUE,
+  fanOutCampaign,
+  rescueCampaigns,
+  startScheduledCampaign,
+} from './modules/campaigns/sending.js';
+import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
+import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
+import { checkAllDomains } from './modules/domains/service.js';
+import { DeliveryEngine } from './modules/emails/delivery-engine.js';
+import { subscribeDailyCounts } from './modules/events/daily-counts.js';
+import { countSegment, refreshAllSegmentCounts, SEGMENT_COUNT_QUEUE } from './modules/segments/service.js';
+import { deliverWebhook, subscribeWebhookDeliveries, WEBHOOK_DELIVERY_QUEUE } from './modules/webhooks/sender.js';
+import { WorkflowEngine } from './modules/workflows/engine.js';
+import { subscribeWorkflowTriggers } from './modules/workflows/triggers.js';
+import type { AppContext } from './platform/context.js';
+import { EventDispatcher } from './platform/event-dispatcher.js';
+import { purgeExpiredIdempotencyKeys } from './platform/http/idempotency.js';
+import { outboxTransport, smtpTransport } from './platform/mail/transport.js';
+import type { Metrics } from './platform/metrics/registry.js';
+import { instrumentTransport } from './platform/metrics/relay.js';
+import { JobRunner } from './platform/queue.js';
+
+/**
+ * The worker role, assembled in one place: every loop it runs, every job it takes, every
+ * subscriber of the event bus, and the leases that decide how soon another worker takes over
+ * the work of one that died.
+ */
+
+/** Executions claimed per round by the workflow engine. */
+const WORKFLOW_BATCH = 200;
+/**
+ * Longer than a webhook step's timeout (10 s), short enough that a crashed worker's executions resume within a minute.
+ */
+const WORKFLOW_LEASE_MS = 60_000;
+/** Short, renewed by the fan-out's heartbeat, so a crashed worker's campaign resumes within seconds. */
+const FANOUT_LEASE_MS = 15_000;
+/** A contact job (an import, a bulk change) renews its lease as it goes. */
+const CONTACT_JOB_LEASE_MS = 15_000;
+/** Longer than a webhook request's 10 s timeout, so a slow receiver never gets the same delivery twice at once. */
+const WEBHOOK_LEASE_MS = 60_000;
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+export async function startWorker(ctx: AppContext, metrics?: Metrics): Promise<RunningWorker> {
+  const runner = new JobRunner(ctx.database, ctx.clock, ctx.log);
+  registerJobs(runner, ctx);
+  await runner.start();
+
+  await subscribeWorkflowTriggers(ctx);
+  subscribeWebhookDeliveries(ctx);
+  subscribeDailyCounts(ctx);
+  const dispatcher = new EventDispatcher(ctx.database, ctx.bus, ctx.clock, ctx.log);
+  dispatcher.start();
+
+  const { config } = ctx;
+  const transport = config.smtpUrl
+    ? smtpTransport(config.smtpUrl, { maxConnections: config.smtpMaxConnections })
+    : outboxTransport(path.join(config.dataDir, 'outbox'));
+  const relay = metrics ? instrumentTransport(transport, metrics) : transport;
+  const delivery = new DeliveryEngine(ctx, relay, config.delivery, campaignOutcomeEffects);
+  await delivery.start();
+
+  const workflows = new WorkflowEngine(ctx, { batch: WORKFLOW_BATCH, leaseMs: WORKFLOW_LEASE_MS });
+  await workflows.start();
+
+  return {
+    async stop() {
+      await workflows.stop();
+      await delivery.stop();
+      await dispatcher.stop();
+      await runner.stop();
+    },
+  };
+}
+
+/** Every background job, named for what it does. */
+function registerJobs(runner: JobRunner, ctx: AppContext): void {
+  runner.work<{ jobId: string }>(CONTACT_JOB_QUEUE, (job) => runContactJob(ctx, job.payload.jobId, job.heartbeat), {
+    concurrency: 2,
+    leaseMs: CONTACT_JOB_LEASE_MS,
+  });
+  runner.work<{ projectId: string; contactId: string }>(SNOOZE_END_QUEUE, (job) =>
+    endSnooze(ctx, job.payload.projectId, job.payload.contactId),
+  );
+  runner.every('purge-idempotency-keys', 60 * 60_000, async () => {
+    await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
+    await purgeRevokedSessions(ctx.db, ctx.clock.now());
+  });
+  runner.every('verify-domains', 5 * 60_000, async () => {
+    await checkAllDomains(ctx);
+  });
+  runner.work<{ segmentId: string }>(SEGMENT_COUNT_QUEUE, (job) => countSegment(ctx, job.payload.segmentId), {
+    concurrency: 1,
+  });
+  runner.every('refresh-segment-counts', 5 * 60_000, async () => {
+    await refreshAllSegmentCounts(ctx);
+  });
+  runner.work<{ campaignId: string; scheduledFor: string }>(CAMPAIGN_START_QUEUE, (job) =>
+    startScheduledCampaign(ctx, job.payload.campaignId, job.payload.scheduledFor),
+  );
+  runner.work<{ campaignId: string }>(
+    CAMPAIGN_FANOUT_QUEUE,
+    (job) => fanOutCampaign(ctx, job.payload.campaignId, job),
+    {
+      concurrency: 2,
+      leaseMs: FANOUT_LEASE_MS,
+    },
+  );
+  runner.every('rescue-campaigns', 30_000, () => rescueCampaigns(ctx));
+  runner.work<{ deliveryId: string }>(WEBHOOK_DELIVERY_QUEUE, (job) => deliverWebhook(ctx, job), {
+    concurrency: 10,
+    leaseMs: WEBHOOK_LEASE_MS,
+    retryBaseMs: ctx.config.delivery.retryBaseMs,
+  });
+}
