@@ -86,7 +86,8 @@ describe('inline parse bound', () => {
   // The inline path parses sources of at most 16 KiB on the event loop (once: the parse is
   // cached). liquidjs' parser is linear up to some ten thousand tokens and quadratic beyond
   // (it takes tokens with Array#shift); 16 KiB holds at most about 3,000. The worst shapes found,
-  // each filling the limit, parse in under 10 ms here; the bound asserted leaves room for slow machines.
+  // each filling the limit, parse in under 10 ms here; the bound asserted leaves room for slow and
+  // loaded machines (a quadratic parse of a megabyte, what the limit prevents, takes minutes).
   const K = INLINE_LIMITS.sourceChars;
   const fill = (head: string, unit: string, tail: string) =>
     head + unit.repeat(Math.floor((K - head.length - tail.length) / unit.length)) + tail;
@@ -107,7 +108,7 @@ describe('inline parse bound', () => {
     expect(source.length).toBeLessThanOrEqual(K);
     expect(inlineCandidate(source)).toBe(true);
     timed(() => parseCheck(`${source.slice(0, -16)}<!-- warm -->`, 'body')); // the first parse also compiles the parser
-    expect(timed(() => parseCheck(source, 'body'))).toBeLessThan(100);
+    expect(timed(() => parseCheck(source, 'body'))).toBeLessThan(1_000);
   });
 });
 

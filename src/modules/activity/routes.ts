@@ -1,35 +1,29 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { moduleRoutes } from '../../platform/http/module-routes.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
-export async function activityRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const activity = ['Activity'];
+export const activityRoutes = moduleRoutes('Activity', (app, ctx) => {
   const analytics = ['Analytics'];
 
-  app.get(
-    '/activity',
-    { schema: { tags: activity, querystring: s.activityQuery, response: { 200: s.activityPageSchema } } },
-    (req) => service.listActivity(ctx, projectOf(req).id, req.query),
+  app.get('/activity', { schema: { querystring: s.activityQuery, response: { 200: s.activityPageSchema } } }, (req) =>
+    service.listActivity(ctx, projectOf(req).id, req.query),
   );
   app.get(
     '/activity/stats',
-    { schema: { tags: activity, querystring: s.rangeQuery, response: { 200: s.activityStatsSchema } } },
+    { schema: { querystring: s.rangeQuery, response: { 200: s.activityStatsSchema } } },
     (req) => service.activityStats(ctx, projectOf(req).id, req.query),
   );
   app.get(
     '/activity/recent-count',
-    { schema: { tags: activity, querystring: s.recentCountQuery, response: { 200: s.recentCountSchema } } },
+    { schema: { querystring: s.recentCountQuery, response: { 200: s.recentCountSchema } } },
     (req) => service.recentCount(ctx, projectOf(req).id, req.query),
   );
-  app.get('/activity/types', { schema: { tags: activity, response: { 200: s.typesSchema } } }, (req) =>
+  app.get('/activity/types', { schema: { response: { 200: s.typesSchema } } }, (req) =>
     service.activityTypes(ctx, projectOf(req).id),
   );
-  app.get('/activity/upcoming', { schema: { tags: activity, response: { 200: s.upcomingSchema } } }, (req) =>
+  app.get('/activity/upcoming', { schema: { response: { 200: s.upcomingSchema } } }, (req) =>
     service.upcoming(ctx, projectOf(req).id),
   );
 
@@ -59,4 +53,4 @@ export async function activityRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
     { schema: { tags: analytics, querystring: s.topEventsQuery, response: { 200: s.topEventsSchema } } },
     (req) => service.topEvents(ctx, projectOf(req).id, req.query),
   );
-}
+});

@@ -4,6 +4,7 @@ import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import { findContact, lookupEmails } from '../contacts/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
@@ -138,17 +139,10 @@ export async function listCampaigns(
     search: q.search,
     sort: q.sort,
     dir: q.dir,
-    offset: (q.page - 1) * q.pageSize,
-    limit: q.pageSize,
+    ...pageWindow(q),
   };
   const [rows, total] = await Promise.all([repo.listCampaigns(ctx.db, query), repo.countCampaigns(ctx.db, query)]);
-  return {
-    data: rows.map(toCampaign),
-    page: q.page,
-    pageSize: q.pageSize,
-    total,
-    totalPages: Math.ceil(total / q.pageSize),
-  };
+  return numberedPage(rows.map(toCampaign), total, q);
 }
 
 const EDITABLE: ReadonlySet<CampaignStatus> = new Set(['DRAFT', 'SCHEDULED']);

@@ -1,13 +1,12 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseDataPatch } from '../../domain/contact-data.js';
-import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
 import { noContent, wrapped } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
 import { idempotencyKeyOf, requestIdentity } from '../../platform/http/idempotency.js';
+import { moduleRoutes } from '../../platform/http/module-routes.js';
 import * as events from '../events/schemas.js';
 import * as fields from './fields.js';
 import * as jobs from './jobs.js';
@@ -17,10 +16,8 @@ import { trackEvent } from './track.js';
 
 const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
-export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
+export const contactRoutes = moduleRoutes('Contacts', async (app, ctx) => {
   await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10 } });
-  const tags = ['Contacts'];
 
   const track = async (req: FastifyRequest & { body: z.infer<typeof s.trackBody> }) =>
     wrapped(await trackEvent(ctx, projectOf(req).id, req.body, requestIdentity(req)));
@@ -52,7 +49,7 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
 
   app.get(
     '/contacts',
-    { schema: { tags, querystring: s.listContactsQuery, response: { 200: s.contactPageSchema } } },
+    { schema: { querystring: s.listContactsQuery, response: { 200: s.contactPageSchema } } },
     (req) => {
       const q = req.query;
       return service.listContacts(ctx, {
@@ -72,7 +69,6 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
     {
       config: { legacyRequired: ['email'] },
       schema: {
-        tags,
         body: s.createContactBody,
         response: { 200: s.upsertedContactSchema, 201: s.upsertedContactSchema },
       },
@@ -87,20 +83,19 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
 
   app.post(
     '/contacts/lookup',
-    { schema: { tags, body: s.lookupBody, response: { 200: s.lookupResponse } } },
+    { schema: { body: s.lookupBody, response: { 200: s.lookupResponse } } },
     async (req) => ({
       data: await service.lookupContacts(ctx, projectOf(req).id, req.body.emails),
     }),
   );
 
-  app.get('/contacts/fields', { schema: { tags, response: { 200: s.fieldsResponse } } }, (req) =>
+  app.get('/contacts/fields', { schema: { response: { 200: s.fieldsResponse } } }, (req) =>
     fields.listFields(ctx, projectOf(req).id),
   );
   app.get(
     '/contacts/fields/:field/values',
     {
       schema: {
-        tags,
         params: s.fieldParams,
         querystring: s.fieldValuesQuery,
         response: { 200: s.fieldValuesResponse },
@@ -110,14 +105,13 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
   );
   app.get(
     '/contacts/fields/:field/usage',
-    { schema: { tags, params: s.fieldParams, response: { 200: s.fieldUsageResponse } } },
+    { schema: { params: s.fieldParams, response: { 200: s.fieldUsageResponse } } },
     (req) => fields.fieldUsage(ctx, projectOf(req).id, req.params.field),
   );
   app.delete(
     '/contacts/fields/:field',
     {
       schema: {
-        tags,
         params: s.fieldParams,
         response: { 200: z.object({ field: z.string(), removedFrom: z.number().int() }) },
       },
@@ -127,7 +121,7 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
 
   app.post(
     '/contacts/import',
-    { schema: { tags, consumes: ['multipart/form-data'], response: { 202: s.jobAccepted } } },
+    { schema: { consumes: ['multipart/form-data'], response: { 202: s.jobAccepted } } },
     async (req, reply) => {
       if (!req.isMultipart()) {
         throw new AppError(
@@ -158,16 +152,14 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       return { jobId: job.id, ...job };
     },
   );
-  app.get(
-    '/contacts/import/:jobId',
-    { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } },
-    (req) => jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['import']),
+  app.get('/contacts/import/:jobId', { schema: { params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
+    jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['import']),
   );
 
   for (const action of ['subscribe', 'unsubscribe', 'delete'] as const) {
     app.post(
       `/contacts/bulk-${action}`,
-      { schema: { tags, body: s.bulkBody, response: { 202: s.jobAccepted } } },
+      { schema: { body: s.bulkBody, response: { 202: s.jobAccepted } } },
       async (req, reply) => {
         const job = await jobs.createBulkJob(ctx, projectOf(req).id, action, req.body.contactIds);
         reply.status(202);
@@ -175,16 +167,16 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
       },
     );
   }
-  app.get('/contacts/bulk/:jobId', { schema: { tags, params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
+  app.get('/contacts/bulk/:jobId', { schema: { params: s.jobIdParams, response: { 200: s.jobSchema } } }, (req) =>
     jobs.getJob(ctx, projectOf(req).id, req.params.jobId, ['subscribe', 'unsubscribe', 'delete']),
   );
 
-  app.get('/contacts/:id', { schema: { tags, params: s.idParams, response: { 200: s.contactSchema } } }, (req) =>
+  app.get('/contacts/:id', { schema: { params: s.idParams, response: { 200: s.contactSchema } } }, (req) =>
     service.getContact(ctx, projectOf(req).id, req.params.id),
   );
   app.patch(
     '/contacts/:id',
-    { schema: { tags, params: s.idParams, body: s.patchContactBody, response: { 200: s.contactSchema } } },
+    { schema: { params: s.idParams, body: s.patchContactBody, response: { 200: s.contactSchema } } },
     (req) =>
       service.updateContactById(ctx, projectOf(req).id, req.params.id, {
         email: req.body.email,
@@ -193,7 +185,7 @@ export async function contactRoutes(fastify: FastifyInstance, { ctx }: { ctx: Ap
         patch: parseDataPatch(req.body.data),
       }),
   );
-  app.delete('/contacts/:id', { schema: { tags, params: s.idParams } }, (req, reply) =>
+  app.delete('/contacts/:id', { schema: { params: s.idParams } }, (req, reply) =>
     noContent(reply, service.deleteContact(ctx, projectOf(req).id, req.params.id)),
   );
-}
+});

@@ -1,31 +1,27 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../platform/context.js';
+import type { FastifyRequest } from 'fastify';
 import { projectOf } from '../../platform/http/auth.js';
 import { wrapped } from '../../platform/http/envelope.js';
 import { idempotencyKeyOf, requestIdentity } from '../../platform/http/idempotency.js';
+import { moduleRoutes } from '../../platform/http/module-routes.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
 /** A 40 MB message arrives base64-encoded inside JSON: about 54 MB of request body. */
 const SEND_BODY_LIMIT = 56 * 1024 * 1024;
 
-export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Emails'];
-
+export const emailRoutes = moduleRoutes('Emails', async (app, ctx) => {
   app.post(
     '/v1/send',
     {
       bodyLimit: SEND_BODY_LIMIT,
       // The key header is checked before the body so a bad key is a 400 whatever the body holds.
       onRequest: async (req: FastifyRequest) => void idempotencyKeyOf(req),
-      schema: { tags, body: s.sendBody, response: { 200: s.sendResponse } },
+      schema: { body: s.sendBody, response: { 200: s.sendResponse } },
     },
     async (req) => wrapped(await service.sendEmails(ctx, projectOf(req).id, req.body, requestIdentity(req))),
   );
 
-  app.get('/emails/:id', { schema: { tags, params: s.emailIdParams, response: { 200: s.emailRecordSchema } } }, (req) =>
+  app.get('/emails/:id', { schema: { params: s.emailIdParams, response: { 200: s.emailRecordSchema } } }, (req) =>
     service.getEmail(ctx, projectOf(req).id, req.params.id),
   );
 
@@ -33,7 +29,6 @@ export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppC
     '/emails/:id/raw',
     {
       schema: {
-        tags,
         summary: 'The captured message, exactly as it would have left (only while no SMTP relay is configured)',
         params: s.emailIdParams,
         produces: ['message/rfc822'],
@@ -42,4 +37,4 @@ export async function emailRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppC
     async (req, reply) =>
       reply.type('message/rfc822').send(await service.capturedMessage(ctx, projectOf(req).id, req.params.id)),
   );
-}
+});

@@ -64,42 +64,33 @@ export async function applyReport(
       const email = await markBounced(tx, emailId, { type: bounce.type, reason }, now);
       if (!email) return { applied: false, kind: 'bounce', emailId };
       if (email.campaign_id) await countBounce(tx, email.campaign_id);
-      if (email.contact_id) {
-        await recordEvent(tx, {
-          projectId: email.project_id,
-          contactId: email.contact_id,
-          name: 'email.bounced',
-          data: {
-            emailId,
-            ...(email.campaign_id ? { campaignId: email.campaign_id } : {}),
-            bounceType: bounce.type,
-            status: bounce.status,
-            reason: bounce.diagnostic,
-          },
-          at: now,
-        });
-      }
+      await recordOnContact(tx, email, 'email.bounced', now, {
+        bounceType: bounce.type,
+        status: bounce.status,
+        reason: bounce.diagnostic,
+      });
       if (bounce.type === 'hard') await stopSending(ctx, tx, email, 'bounce', reason, now);
       return { applied: true, kind: 'bounce', emailId };
     }
     const email = await markComplained(tx, emailId, now);
     if (!email) return { applied: false, kind: 'complaint', emailId };
     if (email.campaign_id) await countComplaint(tx, email.campaign_id);
-    if (email.contact_id) {
-      await recordEvent(tx, {
-        projectId: email.project_id,
-        contactId: email.contact_id,
-        name: 'email.complained',
-        data: {
-          emailId,
-          ...(email.campaign_id ? { campaignId: email.campaign_id } : {}),
-          feedbackType: report.feedbackType,
-        },
-        at: now,
-      });
-    }
+    await recordOnContact(tx, email, 'email.complained', now, { feedbackType: report.feedbackType });
     await stopSending(ctx, tx, email, 'complaint', report.feedbackType, now);
     return { applied: true, kind: 'complaint', emailId };
+  });
+}
+
+/** The bounce or complaint as an event on the contact's timeline (workflows may start from it). */
+async function recordOnContact(tx: Tx, email: TouchedEmail, name: string, now: Date, data: Record<string, unknown>) {
+  if (!email.contact_id) return;
+  const campaign = email.campaign_id ? { campaignId: email.campaign_id } : {};
+  await recordEvent(tx, {
+    projectId: email.project_id,
+    contactId: email.contact_id,
+    name,
+    data: { emailId: email.id, ...campaign, ...data },
+    at: now,
   });
 }
 

@@ -178,14 +178,13 @@ export async function matchingContacts(
   ex: Executor,
   projectId: string,
   condition: SQL,
-  offset: number,
-  limit: number,
+  window: { offset: number; limit: number },
 ): Promise<ContactRow[]> {
   const r = await run<ContactRow>(
     ex,
     sql`
     select c.* from contacts c where c.project_id = ${projectId} and (${condition})
-    order by c.created_at desc, c.id desc offset ${offset} limit ${limit}`,
+    order by c.created_at desc, c.id desc offset ${window.offset} limit ${window.limit}`,
   );
   return r.rows;
 }
@@ -194,15 +193,14 @@ export async function matchingContacts(
 export async function memberContacts(
   ex: Executor,
   segmentId: string,
-  offset: number,
-  limit: number,
+  window: { offset: number; limit: number },
 ): Promise<ContactRow[]> {
   const r = await run<ContactRow>(
     ex,
     sql`
     select c.* from segment_members m join contacts c on c.id = m.contact_id
     where m.segment_id = ${segmentId}
-    order by m.created_at desc, c.id desc offset ${offset} limit ${limit}`,
+    order by m.created_at desc, c.id desc offset ${window.offset} limit ${window.limit}`,
   );
   return r.rows;
 }

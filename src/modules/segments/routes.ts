@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
-import { created, noContent } from '../../platform/http/envelope.js';
+import { created } from '../../platform/http/envelope.js';
+import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -24,57 +23,46 @@ async function conditionByType(request: FastifyRequest, reply: FastifyReply) {
   }
 }
 
-export async function segmentRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Segments'];
-
+export const segmentRoutes = moduleRoutes('Segments', async (app, ctx) => {
   app.post(
     '/segments',
     {
       config: { legacyRequired: ['name'] },
       preValidation: conditionByType,
-      schema: { tags, body: s.createSegmentBody, response: { 201: s.segmentSchema } },
+      schema: { body: s.createSegmentBody, response: { 201: s.segmentSchema } },
     },
     (req, reply) => created(reply, service.createSegment(ctx, projectOf(req).id, req.body)),
   );
-  app.get('/segments', { schema: { tags, response: { 200: z.array(s.segmentSchema) } } }, (req) =>
+  app.get('/segments', { schema: { response: { 200: z.array(s.segmentSchema) } } }, (req) =>
     service.listSegments(ctx, projectOf(req).id),
-  );
-  app.get('/segments/:id', { schema: { tags, params: s.idParams, response: { 200: s.segmentSchema } } }, (req) =>
-    service.getSegment(ctx, projectOf(req).id, req.params.id),
-  );
-  app.patch(
-    '/segments/:id',
-    { schema: { tags, params: s.idParams, body: s.patchSegmentBody, response: { 200: s.segmentSchema } } },
-    (req) => service.updateSegment(ctx, projectOf(req).id, req.params.id, req.body),
-  );
-  app.delete('/segments/:id', { schema: { tags, params: s.idParams } }, (req, reply) =>
-    noContent(reply, service.deleteSegment(ctx, projectOf(req).id, req.params.id)),
   );
 
   app.get(
     '/segments/:id/contacts',
-    { schema: { tags, params: s.idParams, querystring: s.membersQuery, response: { 200: s.memberPageSchema } } },
-    (req) => service.listSegmentContacts(ctx, projectOf(req).id, req.params.id, req.query.page, req.query.pageSize),
+    { schema: { params: s.idParams, querystring: s.membersQuery, response: { 200: s.memberPageSchema } } },
+    (req) => service.listSegmentContacts(ctx, projectOf(req).id, req.params.id, req.query),
   );
   app.post(
     '/segments/:id/members',
-    { schema: { tags, params: s.idParams, body: s.addMembersBody, response: { 200: s.addMembersResponse } } },
+    { schema: { params: s.idParams, body: s.addMembersBody, response: { 200: s.addMembersResponse } } },
     (req) => service.addSegmentMembers(ctx, projectOf(req).id, req.params.id, req.body),
   );
   app.delete(
     '/segments/:id/members',
-    { schema: { tags, params: s.idParams, body: s.removeMembersBody, response: { 200: s.removeMembersResponse } } },
+    { schema: { params: s.idParams, body: s.removeMembersBody, response: { 200: s.removeMembersResponse } } },
     (req) => service.removeSegmentMembers(ctx, projectOf(req).id, req.params.id, req.body),
   );
-  app.post(
-    '/segments/:id/compute',
-    { schema: { tags, params: s.idParams, response: { 200: s.computeResponse } } },
-    (req) => service.computeSegment(ctx, projectOf(req).id, req.params.id),
+  app.post('/segments/:id/compute', { schema: { params: s.idParams, response: { 200: s.computeResponse } } }, (req) =>
+    service.computeSegment(ctx, projectOf(req).id, req.params.id),
   );
-  app.post(
-    '/segments/:id/refresh',
-    { schema: { tags, params: s.idParams, response: { 200: s.segmentSchema } } },
-    (req) => service.refreshSegment(ctx, projectOf(req).id, req.params.id),
+  app.post('/segments/:id/refresh', { schema: { params: s.idParams, response: { 200: s.segmentSchema } } }, (req) =>
+    service.refreshSegment(ctx, projectOf(req).id, req.params.id),
   );
-}
+  resourceById(
+    app,
+    ctx,
+    '/segments',
+    { resource: s.segmentSchema, update: { method: 'PATCH', body: s.patchSegmentBody } },
+    { get: service.getSegment, update: service.updateSegment, delete: service.deleteSegment },
+  );
+});

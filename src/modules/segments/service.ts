@@ -5,6 +5,7 @@ import { slugify, uniqueSlug } from '../../domain/slug.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import { numberedPage, type PageRequest, pageWindow } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import type { Contact } from '../contacts/schemas.js';
@@ -213,22 +214,12 @@ export async function computeSegment(ctx: AppContext, projectId: string, id: str
 }
 
 /** GET /segments/{id}/contacts: a static segment's member list, a dynamic segment's matches now. */
-export async function listSegmentContacts(
-  ctx: AppContext,
-  projectId: string,
-  id: string,
-  page: number,
-  pageSize: number,
-) {
+export async function listSegmentContacts(ctx: AppContext, projectId: string, id: string, q: PageRequest) {
   const row = await requireSegment(ctx.db, projectId, id);
-  const offset = (page - 1) * pageSize;
   let rows: ContactRow[];
   let total: number;
   if (row.type === 'STATIC') {
-    [rows, total] = await Promise.all([
-      repo.memberContacts(ctx.db, id, offset, pageSize),
-      repo.countMembers(ctx.db, id),
-    ]);
+    [rows, total] = await Promise.all([repo.memberContacts(ctx.db, id, pageWindow(q)), repo.countMembers(ctx.db, id)]);
   } else {
     const condition = compileAudience(
       row.condition!,
@@ -236,12 +227,11 @@ export async function listSegmentContacts(
       'condition',
     );
     [rows, total] = await Promise.all([
-      repo.matchingContacts(ctx.db, projectId, condition, offset, pageSize),
+      repo.matchingContacts(ctx.db, projectId, condition, pageWindow(q)),
       repo.countMatching(ctx.db, projectId, condition),
     ]);
   }
-  const data: Contact[] = rows.map(toContact);
-  return { data, total, page, pageSize, totalPages: Math.ceil(total / pageSize) };
+  return numberedPage<Contact>(rows.map(toContact), total, q);
 }
 
 function requireStatic(row: SegmentRow): void {

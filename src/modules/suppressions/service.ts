@@ -1,5 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
+import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import type { SuppressionRow } from './repo.js';
 import * as repo from './repo.js';
 import type { Suppression } from './schemas.js';
@@ -21,18 +22,8 @@ export async function listSuppressions(
   ctx: AppContext,
   q: { projectId: string; page: number; pageSize: number; reason?: SuppressionRow['reason'] },
 ) {
-  const { rows, total } = await repo.listSuppressions(ctx.db, {
-    ...q,
-    offset: (q.page - 1) * q.pageSize,
-    limit: q.pageSize,
-  });
-  return {
-    data: rows.map(toSuppression),
-    total,
-    page: q.page,
-    pageSize: q.pageSize,
-    totalPages: Math.ceil(total / q.pageSize),
-  };
+  const { rows, total } = await repo.listSuppressions(ctx.db, { ...q, ...pageWindow(q) });
+  return numberedPage(rows.map(toSuppression), total, q);
 }
 
 /** Adds an address by hand: 201 when it was not listed, 200 with the existing entry when it was. */

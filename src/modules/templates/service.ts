@@ -3,6 +3,7 @@ import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
 import { type Executor, notify } from '../../platform/db/client.js';
 import { type FieldError, notFound, validationError } from '../../platform/http/errors.js';
+import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import type { EmailContentRow, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
 import * as repo from './repo.js';
@@ -139,15 +140,9 @@ export async function listTemplates(
   ctx: AppContext,
   q: Omit<TemplateListQuery, 'offset' | 'limit'> & { page: number; pageSize: number },
 ): Promise<TemplatePage> {
-  const query: TemplateListQuery = { ...q, offset: (q.page - 1) * q.pageSize, limit: q.pageSize };
+  const query: TemplateListQuery = { ...q, ...pageWindow(q) };
   const [rows, total] = await Promise.all([repo.listTemplates(ctx.db, query), repo.countTemplates(ctx.db, query)]);
-  return {
-    data: rows.map(toTemplate),
-    total,
-    page: q.page,
-    pageSize: q.pageSize,
-    totalPages: Math.ceil(total / q.pageSize),
-  };
+  return numberedPage(rows.map(toTemplate), total, q);
 }
 
 /** Campaigns and workflows referencing the template, as the modules holding them report. */

@@ -3,13 +3,12 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { contentTypeOfExtension, IMAGE_TYPES, imageTypeOf } from '../../domain/image-types.js';
-import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
+import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import { moduleRoutes } from '../../platform/http/module-routes.js';
 import { localStorage, s3Storage } from '../../platform/storage.js';
 
 /** Template images are small; 5 MB leaves room for a large photo. */
@@ -29,10 +28,8 @@ const FILE_NAME = /^[0-9a-f]{32}\.(png|jpg|gif|webp)$/;
  * Local files are served by `GET /uploads/<project>/<name>` without a key (mail clients fetch them),
  * with a long cache lifetime since a name is never reused.
  */
-export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  await fastify.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 5, parts: 6 } });
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Uploads'];
+export const uploadRoutes = moduleRoutes('Uploads', async (app, ctx) => {
+  await app.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 5, parts: 6 } });
   const root = path.join(ctx.config.dataDir, 'uploads');
   const storage = ctx.config.s3
     ? s3Storage(ctx.config.s3)
@@ -40,7 +37,7 @@ export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
 
   app.post(
     '/uploads/image',
-    { schema: { tags, consumes: ['multipart/form-data'], response: { 201: uploadSchema } } },
+    { schema: { consumes: ['multipart/form-data'], response: { 201: uploadSchema } } },
     async (req, reply) => {
       if (!req.isMultipart())
         throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
@@ -63,7 +60,7 @@ export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
         ctx.log.error({ err }, 'storing an upload failed');
         throw new AppError(503, 'STORAGE_UNAVAILABLE', 'The file could not be stored; try again');
       });
-      return reply.code(201).send({ url, contentType: image.type, size: content.length });
+      return created(reply, { url, contentType: image.type, size: content.length });
     },
   );
 
@@ -86,4 +83,4 @@ export async function uploadRoutes(fastify: FastifyInstance, { ctx }: { ctx: App
         .send(createReadStream(file));
     },
   );
-}
+});

@@ -1,18 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
 import { wrapped } from '../../platform/http/envelope.js';
+import { moduleRoutes } from '../../platform/http/module-routes.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
-export async function verifyRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
-  const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const tags = ['Verify'];
-
+export const verifyRoutes = moduleRoutes('Verify', async (app, ctx) => {
   // Secret key only (the default); the project is not needed by the checks but the key must be one.
-  app.post('/v1/verify', { schema: { tags, body: s.verifyBody, response: { 200: s.verifyResponse } } }, async (req) => {
+  app.post('/v1/verify', { schema: { body: s.verifyBody, response: { 200: s.verifyResponse } } }, async (req) => {
     projectOf(req);
     return wrapped(await service.verifyEmail(ctx, req.body.email));
   });
-}
+});

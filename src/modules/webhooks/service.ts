@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
+import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import { newSigningSecret } from '../../platform/webhook.js';
 import type { DeliveryRow, WebhookRow } from './repo.js';
 import * as repo from './repo.js';
@@ -95,14 +96,7 @@ export async function listDeliveries(
   const { rows, total } = await repo.listDeliveries(ctx.db, {
     webhookId: id,
     status: q.status,
-    offset: (q.page - 1) * q.pageSize,
-    limit: q.pageSize,
+    ...pageWindow(q),
   });
-  return {
-    data: rows.map(toDelivery),
-    total,
-    page: q.page,
-    pageSize: q.pageSize,
-    totalPages: Math.ceil(total / q.pageSize),
-  };
+  return numberedPage(rows.map(toDelivery), total, q);
 }

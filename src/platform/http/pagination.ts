@@ -111,3 +111,17 @@ export function cursorPage<R, T>(
 
 export const cursorPageSchema = <T extends z.ZodTypeAny>(item: T) =>
   z.object({ data: z.array(item), cursor: z.string().nullable(), hasMore: z.boolean(), total: z.number().int() });
+
+/** A numbered page asked for (`page` counts from 1). */
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+}
+
+/** The rows a numbered page covers. */
+export const pageWindow = (q: PageRequest) => ({ offset: (q.page - 1) * q.pageSize, limit: q.pageSize });
+
+/** A numbered page as the API answers it. */
+export function numberedPage<T>(data: T[], total: number, q: PageRequest) {
+  return { data, total, page: q.page, pageSize: q.pageSize, totalPages: Math.ceil(total / q.pageSize) };
+}
