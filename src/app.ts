@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -6,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
 import { accountRoutes } from './modules/accounts/routes.js';
+import { sessionProjects } from './modules/accounts/service.js';
 import { Sessions } from './modules/accounts/sessions.js';
 import { activityRoutes } from './modules/activity/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
@@ -22,6 +24,7 @@ import { templateRoutes } from './modules/templates/routes.js';
 import { trackingRoutes } from './modules/tracking/routes.js';
 import { uploadRoutes } from './modules/uploads/routes.js';
 import { verifyRoutes } from './modules/verify/routes.js';
+import { webAppRoutes } from './modules/web-app/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { workflowRoutes } from './modules/workflows/routes.js';
 import type { AppContext } from './platform/context.js';
@@ -72,7 +75,9 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   });
   if (options.metrics) registerHttpMetrics(app, options.metrics);
 
-  registerAuth(app, ctx.keys);
+  const sessions = new Sessions(await instanceSecret(ctx.db, 'session-signing-key'), ctx.db);
+  await app.register(cookie);
+  registerAuth(app, ctx.keys, sessionProjects(ctx, sessions));
   registerStorableInput(app);
 
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.log) : undefined;
@@ -146,10 +151,8 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });
   await app.register(snsRoutes, { ctx });
-  await app.register(accountRoutes, {
-    ctx,
-    sessions: new Sessions(await instanceSecret(ctx.db, 'session-signing-key'), ctx.db),
-  });
+  await app.register(accountRoutes, { ctx, sessions });
+  await app.register(webAppRoutes);
   return app;
 }
 

@@ -75,6 +75,12 @@ async function run(command: string, args: string[]): Promise<void> {
         `  public key: ${p.publicKey}\n  secret key: ${p.secretKey}\n\n`,
     );
   }
+  if (service.setupToken) {
+    process.stdout.write(
+      `Open ${config.publicUrl}/app/ to create the owner account with this setup token:\n` +
+        `  ${service.setupToken}\n\n`,
+    );
+  }
   if (!config.smtpUrl && command !== 'serve') {
     process.stdout.write(
       'No SMTP_URL: mail is captured, not sent. ' +

@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config, Role } from './config.js';
 import { LinkSigner } from './domain/signed-links.js';
+import { setupToken } from './modules/accounts/setup.js';
 import { registerCampaignUsage } from './modules/campaigns/service.js';
 import { type InboundSmtp, startInboundSmtp } from './modules/feedback/inbound-smtp.js';
 import {
@@ -38,6 +39,8 @@ export interface RunningService {
   /** The port of the inbound SMTP listener, when this process runs one. */
   inboundSmtpPort?: number;
   defaultProject: ProjectWithKeys | null;
+  /** While the instance has no user, the token that lets the dashboard create its owner. */
+  setupToken: string | null;
   stop(): Promise<void>;
 }
 
@@ -113,6 +116,7 @@ export async function startService(
     metricsUrl: metricsListener?.url,
     inboundSmtpPort: inbound?.port,
     defaultProject,
+    setupToken: app ? await setupToken(ctx.db) : null,
     async stop() {
       await metricsListener?.close();
       await inbound?.close();

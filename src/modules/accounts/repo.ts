@@ -36,3 +36,13 @@ export async function findUser(ex: Executor, id: string): Promise<UserRow | null
   const r = await run<UserRow>(ex, sql`select id, email, password_hash, created_at from users where id = ${id}`);
   return r.rows[0] ?? null;
 }
+
+export async function anyUser(ex: Executor): Promise<boolean> {
+  const r = await run<{ exists: boolean }>(ex, sql`select exists (select 1 from users) as exists`);
+  return r.rows[0]!.exists;
+}
+
+/** Held until the transaction ends: two owners set up at once cannot both find no user. */
+export async function lockSetup(ex: Executor): Promise<void> {
+  await run(ex, sql`select pg_advisory_xact_lock(hashtext('postbox:owner-setup'))`);
+}

@@ -1,12 +1,13 @@
-import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
+import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 import { SESSION_COOKIE, SESSION_SECONDS, type Sessions } from './sessions.js';
+import * as setup from './setup.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,7 +35,6 @@ export async function accountRoutes(
   fastify: FastifyInstance,
   { ctx, sessions }: { ctx: AppContext; sessions: Sessions },
 ) {
-  await fastify.register(cookie);
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Accounts'];
   const open = { auth: 'none' as const };
@@ -84,6 +84,22 @@ export async function accountRoutes(
       return service.toUser(u);
     },
   );
+  app.get('/auth/setup', { config: open, schema: { tags, response: { 200: s.setupStateSchema } } }, () =>
+    setup.setupRequired(ctx),
+  );
+  app.post(
+    '/auth/setup',
+    {
+      config: { ...open, rateLimit: loginLimit },
+      onRequest: sameOrigin,
+      schema: { tags, body: s.setupBody, response: { 201: s.userSchema } },
+    },
+    async (req, reply) => {
+      const u = await setup.setUpOwner(ctx, req.body);
+      setSession(reply, await sessions.issue(u.id, ctx.clock.now()), SESSION_SECONDS);
+      return created(reply, service.toUser(u));
+    },
+  );
   app.post('/auth/logout', { config: open, onRequest: sameOrigin, schema: { tags } }, async (req, reply) => {
     const current = await session(req);
     if (current) await sessions.revoke(current);
@@ -101,7 +117,7 @@ export async function accountRoutes(
   app.post(
     '/users/@me/projects',
     { ...mine, schema: { tags, body: s.createProjectBody, response: { 201: s.projectWithKeysSchema } } },
-    async (req, reply) => reply.code(201).send(await service.createOwnedProject(ctx, user(req), req.body.name)),
+    (req, reply) => created(reply, service.createOwnedProject(ctx, user(req), req.body.name)),
   );
   app.patch(
     '/users/@me/projects/:id',

@@ -5,6 +5,9 @@ import { MIN_PASSWORD_LENGTH } from '../../domain/passwords.js';
 export const loginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1000) });
 export const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`).max(1000);
 
+export const setupStateSchema = z.object({ required: z.boolean() });
+export const setupBody = z.object({ token: z.string().min(1).max(200), email: emailSchema, password: newPassword });
+
 export const userSchema = z.object({ id: z.string().uuid(), email: z.string(), createdAt: z.string() });
 export type User = z.infer<typeof userSchema>;
 

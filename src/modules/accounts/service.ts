@@ -3,11 +3,13 @@ import { iso } from '../../domain/formats.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../domain/passwords.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
+import type { SessionResolver } from '../../platform/http/auth.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import * as projects from '../projects/service.js';
 import type { UserRow } from './repo.js';
 import * as repo from './repo.js';
 import type { Project } from './schemas.js';
+import { SESSION_COOKIE, type Sessions } from './sessions.js';
 
 export const toUser = (u: UserRow) => ({ id: u.id, email: u.email, createdAt: iso(u.created_at) });
 const toProject = (p: projects.ProjectRow): Project => ({
@@ -85,4 +87,16 @@ export async function regenerateKeys(ctx: AppContext, userId: string, id: string
   if (!row) throw notFound('Project');
   ctx.keys.clear();
   return { ...toProject(row), publicKey, secretKey };
+}
+
+/** Signed-in dashboard requests act on a project of the user's own, as its secret key would. */
+export function sessionProjects(ctx: AppContext, sessions: Sessions): SessionResolver {
+  return {
+    cookie: SESSION_COOKIE,
+    async resolve(token, projectId) {
+      const session = await sessions.verify(token, ctx.clock.now());
+      const row = session && (await projects.ownedProject(ctx.db, session.userId, projectId));
+      return row ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret' } : null;
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isUuid } from '../../domain/formats.js';
 import { AppError } from './errors.js';
 
 export type KeyRequirement = 'public' | 'secret' | 'none';
@@ -34,6 +35,16 @@ export interface KeyResolver {
   clear(): void;
 }
 
+/**
+ * Finds the project a signed-in dashboard user asks for: the session cookie's token and the
+ * `X-Project-Id` header. Null when the session is not valid or the project is not theirs.
+ */
+export interface SessionResolver {
+  /** The cookie that carries the session token. */
+  cookie: string;
+  resolve(token: string, projectId: string): Promise<KeyOwner | null>;
+}
+
 const invalidKey = () => new AppError(401, 'INVALID_API_KEY', 'Missing, invalid or wrong kind of API key');
 
 function bearerToken(request: FastifyRequest): string | null {
@@ -43,17 +54,39 @@ function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-/** Derives the project from the API key before anything else runs, per route's `config.auth`. */
-export function registerAuth(app: FastifyInstance, keys: KeyResolver): void {
+/**
+ * The project of a dashboard request. A cookie goes with every request to this host, including
+ * forms and links on other sites; a custom header does not (a cross-site page cannot set one
+ * without a CORS preflight, which this service never grants), so only a request that names its
+ * project in `X-Project-Id` is taken as the user's own.
+ */
+async function sessionProject(request: FastifyRequest, sessions: SessionResolver): Promise<KeyOwner | null> {
+  const token = request.cookies?.[sessions.cookie];
+  const projectId = request.headers['x-project-id'];
+  if (!token) return null;
+  if (typeof projectId !== 'string' || !isUuid(projectId)) {
+    throw new AppError(401, 'INVALID_API_KEY', 'A signed-in request names its project in the X-Project-Id header', {
+      suggestion: 'Send an API key in the Authorization header, or the project id in X-Project-Id.',
+    });
+  }
+  return sessions.resolve(token, projectId);
+}
+
+/**
+ * Derives the project before anything else runs, per route's `config.auth`: from the API key, or
+ * from a signed-in user's session and the project they chose, which counts as the secret key.
+ */
+export function registerAuth(app: FastifyInstance, keys: KeyResolver, sessions: SessionResolver): void {
   app.decorateRequest('project', null);
   app.addHook('onRequest', async (request) => {
     // Unknown routes have no config and answer 404 whatever the key.
     const required = request.routeOptions.url ? (request.routeOptions.config?.auth ?? 'secret') : 'none';
     if (required === 'none') return;
     const token = bearerToken(request);
-    if (!token || token.length > 200) throw invalidKey();
-    const project = await keys.resolve(token);
-    if (!project || project.keyKind !== required) throw invalidKey();
+    if (token !== null && token.length > 200) throw invalidKey();
+    const project = token ? await keys.resolve(token) : await sessionProject(request, sessions);
+    if (!project) throw invalidKey();
+    if (token && project.keyKind !== required) throw invalidKey();
     if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
     request.project = { id: project.id, name: project.name, keyKind: project.keyKind };
   });
