@@ -42,33 +42,21 @@ import { openDatabase, run } from '../src/platform/db/client.js';
 import {
   apiCall,
   connectPg,
-  createBenchProject,
   createVerifiedDomain,
   DELIVERY_POOL,
   expectApiStatus,
   PG_SERVER_URL,
   PgPhase,
-  prepareService,
+  prepareMailService,
   processCpuSeconds,
   processStatusKb,
   rsaKeyPem,
   runRawSender,
   SinkArrivals,
-  startMailLoopback,
-  startServiceRoles,
-  watchPeakRss,
+  startWatchedRoles,
 } from './lib.js';
-import {
-  type Cleanup,
-  log,
-  machineCpu,
-  machineInfo,
-  reportVerified,
-  round,
-  runBench,
-  waitForQuiet,
-  wallNow,
-} from './run.js';
+import type { Cleanup } from './run.js';
+import { log, machineCpu, machineInfo, reportVerified, round, runBench, waitForQuiet, wallNow } from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const RAW_COUNT = Number(process.env.BENCH_RAW_COUNT ?? 20_000);
@@ -180,7 +168,9 @@ async function main(cleanup: Cleanup): Promise<number> {
   const received = new Uint8Array(CONTACTS);
   let campaignPhase = false;
   let strays = 0;
-  const mail = await startMailLoopback(cleanup, (m) => {
+  const pgServer = EMBEDDED ? undefined : PG_SERVER_URL;
+  // The project is made, and the contacts inserted, before the service starts.
+  const setup = await prepareMailService(cleanup, 'campaign', pgServer, (m) => {
     arrivals.onMessage(m.raw);
     if (campaignPhase) {
       const match = m.to.length === 1 ? RECIPIENT.exec(m.to[0]!) : null;
@@ -189,20 +179,12 @@ async function main(cleanup: Cleanup): Promise<number> {
       else strays++;
     }
   });
-  const pgServer = EMBEDDED ? undefined : PG_SERVER_URL;
-  const { port, env, dataDir, db: scratch } = await prepareService(cleanup, 'campaign', pgServer, mail.env);
-
-  // The project and the contacts, before the service starts (the embedded database allows one process).
-  const project = await createBenchProject(env);
+  const { mail, port, env, dataDir, db: scratch, project } = setup;
   const t = performance.now();
   await insertContacts({ databaseUrl: scratch?.url, dataDir }, project.id, CONTACTS);
   log(`${CONTACTS} contacts inserted in ${round((performance.now() - t) / 1000)} s`);
 
-  const { api, worker } = await startServiceRoles(cleanup, env, port, SPLIT);
-  const workerPid = worker.process.pid!;
-  const apiPid = api.process.pid!;
-  const workerRss = watchPeakRss(cleanup, workerPid);
-  const apiRss = SPLIT ? watchPeakRss(cleanup, apiPid) : undefined;
+  const { api, workerPid, apiPid, workerRss, apiRss } = await startWatchedRoles(cleanup, env, port, SPLIT);
   const stats = scratch ? await connectPg(cleanup, scratch.url) : undefined;
 
   // The domain and the campaign through the API.
@@ -241,15 +223,13 @@ async function main(cleanup: Cleanup): Promise<number> {
   const rawMachine = machineCpu();
   const rawBenchCpu0 = process.cpuUsage();
   const raw = await runRawSender({
-    sinkPort: mail.sink.port,
+    sink: mail.sink,
     count: RAW_COUNT,
     domain: DOMAIN,
     privateKey,
     from: `news@${DOMAIN}`,
     fromName: 'Bench News',
-    subject: parsed.subject.replace(/^\[Test\] /, ''),
-    html: parsed.html,
-    text: parsed.text,
+    probe: { ...parsed, subject: parsed.subject.replace(/^\[Test\] /, '') },
     headers: { 'List-Unsubscribe': listUnsubscribe, 'List-Unsubscribe-Post': listUnsubscribePost },
   });
   await arrivals.waitFor(RAW_COUNT - raw.errors, 'raw');

@@ -29,12 +29,10 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import {
   apiCall,
-  createBenchProject,
   createVerifiedDomain,
   expectApiStatus,
   freePort,
-  prepareService,
-  startMailLoopback,
+  prepareMailService,
   startServiceChild,
 } from './lib.js';
 import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
@@ -125,14 +123,14 @@ async function smtp(port: number, to: string, raw: string): Promise<string> {
 
 async function main(cleanup: Cleanup) {
   let arrived = 0;
-  const mail = await startMailLoopback(cleanup, () => arrived++);
   const inboundPort = await freePort();
-  const { port, env, dataDir } = await prepareService(cleanup, 'hostile', process.env.DATABASE_URL, {
-    ...mail.env,
-    INBOUND_SMTP_PORT: String(inboundPort),
-    LOG_LEVEL: 'error',
-  });
-  const project = await createBenchProject(env);
+  const { mail, port, env, dataDir, project } = await prepareMailService(
+    cleanup,
+    'hostile',
+    process.env.DATABASE_URL,
+    () => arrived++,
+    { INBOUND_SMTP_PORT: String(inboundPort), LOG_LEVEL: 'error' },
+  );
   const delayFile = path.join(dataDir, 'loop-delay.json');
   const loopDelayMonitor = `--import ${path.join(import.meta.dirname, 'loop-delay.mjs')}`;
   const childEnv = {

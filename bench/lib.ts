@@ -349,6 +349,29 @@ export async function startServiceRoles(
   return { api, worker };
 }
 
+export interface WatchedRoles extends ServiceRoles {
+  workerPid: number;
+  apiPid: number;
+  workerRss: PeakRss;
+  /** Only when the API is a process of its own. */
+  apiRss?: PeakRss;
+}
+
+/** `startServiceRoles`, with the peak RSS of each process watched until `cleanup`. */
+export async function startWatchedRoles(
+  cleanup: Cleanup,
+  env: NodeJS.ProcessEnv,
+  port: number,
+  split: boolean,
+): Promise<WatchedRoles> {
+  const { api, worker } = await startServiceRoles(cleanup, env, port, split);
+  const workerPid = worker.process.pid!;
+  const apiPid = api.process.pid!;
+  const workerRss = watchPeakRss(cleanup, workerPid);
+  const apiRss = split ? watchPeakRss(cleanup, apiPid) : undefined;
+  return { api, worker, workerPid, apiPid, workerRss, apiRss };
+}
+
 /** CPU seconds (user + system) a process has used so far, or null when it is gone or unreadable (Linux). */
 export function processCpuSeconds(pid: number): number | null {
   try {
@@ -476,6 +499,28 @@ export async function startMailLoopback(
   return { sink, dns, env };
 }
 
+export interface MailService extends ServiceSetup {
+  mail: MailLoopback;
+  project: BenchProject;
+}
+
+/**
+ * The mail loopback, a prepared service that delivers into it (`extra` on top of its environment) and
+ * a project on its database, made before any service process starts: the embedded database allows one.
+ */
+export async function prepareMailService<PgServer extends string | undefined>(
+  cleanup: Cleanup,
+  name: string,
+  pgServerUrl: PgServer,
+  onMessage: (message: ReceivedMessage) => void,
+  extra: Record<string, string> = {},
+): Promise<MailService & (PgServer extends string ? { db: ScratchPg } : unknown)> {
+  const mail = await startMailLoopback(cleanup, onMessage);
+  const setup = await prepareService(cleanup, name, pgServerUrl, { ...mail.env, ...extra });
+  // A scratch database is made exactly when `pgServerUrl` is a string.
+  return { ...setup, mail, project: await createBenchProject(setup.env) } as MailService & { db: ScratchPg };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Delivery into the loopback SMTP sink, as bench/send.ts and bench/campaign.ts measure it.
 
@@ -547,16 +592,15 @@ export function rsaKeyPem(): string {
 }
 
 export interface RawSend {
-  sinkPort: number;
+  sink: { port: number };
   count: number;
   /** The DKIM signing domain, and the key (rsaKeyPem) it signs with. */
   domain: string;
   privateKey: string;
   from: string;
   fromName: string;
-  subject: string;
-  html: string;
-  text: string;
+  /** The message the service sent, whose subject, HTML and text every raw message carries. */
+  probe: Pick<ProbeMessage, 'subject' | 'html' | 'text'>;
   /** Extra headers (a marketing message's List-Unsubscribe, say). */
   headers?: Record<string, string>;
 }
@@ -573,11 +617,14 @@ export interface RawOutcome {
  * service's pool size and window. Recipients are `raw<i>@r<i % 50>.example.net`.
  */
 export function runRawSender(options: RawSend): Promise<RawOutcome> {
-  const { sinkPort, domain, privateKey, ...message } = options;
+  const { sink, domain, privateKey, probe, ...message } = options;
   return runEvalWorker<RawOutcome>(RAW_SENDER, {
     ...message,
+    subject: probe.subject,
+    html: probe.html,
+    text: probe.text,
     host: '127.0.0.1',
-    port: sinkPort,
+    port: sink.port,
     connections: SMTP_CONNECTIONS,
     window: DELIVERY_WINDOW,
     // Makes the Message-IDs of this run unique.

@@ -26,20 +26,18 @@ import { parseArgs } from 'node:util';
 import {
   apiCall,
   connectPg,
-  createBenchProject,
   createTemplate,
   createVerifiedDomain,
   DELIVERY_POOL,
   expectApiStatus,
   PgPhase,
-  prepareService,
+  prepareMailService,
   processCpuSeconds,
   processStatusKb,
   rsaKeyPem,
   runEvalWorker,
   runRawSender,
   SinkArrivals,
-  startMailLoopback,
   startServiceRoles,
   watchPeakRss,
 } from './lib.js';
@@ -151,11 +149,10 @@ async function main(cleanup: Cleanup) {
   }
   const rawCount = Number(process.env.BENCH_RAW_COUNT ?? Math.max(count, 5000));
   const arrivals = new SinkArrivals(STALL_MS);
-  const mail = await startMailLoopback(cleanup, (m) => arrivals.onMessage(m.raw));
-  const { port, env, db: scratch } = await prepareService(cleanup, 'send', process.env.DATABASE_URL, mail.env);
+  const setup = await prepareMailService(cleanup, 'send', process.env.DATABASE_URL, (m) => arrivals.onMessage(m.raw));
+  const { mail, port, env, db: scratch, project } = setup;
   const database = scratch ? 'postgres' : 'embedded';
 
-  const project = await createBenchProject(env);
   // The API and the worker run as separate processes, as in production.
   const split = process.env.BENCH_ROLES !== 'all';
   const { api: child, worker } = await startServiceRoles(cleanup, env, port, split);
@@ -193,15 +190,13 @@ async function main(cleanup: Cleanup) {
   const busyBeforeRawPct = await waitForQuiet(30_000);
   arrivals.reset();
   const raw = await runRawSender({
-    sinkPort: mail.sink.port,
+    sink: mail.sink,
     count: rawCount,
     domain: DOMAIN,
     privateKey,
     from: `orders@${DOMAIN}`,
     fromName: 'Bench Shop',
-    subject: parsed.subject,
-    html: parsed.html,
-    text: parsed.text,
+    probe: parsed,
   });
   await arrivals.waitFor(rawCount - raw.errors, 'raw');
   const rawPerSec = rawCount / ((arrivals.last - arrivals.first) / 1000);

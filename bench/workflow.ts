@@ -31,30 +31,18 @@
 import {
   apiCall,
   connectPg,
-  createBenchProject,
   createTemplate,
   createVerifiedDomain,
   expectApiStatus,
   PG_SERVER_URL,
-  prepareService,
+  prepareMailService,
   processCpuSeconds,
   processStatusKb,
   runEvalWorker,
-  startMailLoopback,
-  startServiceRoles,
-  watchPeakRss,
+  startWatchedRoles,
 } from './lib.js';
-import {
-  type Cleanup,
-  log,
-  machineInfo,
-  percentile,
-  reportVerified,
-  round,
-  runBench,
-  waitForQuiet,
-  wallNow,
-} from './run.js';
+import type { Cleanup } from './run.js';
+import { log, machineInfo, percentile, reportVerified, round, runBench, waitForQuiet, wallNow } from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -286,14 +274,15 @@ async function main(cleanup: Cleanup) {
     throw new Error('BENCH_CONTACTS must be an integer ≥ 2, BENCH_CONNECTIONS ≥ 1 and BENCH_RATE ≥ 0');
   }
   const mailbox = new Mailbox(CONTACTS);
-  const mail = await startMailLoopback(cleanup, (m) => mailbox.onMessage(m.to, m.raw));
-  const { port, env, db: scratch } = await prepareService(cleanup, 'workflow', PG_SERVER_URL, mail.env);
-  const project = await createBenchProject(env);
-  const { api, worker } = await startServiceRoles(cleanup, env, port, SPLIT);
-  const workerPid = worker.process.pid!;
-  const apiPid = api.process.pid!;
-  const workerRss = watchPeakRss(cleanup, workerPid);
-  const apiRss = SPLIT ? watchPeakRss(cleanup, apiPid) : undefined;
+  const onMessage = (m: { to: string[]; raw: Buffer }) => mailbox.onMessage(m.to, m.raw);
+  const {
+    mail,
+    port,
+    env,
+    db: scratch,
+    project,
+  } = await prepareMailService(cleanup, 'workflow', PG_SERVER_URL, onMessage);
+  const { api, workerPid, apiPid, workerRss, apiRss } = await startWatchedRoles(cleanup, env, port, SPLIT);
   const stats = await connectPg(cleanup, scratch.url);
 
   // Setup through the API.

@@ -391,14 +391,24 @@ describe('the activity feed and its daily counts', () => {
   it('refuses invalid queries with 422 and the public key with 401', async () => {
     const get = (path: string) => feed.api.get(path);
     const notKeyset = Buffer.from(JSON.stringify(['yesterday', 'x'])).toString('base64url');
-    expect422(await get('/activity?type=email.delivered'), 'type');
-    expect422(await get('/activity?type=signed_up'), 'type');
-    expect422(await get('/activity?type=email.sent&type=email.nope'), 'type');
-    expect422(await get('/activity?cursor=not-a-cursor'), 'cursor');
-    expect422(await get(`/activity?cursor=${notKeyset}`), 'cursor');
-    expect422(await get('/activity?contactId=not-a-uuid'), 'contactId');
-    expect422(await get('/activity?since=yesterday'), 'since');
-    expect422(await get('/activity?limit=0'), 'limit');
+    for (const [path, field] of [
+      ['/activity?type=email.delivered', 'type'],
+      ['/activity?type=signed_up', 'type'],
+      ['/activity?type=email.sent&type=email.nope', 'type'],
+      ['/activity?cursor=not-a-cursor', 'cursor'],
+      [`/activity?cursor=${notKeyset}`, 'cursor'],
+      ['/activity?contactId=not-a-uuid', 'contactId'],
+      ['/activity?since=yesterday', 'since'],
+      ['/activity?limit=0', 'limit'],
+      ['/activity/recent-count?minutes=0', 'minutes'],
+      ['/activity/recent-count?minutes=10081', 'minutes'],
+      ['/activity/recent-count?type=email.sent,bogus', 'type'],
+      ['/analytics/top-campaigns?metric=complained', 'metric'],
+      ['/analytics/top-campaigns?limit=51', 'limit'],
+      ['/analytics/top-events?limit=0', 'limit'],
+    ]) {
+      expect422(await get(path), field);
+    }
     for (const path of [
       '/activity/stats',
       '/analytics/timeseries',
@@ -415,12 +425,6 @@ describe('the activity feed and its daily counts', () => {
     expect(
       (await ok(feed.api, '/analytics/timeseries?since=2024-01-01T00:00:00Z&until=2025-01-01T00:00:00Z')).data,
     ).toHaveLength(367);
-    expect422(await get('/activity/recent-count?minutes=0'), 'minutes');
-    expect422(await get('/activity/recent-count?minutes=10081'), 'minutes');
-    expect422(await get('/activity/recent-count?type=email.sent,bogus'), 'type');
-    expect422(await get('/analytics/top-campaigns?metric=complained'), 'metric');
-    expect422(await get('/analytics/top-campaigns?limit=51'), 'limit');
-    expect422(await get('/analytics/top-events?limit=0'), 'limit');
     for (const path of [
       '/activity',
       '/activity/stats',

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { contacts, TrackedEvent } from '../../src/api.js';
+import { createContact, getContact } from '../support/contacts.js';
 import { UNKNOWN_ID, UUID, uniqueAddresses } from '../support/sending.js';
-import { type Client, expectBody, startTestServer, type TestProject, type TestServer } from '../support/server.js';
+import { type Client, startTestServer, type TestProject, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let main: TestProject;
@@ -17,14 +18,6 @@ afterAll(() => server?.stop());
 
 /** A fresh address per test, so tests in this file never see each other's contacts. */
 const uniqueEmail = uniqueAddresses('crud.test');
-
-async function createContact(api: Client, body: Record<string, unknown>) {
-  return expectBody(api.post('/contacts', body), 201);
-}
-
-async function getContact(api: Client, id: string) {
-  return expectBody(api.get(`/contacts/${id}`));
-}
 
 async function eventsOf(api: Client, contactId: string, name?: string) {
   const q = name ? `&name=${encodeURIComponent(name)}` : '';

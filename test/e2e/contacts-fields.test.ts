@@ -1,22 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import type { Contact, contacts } from '../../src/api.js';
+import type { contacts } from '../../src/api.js';
+import { createContact, getContact } from '../support/contacts.js';
 import { type Client, type TestProject, useTestServer } from '../support/server.js';
 
 type Field = z.infer<typeof contacts.fieldsResponse>['fields'][number];
 
 const server = useTestServer();
 
-async function create(api: Client, body: Record<string, unknown>) {
-  const res = await api.post('/contacts', body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Contact;
-}
-
 async function dataOf(api: Client, id: string) {
-  const res = await api.get(`/contacts/${id}`);
-  expect(res.status).toBe(200);
-  return res.body.data as Record<string, unknown>;
+  return (await getContact(api, id)).data;
 }
 
 async function listFields(api: Client): Promise<Field[]> {
@@ -40,7 +33,7 @@ describe('GET /contacts/fields', () => {
 
   it('infers each custom field type at first sight and reports coverage', async () => {
     const p = await server.project('fields-types');
-    await create(p.api, {
+    await createContact(p.api, {
       email: 'one@fields.test',
       data: {
         age: 42,
@@ -55,9 +48,9 @@ describe('GET /contacts/fields', () => {
         zip: '02134',
       },
     });
-    await create(p.api, { email: 'two@fields.test', data: { city: 'Rome', vip: false } });
-    await create(p.api, { email: 'three@fields.test', data: { city: 'Paris' } });
-    await create(p.api, { email: 'four@fields.test' });
+    await createContact(p.api, { email: 'two@fields.test', data: { city: 'Rome', vip: false } });
+    await createContact(p.api, { email: 'three@fields.test', data: { city: 'Paris' } });
+    await createContact(p.api, { email: 'four@fields.test' });
 
     expect(await listFields(p.api)).toEqual([
       ...STANDARD(1),
@@ -76,8 +69,8 @@ describe('GET /contacts/fields', () => {
 
   it('keeps the first inferred type while storing later values of another type unchanged', async () => {
     const p = await server.project('fields-fixed');
-    const a = await create(p.api, { email: 'a@fields.test', data: { score: 10, joined: '2024-02-01' } });
-    const b = await create(p.api, { email: 'b@fields.test', data: { score: 'ten', joined: 'last spring' } });
+    const a = await createContact(p.api, { email: 'a@fields.test', data: { score: 10, joined: '2024-02-01' } });
+    const b = await createContact(p.api, { email: 'b@fields.test', data: { score: 'ten', joined: 'last spring' } });
     const patched = await p.api.patch(`/contacts/${a.id}`, { data: { score: true } });
     expect(patched.status).toBe(200);
 
@@ -95,7 +88,7 @@ describe('GET /contacts/fields', () => {
 
   it('types a key by its first non-null value', async () => {
     const p = await server.project('fields-null-first');
-    const c = await create(p.api, { email: 'n@fields.test', data: { later: null, other: 1 } });
+    const c = await createContact(p.api, { email: 'n@fields.test', data: { later: null, other: 1 } });
     expect((await listFields(p.api)).map((f) => f.field)).not.toContain('data.later');
     await p.api.patch(`/contacts/${c.id}`, { data: { later: false } });
     expect((await listFields(p.api)).find((f) => f.field === 'data.later')?.type).toBe('boolean');
@@ -104,8 +97,8 @@ describe('GET /contacts/fields', () => {
   it("types keys per project: another project's first value does not decide", async () => {
     const p1 = await server.project('fields-tenant-1');
     const p2 = await server.project('fields-tenant-2');
-    await create(p1.api, { email: 'x@fields.test', data: { level: 5 } });
-    await create(p2.api, { email: 'x@fields.test', data: { level: 'gold', only2: 'y' } });
+    await createContact(p1.api, { email: 'x@fields.test', data: { level: 5 } });
+    await createContact(p2.api, { email: 'x@fields.test', data: { level: 'gold', only2: 'y' } });
     expect((await listFields(p1.api)).find((f) => f.field === 'data.level')?.type).toBe('number');
     expect((await listFields(p2.api)).find((f) => f.field === 'data.level')?.type).toBe('string');
     expect((await listFields(p1.api)).map((f) => f.field)).not.toContain('data.only2');
@@ -128,14 +121,18 @@ describe('field values, usage and deletion', () => {
     p = await server.project('fields-values');
     other = await server.project('fields-values-other');
     mine = [
-      await create(p.api, { email: 'v1@fields.test', data: { city: 'Paris', tier: 1 } }),
-      await create(p.api, { email: 'v2@fields.test', data: { city: 'Rome', tier: 2 } }),
-      await create(p.api, { email: 'v3@fields.test', subscribed: false, data: { city: 'Paris', tier: 1, keep: 'x' } }),
-      await create(p.api, { email: 'v4@fields.test', data: { keep: 'y' } }),
+      await createContact(p.api, { email: 'v1@fields.test', data: { city: 'Paris', tier: 1 } }),
+      await createContact(p.api, { email: 'v2@fields.test', data: { city: 'Rome', tier: 2 } }),
+      await createContact(p.api, {
+        email: 'v3@fields.test',
+        subscribed: false,
+        data: { city: 'Paris', tier: 1, keep: 'x' },
+      }),
+      await createContact(p.api, { email: 'v4@fields.test', data: { keep: 'y' } }),
     ];
     theirs = [];
     for (let i = 0; i < 3; i++)
-      theirs.push(await create(other.api, { email: `o${i}@fields.test`, data: { city: 'Paris' } }));
+      theirs.push(await createContact(other.api, { email: `o${i}@fields.test`, data: { city: 'Paris' } }));
   });
 
   it('counts distinct values of a custom field, most frequent first, in this project only', async () => {

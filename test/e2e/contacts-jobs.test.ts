@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Contact, ContactJob } from '../../src/api.js';
+import type { ContactJob } from '../../src/api.js';
+import { createContact, getContact } from '../support/contacts.js';
 import { UUID } from '../support/sending.js';
 import { type Client, eventually, type TestProject, useTestServer } from '../support/server.js';
 
@@ -22,19 +23,7 @@ const JOB_KEYS = [
 ];
 const randomId = (): string => crypto.randomUUID();
 
-async function create(api: Client, body: Record<string, unknown>) {
-  const res = await api.post('/contacts', body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Contact;
-}
-
-async function getContact(api: Client, id: string) {
-  const res = await api.get(`/contacts/${id}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-async function byEmail(api: Client, email: string) {
+async function byEmail(api: Client, email: string): Promise<any> {
   const res = await api.post('/contacts/lookup', { emails: [email] });
   expect(res.status).toBe(200);
   const { contactId } = res.body.data[0];
@@ -95,7 +84,7 @@ function expectValidationError(res: { status: number; body: any }, field: string
 describe('POST /contacts/import', () => {
   it('imports a CSV: counts, row errors, data coercion, updates of existing contacts', async () => {
     const p = await server.project('import');
-    const existing = await create(p.api, {
+    const existing = await createContact(p.api, {
       email: 'existing@import.test',
       subscribed: false,
       data: { first_name: 'Old', keep: 'yes' },
@@ -292,9 +281,9 @@ describe('bulk subscribe, unsubscribe, delete', () => {
   });
 
   it('unsubscribes existing contacts, counts unknown and foreign ids as failed, emits events only on flips', async () => {
-    const on = await create(p.api, { email: 'on@bulk.test' });
-    const off = await create(p.api, { email: 'off@bulk.test', subscribed: false });
-    const foreign = await create(other.api, { email: 'foreign@bulk.test' });
+    const on = await createContact(p.api, { email: 'on@bulk.test' });
+    const off = await createContact(p.api, { email: 'off@bulk.test', subscribed: false });
+    const foreign = await createContact(other.api, { email: 'foreign@bulk.test' });
     const unknown = randomId();
 
     const res = await p.api.post('/contacts/bulk-unsubscribe', {
@@ -325,10 +314,10 @@ describe('bulk subscribe, unsubscribe, delete', () => {
   });
 
   it('subscribes contacts, emitting contact.subscribed only for those that were unsubscribed', async () => {
-    const a = await create(p.api, { email: 'sub-a@bulk.test', subscribed: false });
-    const b = await create(p.api, { email: 'sub-b@bulk.test', subscribed: false });
-    const already = await create(p.api, { email: 'sub-c@bulk.test' });
-    const foreign = await create(other.api, { email: 'sub-foreign@bulk.test', subscribed: false });
+    const a = await createContact(p.api, { email: 'sub-a@bulk.test', subscribed: false });
+    const b = await createContact(p.api, { email: 'sub-b@bulk.test', subscribed: false });
+    const already = await createContact(p.api, { email: 'sub-c@bulk.test' });
+    const foreign = await createContact(other.api, { email: 'sub-foreign@bulk.test', subscribed: false });
 
     const jobId = expectAccepted(
       await p.api.post('/contacts/bulk-subscribe', { contactIds: [a.id, b.id, already.id, foreign.id] }),
@@ -348,10 +337,10 @@ describe('bulk subscribe, unsubscribe, delete', () => {
   });
 
   it('deletes contacts of this project only', async () => {
-    const x = await create(p.api, { email: 'del-x@bulk.test' });
-    const y = await create(p.api, { email: 'del-y@bulk.test' });
-    const survivor = await create(p.api, { email: 'del-keep@bulk.test' });
-    const foreign = await create(other.api, { email: 'del-foreign@bulk.test' });
+    const x = await createContact(p.api, { email: 'del-x@bulk.test' });
+    const y = await createContact(p.api, { email: 'del-y@bulk.test' });
+    const survivor = await createContact(p.api, { email: 'del-keep@bulk.test' });
+    const foreign = await createContact(other.api, { email: 'del-foreign@bulk.test' });
 
     const jobId = expectAccepted(
       await p.api.post('/contacts/bulk-delete', { contactIds: [x.id, y.id, foreign.id, randomId()] }),
@@ -386,7 +375,7 @@ describe('bulk subscribe, unsubscribe, delete', () => {
   });
 
   it('rejects non-uuid ids, an empty list and a missing list with 422 on every bulk route', async () => {
-    const keep = await create(p.api, { email: 'invalid-ids@bulk.test' });
+    const keep = await createContact(p.api, { email: 'invalid-ids@bulk.test' });
     for (const action of ['subscribe', 'unsubscribe', 'delete']) {
       expectValidationError(
         await p.api.post(`/contacts/bulk-${action}`, { contactIds: [keep.id, 'not-a-uuid'] }),
@@ -399,7 +388,7 @@ describe('bulk subscribe, unsubscribe, delete', () => {
   });
 
   it("hides another project's bulk job", async () => {
-    const c = await create(p.api, { email: 'job-owner@bulk.test' });
+    const c = await createContact(p.api, { email: 'job-owner@bulk.test' });
     const jobId = expectAccepted(
       await p.api.post('/contacts/bulk-unsubscribe', { contactIds: [c.id] }),
       'unsubscribe',
@@ -417,8 +406,8 @@ describe('bulk subscribe, unsubscribe, delete', () => {
 describe('snooze end', () => {
   it('resubscribes a snoozed contact when the snooze passes, emitting contact.subscribed', async () => {
     const p = await server.project('snooze');
-    const snoozed = await create(p.api, { email: 'snoozed@snooze.test', data: { keep: 1 } });
-    const cancelled = await create(p.api, { email: 'cancelled@snooze.test' });
+    const snoozed = await createContact(p.api, { email: 'snoozed@snooze.test', data: { keep: 1 } });
+    const cancelled = await createContact(p.api, { email: 'cancelled@snooze.test' });
     // The cancelled snooze ends first, so its job has run by the time the other one has.
     const cancelledUntil = Date.now() + 1_500;
     const early = await p.api.patch(`/contacts/${cancelled.id}`, {

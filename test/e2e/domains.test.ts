@@ -9,6 +9,7 @@ import { publishRecords, verifiedDomain } from '../support/domains.js';
 import { useServerWithDns } from '../support/mail-server.js';
 import { UNKNOWN_ID, UUID } from '../support/sending.js';
 import {
+  type ApiResponse,
   type Client,
   expectBody,
   expectErrorEnvelope,
@@ -55,6 +56,12 @@ async function verify(api: Client, id: string): Promise<Domain> {
 const record = (view: Domain, purpose: DnsRecord['purpose']) => view.records.find((r) => r.purpose === purpose)!;
 const statuses = (view: Domain) => Object.fromEntries(view.records.map((r) => [r.purpose, r.status]));
 const publicKeyOf = (view: Domain) => /p=([A-Za-z0-9+/=]+)$/.exec(record(view, 'dkim').value)![1]!;
+
+/** 422 VALIDATION_ERROR whose first error names the path parameter `field`. */
+function expectInvalidParameter(res: ApiResponse, field: string): void {
+  expectErrorEnvelope(res, 422, 'VALIDATION_ERROR');
+  expect(res.body.error.errors[0].field).toBe(field);
+}
 
 describe('POST /domains', () => {
   it('registers a domain and returns the records to publish, all pending', async () => {
@@ -235,9 +242,7 @@ describe('GET /domains/{id}/verify', () => {
     const view = await addDomain(main.api, uniqueDomain('tenancy'));
     expectErrorEnvelope(await other.api.get(`/domains/${view.id}/verify`), 404, 'NOT_FOUND');
     expectErrorEnvelope(await main.api.get(`/domains/${UNKNOWN_ID}/verify`), 404, 'NOT_FOUND');
-    const bad = await main.api.get('/domains/not-a-uuid/verify');
-    expectErrorEnvelope(bad, 422, 'VALIDATION_ERROR');
-    expect(bad.body.error.errors[0].field).toBe('id');
+    expectInvalidParameter(await main.api.get('/domains/not-a-uuid/verify'), 'id');
   });
 });
 
@@ -300,9 +305,7 @@ describe('GET /domains/project/{projectId}', () => {
   it("answers 404 for another project's id or an unknown one, 422 for a non-uuid", async () => {
     expectErrorEnvelope(await main.api.get(`/domains/project/${other.id}`), 404, 'NOT_FOUND');
     expectErrorEnvelope(await main.api.get(`/domains/project/${UNKNOWN_ID}`), 404, 'NOT_FOUND');
-    const bad = await main.api.get('/domains/project/nope');
-    expectErrorEnvelope(bad, 422, 'VALIDATION_ERROR');
-    expect(bad.body.error.errors[0].field).toBe('projectId');
+    expectInvalidParameter(await main.api.get('/domains/project/nope'), 'projectId');
   });
 });
 

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Domain, EmailRecord, Suppression, TrackedEvent } from '../../src/api.js';
-import { verifiedDomain } from '../support/domains.js';
-import { projectWithDomain, useMailServer } from '../support/mail-server.js';
+import { projectAndDomain, projectWithDomain, useMailServer } from '../support/mail-server.js';
 import {
   deliveredMessage,
   emailRecord,
@@ -35,12 +34,10 @@ let domain: Domain;
 const mail = useMailServer({ INBOUND_SMTP_PORT: '0', DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
 beforeAll(async () => {
-  main = await mail.server.project('feedback-main');
-  domain = await verifiedDomain(main.api, mail.dns, DOMAIN);
+  [main, domain] = await projectAndDomain(mail, 'feedback-main', DOMAIN);
   other = await projectWithDomain(mail, 'feedback-other', OTHER_DOMAIN);
 });
 
-let seq = 0;
 /** A recipient address no other test uses. */
 const rcpt = uniqueAddresses('rcpt.feedback.test');
 
@@ -114,6 +111,18 @@ const originalHeaders = (m: ReceivedMessage) => m.raw.toString('utf8').split('\r
 
 const crlf = (lines: string[]) => lines.join('\r\n');
 
+/** The first headers of a report: its sender, recipient and subject, a date, a Message-ID at the sender's host. */
+function reportHeaders(from: string, to: string, subject: string): string[] {
+  const host = /@([^>\s]+)/.exec(from)![1];
+  return [
+    `From: ${from}`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <${randomUUID()}@${host}>`,
+  ];
+}
+
 /**
  * A delivery status notification as Postfix writes one. `original` is quoted as
  * `text/rfc822-headers`; without it the report has only its first two parts.
@@ -129,11 +138,11 @@ function dsn(o: {
   const boundary = `dsn.${randomUUID()}/mx.example.net`;
   return crlf([
     'Return-Path: <>',
-    'From: MAILER-DAEMON@mx.example.net (Mail Delivery System)',
-    `To: ${o.to}`,
-    'Subject: Undelivered Mail Returned to Sender',
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: <${randomUUID()}@mx.example.net>`,
+    ...reportHeaders(
+      'MAILER-DAEMON@mx.example.net (Mail Delivery System)',
+      o.to,
+      'Undelivered Mail Returned to Sender',
+    ),
     'Auto-Submitted: auto-replied',
     'MIME-Version: 1.0',
     'Content-Type: multipart/report; report-type=delivery-status;',
@@ -186,11 +195,7 @@ function dsn(o: {
 function arf(o: { to: string; recipient: string; original: Buffer; feedbackType?: string }): string {
   const boundary = `----=_arf_${randomUUID()}`;
   return crlf([
-    'From: Feedback Loop <fbl@isp.example.net>',
-    `To: ${o.to}`,
-    'Subject: FW: Your receipt',
-    `Date: ${new Date().toUTCString()}`,
-    `Message-ID: <${randomUUID()}@isp.example.net>`,
+    ...reportHeaders('Feedback Loop <fbl@isp.example.net>', o.to, 'FW: Your receipt'),
     'MIME-Version: 1.0',
     `Content-Type: multipart/report; report-type=feedback-report; boundary="${boundary}"`,
     '',
@@ -385,7 +390,7 @@ describe('bounces', () => {
   });
 
   it('a report delivered twice counts once, also in the campaign counters', async () => {
-    const batch = `batch${++seq}`;
+    const batch = `batch-${randomUUID()}`;
     const contacts: { id: string; email: string }[] = [];
     for (const name of ['bounces', 'stays', 'listed']) {
       const res = await main.api.post('/contacts', {
@@ -630,7 +635,7 @@ describe('inbound mail', () => {
   });
 
   it('stores mail from a stranger without making a contact or an event', async () => {
-    const stranger = `stranger-${++seq}@elsewhere.example`;
+    const stranger = `stranger-${randomUUID()}@elsewhere.example`;
     await deliverOk([`hello@${DOMAIN}`], reply({ from: stranger, to: `hello@${DOMAIN}`, html: '<p>Hi</p>' }), stranger);
     const stored = (await main.api.get('/inbound')).body.data.find((m: Inbound) => m.from === stranger);
     expect(stored).toMatchObject({ contactId: null, inReplyToEmailId: null, subject: 'Re: Your receipt' });
@@ -641,8 +646,7 @@ describe('inbound mail', () => {
 describe('suppression list API', () => {
   let lists: TestProject;
   beforeAll(async () => {
-    lists = await mail.server.project('feedback-lists');
-    await verifiedDomain(lists.api, mail.dns, LISTS_DOMAIN);
+    lists = await projectWithDomain(mail, 'feedback-lists', LISTS_DOMAIN);
   });
 
   const expectError = (res: { status: number; body: any }, status: number, code: string) => {

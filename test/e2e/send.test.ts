@@ -4,8 +4,7 @@ import path from 'node:path';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contact, Domain, EmailRecord, TrackedEvent } from '../../src/api.js';
-import { verifiedDomain } from '../support/domains.js';
-import { projectWithDomain, useMailServer } from '../support/mail-server.js';
+import { projectAndDomain, projectWithDomain, useMailServer } from '../support/mail-server.js';
 import {
   deliveredMessage,
   emailRecord,
@@ -32,8 +31,7 @@ let domain: Domain;
 const mail = useMailServer({ DELIVERY_RETRY_BASE_SECONDS: '0.2' });
 
 beforeAll(async () => {
-  main = await mail.server.project('send-main');
-  domain = await verifiedDomain(main.api, mail.dns, DOMAIN);
+  [main, domain] = await projectAndDomain(mail, 'send-main', DOMAIN);
   other = await projectWithDomain(mail, 'send-other', OTHER_DOMAIN);
 });
 
@@ -893,8 +891,7 @@ describe('without SMTP_URL', () => {
   let view: Domain;
   beforeAll(async () => {
     outboxServer = await startTestServer({ DNS_SERVERS: mail.dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' });
-    project = await outboxServer.project('outbox');
-    view = await verifiedDomain(project.api, mail.dns, 'outbox.send.test');
+    [project, view] = await projectAndDomain({ server: outboxServer, dns: mail.dns }, 'outbox', 'outbox.send.test');
   });
   afterAll(async () => {
     await outboxServer?.stop();

@@ -3,6 +3,7 @@ import { verifiedDomain } from '../support/domains.js';
 import { useChildPeers } from '../support/mail-server.js';
 import { messageIdOf } from '../support/sending.js';
 import { type ChildServer, type Client, client, eventually, printedKeys, spawnService } from '../support/server.js';
+import { numberedTemplate, trackEach } from '../support/workflows.js';
 
 const CONTACTS = 1_500;
 const DOMAIN = 'crash.workflow.test';
@@ -51,28 +52,11 @@ describe('workflow executions whose worker is killed during a burst', () => {
     const { secretKey: sk, publicKey: pk } = printedKeys(server.output());
     let api = client(server.url, sk);
     await verifiedDomain(api, peers.dns, DOMAIN);
-    const template = await api.post('/templates', {
-      name: 'Step mail',
-      subject: 'Hello {{ n }}',
-      body: '<p>{{ n }}</p>',
-      from: `hi@${DOMAIN}`,
-      type: 'TRANSACTIONAL',
-    });
-    expect(template.status).toBe(201);
-    const workflowId = await buildWorkflow(api, template.body.id);
+    const workflowId = await buildWorkflow(api, await numberedTemplate(api, `hi@${DOMAIN}`));
 
     // The burst: every contact joins, from 20 concurrent connections.
     const emails = Array.from({ length: CONTACTS }, (_, i) => `w${i}@rcpt.crash.test`);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 20 }, async () => {
-        while (next < emails.length) {
-          const i = next++;
-          const res = await api.post('/v1/track', { email: emails[i], event: 'joined', data: { n: i } }, pk);
-          expect(res.status).toBe(200);
-        }
-      }),
-    );
+    await trackEach(api, pk, emails, 'joined', 20);
 
     // Kills at random moments while executions run: early, in the middle, late.
     for (const [lo, hi] of [

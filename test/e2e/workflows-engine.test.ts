@@ -41,7 +41,16 @@ import {
   useTestServer,
 } from '../support/server.js';
 import { type HookRequest, signatureValid, useReceiver } from '../support/webhook-receiver.js';
-import { condition, type Edge, exit, type StepSpec, sendEmail, updateContact } from '../support/workflows.js';
+import {
+  condition,
+  type Edge,
+  exit,
+  numberedTemplate,
+  type StepSpec,
+  sendEmail,
+  trackEach,
+  updateContact,
+} from '../support/workflows.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -916,16 +925,22 @@ describe('WEBHOOK', () => {
     expect(signatureValid(get.workflow.signingSecret, g!)).toBe(true);
   });
 
-  it('retries a 5xx with the same webhook-id and completes', async () => {
-    const s = await setup('hook-retry');
+  /** Starts, for a new contact, a workflow whose webhook to `path` (answering `status`) precedes an UPDATE_CONTACT. */
+  async function startHookThenUpdate(tag: string, path: string, status: number) {
+    const s = await setup(tag);
     const { workflow } = await buildWorkflow(
       s.api,
-      { hook: webhook({ url: `${hooks.url}/flaky` }), after: updateContact({ data: { hooked: true } }) },
+      { hook: webhook({ url: `${hooks.url}/${path}` }), after: updateContact({ data: { hooked: true } }) },
       [['hook', 'after']],
     );
-    hooks.answer('/flaky', 500);
-    const contact = await s.contact(rcpt('flaky'));
+    hooks.answer(`/${path}`, status);
+    const contact = await s.contact(rcpt(path));
     const started = await startManually(s.api, workflow.id, { contactId: contact.id });
+    return { s, workflow, contact, started };
+  }
+
+  it('retries a 5xx with the same webhook-id and completes', async () => {
+    const { s, workflow, contact, started } = await startHookThenUpdate('hook-retry', 'flaky', 500);
     const retrying = await executionWhen(s.api, workflow.id, started.id, (e) => e.lastError !== null);
     expect(retrying).toMatchObject({ status: 'running', steps: [] });
     expect(retrying.lastError).toContain('500');
@@ -947,15 +962,7 @@ describe('WEBHOOK', () => {
   }, 60_000);
 
   it('fails the execution on a 4xx, without retrying', async () => {
-    const s = await setup('hook-refused');
-    const { workflow } = await buildWorkflow(
-      s.api,
-      { hook: webhook({ url: `${hooks.url}/refused` }), after: updateContact({ data: { hooked: true } }) },
-      [['hook', 'after']],
-    );
-    hooks.answer('/refused', 400);
-    const contact = await s.contact(rcpt('refused'));
-    const started = await startManually(s.api, workflow.id, { contactId: contact.id });
+    const { s, workflow, contact, started } = await startHookThenUpdate('hook-refused', 'refused', 400);
     const done = await executionWhen(s.api, workflow.id, started.id, (e) => FINISHED.includes(e.status));
     expect(done.status).toBe('failed');
     expect(done.lastError).toContain('answered 400');
@@ -1152,17 +1159,10 @@ describe('two workers on one database', () => {
       await eventually(async () => (worker.output().includes('service ready') ? true : undefined), 45_000);
 
     await verifiedDomain(admin, mail.dns, DOMAIN);
-    const template = await admin.post('/templates', {
-      name: 'Step',
-      subject: 'Step for {{ n }}',
-      body: '<p>{{ n }}</p>',
-      from: `hi@${DOMAIN}`,
-      type: 'TRANSACTIONAL',
-    });
-    expect(template.status).toBe(201);
+    const templateId = await numberedTemplate(admin, `hi@${DOMAIN}`);
     const { workflow } = await buildWorkflow(
       admin,
-      { first: sendEmail(template.body.id), pause: delay(1), second: sendEmail(template.body.id) },
+      { first: sendEmail(templateId), pause: delay(1), second: sendEmail(templateId) },
       [
         ['first', 'pause'],
         ['pause', 'second'],
@@ -1171,20 +1171,7 @@ describe('two workers on one database', () => {
     );
 
     const emails = Array.from({ length: CONTACTS }, (_, i) => `w${i}@workers.rcpt.test`);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        while (next < emails.length) {
-          const i = next++;
-          const res = await admin.post(
-            '/v1/track',
-            { email: emails[i], event: 'joined', data: { n: i } },
-            keys.publicKey,
-          );
-          expect(res.status).toBe(200);
-        }
-      }),
-    );
+    await trackEach(admin, keys.publicKey, emails, 'joined', 10);
 
     await eventually(
       async () =>

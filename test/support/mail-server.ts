@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import type { Domain } from '../../src/api.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DnsServer, startDnsServer } from './dns-server.js';
 import { verifiedDomain } from './domains.js';
@@ -103,7 +104,15 @@ export function useChildPeers(): ChildPeers {
 
 /** A new project of the server, with `domain` added, published in its DNS server and verified. */
 export async function projectWithDomain(stack: DnsBackedServer, name: string, domain: string): Promise<TestProject> {
+  return (await projectAndDomain(stack, name, domain))[0];
+}
+
+/** The same as `projectWithDomain`, with the verified domain's view (its records, its DKIM selector). */
+export async function projectAndDomain(
+  stack: DnsBackedServer,
+  name: string,
+  domain: string,
+): Promise<[TestProject, Domain]> {
   const project = await stack.server.project(name);
-  await verifiedDomain(project.api, stack.dns, domain);
-  return project;
+  return [project, await verifiedDomain(project.api, stack.dns, domain)];
 }

@@ -1,4 +1,5 @@
 import type { Branch, StepType } from '../../src/api.js';
+import { type Client, expectBody } from './server.js';
 
 /** A step to add to a workflow: its type and config (and a name, where the test gives one). */
 export interface StepSpec {
@@ -18,3 +19,28 @@ export const condition = (...filters: Record<string, unknown>[]): StepSpec => ({
 });
 export const updateContact = (config: Record<string, unknown>): StepSpec => ({ type: 'UPDATE_CONTACT', config });
 export const exit = (): StepSpec => ({ type: 'EXIT', config: {} });
+
+/** A transactional template from `from` whose subject and body carry the event's `n`; returns its id. */
+export async function numberedTemplate(api: Client, from: string): Promise<string> {
+  const body = { name: 'Numbered', subject: 'Hello {{ n }}', body: '<p>{{ n }}</p>', from, type: 'TRANSACTIONAL' };
+  return (await expectBody(api.post('/templates', body), 201)).id;
+}
+
+/** Tracks `event` for every address, with its index as `data.n`, over `connections` concurrent requests. */
+export async function trackEach(
+  api: Client,
+  publicKey: string,
+  emails: string[],
+  event: string,
+  connections: number,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < emails.length) {
+        const n = next++;
+        await expectBody(api.post('/v1/track', { email: emails[n], event, data: { n } }, publicKey));
+      }
+    }),
+  );
+}

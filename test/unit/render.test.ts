@@ -127,37 +127,49 @@ describe('Liquid features', () => {
 });
 
 describe('the ?? default', () => {
-  it('keeps a present value', () => {
-    expect(body('{{ firstName ?? "friend" }}')).toBe('Ann');
-  });
-
-  it('supplies a literal string or number when the field is missing', () => {
-    expect(body('{{ name ?? "friend" }}')).toBe('friend');
-    expect(body('{{ missing ?? 0 }}|{{ missing ?? 2.5 }}')).toBe('0|2.5');
-    expect(body('{{ missing ?? 0 | plus: 1 }}')).toBe('1');
-  });
-
-  it('supplies another field', () => {
-    expect(body('{{ nickname ?? firstName }}')).toBe('Ann');
-    expect(body('{{ company.nickname ?? company.name }}')).toBe('Acme');
-  });
-
-  it('treats null like missing, but an empty string or false as a value', () => {
-    expect(body('{{ nickname ?? "n" }}')).toBe('n');
-    expect(body('[{{ empty ?? "e" }}]')).toBe('[]');
-    expect(body('{{ off ?? true }}')).toBe('false');
-    expect(body('{{ count ?? 0 }}')).toBe('3');
-  });
-
-  it('chains, taking the first present value', () => {
-    expect(body('{{ a ?? b ?? "x" }}')).toBe('x');
-    expect(body('{{ a ?? nickname ?? firstName ?? "x" }}')).toBe('Ann');
-  });
-
-  it('applies filters after it to the whole chain', () => {
-    expect(body('{{ name ?? "friend" | upcase }}')).toBe('FRIEND');
-    expect(body('{{ firstName ?? "friend" | upcase }}')).toBe('ANN');
-    expect(body('{{ a ?? b ?? "x" | append: "!" }}')).toBe('x!');
+  it.each<[title: string, cases: [source: string, rendered: string][]]>([
+    ['keeps a present value', [['{{ firstName ?? "friend" }}', 'Ann']]],
+    [
+      'supplies a literal string or number when the field is missing',
+      [
+        ['{{ name ?? "friend" }}', 'friend'],
+        ['{{ missing ?? 0 }}|{{ missing ?? 2.5 }}', '0|2.5'],
+        ['{{ missing ?? 0 | plus: 1 }}', '1'],
+      ],
+    ],
+    [
+      'supplies another field',
+      [
+        ['{{ nickname ?? firstName }}', 'Ann'],
+        ['{{ company.nickname ?? company.name }}', 'Acme'],
+      ],
+    ],
+    [
+      'treats null like missing, but an empty string or false as a value',
+      [
+        ['{{ nickname ?? "n" }}', 'n'],
+        ['[{{ empty ?? "e" }}]', '[]'],
+        ['{{ off ?? true }}', 'false'],
+        ['{{ count ?? 0 }}', '3'],
+      ],
+    ],
+    [
+      'chains, taking the first present value',
+      [
+        ['{{ a ?? b ?? "x" }}', 'x'],
+        ['{{ a ?? nickname ?? firstName ?? "x" }}', 'Ann'],
+      ],
+    ],
+    [
+      'applies filters after it to the whole chain',
+      [
+        ['{{ name ?? "friend" | upcase }}', 'FRIEND'],
+        ['{{ firstName ?? "friend" | upcase }}', 'ANN'],
+        ['{{ a ?? b ?? "x" | append: "!" }}', 'x!'],
+      ],
+    ],
+  ])('%s', (_, cases) => {
+    for (const [source, rendered] of cases) expect(body(source), source).toBe(rendered);
   });
 
   it('binds looser than comparisons and tighter than and/or; parentheses group', () => {
