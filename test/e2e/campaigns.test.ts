@@ -307,13 +307,25 @@ async function expectNotReached(api: Client, campaign: Campaign, contacts: Conta
   }
 }
 
-/** The campaign's counters and its stats agree with the expected figures (delivered = sent: no bounce reports here). */
+/**
+ * The campaign's counters and its stats agree with the expected figures (delivered = sent: no bounce reports here),
+ * and it has the expected status when one is given.
+ */
 async function expectCounters(
   api: Client,
   id: string,
-  want: { total: number; sent: number; bounced?: number; opened?: number; clicked?: number; skipped?: number },
+  want: {
+    status?: Campaign['status'];
+    total: number;
+    sent: number;
+    bounced?: number;
+    opened?: number;
+    clicked?: number;
+    skipped?: number;
+  },
 ): Promise<CampaignStats> {
   const c = await getCampaign(api, id);
+  if (want.status) expect(c.status).toBe(want.status);
   const { bounced = 0, opened = 0, clicked = 0, skipped = 0 } = want;
   expect({
     totalRecipients: c.totalRecipients,
@@ -1090,17 +1102,10 @@ describe('sending to an audience', () => {
       expect((await send(p.api, created.id)).status).toBe(400);
 
       const sent = await sentCampaign(p.api, created.id);
-      expect(sent).toMatchObject({
-        status: 'SENT',
-        totalRecipients: 2,
-        sentCount: 2,
-        deliveredCount: 2,
-        bouncedCount: 0,
-      });
       const delivered = await expectDelivered(p.api, sent, [ada, bob]);
       expect(delivered.get(ada.id)!.parsed.from?.value[0]?.name).toBe('All Hands');
       await expectNotReached(p.api, sent, [unsubscribed, snoozed]);
-      await expectCounters(p.api, sent.id, { total: 2, sent: 2 });
+      await expectCounters(p.api, sent.id, { status: 'SENT', total: 2, sent: 2 });
 
       // The project's email.sent events are exactly the campaign's two, each with the campaign id.
       const events = await p.api.get('/events?name=email.sent&limit=100');
@@ -1572,15 +1577,7 @@ describe('POST /campaigns/{id}/cancel', () => {
     expect(sentinel.status).toBe(200);
     await deliveredMessage(mail.sink, sentinel.body.data.emails[0].email);
     for (const contact of contacts) expect(sinkMessagesTo(mail.sink, contact.email)).toHaveLength(0);
-    const final = await getCampaign(main.api, c.id);
-    expect(final).toMatchObject({
-      status: 'CANCELLED',
-      totalRecipients: 3,
-      sentCount: 0,
-      deliveredCount: 0,
-      bouncedCount: 0,
-    });
-    await expectCounters(main.api, c.id, { total: 3, sent: 0, skipped: 3 });
+    await expectCounters(main.api, c.id, { status: 'CANCELLED', total: 3, sent: 0, skipped: 3 });
     expectError(await send(main.api, c.id), 400, 'CAMPAIGN_NOT_SENDABLE');
   });
 

@@ -51,6 +51,16 @@ function expectValidationError(res: { status: number; body: any }, field: string
   return err;
 }
 
+const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+/** A fresh contact snoozed for an hour: the snooze is still running when the test ends it. */
+async function snoozedContact(label: string) {
+  const c = await createContact(main.api, { email: uniqueEmail(label) });
+  const snooze = await main.api.patch(`/contacts/${c.id}`, { snoozedUntil: inAnHour() });
+  expect(snooze.status, JSON.stringify(snooze.body)).toBe(200);
+  return c;
+}
+
 const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt'];
 
 describe('POST /contacts', () => {
@@ -265,7 +275,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     expect(patch.status).toBe(404);
 
     const snooze = await main.api.patch(`/contacts/${theirs.id}`, {
-      snoozedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+      snoozedUntil: inAnHour(),
     });
     expect(snooze.status).toBe(404);
 
@@ -323,13 +333,14 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
 
   it('PATCH rejects invalid fields with 422 and changes nothing', async () => {
     const c = await createContact(main.api, { email: uniqueEmail('patch-invalid') });
-    expectValidationError(await main.api.patch(`/contacts/${c.id}`, { email: 'nope' }), 'email', 'invalid_string');
-    expectValidationError(
-      await main.api.patch(`/contacts/${c.id}`, { subscribed: 'no' }),
-      'subscribed',
-      'invalid_type',
-    );
-    expectValidationError(await main.api.patch(`/contacts/${c.id}`, { snoozedUntil: 'tomorrow' }), 'snoozedUntil');
+    const invalid: [patch: Record<string, unknown>, field: string, code?: string][] = [
+      [{ email: 'nope' }, 'email', 'invalid_string'],
+      [{ subscribed: 'no' }, 'subscribed', 'invalid_type'],
+      [{ snoozedUntil: 'tomorrow' }, 'snoozedUntil'],
+    ];
+    for (const [patch, field, code] of invalid) {
+      expectValidationError(await main.api.patch(`/contacts/${c.id}`, patch), field, code);
+    }
     expect(await getContact(main.api, c.id)).toEqual(withoutMeta(c));
   });
 
@@ -382,7 +393,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
 
   it('PATCH snoozedUntil in the future unsubscribes and records the snooze; in the past it is a 422', async () => {
     const c = await createContact(main.api, { email: uniqueEmail('snooze') });
-    const until = new Date(Date.now() + 3_600_000).toISOString();
+    const until = inAnHour();
     const res = await main.api.patch(`/contacts/${c.id}`, { snoozedUntil: until });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.subscribed).toBe(false);
@@ -402,8 +413,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
   });
 
   it('an explicit subscription change ends a snooze', async () => {
-    const c = await createContact(main.api, { email: uniqueEmail('snooze-cancel') });
-    await main.api.patch(`/contacts/${c.id}`, { snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+    const c = await snoozedContact('snooze-cancel');
     const res = await main.api.patch(`/contacts/${c.id}`, { subscribed: true });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ subscribed: true, snoozedUntil: null });
@@ -411,8 +421,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
   });
 
   it('snoozedUntil null ends a running snooze and resubscribes, but does not resubscribe an unsnoozed contact', async () => {
-    const snoozed = await createContact(main.api, { email: uniqueEmail('snooze-end-early') });
-    await main.api.patch(`/contacts/${snoozed.id}`, { snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+    const snoozed = await snoozedContact('snooze-end-early');
     const ended = await main.api.patch(`/contacts/${snoozed.id}`, { snoozedUntil: null });
     expect(ended.status).toBe(200);
     expect(ended.body).toMatchObject({ subscribed: true, snoozedUntil: null });
@@ -429,7 +438,7 @@ describe('GET, PATCH, DELETE /contacts/{id}', () => {
     const c = await createContact(main.api, { email: uniqueEmail('snooze-contradiction') });
     const res = await main.api.patch(`/contacts/${c.id}`, {
       subscribed: true,
-      snoozedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+      snoozedUntil: inAnHour(),
     });
     expectValidationError(res, 'subscribed');
     expect(await getContact(main.api, c.id)).toMatchObject({ subscribed: true, snoozedUntil: null });

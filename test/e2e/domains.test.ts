@@ -49,6 +49,13 @@ async function addDomain(api: Client, domain: string): Promise<Domain> {
   return expectBody(api.post('/domains', { domain }), 201);
 }
 
+/** A domain of the main project whose records are all in DNS, as its owner was told to publish them. */
+async function publishedDomain(tag: string): Promise<Domain> {
+  const view = await addDomain(main.api, uniqueDomain(tag));
+  publishRecords(stack.dns, view);
+  return view;
+}
+
 async function verify(api: Client, id: string): Promise<Domain> {
   return expectBody(api.get(`/domains/${id}/verify`));
 }
@@ -167,8 +174,7 @@ describe('GET /domains/{id}/verify', () => {
   });
 
   it('verifies a domain once its records are published, and keeps verifiedAt on later checks', async () => {
-    const view = await addDomain(main.api, uniqueDomain('published'));
-    publishRecords(stack.dns, view);
+    const view = await publishedDomain('published');
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(true);
     expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
@@ -193,8 +199,7 @@ describe('GET /domains/{id}/verify', () => {
   });
 
   it('accepts any published SPF policy, and a DKIM record written with other spacing and quotes', async () => {
-    const view = await addDomain(main.api, uniqueDomain('spacing'));
-    publishRecords(stack.dns, view);
+    const view = await publishedDomain('spacing');
     const key = publicKeyOf(view);
     const spaced = key.match(/.{1,64}/g)!.join(' ');
     stack.dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1;k=rsa;  t=s; p="${spaced}"`]);
@@ -205,8 +210,7 @@ describe('GET /domains/{id}/verify', () => {
   });
 
   it('fails a DKIM record that carries another key', async () => {
-    const view = await addDomain(main.api, uniqueDomain('wrong-key'));
-    publishRecords(stack.dns, view);
+    const view = await publishedDomain('wrong-key');
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const wrong = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
     stack.dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1; k=rsa; p=${wrong}`]);
@@ -216,8 +220,7 @@ describe('GET /domains/{id}/verify', () => {
   });
 
   it('leaves an ownership record with another token pending', async () => {
-    const view = await addDomain(main.api, uniqueDomain('wrong-token'));
-    publishRecords(stack.dns, view);
+    const view = await publishedDomain('wrong-token');
     stack.dns.set(record(view, 'verification').name, 'TXT', [`postbox-verification=${'0'.repeat(32)}`]);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(false);
@@ -248,8 +251,7 @@ describe('GET /domains/{id}/verify', () => {
 
 describe('the recurring check', () => {
   it('verifies and unverifies domains without the endpoint', async () => {
-    const view = await addDomain(main.api, uniqueDomain('background'));
-    publishRecords(stack.dns, view);
+    const view = await publishedDomain('background');
     await checkAllDomains(stack.server.service.ctx);
     const find = async () =>
       ((await main.api.get(`/domains/project/${main.id}`)).body as Domain[]).find((d) => d.id === view.id)!;

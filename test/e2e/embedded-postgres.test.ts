@@ -17,11 +17,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A DATA_DIR the `postgres` user can reach when the suite runs as root. */
+/**
+ * A DATA_DIR the `postgres` user can reach when the suite runs as root; a server left running in it
+ * is stopped before it is removed.
+ */
 function dataDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-embedded-'));
   fs.chmodSync(dir, 0o755);
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  stopPostmasterAfterwards(dir);
   return dir;
 }
 
@@ -40,14 +44,17 @@ function stopPostmasterAfterwards(dir: string) {
     const pid = postmasterPid(dir);
     if (pid === undefined) return;
     process.kill(pid, 'SIGINT');
-    await eventually(async () => (postmasterPid(dir) === undefined ? true : undefined), 30_000);
+    await postmasterGone(dir);
   });
+}
+
+function postmasterGone(dir: string): Promise<true> {
+  return eventually(async () => (postmasterPid(dir) === undefined ? true : undefined), 30_000);
 }
 
 describe('the embedded PostgreSQL', () => {
   it('survives a SIGKILL of the service: the next start uses the server left behind, with all the data', async () => {
     const dir = dataDir();
-    stopPostmasterAfterwards(dir);
     const first = await start({ DATA_DIR: dir });
     const keys = printedKeys(first.output());
     const tracked = await client(first.url, keys.publicKey).post('/v1/track', {
@@ -70,12 +77,11 @@ describe('the embedded PostgreSQL', () => {
 
     // A clean stop of the last process stops the server too.
     await second.kill('SIGTERM');
-    await eventually(async () => (postmasterPid(dir) === undefined ? true : undefined), 30_000);
+    await postmasterGone(dir);
   }, 180_000);
 
   it('is shared by `serve` and `worker`; the server stops only when the last of them leaves', async () => {
     const dir = dataDir();
-    stopPostmasterAfterwards(dir);
     const api = await start({ DATA_DIR: dir }, 'serve');
     const keys = printedKeys(api.output());
     const worker = await start({ DATA_DIR: dir }, 'worker');
@@ -99,12 +105,11 @@ describe('the embedded PostgreSQL', () => {
     await api.kill('SIGTERM');
     expect(postmasterPid(dir), 'the worker still uses the server').toBeDefined();
     await worker.kill('SIGTERM');
-    await eventually(async () => (postmasterPid(dir) === undefined ? true : undefined), 30_000);
+    await postmasterGone(dir);
   }, 180_000);
 
   it('moves a database of the earlier embedded engine (PGlite) aside, saying how to bring it over', async () => {
     const dir = dataDir();
-    stopPostmasterAfterwards(dir);
     // What an older version left in DATA_DIR/pg: a PostgreSQL data directory of PGlite's.
     fs.mkdirSync(path.join(dir, 'pg', 'base'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'pg', 'PG_VERSION'), '18\n');
@@ -120,7 +125,6 @@ describe('the embedded PostgreSQL', () => {
 
   it('brings over the data of a PGlite database dumped as docs/operations.md says, with its keys still working', async () => {
     const dir = dataDir();
-    stopPostmasterAfterwards(dir);
     // A data-only dump (`pg_dump --data-only --column-inserts`) of an earlier version's PGlite database
     // after one tracked event; its default project's secret key was printed then.
     const dump = path.resolve(import.meta.dirname, '../fixtures/pglite-data.sql');

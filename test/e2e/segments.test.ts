@@ -1172,6 +1172,19 @@ describe('static members: POST and DELETE /segments/{id}/members', () => {
   });
 });
 
+/**
+ * A project of its own with two pro contacts, a segment of pro contacts that tracks its members, and
+ * a segment of that segment's members.
+ */
+async function trackedProsAndReader(project: string, trackedName: string, readerName: string) {
+  const p = await stack.server.project(project);
+  const a = await createContact(p.api, uniqueEmail(`${project}-a`), { plan: 'pro' });
+  const b = await createContact(p.api, uniqueEmail(`${project}-b`), { plan: 'pro' });
+  const tracked = await dynamicSegment(p.api, trackedName, planIs('pro'), { trackMembership: true });
+  const reader = await dynamicSegment(p.api, readerName, memberOf(tracked.id));
+  return { p, a, b, tracked, reader };
+}
+
 describe('POST /segments/{id}/compute', () => {
   it('emits an entry per matching contact, then exactly the changes, then nothing', async () => {
     const p = await stack.server.project('segments-compute');
@@ -1225,21 +1238,17 @@ describe('POST /segments/{id}/compute', () => {
   });
 
   it('starts from an empty list when tracking is turned off and on again', async () => {
-    const p = await stack.server.project('segments-retrack');
-    const a = await createContact(p.api, uniqueEmail('rt-a'), { plan: 'pro' });
-    const b = await createContact(p.api, uniqueEmail('rt-b'), { plan: 'pro' });
-    const s = await dynamicSegment(p.api, 'Retracked', planIs('pro'), { trackMembership: true });
-    const reader = await dynamicSegment(p.api, 'Reads retracked', memberOf(s.id));
-    expect((await compute(p.api, s.id)).entered).toBe(2);
+    const { p, a, b, tracked, reader } = await trackedProsAndReader('segments-retrack', 'Retracked', 'Reads retracked');
+    expect((await compute(p.api, tracked.id)).entered).toBe(2);
     expect((await memberPage(p.api, reader.id)).total).toBe(2);
 
-    await patchSegment(p.api, s.id, { trackMembership: false });
-    expectEnvelope(await p.api.post(`/segments/${s.id}/compute`), 400, 'SEGMENT_NOT_TRACKED');
-    await patchSegment(p.api, s.id, { trackMembership: true });
+    await patchSegment(p.api, tracked.id, { trackMembership: false });
+    expectEnvelope(await p.api.post(`/segments/${tracked.id}/compute`), 400, 'SEGMENT_NOT_TRACKED');
+    await patchSegment(p.api, tracked.id, { trackMembership: true });
     // The list was forgotten: a memberOfSegment of it matches nobody until the next compute.
     expect((await memberPage(p.api, reader.id)).total).toBe(0);
 
-    expect(await compute(p.api, s.id)).toEqual({ segmentId: s.id, entered: 2, exited: 0, memberCount: 2 });
+    expect(await compute(p.api, tracked.id)).toEqual({ segmentId: tracked.id, entered: 2, exited: 0, memberCount: 2 });
     const entries = await eventsNamed(p.api, 'segment.retracked.entry');
     expect(entries.map((e) => e.contactId).sort()).toEqual([a.id, a.id, b.id, b.id].sort());
     expect(await eventsNamed(p.api, 'segment.retracked.exit')).toEqual([]);
@@ -1258,11 +1267,11 @@ describe('POST /segments/{id}/compute', () => {
 
 describe('memberOfSegment of a tracked segment', () => {
   it('reads the computed member list, not the live matches', async () => {
-    const p = await stack.server.project('segments-member-of-tracked');
-    const x = await createContact(p.api, uniqueEmail('mx'), { plan: 'pro' });
-    const y = await createContact(p.api, uniqueEmail('my'), { plan: 'pro' });
-    const tracked = await dynamicSegment(p.api, 'Tracked source', planIs('pro'), { trackMembership: true });
-    const reader = await dynamicSegment(p.api, 'Member of tracked', memberOf(tracked.id));
+    const { p, a, b, tracked, reader } = await trackedProsAndReader(
+      'segments-member-of-tracked',
+      'Tracked source',
+      'Member of tracked',
+    );
     const notReader = await dynamicSegment(
       p.api,
       'Not member of tracked',
@@ -1276,7 +1285,7 @@ describe('memberOfSegment of a tracked segment', () => {
     await counted(p.api, reader.id, 0);
 
     await compute(p.api, tracked.id);
-    expect((await memberPage(p.api, reader.id)).data.map((c) => c.id).sort()).toEqual([x.id, y.id].sort());
+    expect((await memberPage(p.api, reader.id)).data.map((c) => c.id).sort()).toEqual([a.id, b.id].sort());
     expect((await memberPage(p.api, notReader.id)).total).toBe(0);
 
     // A new match shows in the tracked segment's live list, not in its member list.

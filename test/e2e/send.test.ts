@@ -12,6 +12,7 @@ import {
   recordWhen,
   selectorOf,
   sendOk,
+  sentRecord,
   sinkMessagesTo,
   UUID,
   uniqueAddresses,
@@ -899,14 +900,13 @@ describe('without SMTP_URL', () => {
 
   it('writes each message as a signed .eml file under DATA_DIR/outbox', async () => {
     const to = rcpt('outbox');
-    const data = await sendOk(project.api, {
+    const record = await sentRecord(project.api, {
       to,
       from: 'dev@outbox.send.test',
       subject: 'Outbox Grüße',
       body: '<p>Captured</p>',
     });
-    const id = data.emails[0]!.email;
-    const record = await recordWhen(project.api, id, (r) => r.status === 'sent');
+    const id = record.id;
     const dir = path.join(outboxServer.service.ctx.config.dataDir, 'outbox');
     const file = await eventually(async () => fs.readdirSync(dir).find((f) => f.endsWith('.eml') && f.includes(id)));
     expect(record.smtpResponse).toContain(file);

@@ -153,6 +153,13 @@ function faultCodes(res: ApiResponse): string[] {
   return faults.map((f) => f.code).sort();
 }
 
+/** Enabling is refused for exactly one fault, `code`, which names these steps. */
+async function expectOneFault(workflowId: string, code: string, stepIds: string[]): Promise<void> {
+  const res = await enable(workflowId);
+  expect(faultCodes(res)).toEqual([code]);
+  expect(res.body.error.details.faults[0].stepIds.sort()).toEqual([...stepIds].sort());
+}
+
 // ---------------------------------------------------------------------------------------------
 
 describe('workflow records', () => {
@@ -834,9 +841,7 @@ describe('enabling checks the graph', () => {
 
   it('refuses two first steps', async () => {
     const { workflow, steps } = await buildWorkflow(main.api, { a: delay(), b: exit() });
-    const res = await enable(workflow.id);
-    expect(faultCodes(res)).toEqual(['entry']);
-    expect(res.body.error.details.faults[0].stepIds.sort()).toEqual([steps.a.id, steps.b.id].sort());
+    await expectOneFault(workflow.id, 'entry', [steps.a.id, steps.b.id]);
     expect((await getWorkflow(workflow.id)).enabled).toBe(false);
   });
 
@@ -863,9 +868,7 @@ describe('enabling checks the graph', () => {
         ['d', 'c'],
       ],
     );
-    const res = await enable(workflow.id);
-    expect(faultCodes(res)).toEqual(['unreachable']);
-    expect(res.body.error.details.faults[0].stepIds.sort()).toEqual([steps.c.id, steps.d.id].sort());
+    await expectOneFault(workflow.id, 'unreachable', [steps.c.id, steps.d.id]);
   });
 
   it('refuses a loop without a DELAY or WAIT_FOR_EVENT', async () => {
@@ -878,9 +881,7 @@ describe('enabling checks the graph', () => {
         ['c', 'b'],
       ],
     );
-    const res = await enable(workflow.id);
-    expect(faultCodes(res)).toEqual(['loop_without_delay']);
-    expect(res.body.error.details.faults[0].stepIds.sort()).toEqual([steps.b.id, steps.c.id].sort());
+    await expectOneFault(workflow.id, 'loop_without_delay', [steps.b.id, steps.c.id]);
     // The same loop through a DELAY is fine.
     const ok = await buildWorkflow(
       main.api,

@@ -490,9 +490,8 @@ describe('triggers', () => {
   it('starts on email.sent from /v1/send', async () => {
     const s = await setup('sent');
     const { workflow } = await buildWorkflow(s.api, oneStep(), [], { event: 'email.sent', enable: true });
-    const to = rcpt('sent');
     const data = await sendOk(s.api, {
-      to,
+      to: rcpt('sent'),
       from: 'hello@sent.wfengine.test',
       subject: 'Receipt',
       body: '<p>Thanks</p>',

@@ -38,6 +38,12 @@ export function recordWhen(
   return pollUntil(() => emailRecord(api, id), done, timeoutMs);
 }
 
+/** POST /v1/send of one message that must succeed, then its record once it says sent. */
+export async function sentRecord(api: Client, body: unknown): Promise<EmailRecord> {
+  const id = (await sendOk(api, body)).emails[0]!.email;
+  return recordWhen(api, id, (r) => r.status === 'sent');
+}
+
 /** The unfolded header block of a raw message (everything before the first empty line). */
 export function headerBlock(raw: Buffer): string {
   const text = raw.toString('latin1');

@@ -86,18 +86,26 @@ describe('template scope', () => {
 });
 
 describe('Liquid features', () => {
-  it('resolves names and dotted paths; missing variables render empty', () => {
-    expect(
-      body(
-        'Hi {{ firstName }} of {{ company.name }} in {{ company.address.city }}{{ nothing }}{{ company.nothing.deeper }}!',
-      ),
-    ).toBe('Hi Ann of Acme in Lyon!');
-  });
-
-  it('runs loops', () => {
-    expect(body('{% for item in items %}{{ forloop.index }}.{{ item.name }}={{ item.price }};{% endfor %}')).toBe(
+  it.each([
+    [
+      'resolves names and dotted paths; missing variables render empty',
+      'Hi {{ firstName }} of {{ company.name }} in {{ company.address.city }}' +
+        '{{ nothing }}{{ company.nothing.deeper }}!',
+      'Hi Ann of Acme in Lyon!',
+    ],
+    [
+      'runs loops',
+      '{% for item in items %}{{ forloop.index }}.{{ item.name }}={{ item.price }};{% endfor %}',
       '1.Pen=2;2.Ink=5;',
-    );
+    ],
+    [
+      'applies filters',
+      '{{ firstName | upcase }} {{ count | plus: 2 }} ' +
+        '{{ items | map: "name" | join: ", " }} {{ nothing | default: "d" }}',
+      'ANN 5 Pen, Ink d',
+    ],
+  ])('%s', (_title, source, rendered) => {
+    expect(body(source)).toBe(rendered);
   });
 
   it('runs conditionals', () => {
@@ -105,14 +113,6 @@ describe('Liquid features', () => {
     expect(body(source)).toBe('P');
     expect(body(source, scopeOf({ plan: 'free' }))).toBe('F');
     expect(body(source, scopeOf({}))).toBe('?');
-  });
-
-  it('applies filters', () => {
-    expect(
-      body(
-        '{{ firstName | upcase }} {{ count | plus: 2 }} {{ items | map: "name" | join: ", " }} {{ nothing | default: "d" }}',
-      ),
-    ).toBe('ANN 5 Pen, Ink d');
   });
 
   it('hides inherited properties', () => {
