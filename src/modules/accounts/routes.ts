@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import type { UserRow } from './repo.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 import { SESSION_COOKIE, SESSION_SECONDS, type Sessions } from './sessions.js';
@@ -64,41 +65,35 @@ export async function accountRoutes(
   const setSession = (reply: FastifyReply, token: string, maxAge: number) =>
     reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
 
-  // Guessing passwords is slowed per address, whatever the rest of the traffic.
-  const loginLimit = {
-    max: 10,
-    timeWindow: 60_000,
-    keyGenerator: (req: FastifyRequest) => `login:${req.ip}`,
-    allowList: () => false,
+  const signIn = async (reply: FastifyReply, user: UserRow) => {
+    setSession(reply, await sessions.issue(user.id, ctx.clock.now()), SESSION_SECONDS);
+    return service.toUser(user);
+  };
+  // Guessing passwords (or the setup token) is slowed per address, whatever the rest of the traffic.
+  const signInRequest = {
+    config: {
+      ...open,
+      rateLimit: {
+        max: 10,
+        timeWindow: 60_000,
+        keyGenerator: (req: FastifyRequest) => `login:${req.ip}`,
+        allowList: () => false,
+      },
+    },
+    onRequest: sameOrigin,
   };
   app.post(
     '/auth/login',
-    {
-      config: { ...open, rateLimit: loginLimit },
-      onRequest: sameOrigin,
-      schema: { tags, body: s.loginBody, response: { 200: s.userSchema } },
-    },
-    async (req, reply) => {
-      const u = await service.login(ctx, req.body.email, req.body.password);
-      setSession(reply, await sessions.issue(u.id, ctx.clock.now()), SESSION_SECONDS);
-      return service.toUser(u);
-    },
+    { ...signInRequest, schema: { tags, body: s.loginBody, response: { 200: s.userSchema } } },
+    async (req, reply) => signIn(reply, await service.login(ctx, req.body.email, req.body.password)),
   );
   app.get('/auth/setup', { config: open, schema: { tags, response: { 200: s.setupStateSchema } } }, () =>
     setup.setupRequired(ctx),
   );
   app.post(
     '/auth/setup',
-    {
-      config: { ...open, rateLimit: loginLimit },
-      onRequest: sameOrigin,
-      schema: { tags, body: s.setupBody, response: { 201: s.userSchema } },
-    },
-    async (req, reply) => {
-      const u = await setup.setUpOwner(ctx, req.body);
-      setSession(reply, await sessions.issue(u.id, ctx.clock.now()), SESSION_SECONDS);
-      return created(reply, service.toUser(u));
-    },
+    { ...signInRequest, schema: { tags, body: s.setupBody, response: { 201: s.userSchema } } },
+    async (req, reply) => created(reply, signIn(reply, await setup.setUpOwner(ctx, req.body))),
   );
   app.post('/auth/logout', { config: open, onRequest: sameOrigin, schema: { tags } }, async (req, reply) => {
     const current = await session(req);
