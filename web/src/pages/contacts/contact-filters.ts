@@ -1,0 +1,85 @@
+/**
+ * The contacts list's state lives in the URL (`?q=ann&subscribed=true&cursor=…`), so a search can
+ * be bookmarked, shared and reloaded. Going back a page needs the cursors of the pages before; they
+ * ride along in the history entry's state (`trail`), oldest first, `null` standing for page one.
+ */
+
+export type SubscribedFilter = 'all' | 'subscribed' | 'unsubscribed';
+
+export interface ContactFilters {
+  search: string;
+  subscribed: SubscribedFilter;
+  cursor: string | null;
+}
+
+export type Trail = (string | null)[];
+
+/** Where the list is: what it shows, and how it got there. */
+export interface ListPosition {
+  filters: ContactFilters;
+  trail: Trail;
+}
+
+export const FIRST_PAGE: ContactFilters = { search: '', subscribed: 'all', cursor: null };
+
+const SUBSCRIBED_PARAM: Record<SubscribedFilter, string | null> = {
+  all: null,
+  subscribed: 'true',
+  unsubscribed: 'false',
+};
+
+export function parseContactFilters(queryString: string): ContactFilters {
+  const params = new URLSearchParams(queryString);
+  const subscribedParam = params.get('subscribed');
+  const subscribed: SubscribedFilter =
+    subscribedParam === 'true' ? 'subscribed' : subscribedParam === 'false' ? 'unsubscribed' : 'all';
+  return { search: params.get('q')?.trim() ?? '', subscribed, cursor: params.get('cursor') || null };
+}
+
+/** The query string of a state, without the `?`; defaults are left out so a clean list has a clean URL. */
+export function contactFiltersToQuery(filters: ContactFilters): string {
+  const params = new URLSearchParams();
+  const search = filters.search.trim();
+  if (search) params.set('q', search);
+  const subscribed = SUBSCRIBED_PARAM[filters.subscribed];
+  if (subscribed) params.set('subscribed', subscribed);
+  if (filters.cursor) params.set('cursor', filters.cursor);
+  return params.toString();
+}
+
+/** What `GET /contacts` is asked for this state. */
+export function contactsApiQuery(filters: ContactFilters, limit: number) {
+  const search = filters.search.trim();
+  return {
+    limit,
+    ...(search ? { search } : {}),
+    ...(filters.subscribed === 'all' ? {} : { subscribed: filters.subscribed === 'subscribed' }),
+    ...(filters.cursor ? { cursor: filters.cursor } : {}),
+  };
+}
+
+/** A new search or filter starts again from page one. */
+export function withCriteria(filters: ContactFilters, change: Partial<Omit<ContactFilters, 'cursor'>>): ListPosition {
+  return { filters: { ...filters, ...change, cursor: null }, trail: [] };
+}
+
+export function nextPage(filters: ContactFilters, trail: Trail, nextCursor: string): ListPosition {
+  return { filters: { ...filters, cursor: nextCursor }, trail: [...trail, filters.cursor] };
+}
+
+/** Without a trail (a pasted link), "previous" can only go back to the first page. */
+export function previousPage(filters: ContactFilters, trail: Trail): ListPosition {
+  const cursor = trail.length > 0 ? trail[trail.length - 1]! : null;
+  return { filters: { ...filters, cursor }, trail: trail.slice(0, -1) };
+}
+
+export function readTrail(state: unknown): Trail {
+  const trail = (state as { trail?: unknown } | null)?.trail;
+  return Array.isArray(trail) && trail.every((c) => c === null || typeof c === 'string') ? trail : [];
+}
+
+/** The page number shown to people: page one plus the pages left behind; unknown (null) from a pasted link. */
+export function pageNumber(filters: ContactFilters, trail: Trail): number | null {
+  if (!filters.cursor) return 1;
+  return trail.length > 0 ? trail.length + 1 : null;
+}

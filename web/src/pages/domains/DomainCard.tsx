@@ -1,0 +1,62 @@
+import type { Domain } from '../../../../src/api.js';
+import { useVerifyDomain } from '../../api/domains.js';
+import { errorMessage } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { DnsRecordsTable } from './DnsRecordsTable.js';
+import { sendingState } from './domain-state.js';
+
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function DomainCard({
+  projectId,
+  domain,
+  onDelete,
+}: {
+  projectId: string;
+  domain: Domain;
+  onDelete: () => void;
+}) {
+  const verify = useVerifyDomain(projectId);
+  const state = sendingState(domain);
+  const titleId = `domain-${domain.id}`;
+
+  return (
+    <article className="card domain-card" aria-labelledby={titleId}>
+      <div className="domain-card-head">
+        <div>
+          <h2 id={titleId} className="domain-name">
+            {domain.domain}
+          </h2>
+          <p className={`status status-${state.tone}`}>
+            <span className="status-dot" aria-hidden="true" />
+            {state.text}
+          </p>
+          <p className="muted small">
+            {domain.checkedAt ? `Last checked ${dateTimeFormat.format(new Date(domain.checkedAt))}` : 'Never checked'}
+          </p>
+        </div>
+        <div className="domain-actions">
+          <button
+            type="button"
+            className="button"
+            onClick={() => verify.mutate(domain.id)}
+            disabled={verify.isPending}
+            aria-label={`Verify ${domain.domain} now`}
+          >
+            {verify.isPending ? 'Checking…' : 'Verify now'}
+          </button>
+          <button
+            type="button"
+            className="button button-danger"
+            onClick={onDelete}
+            aria-label={`Delete ${domain.domain}`}
+          >
+            Delete
+          </button>
+        </div>
+      </div>
+      <div aria-live="polite">{verify.isError && <Alert>{errorMessage(verify.error)}</Alert>}</div>
+      <DnsRecordsTable domain={domain} />
+    </article>
+  );
+}

@@ -1,0 +1,58 @@
+import { useState } from 'react';
+import type { Domain } from '../../../../src/api.js';
+import { useDomains } from '../../api/domains.js';
+import { errorMessage } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { EmptyState } from '../../components/EmptyState.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { AddDomainForm } from './AddDomainForm.js';
+import { DeleteDomainDialog } from './DeleteDomainDialog.js';
+import { DomainCard } from './DomainCard.js';
+
+export default function DomainsPage() {
+  usePageTitle('Domains');
+  const project = useCurrentProject();
+  const domains = useDomains(project.id);
+  const [deleting, setDeleting] = useState<Domain | null>(null);
+
+  return (
+    <section aria-labelledby="domains-title" className="stack">
+      <div className="page-heading">
+        <h1 id="domains-title">Domains</h1>
+        <p className="muted">
+          Mail is sent only from verified domains. Add the DNS records shown for a domain at your DNS provider; they are
+          checked every 5 minutes, or now with “Verify now”.
+        </p>
+      </div>
+
+      <AddDomainForm projectId={project.id} />
+
+      <div className="stack" aria-busy={domains.isPending || undefined}>
+        {domains.isPending ? (
+          <p>Loading…</p>
+        ) : domains.isError ? (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => domains.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(domains.error)}
+          </Alert>
+        ) : domains.data.length === 0 ? (
+          <EmptyState title="No domains yet">
+            <p className="muted">Add the domain you send from, such as example.com, to get its DNS records.</p>
+          </EmptyState>
+        ) : (
+          domains.data.map((d) => (
+            <DomainCard key={d.id} projectId={project.id} domain={d} onDelete={() => setDeleting(d)} />
+          ))
+        )}
+      </div>
+
+      <DeleteDomainDialog projectId={project.id} domain={deleting} onClose={() => setDeleting(null)} />
+    </section>
+  );
+}

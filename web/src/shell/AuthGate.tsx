@@ -1,0 +1,41 @@
+import { useMe, useSetupStatus } from '../api/auth.js';
+import { errorMessage } from '../api/errors.js';
+import { Alert } from '../components/Alert.js';
+import { AuthLayout } from './AuthLayout.js';
+import { Dashboard } from './Dashboard.js';
+import { SetupPage } from './SetupPage.js';
+import { SignInPage } from './SignInPage.js';
+
+/** First run → create the owner; signed out → sign in; otherwise the dashboard. */
+export function AuthGate() {
+  const setup = useSetupStatus();
+  const me = useMe();
+
+  if (setup.isPending || me.isPending) return <FullPageLoading />;
+  if (setup.isError || me.isError) {
+    return (
+      <AuthLayout title="Postbox is unavailable">
+        <Alert
+          action={
+            <button type="button" className="button" onClick={() => Promise.all([setup.refetch(), me.refetch()])}>
+              Try again
+            </button>
+          }
+        >
+          {errorMessage(setup.error ?? me.error)}
+        </Alert>
+      </AuthLayout>
+    );
+  }
+  if (setup.data.required) return <SetupPage />;
+  if (!me.data) return <SignInPage />;
+  return <Dashboard user={me.data} />;
+}
+
+function FullPageLoading() {
+  return (
+    <main className="full-page-loading" aria-busy="true">
+      <p>Loading…</p>
+    </main>
+  );
+}

@@ -1,0 +1,91 @@
+import { lazy, Suspense, useState } from 'react';
+import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
+import type { User } from '../../../src/api.js';
+import { errorMessage } from '../api/errors.js';
+import { rememberedProject, rememberProject, useProjects } from '../api/projects.js';
+import { Alert } from '../components/Alert.js';
+import { CreateProjectDialog } from './CreateProjectDialog.js';
+import { CurrentProjectContext } from './current-project.js';
+import { Header } from './Header.js';
+import { NotFoundPage } from './NotFoundPage.js';
+
+const ContactsPage = lazy(() => import('../pages/contacts/ContactsPage.js'));
+const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
+
+export const NAV_ITEMS = [
+  { to: '/contacts', label: 'Contacts' },
+  { to: '/domains', label: 'Domains' },
+] as const;
+
+export function Dashboard({ user }: { user: User }) {
+  const projects = useProjects();
+  const [chosenId, setChosenId] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+
+  const list = projects.data ?? [];
+  const project = list.find((p) => p.id === chosenId) ?? rememberedProject(list) ?? null;
+  const choose = (id: string) => {
+    rememberProject(id);
+    setChosenId(id);
+    // A search or page cursor of the last project means nothing in the next one.
+    navigate({ pathname });
+  };
+
+  return (
+    <CurrentProjectContext.Provider value={project}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <Header
+        user={user}
+        projects={list}
+        project={project}
+        onChooseProject={choose}
+        onCreateProject={() => setCreating(true)}
+        navItems={project ? NAV_ITEMS : []}
+      />
+      <main id="main" className="main" tabIndex={-1} aria-busy={projects.isPending || undefined}>
+        {projects.isPending ? (
+          <p>Loading…</p>
+        ) : projects.isError ? (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => projects.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(projects.error)}
+          </Alert>
+        ) : !project ? (
+          <FirstProject onCreate={() => setCreating(true)} />
+        ) : (
+          <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+            {/* A new project starts its pages afresh, dropping the state of the last one. */}
+            <Routes key={project.id}>
+              <Route index element={<Navigate to="/contacts" replace />} />
+              <Route path="contacts" element={<ContactsPage />} />
+              <Route path="domains" element={<DomainsPage />} />
+              <Route path="*" element={<NotFoundPage />} />
+            </Routes>
+          </Suspense>
+        )}
+      </main>
+      <CreateProjectDialog open={creating} onClose={() => setCreating(false)} onCreated={(p) => choose(p.id)} />
+    </CurrentProjectContext.Provider>
+  );
+}
+
+function FirstProject({ onCreate }: { onCreate: () => void }) {
+  return (
+    <section className="empty-state" aria-labelledby="first-project-title">
+      <h1 id="first-project-title">Create your first project</h1>
+      <p className="muted">Contacts, domains and emails belong to a project. Each project has its own API keys.</p>
+      <button type="button" className="button button-primary" onClick={onCreate}>
+        Create project
+      </button>
+    </section>
+  );
+}
