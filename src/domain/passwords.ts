@@ -8,8 +8,6 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:c
 const PARAMS = { N: 16_384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
-export const MIN_PASSWORD_LENGTH = 10;
-
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: 64 * 1024 * 1024 }, (err, key) =>

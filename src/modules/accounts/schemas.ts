@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
-import { MIN_PASSWORD_LENGTH } from '../../domain/passwords.js';
+import { MIN_PASSWORD_LENGTH } from '../../domain/password-rules.js';
 
 export const loginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1000) });
 export const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`).max(1000);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import compress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -53,6 +54,8 @@ export async function webAppRoutes(app: FastifyInstance) {
     app.get('/app/*', notBuilt);
     return;
   }
+  // Only here: the page's code is sent once per release and compresses to a third.
+  await app.register(compress, { global: true, encodings: ['br', 'gzip'] });
   // Built files have hashed names: their content never changes. The page itself is asked for anew.
   await app.register(fastifyStatic, {
     root: WEB_ROOT,

@@ -59,8 +59,11 @@ export function useSignOut() {
   return useMutation({
     mutationFn: () => api<void>('POST', '/auth/logout'),
     onSettled: () => {
-      queryClient.clear();
+      // Nobody is signed in now; what the previous user's pages loaded must not outlive them.
       queryClient.setQueryData(meKey, null);
+      queryClient.removeQueries({
+        predicate: (query) => query.queryKey[0] !== meKey[0] && query.queryKey !== setupKey,
+      });
     },
   });
 }

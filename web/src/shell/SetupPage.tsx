@@ -1,11 +1,10 @@
 import { type FormEvent, useState } from 'react';
+import { MIN_PASSWORD_LENGTH } from '../../../src/domain/password-rules.js';
 import { useSetupOwner } from '../api/auth.js';
 import { ApiError, fieldMessages, formMessage } from '../api/errors.js';
 import { Alert } from '../components/Alert.js';
 import { Field } from '../components/Field.js';
 import { AuthLayout } from './AuthLayout.js';
-
-const MIN_PASSWORD = 8;
 
 export function SetupPage() {
   const setup = useSetupOwner();
@@ -20,7 +19,7 @@ export function SetupPage() {
       email: String(form.get('email') ?? '').trim(),
       password: String(form.get('password') ?? ''),
     };
-    const short = input.password.length < MIN_PASSWORD;
+    const short = input.password.length < MIN_PASSWORD_LENGTH;
     setTooShort(short);
     if (!short) setup.mutate(input);
   };
@@ -46,8 +45,8 @@ export function SetupPage() {
           type="password"
           autoComplete="new-password"
           required
-          hint={`At least ${MIN_PASSWORD} characters.`}
-          error={tooShort ? `At least ${MIN_PASSWORD} characters` : fields.password}
+          hint={`At least ${MIN_PASSWORD_LENGTH} characters.`}
+          error={tooShort ? `At least ${MIN_PASSWORD_LENGTH} characters` : fields.password}
         />
         <button type="submit" className="button button-primary" disabled={setup.isPending}>
           {setup.isPending ? 'Creating…' : 'Create account'}
