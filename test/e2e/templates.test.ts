@@ -471,3 +471,55 @@ describe('GET /templates', () => {
     expectEnvelope(await p.api.get('/templates', p.publicKey), 401, 'INVALID_API_KEY');
   });
 });
+
+describe('POST /templates/preview', () => {
+  const preview = (body: Record<string, unknown>, api: Client = main.api) => api.post('/templates/preview', body);
+
+  it("renders unsaved content for one of the project's contacts, with the footer marketing mail gets", async () => {
+    const contact = await expectBody(
+      main.api.post('/contacts', { email: 'preview-ada@example.com', data: { firstName: 'Ada', plan: 'pro' } }),
+      201,
+    );
+    const out = await expectBody(
+      preview({
+        subject: 'Hello {{ firstName }}',
+        body: '<p>Your plan: <b>{{ plan | upcase }}</b> <a href="https://example.com/x">open</a></p>',
+        contactId: contact.id,
+      }),
+    );
+    expect(out.subject).toBe('Hello Ada');
+    expect(out.html).toContain('<b>PRO</b>');
+    // Nothing is sent: links stay as written, no open pixel.
+    expect(out.html).toContain('href="https://example.com/x"');
+    expect(out.html).not.toMatch(/\/t\/(open|click)\//);
+    expect(out.html).toMatch(/\/unsubscribe\//);
+    expect(out.text).toMatch(/Your plan: PRO/);
+    const transactional = await expectBody(
+      preview({ subject: 'S', body: '<p>{{ firstName }}</p>', type: 'TRANSACTIONAL', contactId: contact.id }),
+    );
+    expect(transactional.html).toBe('<p>Ada</p>');
+  });
+
+  it('renders sample data when no contact is named, as the preview address', async () => {
+    const out = await expectBody(
+      preview({ subject: 'For {{ email }}', body: '{{ team.name }}', data: { team: { name: 'Ops' } } }),
+    );
+    expect(out.subject).toBe('For preview@example.com');
+    expect(out.html).toMatch(/^Ops/);
+  });
+
+  it('answers a render error as 422 naming the part and its line, and stores nothing', async () => {
+    const before = await expectBody<{ total: number }>(main.api.get('/templates'));
+    const res = await preview({ subject: 'ok', body: '<p>line one</p>\n<p>{% if %}</p>' });
+    expectErrorEnvelope(res, 422, 'VALIDATION_ERROR');
+    expect(res.body.error.errors).toEqual([expect.objectContaining({ field: 'body', code: 'invalid_template' })]);
+    expect(res.body.error.errors[0].message).toMatch(/line:? ?2/);
+    expect((await expectBody<{ total: number }>(main.api.get('/templates'))).total).toBe(before.total);
+  });
+
+  it("answers 404 for another project's contact and 422 for a malformed one", async () => {
+    const theirs = await expectBody(other.api.post('/contacts', { email: 'preview-theirs@example.com' }), 201);
+    expectErrorEnvelope(await preview({ subject: 's', body: 'b', contactId: theirs.id }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await preview({ subject: 's', body: 'b', contactId: 'nope' }), 422, 'VALIDATION_ERROR');
+  });
+});

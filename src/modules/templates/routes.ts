@@ -1,6 +1,7 @@
 import { projectOf } from '../../platform/http/auth.js';
 import { created } from '../../platform/http/envelope.js';
 import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
+import { previewContent } from './preview.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -14,6 +15,9 @@ export const templateRoutes = moduleRoutes('Templates', async (app, ctx) => {
     (req, reply) => created(reply, service.createTemplate(ctx, projectOf(req).id, req.body)),
   );
 
+  app.post('/templates/preview', { schema: { body: s.previewBody, response: { 200: s.previewSchema } } }, (req) =>
+    previewContent(ctx, projectOf(req).id, req.body),
+  );
   app.get(
     '/templates',
     { schema: { querystring: s.listTemplatesQuery, response: { 200: s.templatePageSchema } } },

@@ -81,3 +81,14 @@ export const templatePageSchema = offsetPageSchema(templateSchema);
 export const templateUsageResponse = usageListsSchema
   .omit({ segments: true })
   .extend({ templateId: z.string().uuid() });
+
+/** Content not yet saved, rendered as one contact (or sample data) would receive it. */
+export const previewBody = z.object({
+  subject: z.string().max(998),
+  body: z.string().max(1024 * 1024),
+  type: emailTypeSchema.default('MARKETING'),
+  contactId: z.string().uuid().optional(),
+  data: z.record(z.unknown()).optional(),
+});
+export const previewSchema = z.object({ subject: z.string(), html: z.string(), text: z.string() });
+export type Preview = z.infer<typeof previewSchema>;
