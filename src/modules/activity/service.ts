@@ -55,10 +55,9 @@ export async function listActivity(ctx: AppContext, projectId: string, q: z.infe
     // since counting millions of events takes longer than the page.
     after ? 0 : narrowed ? repo.countActivity(ctx.db, filter) : repo.totalByNames(ctx.db, projectId, filter.types),
   ]);
-  return cursorPage(
+  const page = cursorPage(
     rows,
     q.limit,
-    total,
     (r) => [iso(r.created_at), r.id],
     (r) => ({
       id: r.id,
@@ -71,6 +70,7 @@ export async function listActivity(ctx: AppContext, projectId: string, q: z.infe
       data: r.data,
     }),
   );
+  return { ...page, total };
 }
 
 function figures(counts: Map<string, number>) {

@@ -303,7 +303,7 @@ export async function listContacts(ctx: AppContext, q: ListQuery): Promise<Curso
     q.after ? Promise.resolve(0) : repo.countContacts(ctx.db, q),
   ]);
   const keyOf = (row: ContactRow) => [q.sort === 'email' ? row.email : new Date(row.created_at).toISOString(), row.id];
-  return cursorPage(rows, q.limit, total, keyOf, toContact);
+  return { ...cursorPage(rows, q.limit, keyOf, toContact), total };
 }
 
 export async function lookupContacts(ctx: AppContext, projectId: string, emails: string[]) {

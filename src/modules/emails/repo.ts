@@ -328,14 +328,55 @@ export interface EmailRow {
   updated_at: string;
 }
 
+const EMAIL_COLUMNS = sql`id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name,
+  to_email, to_name, reply_to, subject, message_id, attempts, next_attempt_at, last_error, smtp_response, sent_at,
+  failed_at, opened_at, clicked_at, bounced_at, bounce_type, complained_at, open_count, click_count, created_at,
+  updated_at`;
+
 export async function findEmail(ex: Executor, projectId: string, id: string): Promise<EmailRow | null> {
   const r = await run<EmailRow>(
     ex,
-    sql`
-    select id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name, to_email, to_name,
-      reply_to, subject, message_id, attempts, next_attempt_at, last_error, smtp_response, sent_at, failed_at,
-      opened_at, clicked_at, bounced_at, bounce_type, complained_at, open_count, click_count, created_at, updated_at
-    from emails where project_id = ${projectId} and id = ${id}`,
+    sql`select ${EMAIL_COLUMNS} from emails where project_id = ${projectId} and id = ${id}`,
+  );
+  return r.rows[0] ?? null;
+}
+
+export interface EmailListQuery {
+  projectId: string;
+  status?: EmailStatus;
+  campaignId?: string;
+  /** The recipient's address, matched through their contact (indexed) rather than by scanning. */
+  to?: string;
+  /** The `[created_at, id]` of the last email of the previous page. */
+  after?: [string, string];
+  limit: number;
+}
+
+/** Newest first, `limit + 1` rows (the extra one tells that more follow). */
+export async function listEmails(ex: Executor, q: EmailListQuery): Promise<EmailRow[]> {
+  const filters = [sql`project_id = ${q.projectId}`];
+  if (q.status) filters.push(sql`status = ${q.status}`);
+  if (q.campaignId) filters.push(sql`campaign_id = ${q.campaignId}`);
+  if (q.to) {
+    filters.push(sql`contact_id = (select id from contacts where project_id = ${q.projectId} and email = ${q.to})`);
+  }
+  if (q.after) filters.push(sql`(created_at, id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const r = await run<EmailRow>(
+    ex,
+    sql`select ${EMAIL_COLUMNS} from emails where ${sql.join(filters, sql` and `)}
+    order by created_at desc, id desc limit ${q.limit + 1}`,
+  );
+  return r.rows;
+}
+
+export async function emailContent(
+  ex: Executor,
+  projectId: string,
+  id: string,
+): Promise<{ html: string; headers: Record<string, string> } | null> {
+  const r = await run<{ html: string; headers: Record<string, string> }>(
+    ex,
+    sql`select html, headers from emails where project_id = ${projectId} and id = ${id}`,
   );
   return r.rows[0] ?? null;
 }

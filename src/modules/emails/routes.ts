@@ -21,6 +21,14 @@ export const emailRoutes = moduleRoutes('Emails', async (app, ctx) => {
     async (req) => wrapped(await service.sendEmails(ctx, projectOf(req).id, req.body, requestIdentity(req))),
   );
 
+  app.get('/emails', { schema: { querystring: s.listEmailsQuery, response: { 200: s.emailPageSchema } } }, (req) =>
+    service.listEmails(ctx, { ...req.query, projectId: projectOf(req).id }),
+  );
+  app.get(
+    '/emails/:id/content',
+    { schema: { params: s.emailIdParams, response: { 200: s.emailContentSchema } } },
+    (req) => service.getEmailContent(ctx, projectOf(req).id, req.params.id),
+  );
   app.get('/emails/:id', { schema: { params: s.emailIdParams, response: { 200: s.emailRecordSchema } } }, (req) =>
     service.getEmail(ctx, projectOf(req).id, req.params.id),
   );

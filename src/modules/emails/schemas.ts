@@ -3,6 +3,7 @@ import { emailSchema, emailTypeSchema } from '../../domain/email.js';
 
 export { type EmailType, emailTypeSchema } from '../../domain/email.js';
 
+import { cursorQuery, limitQuery } from '../../platform/http/pagination.js';
 import { dataSchema } from '../contacts/schemas.js';
 
 const NO_NEWLINE = /^[^\r\n]*$/;
@@ -192,3 +193,20 @@ export const emailRecordSchema = z.object({
   updatedAt: z.string(),
 });
 export type EmailRecord = z.infer<typeof emailRecordSchema>;
+
+/** `GET /emails`: newest first, narrowed by status, campaign or recipient. */
+export const listEmailsQuery = z.object({
+  limit: limitQuery,
+  cursor: cursorQuery,
+  status: emailStatusSchema.optional(),
+  campaignId: z.string().uuid().optional(),
+  to: emailSchema.optional(),
+});
+/** Without a total: counting a project's mail would cost more than the page itself at millions of emails. */
+export const emailPageSchema = z.object({
+  data: z.array(emailRecordSchema),
+  cursor: z.string().nullable(),
+  hasMore: z.boolean(),
+});
+/** What an email said as stored: the HTML after rendering and tracking, and its extra headers. */
+export const emailContentSchema = z.object({ html: z.string(), headers: z.record(z.string()) });

@@ -8,6 +8,13 @@ import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import type { RequestIdentity } from '../../platform/http/idempotency.js';
 import { claimIdempotencyKey, rememberResponse } from '../../platform/http/idempotency.js';
+import {
+  type CursorValue,
+  cursorPage,
+  invalidCursorError,
+  isKeysetCursor,
+  type KeysetPage,
+} from '../../platform/http/pagination.js';
 import { outboxFile } from '../../platform/mail/transport.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender, capturingMail } from '../domains/service.js';
@@ -195,6 +202,28 @@ export async function capturedMessage(ctx: AppContext, projectId: string, id: st
 export async function getEmail(ctx: AppContext, projectId: string, id: string): Promise<EmailRecord> {
   const row = await repo.findEmail(ctx.db, projectId, id);
   if (!row) throw notFound('Email');
+  return toEmailRecord(row);
+}
+
+/** The project's emails, newest first, a page at a time. */
+export async function listEmails(
+  ctx: AppContext,
+  q: Omit<repo.EmailListQuery, 'after'> & { cursor?: CursorValue[] },
+): Promise<KeysetPage<EmailRecord>> {
+  const { cursor, ...query } = q;
+  if (cursor && !isKeysetCursor(cursor, 'timestamp')) throw invalidCursorError();
+  const after = cursor as [string, string] | undefined;
+  const rows = await repo.listEmails(ctx.db, { ...query, after });
+  return cursorPage(rows, q.limit, (r) => [iso(r.created_at)!, r.id], toEmailRecord);
+}
+
+export async function getEmailContent(ctx: AppContext, projectId: string, id: string) {
+  const content = await repo.emailContent(ctx.db, projectId, id);
+  if (!content) throw notFound('Email');
+  return content;
+}
+
+function toEmailRecord(row: repo.EmailRow): EmailRecord {
   return {
     id: row.id,
     projectId: row.project_id,

@@ -39,7 +39,7 @@ export async function listEvents(ctx: AppContext, q: EventListQuery): Promise<Cu
     repo.listEvents(ctx.db, { ...q, limit: q.limit + 1 }),
     q.after ? Promise.resolve(0) : repo.countEvents(ctx.db, q),
   ]);
-  return cursorPage(rows, q.limit, total, (row) => [new Date(row.created_at).toISOString(), row.id], toEvent);
+  return { ...cursorPage(rows, q.limit, (row) => [new Date(row.created_at).toISOString(), row.id], toEvent), total };
 }
 
 const DAY = 86_400_000;

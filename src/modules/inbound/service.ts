@@ -84,7 +84,7 @@ export async function listInbound(ctx: AppContext, projectId: string, q: { limit
     repo.listInbound(ctx.db, projectId, q.cursor as [string, string] | undefined, q.limit + 1),
     q.cursor ? 0 : repo.countInbound(ctx.db, projectId),
   ]);
-  return cursorPage(rows, q.limit, total, (r) => [iso(r.received_at), r.id], toInbound);
+  return { ...cursorPage(rows, q.limit, (r) => [iso(r.received_at), r.id], toInbound), total };
 }
 
 export async function getInbound(ctx: AppContext, projectId: string, id: string) {

@@ -446,7 +446,7 @@ export async function listExecutions(
     repo.listExecutions(ctx.db, { workflowId: id, status: q.status, after: q.cursor, limit: q.limit + 1 }),
     q.cursor ? Promise.resolve(0) : repo.countExecutions(ctx.db, { workflowId: id, status: q.status }),
   ]);
-  return cursorPage(rows, q.limit, total, (r) => [iso(r.started_at), r.id], toExecution);
+  return { ...cursorPage(rows, q.limit, (r) => [iso(r.started_at), r.id], toExecution), total };
 }
 
 async function requireExecution(

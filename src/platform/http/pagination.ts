@@ -85,12 +85,15 @@ export function offsetPageSchema<T extends z.ZodTypeAny>(item: T) {
 /** `?subscribed=true|false`; anything else is a validation error rather than a silent false. */
 export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-export interface CursorPage<T> {
+/** A page of a keyset list: `cursor` asks for the next one. */
+export interface KeysetPage<T> {
   data: T[];
   cursor: string | null;
   hasMore: boolean;
-  total: number;
 }
+
+/** A keyset page with the number of all matching rows. */
+export type CursorPage<T> = KeysetPage<T> & { total: number };
 
 /**
  * A page from rows fetched with `limit + 1`: the extra row only tells that more follow. The cursor
@@ -99,14 +102,13 @@ export interface CursorPage<T> {
 export function cursorPage<R, T>(
   rows: R[],
   limit: number,
-  total: number,
   keyOf: (row: R) => CursorValue[],
   toItem: (row: R) => T,
-): CursorPage<T> {
+): KeysetPage<T> {
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toItem), cursor: hasMore && last ? encodeCursor(keyOf(last)) : null, hasMore, total };
+  return { data: page.map(toItem), cursor: hasMore && last ? encodeCursor(keyOf(last)) : null, hasMore };
 }
 
 export const cursorPageSchema = <T extends z.ZodTypeAny>(item: T) =>
