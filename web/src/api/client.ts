@@ -5,6 +5,7 @@ type Query = Record<string, string | number | boolean | undefined | null>;
 export interface RequestOptions {
   /** The project the request acts on, sent as X-Project-Id; resource endpoints need it. */
   projectId?: string | null;
+  /** JSON, or a FormData sent as multipart/form-data (the browser sets its boundary). */
   body?: unknown;
   query?: Query;
   signal?: AbortSignal;
@@ -39,7 +40,8 @@ async function readJson(response: Response): Promise<unknown> {
 /** One call to the API with the session cookie; the secret key never reaches the browser. */
 export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const form = options.body instanceof FormData ? options.body : null;
+  if (options.body !== undefined && !form) headers['Content-Type'] = 'application/json';
   if (options.projectId) headers['X-Project-Id'] = options.projectId;
 
   let response: Response;
@@ -48,7 +50,7 @@ export async function api<T>(method: string, path: string, options: RequestOptio
       method,
       headers,
       credentials: 'same-origin',
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       signal: options.signal,
     });
   } catch (cause) {

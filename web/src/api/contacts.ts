@@ -1,5 +1,5 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { Contact } from '../../../src/api.js';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Contact, ContactJob, TrackedEvent, UpsertedContact } from '../../../src/api.js';
 import { api } from './client.js';
 
 export interface CursorPage<T> {
@@ -17,10 +17,15 @@ export interface ContactsQuery {
   limit: number;
 }
 
+const contactsKey = (projectId: string) => ['contacts', projectId] as const;
+const contactKey = (projectId: string, id: string) => ['contact', projectId, id] as const;
+const eventsKey = (projectId: string, id: string) => ['contact-events', projectId, id] as const;
+const path = (id: string) => `/contacts/${encodeURIComponent(id)}`;
+
 /** One page of contacts, searched and filtered by the server: never the whole list. */
 export function useContactsPage(projectId: string, query: ContactsQuery) {
   return useQuery({
-    queryKey: ['contacts', projectId, query],
+    queryKey: [...contactsKey(projectId), query],
     queryFn: ({ signal }) =>
       api<CursorPage<Contact>>('GET', '/contacts', {
         projectId,
@@ -28,5 +33,129 @@ export function useContactsPage(projectId: string, query: ContactsQuery) {
         query: { limit: query.limit, search: query.search, subscribed: query.subscribed, cursor: query.cursor },
       }),
     placeholderData: keepPreviousData,
+  });
+}
+
+export function useContact(projectId: string, id: string) {
+  return useQuery({
+    queryKey: contactKey(projectId, id),
+    queryFn: ({ signal }) => api<Contact>('GET', path(id), { projectId, signal }),
+  });
+}
+
+export interface FieldDescriptor {
+  field: string;
+  type: string;
+  isCustom: boolean;
+  coverage: number;
+}
+
+/** The project's fields with their inferred types; custom ones are named `data.<key>`. */
+export function useContactFields(projectId: string) {
+  return useQuery({
+    queryKey: ['contact-fields', projectId],
+    queryFn: ({ signal }) => api<{ fields: FieldDescriptor[] }>('GET', '/contacts/fields', { projectId, signal }),
+    staleTime: 60_000,
+  });
+}
+
+export interface ContactChange {
+  subscribed?: boolean;
+  snoozedUntil?: string | null;
+  data?: Record<string, unknown>;
+}
+
+export function useUpdateContact(projectId: string, id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (change: ContactChange) => api<Contact>('PATCH', path(id), { projectId, body: change }),
+    onSuccess: (contact, change) => {
+      queryClient.setQueryData(contactKey(projectId, id), contact);
+      void queryClient.invalidateQueries({ queryKey: contactsKey(projectId) });
+      // A subscription change is an event of the contact's; new data keys are new fields.
+      if (change.subscribed !== undefined || change.snoozedUntil !== undefined)
+        void queryClient.invalidateQueries({ queryKey: eventsKey(projectId, id) });
+      if (change.data) void queryClient.invalidateQueries({ queryKey: ['contact-fields', projectId] });
+    },
+  });
+}
+
+export function useDeleteContact(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>('DELETE', path(id), { projectId }),
+    onSuccess: (_, id) => {
+      queryClient.removeQueries({ queryKey: contactKey(projectId, id) });
+      return queryClient.invalidateQueries({ queryKey: contactsKey(projectId) });
+    },
+  });
+}
+
+export function useCreateContact(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { email: string; subscribed: boolean; data?: Record<string, unknown> }) =>
+      api<UpsertedContact>('POST', '/contacts', { projectId, body }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: contactsKey(projectId) }),
+  });
+}
+
+/** A contact's events, newest first, a page at a time. */
+export function useContactEvents(projectId: string, id: string, limit = 20) {
+  return useInfiniteQuery({
+    queryKey: eventsKey(projectId, id),
+    queryFn: ({ signal, pageParam }) =>
+      api<CursorPage<TrackedEvent>>('GET', `/events/contact/${encodeURIComponent(id)}`, {
+        projectId,
+        signal,
+        query: { limit, cursor: pageParam },
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => (last.hasMore && last.cursor ? last.cursor : undefined),
+  });
+}
+
+export type JobKind = 'import' | 'bulk';
+export type BulkAction = 'subscribe' | 'unsubscribe' | 'delete';
+type AcceptedJob = ContactJob & { jobId: string };
+
+const jobPath = (kind: JobKind, jobId: string) =>
+  `/contacts/${kind === 'import' ? 'import' : 'bulk'}/${encodeURIComponent(jobId)}`;
+const isDone = (job: ContactJob | undefined) => job?.status === 'completed' || job?.status === 'failed';
+
+/** A queued import or bulk job, polled until it ends; the contacts list is refreshed when it does. */
+export function useContactJob(projectId: string, kind: JobKind, jobId: string | null, everyMs = 500) {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: ['contact-job', projectId, kind, jobId],
+    queryFn: async ({ signal }) => {
+      const job = await api<ContactJob>('GET', jobPath(kind, jobId!), { projectId, signal });
+      if (isDone(job)) {
+        void queryClient.invalidateQueries({ queryKey: contactsKey(projectId) });
+        void queryClient.invalidateQueries({ queryKey: ['contact-fields', projectId] });
+      }
+      return job;
+    },
+    enabled: jobId !== null,
+    refetchInterval: (query) => (isDone(query.state.data) ? false : everyMs),
+  });
+}
+
+export function useImportContacts(projectId: string) {
+  return useMutation({
+    mutationFn: (file: File) => {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      return api<AcceptedJob>('POST', '/contacts/import', { projectId, body: form });
+    },
+  });
+}
+
+export const BULK_LIMIT = 1000;
+
+export function useBulkAction(projectId: string) {
+  return useMutation({
+    mutationFn: ({ action, contactIds }: { action: BulkAction; contactIds: string[] }) =>
+      api<AcceptedJob>('POST', `/contacts/bulk-${action}`, { projectId, body: { contactIds } }),
   });
 }

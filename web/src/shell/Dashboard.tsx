@@ -10,6 +10,8 @@ import { Header } from './Header.js';
 import { NotFoundPage } from './NotFoundPage.js';
 
 const ContactsPage = lazy(() => import('../pages/contacts/ContactsPage.js'));
+const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
+const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
 
 export const NAV_ITEMS = [
@@ -67,6 +69,8 @@ export function Dashboard({ user }: { user: User }) {
             <Routes key={project.id}>
               <Route index element={<Navigate to="/contacts" replace />} />
               <Route path="contacts" element={<ContactsPage />} />
+              <Route path="contacts/import" element={<ImportContactsPage />} />
+              <Route path="contacts/:id" element={<ContactPage />} />
               <Route path="domains" element={<DomainsPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>

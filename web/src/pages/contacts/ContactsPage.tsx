@@ -1,9 +1,11 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
+import { Link } from 'react-router-dom';
 import { useContactsPage } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
+import { BulkActions } from './BulkActions.js';
 import { ContactsTable, ContactsTableSkeleton } from './ContactsTable.js';
 import {
   contactsApiQuery,
@@ -14,9 +16,12 @@ import {
   type SubscribedFilter,
   withCriteria,
 } from './contact-filters.js';
+import { NewContactDialog } from './NewContactDialog.js';
 import { NoContacts } from './NoContacts.js';
 import { SearchBox } from './SearchBox.js';
+import { toggle, toggleAll } from './selection.js';
 import { useContactFilters } from './useContactFilters.js';
+import './contacts.css';
 
 const PAGE_SIZE = 50;
 const numberFormat = new Intl.NumberFormat();
@@ -27,6 +32,9 @@ export default function ContactsPage() {
   const { filters, trail, total: carriedTotal, go } = useContactFilters();
   const page = useContactsPage(project.id, contactsApiQuery(filters, PAGE_SIZE));
   const regionId = useId();
+  const [creating, setCreating] = useState(false);
+  const selection = useSelection(contactsApiQuery(filters, PAGE_SIZE));
+  const pageIds = page.data && !page.isPlaceholderData ? page.data.data.map((c) => c.id) : [];
   // Next and Previous sit at the foot of a long table; the new page is read from its top.
   const turnPage = (to: ListPosition) => {
     go(to, { total });
@@ -39,13 +47,23 @@ export default function ContactsPage() {
 
   return (
     <section aria-labelledby="contacts-title" className="stack">
-      <div className="page-heading">
-        <h1 id="contacts-title">Contacts</h1>
-        {total !== null && !page.isPlaceholderData && (
-          <p className="muted" aria-live="polite">
-            {`${numberFormat.format(total)}${filtered ? ' matching' : ''} contact${total === 1 ? '' : 's'}`}
-          </p>
-        )}
+      <div className="contacts-heading">
+        <div className="page-heading">
+          <h1 id="contacts-title">Contacts</h1>
+          {total !== null && !page.isPlaceholderData && (
+            <p className="muted" aria-live="polite">
+              {`${numberFormat.format(total)}${filtered ? ' matching' : ''} contact${total === 1 ? '' : 's'}`}
+            </p>
+          )}
+        </div>
+        <div className="button-row">
+          <Link to="/contacts/import" className="button">
+            Import CSV
+          </Link>
+          <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+            New contact
+          </button>
+        </div>
       </div>
 
       <search className="toolbar" aria-label="Contacts">
@@ -59,6 +77,13 @@ export default function ContactsPage() {
           onChange={(subscribed) => go(withCriteria(filters, { subscribed }), {})}
         />
       </search>
+
+      <BulkActions
+        projectId={project.id}
+        selected={[...selection.selected]}
+        onClear={selection.clear}
+        onBusyChange={selection.setLocked}
+      />
 
       <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
         {page.isPending ? (
@@ -79,7 +104,16 @@ export default function ContactsPage() {
             onClear={() => go(withCriteria(filters, { search: '', subscribed: 'all' }), {})}
           />
         ) : (
-          <ContactsTable contacts={page.data.data} stale={page.isPlaceholderData} />
+          <ContactsTable
+            contacts={page.data.data}
+            stale={page.isPlaceholderData}
+            selection={{
+              selected: selection.selected,
+              onToggle: (id) => selection.set(toggle(selection.selected, id)),
+              onToggleAll: () => selection.set(toggleAll(selection.selected, pageIds)),
+              disabled: selection.locked || page.isPlaceholderData,
+            }}
+          />
         )}
       </div>
 
@@ -104,8 +138,27 @@ export default function ContactsPage() {
           </button>
         </nav>
       )}
+      <NewContactDialog projectId={project.id} open={creating} onClose={() => setCreating(false)} />
     </section>
   );
+}
+
+/**
+ * The rows chosen for a bulk action; they belong to the page they were chosen on, so another page,
+ * search or filter starts with none. Locked while a bulk job runs on them.
+ */
+function useSelection(position: object) {
+  const at = JSON.stringify(position);
+  const [state, setState] = useState<{ at: string; ids: ReadonlySet<string> }>({ at, ids: new Set() });
+  const [locked, setLocked] = useState(false);
+  const selected = state.at === at ? state.ids : new Set<string>();
+  return {
+    selected,
+    set: (ids: ReadonlySet<string>) => setState({ at, ids }),
+    clear: () => setState({ at, ids: new Set() }),
+    locked,
+    setLocked,
+  };
 }
 
 const SUBSCRIBED_OPTIONS: { value: SubscribedFilter; label: string }[] = [

@@ -1,15 +1,30 @@
+import { useEffect, useRef } from 'react';
+import { Link } from 'react-router-dom';
 import type { Contact } from '../../../../src/api.js';
 import { contactName, subscriptionLabel } from './contact-format.js';
+import { type PageSelection, pageSelection } from './selection.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const COLUMNS = ['Email', 'Name', 'Subscription', 'Created'] as const;
 
-function TableHead() {
+export interface Selection {
+  selected: ReadonlySet<string>;
+  onToggle: (id: string) => void;
+  onToggleAll: () => void;
+  disabled?: boolean;
+}
+
+function TableHead({ selectAll }: { selectAll?: { state: PageSelection; onToggle: () => void; disabled?: boolean } }) {
   return (
     <thead>
       <tr>
+        {selectAll && (
+          <th scope="col" className="cell-select">
+            <SelectAllBox {...selectAll} />
+          </th>
+        )}
         {COLUMNS.map((c) => (
           <th key={c} scope="col">
             {c}
@@ -20,15 +35,54 @@ function TableHead() {
   );
 }
 
-export function ContactsTable({ contacts, stale }: { contacts: readonly Contact[]; stale: boolean }) {
+/** Checked when every row of the page is, mixed when some are. */
+function SelectAllBox({
+  state,
+  onToggle,
+  disabled,
+}: {
+  state: PageSelection;
+  onToggle: () => void;
+  disabled?: boolean;
+}) {
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (ref.current) ref.current.indeterminate = state === 'some';
+  }, [state]);
+  return (
+    <label className="select-box">
+      <input ref={ref} type="checkbox" checked={state === 'all'} onChange={onToggle} disabled={disabled} />
+      <span className="visually-hidden">Select all contacts on this page</span>
+    </label>
+  );
+}
+
+export function ContactsTable({
+  contacts,
+  stale,
+  selection,
+}: {
+  contacts: readonly Contact[];
+  stale: boolean;
+  selection?: Selection;
+}) {
+  const ids = contacts.map((c) => c.id);
   return (
     <div className="table-scroll">
-      <table className={stale ? 'table contacts-table is-stale' : 'table contacts-table'}>
+      <table className={`table contacts-table${stale ? ' is-stale' : ''}${selection ? ' is-selectable' : ''}`}>
         <caption className="visually-hidden">Contacts</caption>
-        <TableHead />
+        <TableHead
+          selectAll={
+            selection && {
+              state: pageSelection(selection.selected, ids),
+              onToggle: selection.onToggleAll,
+              disabled: selection.disabled,
+            }
+          }
+        />
         <tbody>
           {contacts.map((c) => (
-            <ContactRow key={c.id} contact={c} />
+            <ContactRow key={c.id} contact={c} selection={selection} />
           ))}
         </tbody>
       </table>
@@ -36,12 +90,28 @@ export function ContactsTable({ contacts, stale }: { contacts: readonly Contact[
   );
 }
 
-function ContactRow({ contact }: { contact: Contact }) {
+function ContactRow({ contact, selection }: { contact: Contact; selection?: Selection }) {
   const name = contactName(contact.data);
   const created = new Date(contact.createdAt);
+  const selected = selection?.selected.has(contact.id) ?? false;
   return (
-    <tr>
-      <td className="cell-email">{contact.email}</td>
+    <tr className={selected ? 'is-selected' : undefined}>
+      {selection && (
+        <td className="cell-select">
+          <label className="select-box">
+            <input
+              type="checkbox"
+              checked={selected}
+              onChange={() => selection.onToggle(contact.id)}
+              disabled={selection.disabled}
+            />
+            <span className="visually-hidden">{`Select ${contact.email}`}</span>
+          </label>
+        </td>
+      )}
+      <td className="cell-email">
+        <Link to={`/contacts/${encodeURIComponent(contact.id)}`}>{contact.email}</Link>
+      </td>
       <td className="cell-name">{name ?? <span className="muted">—</span>}</td>
       <td className="cell-subscription">
         <SubscriptionBadge contact={contact} />

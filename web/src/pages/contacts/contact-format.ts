@@ -14,3 +14,8 @@ export function subscriptionLabel(contact: { subscribed: boolean; snoozedUntil: 
   if (contact.subscribed) return 'Subscribed';
   return contact.snoozedUntil ? 'Snoozed' : 'Unsubscribed';
 }
+
+/** The time a snooze of `days` from `now` ends. */
+export function snoozeEnd(days: number, now: Date): string {
+  return new Date(now.getTime() + days * 24 * 60 * 60 * 1000).toISOString();
+}

@@ -1,0 +1,128 @@
+import { type CsvPreview, roleText } from './csv-preview.js';
+import { typeLabel, type ValueType } from './data-editor.js';
+
+const numberFormat = new Intl.NumberFormat();
+
+export function ImportPreview({
+  preview,
+  knownTypes,
+  fileName,
+}: {
+  preview: CsvPreview;
+  knownTypes: Record<string, ValueType>;
+  fileName: string;
+}) {
+  const { header, mapping, rows } = preview;
+  const typeOf = (i: number): string => {
+    const role = mapping[i]!.role;
+    if (role.kind !== 'data') return '';
+    const known = knownTypes[role.key];
+    if (known) return typeLabel(known);
+    const seen = preview.types[i];
+    return seen ? `${typeLabel(seen)} (new field)` : 'New field, no values';
+  };
+  const more = preview.rowCount - rows.length;
+
+  return (
+    <>
+      <section className="card stack" aria-labelledby="mapping-title">
+        <div className="card-heading">
+          <h2 id="mapping-title">Columns</h2>
+          <p className="muted small">{`${fileName} · ${numberFormat.format(preview.rowCount)} rows`}</p>
+        </div>
+        <p className="muted small">
+          The server maps columns by their header: <code>email</code> is the address, <code>subscribed</code> the
+          subscription, every other column a data field. Empty cells leave a field as it is.
+        </p>
+        <div className="table-scroll">
+          <table className="table mapping-table">
+            <caption className="visually-hidden">How each column is imported</caption>
+            <thead>
+              <tr>
+                <th scope="col">Column</th>
+                <th scope="col">Becomes</th>
+                <th scope="col">Type</th>
+              </tr>
+            </thead>
+            <tbody>
+              {mapping.map((m, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional; two may share a name
+                <tr key={i} className={m.role.kind === 'ignored' ? 'is-ignored' : undefined}>
+                  <td data-label="Column">
+                    <code>{m.column || '(no name)'}</code>
+                  </td>
+                  <td data-label="Becomes">{roleText(m)}</td>
+                  <td data-label="Type" className="muted">
+                    {typeOf(i)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      {preview.error && (
+        <div className="alert" role="alert">
+          <p>{preview.error}</p>
+        </div>
+      )}
+
+      {rows.length > 0 && (
+        <section className="card stack" aria-labelledby="preview-title">
+          <h2 id="preview-title">{`First ${rows.length} row${rows.length === 1 ? '' : 's'}`}</h2>
+          {/* Wide files scroll sideways; the region takes focus so a keyboard can scroll it too. */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
+          <section className="table-scroll preview-scroll" aria-label="First rows, scrollable" tabIndex={0}>
+            <table className="table preview-table">
+              <caption className="visually-hidden">First rows of the file</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Row</th>
+                  {header.map((h, i) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional
+                    <th key={i} scope="col">
+                      <span className="preview-column">{h || '(no name)'}</span>
+                      <span className="preview-role">{roleText(mapping[i]!)}</span>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((cells, r) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
+                  <tr key={r}>
+                    <td className="muted">{r + 2}</td>
+                    {header.map((_, i) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: cells are positional
+                      <td key={i} className={mapping[i]!.role.kind === 'ignored' ? 'is-ignored' : undefined}>
+                        {cells[i] ?? ''}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          {more > 0 && <p className="muted small">{`and ${numberFormat.format(more)} more rows`}</p>}
+        </section>
+      )}
+
+      {preview.problemCount > 0 && !preview.error && (
+        <section className="notice stack" aria-labelledby="problems-title">
+          <h2 id="problems-title">
+            {`${numberFormat.format(preview.problemCount)} row${preview.problemCount === 1 ? '' : 's'} will not be imported`}
+          </h2>
+          <ul className="problem-list">
+            {preview.problems.map((p) => (
+              <li key={p.row}>{`Row ${p.row}: ${p.message}`}</li>
+            ))}
+          </ul>
+          <p className="small">
+            The other rows are imported. The server also checks each address and lists the rows it refuses.
+          </p>
+        </section>
+      )}
+    </>
+  );
+}

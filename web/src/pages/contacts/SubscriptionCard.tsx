@@ -1,0 +1,95 @@
+import { useId, useState } from 'react';
+import type { Contact } from '../../../../src/api.js';
+import { type ContactChange, useUpdateContact } from '../../api/contacts.js';
+import { errorMessage } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { snoozeEnd, subscriptionLabel } from './contact-format.js';
+
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+const SNOOZES = [
+  { days: 1, label: '1 day' },
+  { days: 7, label: '1 week' },
+  { days: 30, label: '30 days' },
+  { days: 90, label: '90 days' },
+] as const;
+
+/**
+ * The subscription and its changes, all through PATCH /contacts/{id}: `subscribed` (which also ends
+ * a snooze) or `snoozedUntil` (unsubscribed until then, resubscribed by the service afterwards).
+ */
+export function SubscriptionCard({ projectId, contact }: { projectId: string; contact: Contact }) {
+  const update = useUpdateContact(projectId, contact.id);
+  const [snoozeDays, setSnoozeDays] = useState<number>(7);
+  const [done, setDone] = useState('');
+  const snoozeId = useId();
+  const snoozed = contact.snoozedUntil !== null;
+
+  const change = (body: ContactChange, message: string) => update.mutate(body, { onSuccess: () => setDone(message) });
+
+  return (
+    <section className="card stack" aria-labelledby="subscription-title">
+      <div className="card-heading">
+        <h2 id="subscription-title">Subscription</h2>
+        <span className={contact.subscribed ? 'badge badge-ok' : snoozed ? 'badge badge-pending' : 'badge'}>
+          {subscriptionLabel(contact)}
+        </span>
+      </div>
+      <p className="muted">
+        {contact.subscribed
+          ? 'Campaigns reach this contact.'
+          : snoozed
+            ? `Paused until ${dateTimeFormat.format(new Date(contact.snoozedUntil!))}, then subscribed again by itself.`
+            : 'Campaigns skip this contact.'}
+      </p>
+      {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
+      <div className="button-row">
+        {!contact.subscribed && (
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={update.isPending}
+            onClick={() => change({ subscribed: true }, 'Subscribed.')}
+          >
+            {snoozed ? 'Subscribe now' : 'Subscribe'}
+          </button>
+        )}
+        {(contact.subscribed || snoozed) && (
+          <button
+            type="button"
+            className="button"
+            disabled={update.isPending}
+            onClick={() => change({ subscribed: false }, 'Unsubscribed.')}
+          >
+            Unsubscribe
+          </button>
+        )}
+      </div>
+      {contact.subscribed && (
+        <div className="snooze-row">
+          <div className="field">
+            <label htmlFor={snoozeId}>Pause for</label>
+            <select id={snoozeId} value={snoozeDays} onChange={(e) => setSnoozeDays(Number(e.target.value))}>
+              {SNOOZES.map((s) => (
+                <option key={s.days} value={s.days}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button
+            type="button"
+            className="button"
+            disabled={update.isPending}
+            onClick={() => change({ snoozedUntil: snoozeEnd(snoozeDays, new Date()) }, 'Snoozed.')}
+          >
+            Snooze
+          </button>
+        </div>
+      )}
+      <p className="visually-hidden" aria-live="polite">
+        {update.isPending ? '' : done}
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,244 @@
+/**
+ * What the import page shows before uploading: the CSV read in the browser by the same rules the
+ * server's import applies (src/domain/csv-contacts.ts): the first row is the header; the column
+ * named "email" (any case) is the address; "subscribed" sets the subscription (true/yes/1/y,
+ * false/no/0/n); every other named column becomes a `data` key, its cells typed as the server types
+ * them ("42" a number, "true" a boolean, "02134" text), empty cells left out. The server takes no
+ * mapping: this page shows the one it will apply.
+ */
+
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+
+/** Keys the API drops from `data` without an error (the spec's data rule 6). */
+export const RESERVED_DATA_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'svc_id',
+  'svc_email',
+  'email',
+  'unsubscribeUrl',
+  'subscribeUrl',
+  'manageUrl',
+]);
+
+const MB = 1024 * 1024;
+
+/** Why a chosen file cannot be uploaded, or null; checked before a byte leaves the browser. */
+export function checkImportFile(file: { name: string; size: number; type: string }): string | null {
+  if (file.size === 0) return `${file.name} is empty.`;
+  if (file.size > MAX_IMPORT_BYTES)
+    return `${file.name} is ${(file.size / MB).toFixed(1)} MB; a CSV may be at most ${MAX_IMPORT_BYTES / MB} MB. Split it into smaller files.`;
+  const csvType = file.type === '' || /csv|text\/plain|excel/.test(file.type);
+  if (!/\.(csv|txt|tsv)$/i.test(file.name) && !csvType) return `${file.name} is not a CSV file.`;
+  return null;
+}
+
+export class CsvSyntaxError extends Error {
+  constructor(
+    message: string,
+    /** The record (header = 1) where reading stopped, as the server numbers rows. */
+    readonly row: number,
+  ) {
+    super(message);
+    this.name = 'CsvSyntaxError';
+  }
+}
+
+/**
+ * Reads RFC 4180 CSV (quoted cells, doubled quotes, CRLF or LF, a leading BOM), calling `onRecord`
+ * for each record; empty lines are skipped, as the server skips them. Throws CsvSyntaxError where
+ * the server's parser would stop: a quote opening inside a bare cell, text after a closing quote,
+ * or a quote never closed.
+ */
+export function readCsv(text: string, onRecord: (cells: string[], index: number) => void): void {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let index = 0;
+  const n = text.length;
+  while (i < n) {
+    const cells: string[] = [];
+    let lineEnded = false;
+    // One record: cells until an unquoted line break or the end of the text.
+    while (!lineEnded) {
+      let cell = '';
+      if (text[i] === '"') {
+        i++;
+        for (;;) {
+          if (i >= n) throw new CsvSyntaxError(`Row ${index + 1}: a quoted cell is never closed`, index + 1);
+          const ch = text[i]!;
+          if (ch === '"') {
+            if (text[i + 1] === '"') {
+              cell += '"';
+              i += 2;
+              continue;
+            }
+            i++;
+            break;
+          }
+          cell += ch;
+          i++;
+        }
+        const next = text[i];
+        if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r')
+          throw new CsvSyntaxError(`Row ${index + 1}: text follows a closing quote`, index + 1);
+      } else {
+        const start = i;
+        while (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
+          if (text[i] === '"')
+            throw new CsvSyntaxError(`Row ${index + 1}: a quote inside a cell that does not start with one`, index + 1);
+          i++;
+        }
+        cell = text.slice(start, i);
+      }
+      cells.push(cell);
+      if (text[i] === ',') {
+        i++;
+        continue;
+      }
+      if (text[i] === '\r') i++;
+      if (text[i] === '\n') i++;
+      lineEnded = true;
+    }
+    if (cells.length === 1 && cells[0] === '') continue;
+    onRecord(cells, index);
+    index++;
+  }
+}
+
+export type ColumnRole =
+  | { kind: 'email' }
+  | { kind: 'subscribed' }
+  | { kind: 'data'; key: string }
+  | { kind: 'ignored'; reason: string };
+
+export interface ColumnMapping {
+  /** The header as written in the file. */
+  column: string;
+  role: ColumnRole;
+}
+
+function target(column: string): ColumnRole {
+  const name = column.trim();
+  const lower = name.toLowerCase();
+  if (lower === 'email') return { kind: 'email' };
+  if (lower === 'subscribed') return { kind: 'subscribed' };
+  if (!name) return { kind: 'ignored', reason: 'no header name' };
+  if (RESERVED_DATA_KEYS.has(name)) return { kind: 'ignored', reason: 'a reserved name' };
+  return { kind: 'data', key: name };
+}
+
+/** What a column becomes, in words. */
+export function roleText(m: ColumnMapping): string {
+  switch (m.role.kind) {
+    case 'email':
+      return 'Email address';
+    case 'subscribed':
+      return 'Subscription (true or false)';
+    case 'data':
+      return `Data field ${m.role.key}`;
+    case 'ignored':
+      return `Ignored: ${m.role.reason}`;
+  }
+}
+
+const targetId = (role: ColumnRole) => (role.kind === 'data' ? `data:${role.key}` : role.kind);
+
+/** What the server does with each column; of two columns with the same target, the later one wins. */
+export function importMapping(header: readonly string[]): ColumnMapping[] {
+  const roles = header.map(target);
+  return header.map((column, i) => {
+    const role = roles[i]!;
+    const laterTwin = role.kind !== 'ignored' && roles.slice(i + 1).some((r) => targetId(r) === targetId(role));
+    return { column, role: laterTwin ? { kind: 'ignored', reason: 'a later column has the same name' } : role };
+  });
+}
+
+export type CellType = 'string' | 'number' | 'boolean' | 'date';
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{3})?Z)?$/;
+
+/** A cell's value as the server stores it: numbers and booleans only in their exact canonical form. */
+export function coerceCell(cell: string): string | number | boolean {
+  if (cell === 'true') return true;
+  if (cell === 'false') return false;
+  if (/^-?\d+(\.\d+)?$/.test(cell) && String(Number(cell)) === cell) return Number(cell);
+  return cell;
+}
+
+/** The type the project gives a key the first time it sees a value for it. */
+export function cellType(cell: string): CellType {
+  const value = coerceCell(cell);
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? 'date' : 'string';
+}
+
+const TRUE = new Set(['true', 'yes', '1', 'y']);
+const FALSE = new Set(['false', 'no', '0', 'n']);
+
+/** A problem the server will certainly report for this row, or null (it also checks each address). */
+export function rowProblem(cells: readonly string[], mapping: readonly ColumnMapping[]): string | null {
+  let email = '';
+  for (const [i, m] of mapping.entries()) {
+    const cell = (cells[i] ?? '').trim();
+    if (m.role.kind === 'email') email = cell;
+    if (m.role.kind === 'subscribed' && cell !== '' && !TRUE.has(cell.toLowerCase()) && !FALSE.has(cell.toLowerCase()))
+      return `subscribed must be true or false, got "${cell}"`;
+  }
+  return email ? null : 'email is empty';
+}
+
+export interface CsvPreview {
+  header: string[];
+  mapping: ColumnMapping[];
+  /** The first data rows, as read. */
+  rows: string[][];
+  /** Data rows in the whole file (the header not counted). */
+  rowCount: number;
+  /** Rows the server will refuse, by row number (header = 1), the first few of them. */
+  problems: { row: number; message: string }[];
+  problemCount: number;
+  /** The type each data column's first value would give its key, by column index. */
+  types: (CellType | null)[];
+  /** Why the file cannot be imported as a whole, or null. */
+  error: string | null;
+}
+
+const MAX_PROBLEMS = 20;
+
+export function previewCsv(text: string, previewRows = 10): CsvPreview {
+  let header: string[] = [];
+  let mapping: ColumnMapping[] = [];
+  const rows: string[][] = [];
+  const problems: CsvPreview['problems'] = [];
+  let problemCount = 0;
+  let rowCount = 0;
+  let types: (CellType | null)[] = [];
+  let error: string | null = null;
+  try {
+    readCsv(text, (cells, index) => {
+      if (index === 0) {
+        header = cells;
+        mapping = importMapping(cells);
+        types = cells.map(() => null);
+        return;
+      }
+      rowCount++;
+      if (rows.length < previewRows) rows.push(cells);
+      for (const [i, m] of mapping.entries()) {
+        const cell = (cells[i] ?? '').trim();
+        if (m.role.kind === 'data' && types[i] === null && cell !== '') types[i] = cellType(cell);
+      }
+      const problem = rowProblem(cells, mapping);
+      if (problem) {
+        problemCount++;
+        if (problems.length < MAX_PROBLEMS) problems.push({ row: index + 1, message: problem });
+      }
+    });
+  } catch (e) {
+    if (!(e instanceof CsvSyntaxError)) throw e;
+    error = `The file is not valid CSV. ${e.message}.`;
+  }
+  if (!error && header.length === 0) error = 'The file has no header row.';
+  else if (!error && !mapping.some((m) => m.role.kind === 'email'))
+    error = 'The header row has no "email" column. Add one; the other columns become contact data.';
+  return { header, mapping, rows, rowCount, problems, problemCount, types, error };
+}
