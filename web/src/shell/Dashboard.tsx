@@ -13,9 +13,12 @@ const ContactsPage = lazy(() => import('../pages/contacts/ContactsPage.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
+const TemplatesPage = lazy(() => import('../pages/templates/TemplatesPage.js'));
+const TemplateEditorPage = lazy(() => import('../pages/templates/TemplateEditorPage.js'));
 
 export const NAV_ITEMS = [
   { to: '/contacts', label: 'Contacts' },
+  { to: '/templates', label: 'Templates' },
   { to: '/domains', label: 'Domains' },
 ] as const;
 
@@ -71,6 +74,9 @@ export function Dashboard({ user }: { user: User }) {
               <Route path="contacts" element={<ContactsPage />} />
               <Route path="contacts/import" element={<ImportContactsPage />} />
               <Route path="contacts/:id" element={<ContactPage />} />
+              <Route path="templates" element={<TemplatesPage />} />
+              <Route path="templates/new" element={<TemplateEditorPage />} />
+              <Route path="templates/:id" element={<TemplateEditorPage />} />
               <Route path="domains" element={<DomainsPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>

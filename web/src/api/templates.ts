@@ -1,0 +1,170 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { EmailType, Template } from '../../../src/api.js';
+import { api } from './client.js';
+
+export interface NumberedPage<T> {
+  data: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+}
+
+export interface TemplatesQuery {
+  page: number;
+  pageSize: number;
+  type?: EmailType;
+  search?: string;
+  sort: 'name' | 'createdAt' | 'updatedAt';
+  dir: 'asc' | 'desc';
+}
+
+/** The fields POST /templates takes and PATCH /templates/{id} changes. */
+export interface TemplateInput {
+  name: string;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  description: string | null;
+  type: EmailType;
+}
+
+export interface TemplateUsage {
+  templateId: string;
+  campaigns: { id: string; name: string }[];
+  workflows: { id: string; name: string }[];
+}
+
+export interface PreviewInput {
+  subject: string;
+  body: string;
+  type: EmailType;
+  contactId?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface Preview {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+const templatesKey = (projectId: string) => ['templates', projectId] as const;
+const templateKey = (projectId: string, id: string) => ['templates', projectId, 'one', id] as const;
+const path = (id: string) => `/templates/${encodeURIComponent(id)}`;
+
+/** One numbered page of templates, filtered, searched and sorted by the server. */
+export function useTemplatesPage(projectId: string, query: TemplatesQuery) {
+  return useQuery({
+    queryKey: [...templatesKey(projectId), 'page', query],
+    queryFn: ({ signal }) =>
+      api<NumberedPage<Template>>('GET', '/templates', { projectId, signal, query: { ...query } }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTemplate(projectId: string, id: string | undefined) {
+  return useQuery({
+    queryKey: templateKey(projectId, id ?? ''),
+    queryFn: ({ signal }) => api<Template>('GET', path(id!), { projectId, signal }),
+    enabled: id !== undefined,
+    // What is being edited must not be replaced under the cursor by a background refetch.
+    staleTime: Number.POSITIVE_INFINITY,
+    refetchOnWindowFocus: false,
+  });
+}
+
+export function useTemplateUsage(projectId: string, id: string | undefined) {
+  return useQuery({
+    queryKey: [...templateKey(projectId, id ?? ''), 'usage'],
+    queryFn: ({ signal }) => api<TemplateUsage>('GET', `${path(id!)}/usage`, { projectId, signal }),
+    enabled: id !== undefined,
+  });
+}
+
+function useSaved(projectId: string) {
+  const queryClient = useQueryClient();
+  return (template: Template) => {
+    queryClient.setQueryData(templateKey(projectId, template.id), template);
+    return queryClient.invalidateQueries({ queryKey: [...templatesKey(projectId), 'page'] });
+  };
+}
+
+/** Creates (no id) or updates a template. */
+export function useSaveTemplate(projectId: string, id: string | undefined) {
+  const saved = useSaved(projectId);
+  return useMutation({
+    mutationFn: (input: TemplateInput) =>
+      id === undefined
+        ? api<Template>('POST', '/templates', { projectId, body: input })
+        : api<Template>('PATCH', path(id), { projectId, body: input }),
+    onSuccess: saved,
+  });
+}
+
+export function useDuplicateTemplate(projectId: string) {
+  const saved = useSaved(projectId);
+  return useMutation({
+    mutationFn: (id: string) => api<Template>('POST', `${path(id)}/duplicate`, { projectId }),
+    onSuccess: saved,
+  });
+}
+
+export function useDeleteTemplate(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<void>('DELETE', path(id), { projectId }),
+    onSuccess: (_, id) => {
+      queryClient.removeQueries({ queryKey: templateKey(projectId, id) });
+      return queryClient.invalidateQueries({ queryKey: [...templatesKey(projectId), 'page'] });
+    },
+  });
+}
+
+/**
+ * Unsaved content rendered by the sending renderer. Each input is asked once (the cache keeps the
+ * answers of the last few, so undo shows its preview at once); a render error is not retried.
+ */
+export function usePreview(projectId: string, input: PreviewInput | null) {
+  return useQuery({
+    queryKey: ['template-preview', projectId, input],
+    queryFn: ({ signal }) => api<Preview>('POST', '/templates/preview', { projectId, signal, body: input }),
+    enabled: input !== null,
+    staleTime: Number.POSITIVE_INFINITY,
+    gcTime: 60_000,
+    retry: false,
+    refetchOnWindowFocus: false,
+  });
+}
+
+/** Stores an image for template bodies; answers its public URL. */
+export function useUploadImage(projectId: string) {
+  return useMutation({
+    mutationFn: (file: File) => {
+      const form = new FormData();
+      form.append('file', file);
+      return api<{ url: string; contentType: string; size: number }>('POST', '/uploads/image', {
+        projectId,
+        body: form,
+      });
+    },
+  });
+}
+
+export interface ContactField {
+  field: string;
+  type: string;
+  isCustom: boolean;
+  coverage: number;
+}
+
+/** The project's contact fields, standard and custom (`data.…`), for completions in the editor. */
+export function useContactFields(projectId: string) {
+  return useQuery({
+    queryKey: ['contact-fields', projectId],
+    queryFn: ({ signal }) => api<{ fields: ContactField[] }>('GET', '/contacts/fields', { projectId, signal }),
+    staleTime: 5 * 60_000,
+  });
+}

@@ -1,0 +1,76 @@
+import { Link } from 'react-router-dom';
+import type { Template } from '../../../../src/api.js';
+import { TYPE_LABELS } from './template-list.js';
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+const COLUMNS = ['Name', 'Subject', 'Type', 'Updated'] as const;
+
+function TableHead() {
+  return (
+    <thead>
+      <tr>
+        {COLUMNS.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+export function TemplatesTable({ templates, stale }: { templates: readonly Template[]; stale: boolean }) {
+  return (
+    <div className="table-scroll">
+      <table className={stale ? 'table templates-table is-stale' : 'table templates-table'}>
+        <caption className="visually-hidden">Templates</caption>
+        <TableHead />
+        <tbody>
+          {templates.map((t) => (
+            <tr key={t.id}>
+              <td className="cell-template-name">
+                <Link to={`/templates/${t.id}`}>{t.name}</Link>
+                {t.description && <span className="muted small template-description">{t.description}</span>}
+              </td>
+              <td className="cell-subject">{t.subject}</td>
+              <td className="cell-type">
+                <span className={`badge badge-type-${t.type.toLowerCase()}`}>{TYPE_LABELS[t.type]}</span>
+              </td>
+              <td className="cell-updated">
+                <time dateTime={t.updatedAt} title={dateTimeFormat.format(new Date(t.updatedAt))}>
+                  {dateFormat.format(new Date(t.updatedAt))}
+                </time>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Placeholder rows while the first page loads, so the layout does not jump when it arrives. */
+export function TemplatesTableSkeleton() {
+  return (
+    <div className="table-scroll">
+      <p className="visually-hidden">Loading templates…</p>
+      <table className="table" aria-hidden="true">
+        <TableHead />
+        <tbody>
+          {Array.from({ length: 6 }, (_, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: placeholder rows have nothing else to tell them apart
+            <tr key={i}>
+              {COLUMNS.map((c) => (
+                <td key={c}>
+                  <span className="skeleton" />
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
