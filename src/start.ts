@@ -98,6 +98,8 @@ export async function startService(
   const metricsListener: MetricsListener | undefined =
     metrics && (await startMetricsListener(metrics, config.metrics!, log));
 
+  // Before listening: the caller prints it, and whoever sees the service answer may look for it.
+  const ownerSetup = role === 'worker' ? null : await setupToken(ctx.db);
   const worker = role === 'serve' ? undefined : await startWorker(ctx, metrics);
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -116,7 +118,7 @@ export async function startService(
     metricsUrl: metricsListener?.url,
     inboundSmtpPort: inbound?.port,
     defaultProject,
-    setupToken: app ? await setupToken(ctx.db) : null,
+    setupToken: ownerSetup,
     async stop() {
       await metricsListener?.close();
       await inbound?.close();

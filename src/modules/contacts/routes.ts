@@ -7,6 +7,7 @@ import { noContent, wrapped } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
 import { idempotencyKeyOf, requestIdentity } from '../../platform/http/idempotency.js';
 import { moduleRoutes } from '../../platform/http/module-routes.js';
+import { readUpload } from '../../platform/http/uploads.js';
 import * as events from '../events/schemas.js';
 import * as fields from './fields.js';
 import * as jobs from './jobs.js';
@@ -142,11 +143,7 @@ export const contactRoutes = moduleRoutes('Contacts', async (app, ctx) => {
       });
       if (!file)
         throw new AppError(400, 'FILE_REQUIRED', 'No file in the upload; send the CSV in a field named "file"');
-      const buffer = await file.toBuffer().catch((err: { code?: string }) => {
-        if (err.code === 'FST_REQ_FILE_TOO_LARGE')
-          throw new AppError(413, 'FILE_TOO_LARGE', `A CSV may be at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
-        throw unreadable();
-      });
+      const buffer = await readUpload(file, `A CSV may be at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`, unreadable);
       const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'));
       reply.status(202);
       return { jobId: job.id, ...job };

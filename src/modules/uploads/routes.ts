@@ -9,6 +9,7 @@ import { projectOf } from '../../platform/http/auth.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
 import { moduleRoutes } from '../../platform/http/module-routes.js';
+import { readUpload } from '../../platform/http/uploads.js';
 import { localStorage, s3Storage } from '../../platform/storage.js';
 
 /** Template images are small; 5 MB leaves room for a large photo. */
@@ -44,11 +45,11 @@ export const uploadRoutes = moduleRoutes('Uploads', async (app, ctx) => {
       const file = await req.file().catch(() => undefined);
       if (file?.fieldname !== 'file')
         throw new AppError(400, 'INVALID_UPLOAD', 'Send the image as multipart/form-data in a field named file');
-      const content = await file.toBuffer().catch((err: { code?: string }) => {
-        if (err.code === 'FST_REQ_FILE_TOO_LARGE')
-          throw new AppError(413, 'FILE_TOO_LARGE', `An image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB`);
-        throw new AppError(400, 'INVALID_UPLOAD', 'The upload could not be read');
-      });
+      const content = await readUpload(
+        file,
+        `An image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB`,
+        () => new AppError(400, 'INVALID_UPLOAD', 'The upload could not be read'),
+      );
       const image = imageTypeOf(content);
       if (!image) {
         throw new AppError(415, 'UNSUPPORTED_IMAGE_TYPE', `Only ${IMAGE_TYPES.join(', ')} images are accepted`, {
