@@ -13,12 +13,15 @@ const ContactsPage = lazy(() => import('../pages/contacts/ContactsPage.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
+const EmailsPage = lazy(() => import('../pages/emails/EmailsPage.js'));
+const EmailPage = lazy(() => import('../pages/emails/EmailPage.js'));
 const TemplatesPage = lazy(() => import('../pages/templates/TemplatesPage.js'));
 const TemplateEditorPage = lazy(() => import('../pages/templates/TemplateEditorPage.js'));
 
 export const NAV_ITEMS = [
   { to: '/contacts', label: 'Contacts' },
   { to: '/templates', label: 'Templates' },
+  { to: '/emails', label: 'Emails' },
   { to: '/domains', label: 'Domains' },
 ] as const;
 
@@ -77,6 +80,8 @@ export function Dashboard({ user }: { user: User }) {
               <Route path="templates" element={<TemplatesPage />} />
               <Route path="templates/new" element={<TemplateEditorPage />} />
               <Route path="templates/:id" element={<TemplateEditorPage />} />
+              <Route path="emails" element={<EmailsPage />} />
+              <Route path="emails/:id" element={<EmailPage />} />
               <Route path="domains" element={<DomainsPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>

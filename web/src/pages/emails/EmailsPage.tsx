@@ -1,0 +1,216 @@
+import { useId, useState } from 'react';
+import { Link } from 'react-router-dom';
+import type { EmailStatus } from '../../../../src/api.js';
+import { isApiError } from '../../api/client.js';
+import { errorMessage, fieldMessages } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { EmptyState } from '../../components/EmptyState.js';
+import { Field } from '../../components/Field.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { EmailsTable, EmailsTableSkeleton } from './EmailsTable.js';
+import {
+  EMAIL_STATUSES,
+  type EmailFilters,
+  emailsApiQuery,
+  FIRST_PAGE,
+  isFiltered,
+  type ListPosition,
+  looksLikeAddress,
+  nextPage,
+  pageNumber,
+  previousPage,
+  withCriteria,
+} from './email-filters.js';
+import { statusFilterLabel } from './email-status.js';
+import { useEmailsPage } from './emails-api.js';
+import { useEmailFilters } from './useEmailFilters.js';
+import './emails.css';
+
+const PAGE_SIZE = 50;
+
+export default function EmailsPage() {
+  usePageTitle('Emails');
+  const project = useCurrentProject();
+  const { filters, trail, go } = useEmailFilters();
+  const page = useEmailsPage(project.id, emailsApiQuery(filters, PAGE_SIZE));
+  const regionId = useId();
+  const turnPage = (to: ListPosition) => {
+    go(to);
+    window.scrollTo({ top: 0 });
+  };
+  const isFirstPage = !filters.cursor;
+  // The server's word on the recipient filter (an address it cannot take) belongs beside the field.
+  const serverFieldErrors = page.isError && isApiError(page.error, 422) ? fieldMessages(page.error.fieldErrors) : {};
+
+  return (
+    <section aria-labelledby="emails-title" className="stack">
+      <div className="page-heading">
+        <h1 id="emails-title">Emails</h1>
+        <p className="muted">Every email of this project, newest first: sent, waiting, or held back.</p>
+      </div>
+
+      <search className="toolbar emails-toolbar" aria-label="Emails">
+        <StatusSelect value={filters.status} onChange={(status) => go(withCriteria(filters, { status }))} />
+        <RecipientFilter
+          key={filters.to}
+          value={filters.to}
+          serverError={serverFieldErrors.to}
+          controls={regionId}
+          onApply={(to) => go(withCriteria(filters, { to }))}
+        />
+        {filters.campaignId && (
+          <p className="filter-chip">
+            <span>
+              Campaign <code>{filters.campaignId}</code>
+            </span>
+            <button
+              type="button"
+              className="button button-small"
+              aria-label="Show emails of every campaign"
+              onClick={() => go(withCriteria(filters, { campaignId: null }))}
+            >
+              Remove
+            </button>
+          </p>
+        )}
+      </search>
+
+      <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
+        {page.isPending ? (
+          <EmailsTableSkeleton />
+        ) : page.isError ? (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => page.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(page.error)}
+          </Alert>
+        ) : page.data.data.length === 0 ? (
+          <NoEmails filters={filters} onClear={() => go({ filters: FIRST_PAGE, trail: [] })} />
+        ) : (
+          <EmailsTable emails={page.data.data} stale={page.isPlaceholderData} />
+        )}
+      </div>
+
+      {page.data && (filters.cursor || page.data.hasMore) && (
+        <nav className="pager" aria-label="Pages of emails">
+          <button
+            type="button"
+            className="button"
+            disabled={isFirstPage || page.isPlaceholderData}
+            onClick={() => turnPage(previousPage(filters, trail))}
+          >
+            Previous
+          </button>
+          <PageLabel page={pageNumber(filters, trail)} />
+          <button
+            type="button"
+            className="button"
+            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
+            onClick={() => page.data.cursor && turnPage(nextPage(filters, trail, page.data.cursor))}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+function StatusSelect({ value, onChange }: { value: EmailStatus | null; onChange: (v: EmailStatus | null) => void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Status</label>
+      <select id={id} value={value ?? ''} onChange={(e) => onChange((e.target.value || null) as EmailStatus | null)}>
+        <option value="">All statuses</option>
+        {EMAIL_STATUSES.map((s) => (
+          <option key={s} value={s}>
+            {statusFilterLabel(s)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** The API matches one whole address, so the filter applies when it is submitted, not as it is typed. */
+function RecipientFilter({
+  value,
+  serverError,
+  controls,
+  onApply,
+}: {
+  value: string;
+  serverError: string | undefined;
+  controls: string;
+  onApply: (to: string) => void;
+}) {
+  const [draft, setDraft] = useState(value);
+  const [problem, setProblem] = useState<string | null>(null);
+  return (
+    <form
+      className="recipient-filter"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const to = draft.trim();
+        if (to && !looksLikeAddress(to)) {
+          setProblem('Enter a whole address, such as ada@example.com: the filter matches it exactly.');
+          return;
+        }
+        setProblem(null);
+        onApply(to);
+      }}
+    >
+      <Field
+        label="Recipient"
+        type="email"
+        name="to"
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="ada@example.com"
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        error={problem ?? serverError}
+        aria-controls={controls}
+      />
+      <button type="submit" className="button">
+        Filter
+      </button>
+      {value && (
+        <button type="button" className="button" onClick={() => onApply('')}>
+          Any recipient
+        </button>
+      )}
+    </form>
+  );
+}
+
+function NoEmails({ filters, onClear }: { filters: EmailFilters; onClear: () => void }) {
+  if (isFiltered(filters)) {
+    return (
+      <EmptyState title="No emails match">
+        <p className="muted">Nothing with this status, recipient or campaign{filters.cursor ? ' on this page' : ''}.</p>
+        <button type="button" className="button" onClick={onClear}>
+          Clear filters
+        </button>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="No emails yet">
+      <p className="muted">
+        Send one with the API (<code>POST /v1/send</code>) or a test from a <Link to="/templates">template</Link>.
+      </p>
+    </EmptyState>
+  );
+}
+
+function PageLabel({ page }: { page: number | null }) {
+  return <span className="muted">{page === null ? 'Later page' : `Page ${page}`}</span>;
+}
