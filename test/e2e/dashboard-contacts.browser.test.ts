@@ -1,11 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Contact } from '../../src/api.js';
-import { accessibilityViolations, hasChromium, launchChromium } from '../support/browser.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { type ChildServer, client, printedKeys, spawnService } from '../support/server.js';
+import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { client } from '../support/server.js';
 
 /**
  * The contacts pages in Debian's Chromium against the real service: a CSV imported and followed to
@@ -13,32 +9,8 @@ import { type ChildServer, client, printedKeys, spawnService } from '../support/
  * bulk actions; each new page scanned with axe, wide and narrow, light and dark.
  */
 
-const OWNER = { email: 'owner@example.com', password: 'owner-correct-horse' };
 const ROWS = 200;
 const person = (i: number) => `person${String(i).padStart(3, '0')}@example.com`;
-
-let db: TestDatabase;
-let service: ChildServer;
-let browser: Browser;
-let page: Page;
-
-const keys = () => printedKeys(service.output());
-const api = () => client(service.url, keys().secretKey);
-/** With CONTACTS_SCREENSHOTS=<folder>, what the page shows is saved there to be looked at. */
-const SHOTS = process.env.CONTACTS_SCREENSHOTS;
-
-async function expectAccessible(name: string) {
-  expect(await accessibilityViolations(page), name).toEqual([]);
-  if (SHOTS) {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: page.viewportSize()!.width > 400 });
-  }
-}
-
-async function contactByEmail(email: string): Promise<Contact> {
-  const res = await api().get(`/contacts?search=${encodeURIComponent(email)}`);
-  return (res.body.data as Contact[]).find((c) => c.email === email)!;
-}
 
 /** 200 good rows, one without an email and one with an address that is not one. */
 function peopleCsv(): Buffer {
@@ -52,45 +24,32 @@ function peopleCsv(): Buffer {
 }
 
 describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    service = await spawnService({ ...db.env, REDIS_URL: '' });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.setDefaultTimeout(10_000);
-
-    await page.goto(`${service.url}/app/`);
-    await page.getByLabel('Setup token').fill(/setup token:\n\s+(\S+)/.exec(service.output())![1]!);
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { name: 'No contacts yet' }).waitFor();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await service?.kill();
-    await db?.drop();
-  });
+  const d = useDashboard();
+  beforeAll(() => d.page.goto(`${d.service.url}/app/`));
+  async function contactByEmail(email: string): Promise<Contact> {
+    const res = await d.api().get(`/contacts?search=${encodeURIComponent(email)}`);
+    return (res.body.data as Contact[]).find((c) => c.email === email)!;
+  }
 
   it('imports a CSV: the mapping first, then live progress to the end, with the rows it refused', async () => {
-    await page.getByRole('link', { name: 'Import CSV' }).click();
-    await page.getByRole('heading', { name: 'Import contacts' }).waitFor();
-    await expectAccessible('import-empty');
+    await d.page.getByRole('link', { name: 'Import CSV' }).click();
+    await d.page.getByRole('heading', { name: 'Import contacts' }).waitFor();
+    await d.expectAccessible('import-empty');
 
     // Too big is refused before anything is uploaded.
-    await page.getByLabel('Choose a CSV file').setInputFiles({
+    await d.page.getByLabel('Choose a CSV file').setInputFiles({
       name: 'huge.csv',
       mimeType: 'text/csv',
       buffer: Buffer.alloc(5 * 1024 * 1024 + 1, 'a'),
     });
-    await page.getByRole('alert').getByText('a CSV may be at most 5 MB').waitFor();
+    await d.page.getByRole('alert').getByText('a CSV may be at most 5 MB').waitFor();
 
-    await page.getByLabel('Choose another CSV file').setInputFiles({
+    await d.page.getByLabel('Choose another CSV file').setInputFiles({
       name: 'people.csv',
       mimeType: 'text/csv',
       buffer: peopleCsv(),
     });
-    const columns = page.getByRole('table', { name: 'How each column is imported' });
+    const columns = d.page.getByRole('table', { name: 'How each column is imported' });
     await columns.waitFor();
     expect(await columns.getByRole('row').allTextContents()).toEqual([
       expect.stringMatching(/Column\s*Becomes\s*Type/),
@@ -99,19 +58,19 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
       expect.stringMatching(/plan\s*Data field plan\s*Text \(new field\)/),
       expect.stringMatching(/seats\s*Data field seats\s*Number \(new field\)/),
     ]);
-    await page.getByText('people.csv · 202 rows').waitFor();
-    expect(await page.getByRole('table', { name: 'First rows of the file' }).getByRole('row').count()).toBe(11);
-    await page.getByRole('heading', { name: '1 row will not be imported' }).waitFor();
-    await page.getByText('Row 52: email is empty').waitFor();
-    await expectAccessible('import-preview');
+    await d.page.getByText('people.csv · 202 rows').waitFor();
+    expect(await d.page.getByRole('table', { name: 'First rows of the file' }).getByRole('row').count()).toBe(11);
+    await d.page.getByRole('heading', { name: '1 row will not be imported' }).waitFor();
+    await d.page.getByText('Row 52: email is empty').waitFor();
+    await d.expectAccessible('import-preview');
 
     // Every progress text the page showed, until the job ended.
     const seen: string[] = [];
-    const progress = page.getByRole('progressbar', { name: 'Import progress' });
-    await page.getByRole('button', { name: 'Import 202 rows' }).click();
+    const progress = d.page.getByRole('progressbar', { name: 'Import progress' });
+    await d.page.getByRole('button', { name: 'Import 202 rows' }).click();
     await progress.waitFor();
-    expect(new URL(page.url()).searchParams.get('job')).toMatch(/^[0-9a-f-]{36}$/);
-    const finished = page.getByRole('heading', { name: 'Import finished' });
+    expect(new URL(d.page.url()).searchParams.get('job')).toMatch(/^[0-9a-f-]{36}$/);
+    const finished = d.page.getByRole('heading', { name: 'Import finished' });
     await expect
       .poll(
         async () => {
@@ -123,51 +82,51 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
       .toBe(true);
     expect(await progress.getAttribute('value')).toBe('100');
     expect(seen.at(-1)).toBe('100');
-    await page.getByText('Done: 202 rows, 200 new, 0 updated, 2 failed').waitFor();
-    const counts = page.locator('.job-counts');
+    await d.page.getByText('Done: 202 rows, 200 new, 0 updated, 2 failed').waitFor();
+    const counts = d.page.locator('.job-counts');
     expect(await counts.textContent()).toMatch(/New\s*200\s*Updated\s*0\s*Failed\s*2/);
-    const refused = page.getByRole('table', { name: 'Rows not imported' }).getByRole('row');
+    const refused = d.page.getByRole('table', { name: 'Rows not imported' }).getByRole('row');
     await expect.poll(() => refused.count()).toBe(3);
     expect(await refused.nth(1).textContent()).toMatch(/52\s*—\s*email is empty/);
     expect(await refused.nth(2).textContent()).toMatch(/123\s*not-an-address\s*"not-an-address" is not a valid email/);
-    await expectAccessible('import-done');
+    await d.expectAccessible('import-done');
 
-    await page.getByRole('link', { name: 'Go to contacts' }).click();
-    await page.getByText('200 contacts').waitFor();
-    const first = await api().get('/contacts?limit=1');
+    await d.page.getByRole('link', { name: 'Go to contacts' }).click();
+    await d.page.getByText('200 contacts').waitFor();
+    const first = await d.api().get('/contacts?limit=1');
     expect(first.body.total).toBe(200);
   });
 
   it('opens a contact from the list, edits its data and sees it saved', async () => {
-    await page.getByLabel('Search by email').fill('person007');
-    const rows = page.getByRole('table', { name: 'Contacts' }).getByRole('row');
+    await d.page.getByLabel('Search by email').fill('person007');
+    const rows = d.page.getByRole('table', { name: 'Contacts' }).getByRole('row');
     await expect.poll(() => rows.count()).toBe(2);
-    await page.getByRole('link', { name: person(7) }).click();
-    await page.getByRole('heading', { name: person(7), level: 1 }).waitFor();
-    const data = page.getByRole('table', { name: 'Data fields', exact: true });
+    await d.page.getByRole('link', { name: person(7) }).click();
+    await d.page.getByRole('heading', { name: person(7), level: 1 }).waitFor();
+    const data = d.page.getByRole('table', { name: 'Data fields', exact: true });
     expect(await data.getByRole('row').allTextContents()).toEqual([
       expect.stringMatching(/Field\s*Value\s*Type/),
       expect.stringMatching(/first_name\s*Person 7\s*Text/),
       expect.stringMatching(/plan\s*free\s*Text/),
       expect.stringMatching(/seats\s*7\s*Number/),
     ]);
-    await expectAccessible('contact');
+    await d.expectAccessible('contact');
 
-    await page.getByRole('button', { name: 'Edit data' }).click();
-    await page.getByLabel('Value of plan').fill('enterprise');
-    await page.getByLabel('Value of seats').fill('many');
-    await page.getByRole('button', { name: 'Add field' }).click();
-    await page.getByLabel('Name of field 4').fill('company');
-    await page.getByLabel('Value of company').fill('Acme Ltd');
-    await page.getByRole('button', { name: 'Remove first_name' }).click();
-    await page.getByRole('button', { name: 'Save data' }).click();
+    await d.page.getByRole('button', { name: 'Edit data' }).click();
+    await d.page.getByLabel('Value of plan').fill('enterprise');
+    await d.page.getByLabel('Value of seats').fill('many');
+    await d.page.getByRole('button', { name: 'Add field' }).click();
+    await d.page.getByLabel('Name of field 4').fill('company');
+    await d.page.getByLabel('Value of company').fill('Acme Ltd');
+    await d.page.getByRole('button', { name: 'Remove first_name' }).click();
+    await d.page.getByRole('button', { name: 'Save data' }).click();
     // Refused in the page, beside the field, before anything is sent.
-    await expect.poll(() => page.getByLabel('Value of seats').getAttribute('aria-invalid')).toBe('true');
-    await page.getByText('Enter a number').waitFor();
-    await expectAccessible('contact-editing');
+    await expect.poll(() => d.page.getByLabel('Value of seats').getAttribute('aria-invalid')).toBe('true');
+    await d.page.getByText('Enter a number').waitFor();
+    await d.expectAccessible('contact-editing');
 
-    await page.getByLabel('Value of seats').fill('12');
-    await page.getByRole('button', { name: 'Save data' }).click();
+    await d.page.getByLabel('Value of seats').fill('12');
+    await d.page.getByRole('button', { name: 'Save data' }).click();
     await expect
       .poll(() => data.getByRole('row').allTextContents())
       .toEqual([
@@ -181,27 +140,27 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
   });
 
   it('unsubscribes the contact, and shows it and a tracked event in its timeline', async () => {
-    await page.getByRole('button', { name: 'Unsubscribe' }).click();
-    const subscription = page.getByRole('region', { name: 'Subscription' });
+    await d.page.getByRole('button', { name: 'Unsubscribe' }).click();
+    const subscription = d.page.getByRole('region', { name: 'Subscription' });
     await subscription.getByText('Unsubscribed', { exact: true }).waitFor();
     expect((await contactByEmail(person(7))).subscribed).toBe(false);
-    const timeline = page.getByRole('list', { name: 'Events, newest first' });
+    const timeline = d.page.getByRole('list', { name: 'Events, newest first' });
     await timeline.getByText('contact.unsubscribed').waitFor();
 
-    const tracked = await client(service.url, keys().publicKey).post('/v1/track', {
+    const tracked = await client(d.service.url, d.keys().publicKey).post('/v1/track', {
       email: person(7),
       event: 'trial.started',
       data: { source: 'pricing-page' },
     });
     expect(tracked.status).toBe(200);
-    await page.getByRole('button', { name: 'Refresh' }).click();
+    await d.page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => timeline.getByRole('listitem').first().textContent()).toMatch(/trial\.started/);
     expect(await timeline.getByRole('listitem').first().textContent()).toContain('pricing-page');
-    await expectAccessible('contact-events');
+    await d.expectAccessible('contact-events');
 
-    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await d.page.getByRole('button', { name: 'Subscribe' }).click();
     await subscription.getByText('Subscribed', { exact: true }).waitFor();
-    await page.getByRole('button', { name: 'Snooze' }).click();
+    await d.page.getByRole('button', { name: 'Snooze' }).click();
     await subscription.getByText('Snoozed', { exact: true }).waitFor();
     const snoozed = await contactByEmail(person(7));
     expect(snoozed.subscribed).toBe(false);
@@ -209,48 +168,48 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
   });
 
   it('bulk-unsubscribes a selection and bulk-deletes after a confirmation', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
-    await page.getByText('200 contacts').waitFor();
-    const selectAll = page.getByLabel('Select all contacts on this page');
+    await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
+    await d.page.getByText('200 contacts').waitFor();
+    const selectAll = d.page.getByLabel('Select all contacts on this page');
     await selectAll.check();
-    await page.getByText('50 selected').waitFor();
+    await d.page.getByText('50 selected').waitFor();
     await selectAll.uncheck();
-    await expect.poll(() => page.getByText('50 selected').count()).toBe(0);
+    await expect.poll(() => d.page.getByText('50 selected').count()).toBe(0);
 
     // The first three rows of the page, whichever they are.
-    const links = page.getByRole('table', { name: 'Contacts' }).getByRole('link');
-    const [a, b, c, d, e] = await links.allTextContents();
+    const links = d.page.getByRole('table', { name: 'Contacts' }).getByRole('link');
+    const [a, b, c, fourth, fifth] = await links.allTextContents();
     const chosen = [a!, b!, c!];
-    for (const email of chosen) await page.getByLabel(`Select ${email}`).check();
+    for (const email of chosen) await d.page.getByLabel(`Select ${email}`).check();
     expect(await selectAll.evaluate((el: HTMLInputElement) => el.indeterminate)).toBe(true);
-    const bar = page.getByRole('region', { name: 'Bulk actions' });
+    const bar = d.page.getByRole('region', { name: 'Bulk actions' });
     await bar.getByText('3 selected').waitFor();
-    await expectAccessible('contacts-selected');
+    await d.expectAccessible('contacts-selected');
     await bar.getByRole('button', { name: 'Unsubscribe' }).click();
-    const running = page.getByRole('region', { name: 'Bulk action' });
+    const running = d.page.getByRole('region', { name: 'Bulk action' });
     await running.getByText('Unsubscribed 3 contacts').waitFor();
     expect(await running.getByRole('progressbar').getAttribute('value')).toBe('100');
     for (const email of chosen) expect((await contactByEmail(email)).subscribed).toBe(false);
-    await expect.poll(() => page.getByRole('row', { name: a }).textContent()).toContain('Unsubscribed');
+    await expect.poll(() => d.page.getByRole('row', { name: a }).textContent()).toContain('Unsubscribed');
     await running.getByRole('button', { name: 'Dismiss' }).click();
 
-    await page.getByLabel(`Select ${d}`).check();
-    await page.getByLabel(`Select ${e}`).check();
-    await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Delete…' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Delete 2 contacts?' });
+    await d.page.getByLabel(`Select ${fourth}`).check();
+    await d.page.getByLabel(`Select ${fifth}`).check();
+    await d.page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Delete…' }).click();
+    const confirm = d.page.getByRole('dialog', { name: 'Delete 2 contacts?' });
     await confirm.waitFor();
-    await expectAccessible('contacts-bulk-delete');
+    await d.expectAccessible('contacts-bulk-delete');
     await confirm.getByRole('button', { name: 'Delete 2 contacts' }).click();
-    await page.getByText('Deleted 2 contacts').waitFor();
-    await page.getByText('198 contacts').waitFor();
-    expect(await contactByEmail(d!)).toBeUndefined();
-    expect(await contactByEmail(e!)).toBeUndefined();
+    await d.page.getByText('Deleted 2 contacts').waitFor();
+    await d.page.getByText('198 contacts').waitFor();
+    expect(await contactByEmail(fourth!)).toBeUndefined();
+    expect(await contactByEmail(fifth!)).toBeUndefined();
   });
 
   it('adds a contact with data, then deletes it after a confirmation', async () => {
-    await page.getByRole('button', { name: 'Dismiss' }).click();
-    await page.getByRole('button', { name: 'New contact' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New contact' });
+    await d.page.getByRole('button', { name: 'Dismiss' }).click();
+    await d.page.getByRole('button', { name: 'New contact' }).click();
+    const dialog = d.page.getByRole('dialog', { name: 'New contact' });
     await dialog.getByLabel('Email').fill(person(7));
     await dialog.getByRole('button', { name: 'Add contact' }).click();
     // An existing address is opened, not overwritten.
@@ -259,26 +218,26 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
     await dialog.getByRole('button', { name: 'Add field' }).click();
     await dialog.getByLabel('Name of field 1').fill('plan');
     await dialog.getByLabel('Value of plan').fill('pro');
-    await expectAccessible('contact-new');
+    await d.expectAccessible('contact-new');
     await dialog.getByRole('button', { name: 'Add contact' }).click();
-    await page.getByRole('heading', { name: 'new.person@example.com', level: 1 }).waitFor();
+    await d.page.getByRole('heading', { name: 'new.person@example.com', level: 1 }).waitFor();
     expect((await contactByEmail('new.person@example.com')).data).toEqual({ plan: 'pro' });
 
-    await page.getByRole('button', { name: 'Delete contact' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Delete this contact?' });
+    await d.page.getByRole('button', { name: 'Delete contact' }).click();
+    const confirm = d.page.getByRole('dialog', { name: 'Delete this contact?' });
     await confirm.getByRole('button', { name: 'Delete contact' }).click();
-    await page.getByRole('heading', { name: 'Contacts', exact: true }).waitFor();
+    await d.page.getByRole('heading', { name: 'Contacts', exact: true }).waitFor();
     expect(await contactByEmail('new.person@example.com')).toBeUndefined();
     const id = (await contactByEmail(person(8))).id;
-    await page.goto(`${service.url}/app/contacts/${id}`);
-    await page.getByRole('heading', { name: person(8), level: 1 }).waitFor();
-    await api().delete(`/contacts/${id}`);
-    await page.reload();
-    await page.getByRole('heading', { name: 'Contact not found' }).waitFor();
+    await d.page.goto(`${d.service.url}/app/contacts/${id}`);
+    await d.page.getByRole('heading', { name: person(8), level: 1 }).waitFor();
+    await d.api().delete(`/contacts/${id}`);
+    await d.page.reload();
+    await d.page.getByRole('heading', { name: 'Contact not found' }).waitFor();
   });
 
   it('fits 375 px wide, light and dark, without sideways scrolling', async () => {
-    await page.setViewportSize({ width: 375, height: 800 });
+    await d.page.setViewportSize({ width: 375, height: 800 });
     const id = (await contactByEmail(person(7))).id;
     const pages = [
       { url: `/app/contacts/${id}`, heading: person(7), name: 'contact' },
@@ -286,26 +245,26 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
       { url: '/app/contacts', heading: 'Contacts', name: 'contacts' },
     ];
     for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
+      await d.page.emulateMedia({ colorScheme: scheme });
       for (const p of pages) {
-        await page.goto(`${service.url}${p.url}`);
-        await page.getByRole('heading', { name: p.heading, exact: true, level: 1 }).waitFor();
+        await d.page.goto(`${d.service.url}${p.url}`);
+        await d.page.getByRole('heading', { name: p.heading, exact: true, level: 1 }).waitFor();
         if (p.name === 'import') {
-          await page
+          await d.page
             .getByLabel('Choose a CSV file')
             .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: peopleCsv() });
-          await page.getByRole('table', { name: 'How each column is imported' }).waitFor();
+          await d.page.getByRole('table', { name: 'How each column is imported' }).waitFor();
         }
-        if (p.name === 'contacts') await page.getByRole('checkbox').nth(1).check();
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (p.name === 'contacts') await d.page.getByRole('checkbox').nth(1).check();
+        const overflow = await sidewaysOverflow(d.page);
         expect(overflow, `${p.name} ${scheme}`).toBeLessThanOrEqual(0);
-        await expectAccessible(`${p.name}-narrow-${scheme}`);
+        await d.expectAccessible(`${p.name}-narrow-${scheme}`);
       }
     }
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.goto(`${service.url}/app/contacts/${id}`);
-    await page.getByRole('heading', { name: person(7), level: 1 }).waitFor();
-    await expectAccessible('contact-dark');
+    await d.page.setViewportSize({ width: 1280, height: 900 });
+    await d.page.emulateMedia({ colorScheme: 'dark' });
+    await d.page.goto(`${d.service.url}/app/contacts/${id}`);
+    await d.page.getByRole('heading', { name: person(7), level: 1 }).waitFor();
+    await d.expectAccessible('contact-dark');
   });
 });

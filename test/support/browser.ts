@@ -2,30 +2,102 @@ import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { type ChildServer, type Client, client, printedKeys, spawnService } from './server.js';
 
 /** Debian's Chromium (`apt-get install chromium`); nothing downloads a browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
 
+export const OWNER = { email: 'owner@example.com', password: 'owner-correct-horse' };
+
 export function launchChromium(): Promise<Browser> {
   // The sandbox needs user namespaces, which containers and CI runners as root often lack.
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
-/** The serious and critical accessibility violations axe finds on the page as it is now. */
+/**
+ * The serious and critical accessibility violations axe finds on the page as it is now. Frames that
+ * show an email or a preview are left out: their HTML is the sender's, not the dashboard's, and axe
+ * cannot run inside a frame sandboxed without scripts (it would wait for ever).
+ */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+    .exclude('iframe[sandbox]')
+    .analyze();
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
-const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+/** How far the page scrolls sideways (0 or less: it fits the viewport). */
+export function sidewaysOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
 
-/** With SCREENSHOTS=1, saves what the page shows under docs/screenshots/ (the README shows them). */
+/**
+ * With SCREENSHOTS=1, saves what the page shows under docs/screenshots/ (the README shows some);
+ * SCREENSHOTS=<folder> saves there instead, to look at by eye. Without it, nothing is written.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  if (process.env.SCREENSHOTS !== '1') return;
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
+  const target = process.env.SCREENSHOTS;
+  if (!target) return;
+  const dir = target === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : target;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+}
+
+export interface Dashboard {
+  service: ChildServer;
+  page: Page;
+  browser: Browser;
+  /** The default project's API keys, as the service printed them. */
+  keys(): { publicKey: string; secretKey: string };
+  /** A client with the default project's secret key. */
+  api(): Client;
+  setupToken(): string;
+  /** No serious or critical accessibility violation on the page; saved as a screenshot when asked. */
+  expectAccessible(name: string): Promise<void>;
+}
+
+/**
+ * The service in its own process (as `npm start` runs it) on a fresh database, and a page in
+ * Chromium, 1280×900, signed in as the owner through `POST /auth/setup` (unless `signedIn: false`,
+ * for tests of the first run itself). `env` is read when the service starts, after the hooks
+ * registered before this call (a DNS server's address, for one).
+ */
+export function useDashboard(options: { env?: () => Record<string, string>; signedIn?: boolean } = {}): Dashboard {
+  let db: TestDatabase;
+  const d = {
+    keys: () => printedKeys(d.service.output()),
+    api: () => client(d.service.url, d.keys().secretKey),
+    setupToken: () => /setup token:\n\s+(\S+)/.exec(d.service.output())![1]!,
+    async expectAccessible(name: string) {
+      expect(await accessibilityViolations(d.page), name).toEqual([]);
+      await screenshot(d.page, name);
+    },
+  } as Dashboard;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    // Sign-in attempts are counted per address; in memory, each service has a budget of its own.
+    d.service = await spawnService({ ...db.env, REDIS_URL: '', ...options.env?.() });
+    d.browser = await launchChromium();
+    const context = await d.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    d.page = await context.newPage();
+    d.page.setDefaultTimeout(10_000);
+    if (options.signedIn === false) return;
+    const res = await d.page.request.post(`${d.service.url}/auth/setup`, {
+      data: { token: d.setupToken(), ...OWNER },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await d.browser?.close();
+    await d.service?.kill();
+    await db?.drop();
+  });
+  return d;
 }

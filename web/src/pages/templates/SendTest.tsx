@@ -1,7 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
 import { useMe } from '../../api/auth.js';
-import { useEmail, useSendEmail } from '../../api/send.js';
 import { ApiError } from '../../api/errors.js';
+import { useEmail, useSendEmail } from '../../api/send.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { Field } from '../../components/Field.js';
 import { deliveryWords, type TemplateForm } from './template-form.js';
