@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  applyDataPatch,
-  inferFieldType,
-  inferPatchTypes,
-  mergeDataPatches,
-  parseDataPatch,
-  renderData,
-} from '../../src/domain/contact-data.js';
+import * as contactData from '../../src/domain/contact-data.js';
 
 describe('parseDataPatch', () => {
   it('sorts keys into stored, deleted and one-send values, dropping reserved keys and empty strings', () => {
-    const patch = parseDataPatch({
+    const patch = contactData.parseDataPatch({
       plan: 'pro',
       age: 42,
       vip: false,
@@ -29,25 +22,31 @@ describe('parseDataPatch', () => {
   });
 
   it('stores an object that only looks like a one-send value', () => {
-    expect(parseDataPatch({ a: { value: 1, persistent: true } }).set).toEqual({ a: { value: 1, persistent: true } });
-    expect(parseDataPatch({ a: { value: 1, persistent: false, extra: 1 } }).set).toEqual({
+    expect(contactData.parseDataPatch({ a: { value: 1, persistent: true } }).set).toEqual({
+      a: { value: 1, persistent: true },
+    });
+    expect(contactData.parseDataPatch({ a: { value: 1, persistent: false, extra: 1 } }).set).toEqual({
       a: { value: 1, persistent: false, extra: 1 },
     });
   });
 
   it('accepts a missing data object', () => {
-    expect(parseDataPatch(undefined)).toEqual({ set: {}, unset: [], transient: {} });
+    expect(contactData.parseDataPatch(undefined)).toEqual({ set: {}, unset: [], transient: {} });
   });
 });
 
-describe('applyDataPatch and renderData', () => {
+describe('applyDataPatch and contactData.renderData', () => {
   it('patches: keeps unsent keys, overwrites sent ones, deletes nulls, never stores one-send values', () => {
-    const stored = applyDataPatch(
+    const stored = contactData.applyDataPatch(
       { a: 1, b: 2, c: 3 },
-      parseDataPatch({ b: 20, c: null, d: '', t: { value: 9, persistent: false } }),
+      contactData.parseDataPatch({ b: 20, c: null, d: '', t: { value: 9, persistent: false } }),
     );
     expect(stored).toEqual({ a: 1, b: 20 });
-    expect(renderData(stored, parseDataPatch({ t: { value: 9, persistent: false } }))).toEqual({ a: 1, b: 20, t: 9 });
+    expect(contactData.renderData(stored, contactData.parseDataPatch({ t: { value: 9, persistent: false } }))).toEqual({
+      a: 1,
+      b: 20,
+      t: 9,
+    });
   });
 });
 
@@ -65,22 +64,24 @@ describe('inferFieldType', () => {
     [{ nested: 1 }, 'string'],
     [[1, 2], 'string'],
   ])('%j is %s', (value, type) => {
-    expect(inferFieldType(value)).toBe(type);
+    expect(contactData.inferFieldType(value)).toBe(type);
   });
 
   it('has no type for null', () => {
-    expect(inferFieldType(null)).toBeNull();
-    expect(inferPatchTypes(parseDataPatch({ a: null, b: 1 }))).toEqual({ b: 'number' });
+    expect(contactData.inferFieldType(null)).toBeNull();
+    expect(contactData.inferPatchTypes(contactData.parseDataPatch({ a: null, b: 1 }))).toEqual({ b: 'number' });
   });
 });
 
 describe('mergeDataPatches', () => {
   it('has the effect of applying both patches in order', () => {
-    const first = parseDataPatch({ a: 1, b: 2, c: null, t: { value: 1, persistent: false } });
-    const second = parseDataPatch({ b: null, c: 3, d: 4, t: { value: 2, persistent: false } });
-    const merged = mergeDataPatches(first, second);
+    const first = contactData.parseDataPatch({ a: 1, b: 2, c: null, t: { value: 1, persistent: false } });
+    const second = contactData.parseDataPatch({ b: null, c: 3, d: 4, t: { value: 2, persistent: false } });
+    const merged = contactData.mergeDataPatches(first, second);
     const start = { b: 0, c: 0, z: 9 };
-    expect(applyDataPatch(start, merged)).toEqual(applyDataPatch(applyDataPatch(start, first), second));
+    expect(contactData.applyDataPatch(start, merged)).toEqual(
+      contactData.applyDataPatch(contactData.applyDataPatch(start, first), second),
+    );
     expect(merged.transient).toEqual({ t: 2 });
   });
 });

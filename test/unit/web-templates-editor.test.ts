@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSampleData, transientData } from '../../web/src/pages/templates/sample-data.js';
-import {
-  dataFieldNames,
-  deliveryWords,
-  EMPTY_FORM,
-  errorLine,
-  isDirty,
-  renderErrors,
-  templatePayload,
-  usageSentence,
-} from '../../web/src/pages/templates/template-form.js';
+import * as form from '../../web/src/pages/templates/template-form.js';
 
 describe('sample data for the preview', () => {
   it('is a JSON object; empty means no data', () => {
@@ -46,27 +37,32 @@ describe('sample data for the preview', () => {
 
 describe('the template form', () => {
   it('sends empty optional fields as null and trims addresses', () => {
-    const payload = templatePayload({ ...EMPTY_FORM, name: ' Welcome ', from: ' a@example.com ', fromName: '  ' });
+    const payload = form.templatePayload({
+      ...form.EMPTY_FORM,
+      name: ' Welcome ',
+      from: ' a@example.com ',
+      fromName: '  ',
+    });
     expect(payload).toMatchObject({ name: 'Welcome', from: 'a@example.com', fromName: null, replyTo: null });
     expect(payload.description).toBeNull();
   });
 
   it('knows when something changed', () => {
-    expect(isDirty(EMPTY_FORM, { ...EMPTY_FORM })).toBe(false);
-    expect(isDirty({ ...EMPTY_FORM, body: 'x' }, EMPTY_FORM)).toBe(true);
+    expect(form.isDirty(form.EMPTY_FORM, { ...form.EMPTY_FORM })).toBe(false);
+    expect(form.isDirty({ ...form.EMPTY_FORM, body: 'x' }, form.EMPTY_FORM)).toBe(true);
   });
 });
 
 describe('render errors', () => {
   it('point at their line', () => {
-    expect(errorLine('tag "if" not closed, line:2, col:4')).toBe(2);
-    expect(errorLine('unexpected token at line 12')).toBe(12);
-    expect(errorLine('something else')).toBeNull();
+    expect(form.errorLine('tag "if" not closed, line:2, col:4')).toBe(2);
+    expect(form.errorLine('unexpected token at line 12')).toBe(12);
+    expect(form.errorLine('something else')).toBeNull();
   });
 
   it('are sorted by part, the first of each kept', () => {
     expect(
-      renderErrors([
+      form.renderErrors([
         { field: 'body', message: 'a', code: 'invalid_template' },
         { field: 'body', message: 'b', code: 'invalid_template' },
         { field: 'subject', message: 'c', code: 'invalid_template' },
@@ -78,31 +74,33 @@ describe('render errors', () => {
 
 describe('words for what the page shows', () => {
   it('says what uses a template', () => {
-    expect(usageSentence({ campaigns: [], workflows: [] })).toBe('Not used by any campaign or workflow.');
-    expect(usageSentence({ campaigns: [{ id: '1', name: 'Spring' }], workflows: [] })).toBe(
+    expect(form.usageSentence({ campaigns: [], workflows: [] })).toBe('Not used by any campaign or workflow.');
+    expect(form.usageSentence({ campaigns: [{ id: '1', name: 'Spring' }], workflows: [] })).toBe(
       'Used by 1 campaign (“Spring”).',
     );
     const many = ['A', 'B', 'C', 'D', 'E'].map((name) => ({ id: name, name }));
-    expect(usageSentence({ campaigns: many, workflows: [{ id: 'w', name: 'Onboarding' }] })).toBe(
+    expect(form.usageSentence({ campaigns: many, workflows: [{ id: 'w', name: 'Onboarding' }] })).toBe(
       'Used by 5 campaigns (“A”, “B”, “C” and 2 more) and 1 workflow step (“Onboarding”).',
     );
   });
 
   it('says where a test email went: the local outbox without a relay, or the relay', () => {
     const base = { to: 'me@example.com', lastError: null };
-    expect(deliveryWords({ ...base, status: 'queued', smtpResponse: null }).done).toBe(false);
-    const captured = deliveryWords({ ...base, status: 'sent', smtpResponse: 'written to /data/outbox/x.eml' });
+    expect(form.deliveryWords({ ...base, status: 'queued', smtpResponse: null }).done).toBe(false);
+    const captured = form.deliveryWords({ ...base, status: 'sent', smtpResponse: 'written to /data/outbox/x.eml' });
     expect(captured).toMatchObject({ done: true, tone: 'ok' });
     expect(captured.text).toContain('Captured locally');
     expect(captured.text).toContain('/data/outbox/x.eml');
-    expect(deliveryWords({ ...base, status: 'sent', smtpResponse: '250 2.0.0 OK' }).text).toContain('250 2.0.0 OK');
+    expect(form.deliveryWords({ ...base, status: 'sent', smtpResponse: '250 2.0.0 OK' }).text).toContain(
+      '250 2.0.0 OK',
+    );
     expect(
-      deliveryWords({ ...base, status: 'failed', smtpResponse: null, lastError: '550 no such user' }),
+      form.deliveryWords({ ...base, status: 'failed', smtpResponse: null, lastError: '550 no such user' }),
     ).toMatchObject({ tone: 'problem', text: 'Not sent to me@example.com: 550 no such user.' });
   });
 
   it('offers the contact fields as template variables', () => {
-    const names = dataFieldNames([
+    const names = form.dataFieldNames([
       { field: 'email', isCustom: false, type: 'string' },
       { field: 'data.firstName', isCustom: true, type: 'string' },
       { field: 'data.favourite colour', isCustom: true, type: 'string' },
