@@ -4,12 +4,13 @@ import type { User } from '../../../src/api.js';
 import { errorMessage } from '../api/errors.js';
 import { rememberedProject, rememberProject, useProjects } from '../api/projects.js';
 import { Alert } from '../components/Alert.js';
+// The page most people land on comes with the shell: lazy, React would hold it back ~300 ms.
+import ContactsPage from '../pages/contacts/ContactsPage.js';
 import { CreateProjectDialog } from './CreateProjectDialog.js';
 import { CurrentProjectContext } from './current-project.js';
 import { Header } from './Header.js';
 import { NotFoundPage } from './NotFoundPage.js';
 
-const ContactsPage = lazy(() => import('../pages/contacts/ContactsPage.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
