@@ -73,8 +73,27 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await d.page.getByRole('heading', { name: 'No contacts match' }).waitFor();
   });
 
+  it('Ctrl-K jumps to a contact by email and to a page by name', async () => {
+    await d.page.keyboard.press('Control+K');
+    const search = d.page.getByRole('combobox', { name: 'Go to a page, contact, template or campaign' });
+    await search.fill('person33');
+    const option = d.page.getByRole('option', { name: /person33@example\.com/ });
+    await option.waitFor();
+    await d.expectAccessible('palette');
+    await search.press('Enter');
+    await d.page.getByRole('heading', { name: 'person33@example.com' }).waitFor();
+    expect(new URL(d.page.url()).pathname).toMatch(/^\/app\/contacts\/[0-9a-f-]{36}$/);
+
+    await d.page.keyboard.press('Control+K');
+    await search.fill('dom');
+    await search.press('Enter');
+    await d.page.getByRole('heading', { name: 'Domains', exact: true }).waitFor();
+    await d.page.keyboard.press('Control+K');
+    await search.press('Escape');
+    await expect.poll(() => search.count()).toBe(0);
+  });
+
   it('domains: added, its records shown, verified against DNS once they are published', async () => {
-    await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Domains' }).click();
     await d.page.getByRole('heading', { name: 'No domains yet' }).waitFor();
     await d.expectAccessible('domains-empty');
 

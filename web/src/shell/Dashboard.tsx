@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import type { User } from '../../../src/api.js';
 import { errorMessage } from '../api/errors.js';
@@ -10,7 +10,9 @@ import { CreateProjectDialog } from './CreateProjectDialog.js';
 import { CurrentProjectContext } from './current-project.js';
 import { Header } from './Header.js';
 import { NotFoundPage } from './NotFoundPage.js';
+import { opensPalette } from './palette/palette-items.js';
 
+const CommandPalette = lazy(() => import('./palette/CommandPalette.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
@@ -30,6 +32,16 @@ export function Dashboard({ user }: { user: User }) {
   const projects = useProjects();
   const [chosenId, setChosenId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!opensPalette(event)) return;
+      event.preventDefault();
+      setPaletteOpen(true);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
   const navigate = useNavigate();
   const { pathname } = useLocation();
 
@@ -89,6 +101,11 @@ export function Dashboard({ user }: { user: User }) {
           </Suspense>
         )}
       </main>
+      {paletteOpen && project && (
+        <Suspense fallback={null}>
+          <CommandPalette pages={NAV_ITEMS} onClose={() => setPaletteOpen(false)} />
+        </Suspense>
+      )}
       <CreateProjectDialog open={creating} onClose={() => setCreating(false)} onCreated={(p) => choose(p.id)} />
     </CurrentProjectContext.Provider>
   );
