@@ -4,6 +4,8 @@
  */
 
 export type { FilterCondition } from './domain/filters/index.js';
+export type { Role } from './domain/roles.js';
+export { ROLES } from './domain/roles.js';
 export type { Branch, StepConfig, StepType } from './domain/workflows/step-types.js';
 export { BRANCHES, STEP_TYPES } from './domain/workflows/step-types.js';
 export type { Project, User } from './modules/accounts/schemas.js';
@@ -22,6 +24,8 @@ export type { TrackedEvent } from './modules/events/schemas.js';
 export * as events from './modules/events/schemas.js';
 export type { InboundEmail } from './modules/inbound/schemas.js';
 export * as inbound from './modules/inbound/schemas.js';
+export type { CreatedInvite, Invite, InvitePreview, Member } from './modules/members/schemas.js';
+export * as members from './modules/members/schemas.js';
 export type { Segment, SegmentType } from './modules/segments/schemas.js';
 export * as segments from './modules/segments/schemas.js';
 export type { Suppression, SuppressionReason } from './modules/suppressions/schemas.js';

@@ -92,7 +92,7 @@ export async function startService(
 ): Promise<RunningService> {
   const log = options.log ?? pino({ level: config.logLevel });
   const ctx = await createContext(config, log, options.clock, role);
-  const defaultProject = await ensureDefaultProject(ctx.db);
+  const defaultProject = await ensureDefaultProject(ctx.db, ctx.clock.now());
   const metrics = config.metrics ? new Metrics({ role, database: ctx.database, clock: ctx.clock, log }) : undefined;
   // Opened by every role, before anything else runs: a worker serves no other HTTP.
   const metricsListener: MetricsListener | undefined =

@@ -252,6 +252,7 @@ describe('dashboard accounts', () => {
         disabled: false,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        role: 'owner',
       },
     ]);
     expect((await dashboard(server.url, bobToken).get('/users/@me/projects')).body).toEqual([]);
@@ -266,6 +267,7 @@ describe('dashboard accounts', () => {
       'id',
       'name',
       'publicKey',
+      'role',
       'secretKey',
       'updatedAt',
     ]);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import { memberRoutes } from './member-routes.js';
 import type { UserRow } from './repo.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
@@ -60,6 +61,11 @@ export async function accountRoutes(
     const current = await session(req);
     if (!current) throw unauthenticated();
     req.userId = current.userId;
+  };
+  /** The signed-in user, when a session comes with the request; a change must come from this origin. */
+  const optionalUser = async (req: FastifyRequest) => {
+    await sameOrigin(req);
+    return (await session(req))?.userId ?? null;
   };
   const user = (req: FastifyRequest) => req.userId ?? '';
   const setSession = (reply: FastifyReply, token: string, maxAge: number) =>
@@ -127,4 +133,6 @@ export async function accountRoutes(
     { ...mine, schema: { tags, params: s.projectIdParams, response: { 200: s.projectWithKeysSchema } } },
     (req) => service.regenerateKeys(ctx, user(req), req.params.id),
   );
+
+  memberRoutes(app, ctx, { signedIn, optionalUser, signIn });
 }

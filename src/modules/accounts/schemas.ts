@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password-rules.js';
+import { ROLES } from '../../domain/roles.js';
 
 export const loginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1000) });
 export const newPassword = z.string().min(MIN_PASSWORD_LENGTH, `At least ${MIN_PASSWORD_LENGTH} characters`).max(1000);
@@ -17,6 +18,8 @@ export const projectSchema = z.object({
   disabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** The signed-in user's role in the project. */
+  role: z.enum(ROLES),
 });
 export type Project = z.infer<typeof projectSchema>;
 /** The keys are shown once, when they are made; only their hashes are stored. */

@@ -1,10 +1,12 @@
 import { generateKey, hashKey } from '../../domain/api-keys.js';
 import { iso } from '../../domain/formats.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../domain/passwords.js';
+import type { Role } from '../../domain/roles.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
 import type { SessionResolver } from '../../platform/http/auth.js';
-import { AppError, notFound } from '../../platform/http/errors.js';
+import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import * as members from '../members/service.js';
 import * as projects from '../projects/service.js';
 import type { UserRow } from './repo.js';
 import * as repo from './repo.js';
@@ -12,12 +14,13 @@ import type { Project } from './schemas.js';
 import { SESSION_COOKIE, type Sessions } from './sessions.js';
 
 export const toUser = (u: UserRow) => ({ id: u.id, email: u.email, createdAt: iso(u.created_at) });
-const toProject = (p: projects.ProjectRow): Project => ({
+const toProject = (p: projects.ProjectRow, role: Role): Project => ({
   id: p.id,
   name: p.name,
   disabled: p.disabled,
   createdAt: iso(p.created_at),
   updatedAt: iso(p.updated_at),
+  role,
 });
 
 /** `npm run user:create`: a new user, owner of every project without one. Null when the email is taken. */
@@ -26,7 +29,7 @@ export async function createUser(db: Db, email: string, password: string, now: D
   return db.transaction(async (tx) => {
     const user = await repo.insertUser(tx, email, passwordHash, now);
     // The first user claims the default project.
-    if (user) await projects.claimOwnerless(tx, user.id);
+    if (user) await projects.claimOwnerless(tx, user.id, now);
     return user;
   });
 }
@@ -47,38 +50,44 @@ export async function me(ctx: AppContext, userId: string) {
   return toUser(user);
 }
 
+/** The projects the user is a member of, each with their role in it. */
 export async function listProjects(ctx: AppContext, userId: string) {
-  return (await projects.ownedProjects(ctx.db, userId)).map(toProject);
+  const memberships = await members.membershipsOf(ctx.db, userId);
+  const roles = new Map(memberships.map((m) => [m.project_id, m.role]));
+  const rows = await projects.projectsByIds(ctx.db, [...roles.keys()]);
+  return rows.map((row) => toProject(row, roles.get(row.id)!));
 }
 
 export async function createOwnedProject(ctx: AppContext, userId: string, name: string) {
   return ctx.db.transaction(async (tx) => {
-    const created = await projects.createProject(tx, name, userId);
-    const row = await projects.ownedProject(tx, userId, created.id);
-    return { ...toProject(row!), publicKey: created.publicKey, secretKey: created.secretKey };
+    const created = await projects.createProject(tx, name, userId, ctx.clock.now());
+    const row = await projects.projectById(tx, created.id);
+    return { ...toProject(row!, 'owner'), publicKey: created.publicKey, secretKey: created.secretKey };
   });
 }
 
+/** Renaming takes an admin; disabling or enabling the project, an owner. */
 export async function updateProject(
   ctx: AppContext,
   userId: string,
   id: string,
   change: { name?: string; disabled?: boolean },
 ) {
-  const row = await projects.updateOwnedProject(ctx.db, userId, id, change, ctx.clock.now());
+  const role = await members.requireRole(ctx.db, id, userId, change.disabled === undefined ? 'admin' : 'owner');
+  const row = await projects.updateProject(ctx.db, id, change, ctx.clock.now());
   if (!row) throw notFound('Project');
   ctx.keys.clear();
-  return toProject(row);
+  return toProject(row, role);
 }
 
-/** Both keys at once; the old ones stop working in every process as this commits. */
+/** Both keys at once, by an owner; the old ones stop working in every process as this commits. */
 export async function regenerateKeys(ctx: AppContext, userId: string, id: string) {
+  const role = await members.requireRole(ctx.db, id, userId, 'owner');
   const publicKey = generateKey('public');
   const secretKey = generateKey('secret');
   const row = await ctx.db.transaction((tx) =>
-    projects.updateOwnedProject(
+    projects.updateProject(
       tx,
-      userId,
       id,
       { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } },
       ctx.clock.now(),
@@ -86,17 +95,74 @@ export async function regenerateKeys(ctx: AppContext, userId: string, id: string
   );
   if (!row) throw notFound('Project');
   ctx.keys.clear();
-  return { ...toProject(row), publicKey, secretKey };
+  return { ...toProject(row, role), publicKey, secretKey };
 }
 
-/** Signed-in dashboard requests act on a project of the user's own, as its secret key would. */
+/**
+ * Signed-in dashboard requests act on a project the user is a member of, as its secret key would,
+ * within their role. Looked up on every request, so a member removed is refused on their next one.
+ */
 export function sessionProjects(ctx: AppContext, sessions: Sessions): SessionResolver {
   return {
     cookie: SESSION_COOKIE,
     async resolve(token, projectId) {
       const session = await sessions.verify(token, ctx.clock.now());
-      const row = session && (await projects.ownedProject(ctx.db, session.userId, projectId));
-      return row ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret' } : null;
+      const role = session && (await members.roleOf(ctx.db, projectId, session.userId));
+      const row = role && (await projects.projectById(ctx.db, projectId));
+      return row && role ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', role } : null;
     },
   };
 }
+
+/** What an invitation link offers, for the page that accepts it. */
+export async function previewInvite(ctx: AppContext, token: string) {
+  const { invite, status } = await members.findInvite(ctx.db, token, ctx.clock.now());
+  const project = await projects.projectById(ctx.db, invite.projectId);
+  return {
+    projectName: project?.name ?? '',
+    email: invite.email,
+    role: invite.role,
+    invitedBy: invite.invitedBy,
+    expiresAt: invite.expiresAt,
+    status,
+    accountExists: (await repo.findUserByEmail(ctx.db, invite.email)) !== null,
+  };
+}
+
+/**
+ * Accepts an invitation as the signed-in user, or, with nobody signed in, creates the invited
+ * address's account with `password` and accepts as it (the caller signs it in). An existing account
+ * must sign in first: a link must not set the password of someone's account.
+ */
+export async function acceptInvite(
+  ctx: AppContext,
+  token: string,
+  signedIn: string | null,
+  password: string | undefined,
+): Promise<{ user: UserRow; created: boolean; projectId: string; role: Role }> {
+  const now = ctx.clock.now();
+  if (signedIn) {
+    const user = await repo.findUser(ctx.db, signedIn);
+    if (!user) throw new AppError(401, 'UNAUTHENTICATED', 'Sign in again');
+    const accepted = await ctx.db.transaction((tx) => members.acceptInvite(tx, token, user, now));
+    return { user, created: false, ...accepted };
+  }
+  const { invite } = members.refuseUnusable(await members.findInvite(ctx.db, token, now));
+  if (await repo.findUserByEmail(ctx.db, invite.email)) throw accountExists(invite.email);
+  if (password === undefined) {
+    throw validationError([{ field: 'password', message: 'Required to create the account', code: 'invalid_type' }]);
+  }
+  const passwordHash = await hashPassword(password);
+  return ctx.db.transaction(async (tx) => {
+    const user = await repo.insertUser(tx, invite.email, passwordHash, now);
+    if (!user) throw accountExists(invite.email);
+    // A link used meanwhile is refused here, and the transaction takes the new account back.
+    const accepted = await members.acceptInvite(tx, token, user, now);
+    return { user, created: true, ...accepted };
+  });
+}
+
+const accountExists = (email: string) =>
+  new AppError(409, 'ACCOUNT_EXISTS', `${email} already has an account: sign in to accept the invitation`, {
+    suggestion: 'Sign in with that address, then accept the invitation.',
+  });

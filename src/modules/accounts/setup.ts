@@ -37,7 +37,7 @@ export async function setUpOwner(ctx: AppContext, input: { token: string; email:
     if (await repo.anyUser(tx)) throw alreadySetUp();
     const user = await repo.insertUser(tx, input.email, passwordHash, ctx.clock.now());
     if (!user) throw alreadySetUp();
-    await projects.claimOwnerless(tx, user.id);
+    await projects.claimOwnerless(tx, user.id, ctx.clock.now());
     return user;
   });
 }

@@ -4,9 +4,14 @@ import { moduleRoutes } from '../../platform/http/module-routes.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
+// Which domains the project sends from (and their DKIM keys) is an admin's choice; members read them.
+const admins = { role: 'admin' as const };
+
 export const domainRoutes = moduleRoutes('Domains', async (app, ctx) => {
-  app.post('/domains', { schema: { body: s.createDomainBody, response: { 201: s.domainSchema } } }, (req, reply) =>
-    created(reply, service.createDomain(ctx, projectOf(req).id, req.body.domain)),
+  app.post(
+    '/domains',
+    { config: admins, schema: { body: s.createDomainBody, response: { 201: s.domainSchema } } },
+    (req, reply) => created(reply, service.createDomain(ctx, projectOf(req).id, req.body.domain)),
   );
 
   app.get(
@@ -19,7 +24,7 @@ export const domainRoutes = moduleRoutes('Domains', async (app, ctx) => {
     service.verifyDomain(ctx, projectOf(req).id, req.params.id),
   );
 
-  app.delete('/domains/:id', { schema: { params: s.idParams } }, (req, reply) =>
+  app.delete('/domains/:id', { config: admins, schema: { params: s.idParams } }, (req, reply) =>
     noContent(reply, service.deleteDomain(ctx, projectOf(req).id, req.params.id)),
   );
 });

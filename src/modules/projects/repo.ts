@@ -51,32 +51,40 @@ export async function setDisabled(ex: Executor, id: string, disabled: boolean, n
   await notify(ex, PROJECTS_CHANGED);
 }
 
-/** The first user (by creation) becomes the owner of every project without one. */
-export async function claimOwnerless(ex: Executor, userId: string | null): Promise<void> {
+/**
+ * The given user, or the first user (by creation) when null, becomes the owner of every project
+ * that never had one; `owner_id` keeps who that was. Returns the projects claimed and their owner.
+ */
+export async function claimOwnerless(ex: Executor, userId: string | null): Promise<{ id: string; owner_id: string }[]> {
   const owner = userId ?? sql`(select id from users order by created_at, id limit 1)`;
-  await run(ex, sql`update projects set owner_id = ${owner} where owner_id is null`);
+  const r = await run<{ id: string; owner_id: string | null }>(
+    ex,
+    sql`update projects set owner_id = ${owner} where owner_id is null returning id, owner_id`,
+  );
+  // Without any user, nothing is claimed.
+  return r.rows.filter((row): row is { id: string; owner_id: string } => row.owner_id !== null);
 }
 
-export async function ownedProjects(ex: Executor, userId: string): Promise<ProjectRow[]> {
+export async function projectById(ex: Executor, id: string): Promise<ProjectRow | null> {
+  const r = await run<ProjectRow>(ex, sql`select ${columns} from projects where id = ${id}`, { prepared: true });
+  return r.rows[0] ?? null;
+}
+
+export async function projectsByIds(ex: Executor, ids: readonly string[]): Promise<ProjectRow[]> {
+  if (ids.length === 0) return [];
   const r = await run<ProjectRow>(
     ex,
-    sql`select ${columns} from projects where owner_id = ${userId} order by created_at, id`,
+    sql`select ${columns} from projects where id = any(${`{${ids.join(',')}}`}::uuid[]) order by created_at, id`,
   );
   return r.rows;
 }
 
-export async function ownedProject(ex: Executor, userId: string, id: string): Promise<ProjectRow | null> {
-  const r = await run<ProjectRow>(ex, sql`select ${columns} from projects where owner_id = ${userId} and id = ${id}`);
-  return r.rows[0] ?? null;
-}
-
 /**
- * Changes an owned project; every process drops its cached keys in the same commit, so a
- * disabled project or a replaced key stops working at once.
+ * Changes a project; every process drops its cached keys in the same commit, so a disabled
+ * project or a replaced key stops working at once. Who may change it is the caller's rule.
  */
-export async function updateOwnedProject(
+export async function updateProject(
   ex: Executor,
-  userId: string,
   id: string,
   change: { name?: string; disabled?: boolean; keyHashes?: { public: string; secret: string } },
   now: Date,
@@ -90,7 +98,7 @@ export async function updateOwnedProject(
       public_key_hash = coalesce(${change.keyHashes?.public ?? null}, public_key_hash),
       secret_key_hash = coalesce(${change.keyHashes?.secret ?? null}, secret_key_hash),
       updated_at = ${now}
-    where owner_id = ${userId} and id = ${id}
+    where id = ${id}
     returning ${columns}`,
   );
   if (r.rows[0]) await notify(ex, PROJECTS_CHANGED);

@@ -4,16 +4,10 @@ import type { AppContext } from '../../platform/context.js';
 import { type Db, type Executor, run } from '../../platform/db/client.js';
 import type { KeyOwner, KeyResolver } from '../../platform/http/auth.js';
 import type { NotifiedCaches } from '../../platform/notified-cache.js';
+import * as members from '../members/service.js';
 import * as repo from './repo.js';
 
-export {
-  claimOwnerless,
-  ownedProject,
-  ownedProjects,
-  PROJECTS_CHANGED,
-  type ProjectRow,
-  updateOwnedProject,
-} from './repo.js';
+export { PROJECTS_CHANGED, type ProjectRow, projectById, projectsByIds, updateProject } from './repo.js';
 
 export interface ProjectWithKeys {
   id: string;
@@ -24,11 +18,12 @@ export interface ProjectWithKeys {
 
 export type AuthenticatedProject = KeyOwner;
 
-/** A new project with two fresh keys, shown only now: only their hashes are stored. */
+/** A new project with two fresh keys, shown only now: only their hashes are stored. The owner is its first member. */
 export async function createProject(
   ex: Executor,
   name: string,
   ownerId: string | null = null,
+  now = new Date(),
 ): Promise<ProjectWithKeys> {
   const publicKey = generateKey('public');
   const secretKey = generateKey('secret');
@@ -38,18 +33,27 @@ export async function createProject(
     secretKeyHash: hashKey(secretKey),
     ownerId,
   });
+  if (ownerId) await members.addOwner(ex, [row.id], ownerId, now);
   return { id: row.id, name: row.name, publicKey, secretKey };
 }
 
+/**
+ * `userId` (or, when null, the first user) becomes the owner of every project that never had one:
+ * the default project of a new instance goes to its first account.
+ */
+export async function claimOwnerless(ex: Executor, userId: string | null, now: Date): Promise<void> {
+  for (const row of await repo.claimOwnerless(ex, userId)) await members.addOwner(ex, [row.id], row.owner_id, now);
+}
+
 /** Creates the default project when the database has none; returns it only then. */
-export async function ensureDefaultProject(db: Db): Promise<ProjectWithKeys | null> {
+export async function ensureDefaultProject(db: Db, now = new Date()): Promise<ProjectWithKeys | null> {
   return db.transaction(async (tx) => {
     // Two processes starting on one empty database must not both create a project.
     await run(tx, sql`select pg_advisory_xact_lock(727002)`);
     if (await repo.anyProjectExists(tx)) return null;
     const project = await createProject(tx, 'Default project');
     // A user made before the first start (`user:create`) owns it, as they would have claimed it.
-    await repo.claimOwnerless(tx, null);
+    await claimOwnerless(tx, null, now);
     return project;
   });
 }

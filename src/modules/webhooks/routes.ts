@@ -1,11 +1,15 @@
 import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
 import { projectOf } from '../../platform/http/auth.js';
 import { created } from '../../platform/http/envelope.js';
-import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
+import { moduleRoutes, resourceById, type ZodApp } from '../../platform/http/module-routes.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
-export const webhookRoutes = moduleRoutes('Webhooks', async (app, ctx) => {
+// Webhooks carry signing secrets and receive every event of the project: admins' business.
+export const webhookRoutes = moduleRoutes('Webhooks', routes, { role: 'admin' });
+
+function routes(app: ZodApp, ctx: AppContext) {
   app.post('/webhooks', { schema: { body: s.createWebhookBody, response: { 201: s.webhookSchema } } }, (req, reply) =>
     created(reply, service.createWebhook(ctx, projectOf(req).id, req.body)),
   );
@@ -31,4 +35,4 @@ export const webhookRoutes = moduleRoutes('Webhooks', async (app, ctx) => {
     { resource: s.webhookSchema, update: { method: 'PATCH', body: s.patchWebhookBody } },
     { get: service.getWebhook, update: service.updateWebhook, delete: service.deleteWebhook },
   );
-});
+}

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isUuid } from '../../domain/formats.js';
+import { neededRole, type Role, roleAtLeast } from '../../domain/roles.js';
 import { AppError } from './errors.js';
 
 export type KeyRequirement = 'public' | 'secret' | 'none';
@@ -9,12 +10,19 @@ export interface RequestProject {
   name: string;
   /** Which of the project's keys the request came with. */
   keyKind: 'public' | 'secret';
+  /** The signed-in user's role in the project; null for a request with an API key. */
+  role: Role | null;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which API key the route accepts; every route takes the secret key unless it says otherwise. */
     auth?: KeyRequirement;
+    /**
+     * The least role a signed-in user needs in the project for this route. API keys are not
+     * members: a secret key acts as the project itself and passes (docs/decisions.md, ## Accounts).
+     */
+    role?: Role;
   }
   interface FastifyRequest {
     project: RequestProject | null;
@@ -27,6 +35,8 @@ export interface KeyOwner {
   name: string;
   disabled: boolean;
   keyKind: 'public' | 'secret';
+  /** Set when a signed-in user's session found the project: their role in it. */
+  role?: Role;
 }
 
 /** Finds the project of an API key; `clear` forgets what it remembered (a project's keys or state changed). */
@@ -44,6 +54,15 @@ export interface SessionResolver {
   cookie: string;
   resolve(token: string, projectId: string): Promise<KeyOwner | null>;
 }
+
+const article = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
+
+/** 403 for a signed-in user whose role in the project is too weak; says which role it takes. */
+export const forbiddenRole = (needed: Role, role: Role) =>
+  new AppError(403, 'FORBIDDEN_ROLE', `This needs ${neededRole(needed)} in this project; you are ${article(role)}`, {
+    details: { neededRole: needed, role },
+    suggestion: `Ask ${needed === 'owner' ? 'an owner' : 'an owner or an admin'} to do it, or to change your role.`,
+  });
 
 const invalidKey = () => new AppError(401, 'INVALID_API_KEY', 'Missing, invalid or wrong kind of API key');
 
@@ -74,7 +93,8 @@ async function sessionProject(request: FastifyRequest, sessions: SessionResolver
 
 /**
  * Derives the project before anything else runs, per route's `config.auth`: from the API key, or
- * from a signed-in user's session and the project they chose, which counts as the secret key.
+ * from a signed-in user's session and the project they chose, which counts as the secret key when
+ * the user's role is at least the route's `config.role`.
  */
 export function registerAuth(app: FastifyInstance, keys: KeyResolver, sessions: SessionResolver): void {
   app.decorateRequest('project', null);
@@ -88,7 +108,10 @@ export function registerAuth(app: FastifyInstance, keys: KeyResolver, sessions: 
     if (!project) throw invalidKey();
     if (token && project.keyKind !== required) throw invalidKey();
     if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
-    request.project = { id: project.id, name: project.name, keyKind: project.keyKind };
+    // Checked here, once for every route, so a route states the role it needs and nothing more.
+    const needed = request.routeOptions.config?.role;
+    if (needed && project.role && !roleAtLeast(project.role, needed)) throw forbiddenRole(needed, project.role);
+    request.project = { id: project.id, name: project.name, keyKind: project.keyKind, role: project.role ?? null };
   });
 }
 

@@ -8,6 +8,7 @@ import type {
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import type { Role } from '../../domain/roles.js';
 import type { AppContext } from '../context.js';
 import { projectOf } from './auth.js';
 import { noContent } from './envelope.js';
@@ -24,12 +25,19 @@ export type ZodApp = FastifyInstance<
 
 /**
  * A module's routes as a plugin: typed by their Zod schemas and listed under `tag` in the API
- * docs (a route may name other tags itself), so each route states only what is its own.
+ * docs (a route may name other tags itself), so each route states only what is its own. `role`
+ * is the least role a signed-in user needs for every route of the module (`config.role`), unless a
+ * route names its own.
  */
-export function moduleRoutes(tag: string, register: (app: ZodApp, ctx: AppContext) => void | Promise<void>) {
+export function moduleRoutes(
+  tag: string,
+  register: (app: ZodApp, ctx: AppContext) => void | Promise<void>,
+  options: { role?: Role } = {},
+) {
   return async (fastify: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     fastify.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, tags: route.schema?.tags ?? [tag] };
+      if (options.role) route.config = { ...route.config, role: route.config?.role ?? options.role };
     });
     await register(fastify.withTypeProvider<ZodTypeProvider>(), ctx);
   };

@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../../platform/context.js';
+import { created, noContent } from '../../platform/http/envelope.js';
+import type { ZodApp } from '../../platform/http/module-routes.js';
+import * as s from '../members/schemas.js';
+import * as members from '../members/service.js';
+import type { UserRow } from './repo.js';
+import * as service from './service.js';
+
+/** What the account routes lend these: the session hooks, and signing a new account in. */
+export interface SessionHooks {
+  /** Needs a session; sets `req.userId`. */
+  signedIn: (req: FastifyRequest) => Promise<void>;
+  /** The session's user, if any; refuses a change from another origin. */
+  optionalUser: (req: FastifyRequest) => Promise<string | null>;
+  signIn: (reply: FastifyReply, user: UserRow) => Promise<unknown>;
+}
+
+/**
+ * A project's members and invitations, for the dashboard: session only, like `/users/@me/…`. API
+ * keys do not reach them; a key acts as its project, not as anyone in it.
+ */
+export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) {
+  const tags = ['Members'];
+  const mine = { config: { auth: 'none' as const }, onRequest: hooks.signedIn };
+  const user = (req: FastifyRequest) => req.userId ?? '';
+
+  app.get(
+    '/projects/:id/members',
+    { ...mine, schema: { tags, params: s.projectParams, response: { 200: z.array(s.memberSchema) } } },
+    (req) => members.listMembers(ctx, user(req), req.params.id),
+  );
+  app.patch(
+    '/projects/:id/members/:userId',
+    { ...mine, schema: { tags, params: s.memberParams, body: s.changeRoleBody, response: { 200: s.memberSchema } } },
+    (req) => members.changeRole(ctx, user(req), req.params.id, req.params.userId, req.body.role),
+  );
+  app.delete('/projects/:id/members/:userId', { ...mine, schema: { tags, params: s.memberParams } }, (req, reply) =>
+    noContent(reply, members.removeMember(ctx, user(req), req.params.id, req.params.userId)),
+  );
+  app.get(
+    '/projects/:id/invites',
+    { ...mine, schema: { tags, params: s.projectParams, response: { 200: z.array(s.inviteSchema) } } },
+    (req) => members.listInvites(ctx, user(req), req.params.id),
+  );
+  app.post(
+    '/projects/:id/invites',
+    {
+      ...mine,
+      schema: { tags, params: s.projectParams, body: s.inviteBody, response: { 201: s.createdInviteSchema } },
+    },
+    (req, reply) => created(reply, members.createInvite(ctx, user(req), req.params.id, req.body)),
+  );
+  app.delete('/projects/:id/invites/:inviteId', { ...mine, schema: { tags, params: s.inviteParams } }, (req, reply) =>
+    noContent(reply, members.revokeInvite(ctx, user(req), req.params.id, req.params.inviteId)),
+  );
+
+  // The link itself is the credential to read and accept it (256 random bits; only its hash is stored).
+  app.get(
+    '/invites/:token',
+    { config: { auth: 'none' }, schema: { tags, params: s.tokenParams, response: { 200: s.invitePreviewSchema } } },
+    (req) => service.previewInvite(ctx, req.params.token),
+  );
+  // Not limited like sign-in: a password is hashed only for a pending link, and each link works once.
+  app.post(
+    '/invites/:token/accept',
+    {
+      config: { auth: 'none' },
+      schema: { tags, params: s.tokenParams, body: s.acceptInviteBody, response: { 200: s.acceptedInviteSchema } },
+    },
+    async (req, reply) => {
+      const signedIn = await hooks.optionalUser(req);
+      const accepted = await service.acceptInvite(ctx, req.params.token, signedIn, req.body?.password);
+      // A new account is signed in at once, as the setup of the owner is.
+      if (accepted.created) await hooks.signIn(reply, accepted.user);
+      return { projectId: accepted.projectId, role: accepted.role };
+    },
+  );
+}
