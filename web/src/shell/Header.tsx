@@ -1,5 +1,5 @@
-import { useId } from 'react';
-import { NavLink } from 'react-router-dom';
+import { useId, useState } from 'react';
+import { NavLink, useLocation } from 'react-router-dom';
 import type { Project, User } from '../../../src/api.js';
 import { useSignOut } from '../api/auth.js';
 
@@ -33,18 +33,47 @@ export function Header({ user, projects, project, onChooseProject, onCreateProje
           </button>
         </div>
       </div>
-      {navItems.length > 0 && (
-        <nav aria-label="Main" className="app-nav">
-          <ul>
-            {navItems.map((item) => (
-              <li key={item.to}>
-                <NavLink to={item.to}>{item.label}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      )}
+      {navItems.length > 0 && <MainNav items={navItems} />}
     </header>
+  );
+}
+
+/**
+ * The pages of a project. Wide, a row of links that wraps when there are many; on a phone, a menu
+ * button that shows the current page and opens the links as a grid, closing again on navigation.
+ */
+function MainNav({ items }: { items: readonly { to: string; label: string }[] }) {
+  const listId = useId();
+  const { pathname } = useLocation();
+  // Open for the page it was opened on: moving to another page closes it without an effect.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
+  const current = items.find((item) => pathname === item.to || pathname.startsWith(`${item.to}/`));
+  return (
+    <nav aria-label="Main" className={`app-nav${open ? ' is-open' : ''}`}>
+      <button
+        type="button"
+        className="button app-nav-toggle"
+        aria-expanded={open}
+        aria-controls={listId}
+        onClick={() => setOpenOn(open ? null : pathname)}
+      >
+        <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">
+          <path d="M2 4h12M2 8h12M2 12h12" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
+        </svg>
+        Menu
+        {current && <span className="app-nav-current">{current.label}</span>}
+      </button>
+      <ul id={listId}>
+        {items.map((item) => (
+          <li key={item.to}>
+            <NavLink to={item.to} onClick={() => setOpenOn(null)}>
+              {item.label}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
