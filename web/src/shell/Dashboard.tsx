@@ -20,11 +20,17 @@ const EmailsPage = lazy(() => import('../pages/emails/EmailsPage.js'));
 const EmailPage = lazy(() => import('../pages/emails/EmailPage.js'));
 const TemplatesPage = lazy(() => import('../pages/templates/TemplatesPage.js'));
 const TemplateEditorPage = lazy(() => import('../pages/templates/TemplateEditorPage.js'));
+const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
+const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
+const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
 
 export const NAV_ITEMS = [
+  { to: '/overview', label: 'Overview' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/templates', label: 'Templates' },
   { to: '/emails', label: 'Emails' },
+  { to: '/activity', label: 'Activity' },
+  { to: '/events', label: 'Events' },
   { to: '/domains', label: 'Domains' },
 ] as const;
 
@@ -96,6 +102,9 @@ export function Dashboard({ user }: { user: User }) {
               <Route path="emails" element={<EmailsPage />} />
               <Route path="emails/:id" element={<EmailPage />} />
               <Route path="domains" element={<DomainsPage />} />
+              <Route path="overview" element={<OverviewPage />} />
+              <Route path="activity" element={<ActivityPage />} />
+              <Route path="events" element={<EventsPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
           </Suspense>

@@ -1,0 +1,334 @@
+import { useId } from 'react';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
+import type { TrackedEvent } from '../../../../src/api.js';
+import { errorMessage } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { EmptyState } from '../../components/EmptyState.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { nextPage, pageNumber, previousPage, readTrail, type Trail } from '../activity/cursor-trail.js';
+import {
+  ALL_EVENTS,
+  dataSummary,
+  type EventFilters,
+  eventFiltersToQuery,
+  eventsApiQuery,
+  isBuiltInEvent,
+  parseEventFilters,
+} from './event-filters.js';
+import { useEventNames, useEventStats, useEventsPage, useEventUsage } from './events-api.js';
+import './events.css';
+
+const PAGE_SIZE = 50;
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+function useEventFilters() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const go = (next: { filters: EventFilters; trail: Trail }) => {
+    const query = eventFiltersToQuery(next.filters);
+    navigate({ pathname: location.pathname, search: query ? `?${query}` : '' }, { state: { trail: next.trail } });
+  };
+  return { filters: parseEventFilters(location.search), trail: readTrail(location.state), go };
+}
+
+const nameSearch = (name: string | null) => {
+  const query = eventFiltersToQuery({ name, cursor: null });
+  return query ? `?${query}` : '';
+};
+
+export default function EventsPage() {
+  usePageTitle('Events');
+  const project = useCurrentProject();
+  const { filters, trail, go } = useEventFilters();
+
+  return (
+    <section aria-labelledby="events-title" className="stack">
+      <div className="page-heading">
+        <h1 id="events-title">Events</h1>
+        <p className="muted">
+          What your product tracked about its contacts (<code>POST /v1/track</code>), with the events the service
+          records itself. Segments and workflows can start from them.
+        </p>
+      </div>
+      <div className="events-columns">
+        <EventNames projectId={project.id} chosen={filters.name} />
+        {filters.name && <EventUsagePanel projectId={project.id} name={filters.name} />}
+      </div>
+      <RecentEvents projectId={project.id} filters={filters} trail={trail} go={go} />
+    </section>
+  );
+}
+
+function EventNames({ projectId, chosen }: { projectId: string; chosen: string | null }) {
+  const stats = useEventStats(projectId);
+  return (
+    <section className="card stack events-names" aria-labelledby="event-names-title">
+      <div>
+        <h2 id="event-names-title">Event names</h2>
+        <p className="muted small">The last 30 days. Choose a name to see its events and where it is used.</p>
+      </div>
+      {stats.isPending ? (
+        <p className="muted">Loading…</p>
+      ) : stats.isError ? (
+        <Alert
+          action={
+            <button type="button" className="button button-small" onClick={() => stats.refetch()}>
+              Try again
+            </button>
+          }
+        >
+          {errorMessage(stats.error)}
+        </Alert>
+      ) : stats.data.byName.length === 0 ? (
+        <p className="muted">
+          No events in the last 30 days. Track one from your product with <code>POST /v1/track</code> and the project's
+          public key.
+        </p>
+      ) : (
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+        <section className="table-scroll" aria-label="Event names, scrollable" tabIndex={0}>
+          <table className="table events-names-table">
+            <caption className="visually-hidden">Event names, the last 30 days</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="numeric">
+                  Events
+                </th>
+                <th scope="col" className="numeric wide-only">
+                  Contacts
+                </th>
+                <th scope="col" className="wide-only">
+                  Last seen
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {stats.data.byName.map((n) => (
+                <tr key={n.name} aria-current={n.name === chosen || undefined}>
+                  <th scope="row">
+                    <Link to={{ search: nameSearch(n.name) }} className="event-name">
+                      {n.name}
+                    </Link>
+                    {isBuiltInEvent(n.name) && <span className="badge event-builtin">built in</span>}
+                  </th>
+                  <td className="numeric">{n.count.toLocaleString()}</td>
+                  <td className="numeric wide-only">{n.uniqueContacts.toLocaleString()}</td>
+                  <td className="muted wide-only">
+                    <time dateTime={n.lastSeenAt}>{dateTimeFormat.format(new Date(n.lastSeenAt))}</time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </section>
+  );
+}
+
+function UsageList({ title, items }: { title: string; items: { id: string; name: string }[] }) {
+  if (items.length === 0) return null;
+  return (
+    <div>
+      <h3 className="events-subhead">{title}</h3>
+      <ul className="events-usage-list" aria-label={title}>
+        {items.map((i) => (
+          <li key={i.id}>{i.name}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Where an event name is referred to: segment filters, campaign audiences, workflow triggers and conditions. */
+function EventUsagePanel({ projectId, name }: { projectId: string; name: string }) {
+  const usage = useEventUsage(projectId, name);
+  const none =
+    usage.data && usage.data.segments.length + usage.data.campaigns.length + usage.data.workflows.length === 0;
+  return (
+    <section
+      className="card stack events-usage"
+      aria-labelledby="event-usage-title"
+      aria-busy={usage.isFetching || undefined}
+    >
+      <div className="events-usage-head">
+        <h2 id="event-usage-title">
+          Where <code>{name}</code> is used
+        </h2>
+        <Link to={{ search: '' }} className="small">
+          All events
+        </Link>
+      </div>
+      {usage.isPending ? (
+        <p className="muted">Loading…</p>
+      ) : usage.isError ? (
+        <Alert>{errorMessage(usage.error)}</Alert>
+      ) : none ? (
+        <p className="muted">No segment, campaign or workflow refers to this event yet.</p>
+      ) : (
+        <>
+          <UsageList title="Workflows" items={usage.data.workflows} />
+          <UsageList title="Segments" items={usage.data.segments} />
+          <UsageList title="Campaigns" items={usage.data.campaigns} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function NameSelect({
+  projectId,
+  value,
+  controls,
+  onChange,
+}: {
+  projectId: string;
+  value: string | null;
+  controls: string;
+  onChange: (name: string | null) => void;
+}) {
+  const id = useId();
+  const names = useEventNames(projectId);
+  const list = names.data?.names ?? [];
+  const offered = value && !list.includes(value) ? [value, ...list] : list;
+  return (
+    <div className="field">
+      <label htmlFor={id}>Event name</label>
+      <select id={id} value={value ?? ''} aria-controls={controls} onChange={(e) => onChange(e.target.value || null)}>
+        <option value="">All events</option>
+        {offered.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function RecentEvents({
+  projectId,
+  filters,
+  trail,
+  go,
+}: {
+  projectId: string;
+  filters: EventFilters;
+  trail: Trail;
+  go: (next: { filters: EventFilters; trail: Trail }) => void;
+}) {
+  const page = useEventsPage(projectId, eventsApiQuery(filters, PAGE_SIZE));
+  const regionId = useId();
+  const turnPage = (to: { filters: EventFilters; trail: Trail }) => {
+    go(to);
+    document.getElementById('recent-events-title')?.scrollIntoView();
+  };
+  const total = page.data && !filters.cursor ? page.data.total : null;
+  return (
+    <section className="stack" aria-labelledby="recent-events-title">
+      <h2 id="recent-events-title">Recent events</h2>
+      <search className="toolbar events-toolbar" aria-label="Events">
+        <NameSelect
+          projectId={projectId}
+          value={filters.name}
+          controls={regionId}
+          onChange={(name) => go({ filters: { name, cursor: null }, trail: [] })}
+        />
+        {total !== null && total > 0 && (
+          <p className="muted small events-total">
+            {total.toLocaleString()} {total === 1 ? 'event' : 'events'}
+          </p>
+        )}
+      </search>
+      <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
+        {page.isPending ? (
+          <p className="events-loading muted">Loading events…</p>
+        ) : page.isError ? (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => page.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(page.error)}
+          </Alert>
+        ) : page.data.data.length === 0 ? (
+          filters.name ? (
+            <EmptyState title="No events with this name">
+              <button type="button" className="button" onClick={() => go({ filters: ALL_EVENTS, trail: [] })}>
+                Show all events
+              </button>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No events yet">
+              <p className="muted">
+                Track one from your product: <code>POST /v1/track</code> with the public key, an email and an event
+                name.
+              </p>
+            </EmptyState>
+          )
+        ) : (
+          <EventsTable events={page.data.data} stale={page.isPlaceholderData} />
+        )}
+      </div>
+      {page.data && (filters.cursor || page.data.hasMore) && (
+        <nav className="pager" aria-label="Pages of events">
+          <button
+            type="button"
+            className="button"
+            disabled={!filters.cursor || page.isPlaceholderData}
+            onClick={() => turnPage(previousPage(filters, trail))}
+          >
+            Previous
+          </button>
+          <span className="muted">{pageLabel(pageNumber(filters.cursor, trail))}</span>
+          <button
+            type="button"
+            className="button"
+            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
+            onClick={() => page.data.cursor && turnPage(nextPage(filters, trail, page.data.cursor))}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+const pageLabel = (n: number | null) => (n === null ? 'Later page' : `Page ${n}`);
+
+function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale: boolean }) {
+  return (
+    <div className="table-scroll">
+      <table className={`table events-table${stale ? ' is-stale' : ''}`}>
+        <caption className="visually-hidden">Events, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Contact</th>
+            <th scope="col">Data</th>
+            <th scope="col">When</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((e) => (
+            <tr key={e.id}>
+              <td className="cell-event-name">{e.name}</td>
+              <td className="cell-event-contact">
+                <Link to={`/contacts/${encodeURIComponent(e.contactId)}`}>{e.email}</Link>
+              </td>
+              <td className="cell-event-data muted">{dataSummary(e.data)}</td>
+              <td className="cell-when">
+                <time dateTime={e.createdAt}>{dateTimeFormat.format(new Date(e.createdAt))}</time>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

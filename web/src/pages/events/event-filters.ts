@@ -1,0 +1,43 @@
+/** The events page's state in the URL: `?name=signup&cursor=…`; no name shows every event. */
+
+export interface EventFilters {
+  name: string | null;
+  cursor: string | null;
+}
+
+export const ALL_EVENTS: EventFilters = { name: null, cursor: null };
+
+export function parseEventFilters(queryString: string): EventFilters {
+  const params = new URLSearchParams(queryString);
+  const name = params.get('name')?.trim();
+  return { name: name ? name.slice(0, 255) : null, cursor: params.get('cursor') || null };
+}
+
+export function eventFiltersToQuery(f: EventFilters): string {
+  const params = new URLSearchParams();
+  if (f.name) params.set('name', f.name);
+  if (f.cursor) params.set('cursor', f.cursor);
+  return params.toString();
+}
+
+export function eventsApiQuery(f: EventFilters, limit: number): Record<string, string | number> {
+  return { limit, ...(f.name ? { name: f.name } : {}), ...(f.cursor ? { cursor: f.cursor } : {}) };
+}
+
+/** Names the service records itself; clients cannot track them. */
+export const isBuiltInEvent = (name: string) =>
+  name.startsWith('email.') ||
+  name === 'contact.subscribed' ||
+  name === 'contact.unsubscribed' ||
+  /^segment\..+\.(entry|exit)$/.test(name);
+
+/** A short line of an event's data: `plan: pro, seats: 3`, the rest counted. */
+export function dataSummary(data: Record<string, unknown>, most = 3): string {
+  const entries = Object.entries(data);
+  const shown = entries.slice(0, most).map(([k, v]) => {
+    const text = typeof v === 'string' ? v : JSON.stringify(v);
+    return `${k}: ${text.length > 40 ? `${text.slice(0, 39)}…` : text}`;
+  });
+  if (entries.length > most) shown.push(`${entries.length - most} more`);
+  return shown.join(', ');
+}
