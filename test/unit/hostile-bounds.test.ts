@@ -136,7 +136,8 @@ describe('inline render limits', () => {
 describe('inline text part bound', () => {
   // HTML up to INLINE_TEXT_CHARS gets its text part on the event loop. html-to-text's cost grows
   // with nesting (quadratically) and length; at 16 KiB the worst shapes found take about 5 ms here
-  // (a stack overflow, for the deepest, is caught and handed to the pool).
+  // (a stack overflow, for the deepest, is caught and handed to the pool). The bound asserted leaves
+  // room for a loaded machine; what the limit prevents (a megabyte of nesting) takes minutes.
   const K = INLINE_TEXT_CHARS;
   const fill = (head: string, unit: string, tail = '') =>
     head + unit.repeat(Math.floor((K - head.length - tail.length) / unit.length)) + tail;
@@ -153,6 +154,6 @@ describe('inline text part bound', () => {
   it.each(Object.entries(shapes))('%s', (_name, html) => {
     expect(html.length).toBeLessThanOrEqual(K);
     timed(() => textFromHtml(`${html}<!-- warm -->`));
-    expect(timed(() => textFromHtml(html))).toBeLessThan(100);
+    expect(timed(() => textFromHtml(html))).toBeLessThan(1_000);
   });
 });
