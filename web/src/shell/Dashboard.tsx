@@ -20,6 +20,12 @@ const EmailsPage = lazy(() => import('../pages/emails/EmailsPage.js'));
 const EmailPage = lazy(() => import('../pages/emails/EmailPage.js'));
 const TemplatesPage = lazy(() => import('../pages/templates/TemplatesPage.js'));
 const TemplateEditorPage = lazy(() => import('../pages/templates/TemplateEditorPage.js'));
+const WebhooksPage = lazy(() => import('../pages/webhooks/WebhooksPage.js'));
+const WebhookPage = lazy(() => import('../pages/webhooks/WebhookPage.js'));
+const SuppressionsPage = lazy(() => import('../pages/suppressions/SuppressionsPage.js'));
+const InboundPage = lazy(() => import('../pages/inbound/InboundPage.js'));
+const InboundMessagePage = lazy(() => import('../pages/inbound/InboundMessagePage.js'));
+const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
 const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
@@ -32,6 +38,10 @@ export const NAV_ITEMS = [
   { to: '/activity', label: 'Activity' },
   { to: '/events', label: 'Events' },
   { to: '/domains', label: 'Domains' },
+  { to: '/inbound', label: 'Inbound' },
+  { to: '/suppressions', label: 'Suppressions' },
+  { to: '/webhooks', label: 'Webhooks' },
+  { to: '/settings', label: 'Settings' },
 ] as const;
 
 export function Dashboard({ user }: { user: User }) {
@@ -102,6 +112,12 @@ export function Dashboard({ user }: { user: User }) {
               <Route path="emails" element={<EmailsPage />} />
               <Route path="emails/:id" element={<EmailPage />} />
               <Route path="domains" element={<DomainsPage />} />
+              <Route path="inbound" element={<InboundPage />} />
+              <Route path="inbound/:id" element={<InboundMessagePage />} />
+              <Route path="suppressions" element={<SuppressionsPage />} />
+              <Route path="webhooks" element={<WebhooksPage />} />
+              <Route path="webhooks/:id" element={<WebhookPage />} />
+              <Route path="settings" element={<SettingsPage />} />
               <Route path="overview" element={<OverviewPage />} />
               <Route path="activity" element={<ActivityPage />} />
               <Route path="events" element={<EventsPage />} />

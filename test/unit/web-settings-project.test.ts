@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import * as settings from '../../web/src/pages/settings/project-settings.js';
+
+describe('renaming a project', () => {
+  it('takes 1 to 255 characters once trimmed', () => {
+    expect(settings.projectNameProblem('   ')).toBe('Enter a name.');
+    expect(settings.projectNameProblem('x'.repeat(256))).toBe('At most 255 characters.');
+    expect(settings.projectNameProblem(` ${'x'.repeat(255)} `)).toBeNull();
+  });
+
+  it('asks nothing when the name would not change', () => {
+    expect(settings.renameBody({ name: 'Shop' }, ' Shop ')).toBeNull();
+    expect(settings.renameBody({ name: 'Shop' }, ' Shop EU ')).toEqual({ name: 'Shop EU' });
+  });
+});
+
+describe('disabling and enabling', () => {
+  it('offers the opposite of the present state, with the body that does it', () => {
+    const on = settings.disableCopy({ name: 'Shop', disabled: false });
+    expect(on).toMatchObject({
+      state: 'Enabled',
+      action: 'Disable project',
+      title: 'Disable Shop?',
+      body: { disabled: true },
+    });
+    expect(on.confirm).toContain('403');
+    const off = settings.disableCopy({ name: 'Shop', disabled: true });
+    expect(off).toMatchObject({
+      state: 'Disabled',
+      action: 'Enable project',
+      title: 'Enable Shop?',
+      body: { disabled: false },
+    });
+  });
+});
+
+describe('who may change what', () => {
+  it('renaming takes an admin; the keys and the project’s state, an owner', () => {
+    expect(settings.settingsAllowed({ role: 'owner' })).toEqual({ rename: true, keys: true, status: true });
+    expect(settings.settingsAllowed({ role: 'admin' })).toEqual({ rename: true, keys: false, status: false });
+    expect(settings.settingsAllowed({ role: 'member' })).toEqual({ rename: false, keys: false, status: false });
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import * as list from '../../web/src/pages/suppressions/suppression-list.js';
+
+describe('the suppression list state in the URL', () => {
+  it('a plain list has a plain URL; a filtered page round-trips', () => {
+    expect(list.parseSuppressionList('')).toEqual(list.FIRST_SUPPRESSIONS);
+    expect(list.suppressionListToQuery(list.FIRST_SUPPRESSIONS)).toBe('');
+    const state = { reason: 'complaint' as const, page: 4 };
+    expect(list.suppressionListToQuery(state)).toBe('reason=complaint&page=4');
+    expect(list.parseSuppressionList('reason=complaint&page=4')).toEqual(state);
+  });
+
+  it('ignores what it does not know', () => {
+    expect(list.parseSuppressionList('reason=spam&page=zero')).toEqual(list.FIRST_SUPPRESSIONS);
+    expect(list.parseSuppressionList('page=0')).toEqual(list.FIRST_SUPPRESSIONS);
+  });
+
+  it('asks the API for one page, and the reason only when filtered', () => {
+    expect(list.suppressionsApiQuery({ reason: null, page: 1 }, 50)).toEqual({ page: 1, pageSize: 50 });
+    expect(list.suppressionsApiQuery({ reason: 'bounce', page: 2 }, 50)).toEqual({
+      page: 2,
+      pageSize: 50,
+      reason: 'bounce',
+    });
+  });
+
+  it('has a label for every reason', () => {
+    expect(list.REASONS.map((r) => list.REASON_LABELS[r])).toEqual(['Hard bounce', 'Spam complaint', 'Added by hand']);
+  });
+});
+
+describe('adding an address', () => {
+  it('checks the address before asking', () => {
+    expect(list.addressProblem('  ')).toBe('Enter an email address.');
+    expect(list.addressProblem('ada')).toContain('whole address');
+    expect(list.addressProblem('ada@example')).toContain('whole address');
+    expect(list.addressProblem(' ada@example.com ')).toBeNull();
+  });
+
+  it('sends the note only when there is one, trimmed', () => {
+    expect(list.addSuppressionBody(' ada@example.com ', '  ')).toEqual({ email: 'ada@example.com' });
+    expect(list.addSuppressionBody('ada@example.com', ' asked by phone ')).toEqual({
+      email: 'ada@example.com',
+      detail: 'asked by phone',
+    });
+  });
+});

@@ -1,0 +1,205 @@
+import { useId, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import type { InboundEmail } from '../../../../src/api.js';
+import { isApiError } from '../../api/client.js';
+import { errorMessage } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { EmptyState } from '../../components/EmptyState.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { useInboundMessage } from './inbound-api.js';
+import { formatSize, hasRemoteImages, inboundDocument, sender } from './inbound-view.js';
+import './inbound.css';
+
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+export default function InboundMessagePage() {
+  const { id = '' } = useParams();
+  const project = useCurrentProject();
+  const message = useInboundMessage(project.id, id);
+  usePageTitle(message.data?.subject || 'Received email');
+
+  const back = (
+    <p>
+      <Link to="/inbound" className="back-link">
+        <span aria-hidden="true">←</span> Inbound
+      </Link>
+    </p>
+  );
+  if (message.isPending) {
+    return (
+      <section className="stack" aria-busy="true">
+        {back}
+        <p>Loading…</p>
+      </section>
+    );
+  }
+  if (message.isError) {
+    const missing = isApiError(message.error, 404) || isApiError(message.error, 422);
+    return (
+      <section className="stack" aria-labelledby="inbound-missing">
+        {back}
+        <h1 id="inbound-missing">{missing ? 'Message not found' : 'Received email'}</h1>
+        {missing ? (
+          <EmptyState title="No such message in this project">
+            <p className="muted">It belongs to another project, or the link is incomplete.</p>
+          </EmptyState>
+        ) : (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => message.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(message.error)}
+          </Alert>
+        )}
+      </section>
+    );
+  }
+
+  const m = message.data;
+  return (
+    <section className="stack" aria-labelledby="inbound-message-title">
+      {back}
+      <div className="page-heading">
+        <h1 id="inbound-message-title" className="inbound-subject">
+          {m.subject || '(no subject)'}
+        </h1>
+        <p className="muted small">
+          Received <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
+        </p>
+      </div>
+      <div className="inbound-grid">
+        <MessageBody message={m} />
+        <Envelope message={m} />
+      </div>
+    </section>
+  );
+}
+
+function Envelope({ message: m }: { message: InboundEmail }) {
+  const headingId = useId();
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId}>Envelope</h2>
+      <dl className="inbound-envelope">
+        <div>
+          <dt>From</dt>
+          <dd>
+            {sender(m)}
+            {m.contactId && (
+              <>
+                {' '}
+                <Link to={`/contacts/${encodeURIComponent(m.contactId)}`}>Contact</Link>
+              </>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>To</dt>
+          <dd>{m.to.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Subject</dt>
+          <dd>{m.subject || '(no subject)'}</dd>
+        </div>
+        {m.messageId && (
+          <div>
+            <dt>Message-ID</dt>
+            <dd className="inbound-mono">{m.messageId}</dd>
+          </div>
+        )}
+        {m.inReplyToEmailId && (
+          <div>
+            <dt>In reply to</dt>
+            <dd>
+              <Link to={`/emails/${encodeURIComponent(m.inReplyToEmailId)}`}>The email it answers</Link>
+            </dd>
+          </div>
+        )}
+      </dl>
+      {m.attachments.length > 0 && (
+        <div className="stack-tight">
+          <h3 className="inbound-small-heading">Attachments (listed, not kept)</h3>
+          <ul className="inbound-attachments">
+            {m.attachments.map((a, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: attachments may share a name or have none
+              <li key={i}>
+                <span className="inbound-mono">{a.filename ?? '(no name)'}</span>{' '}
+                <span className="muted small">
+                  {a.contentType}, {formatSize(a.size)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function MessageBody({ message: m }: { message: InboundEmail }) {
+  const headingId = useId();
+  const [view, setView] = useState<'html' | 'text'>(m.html ? 'html' : 'text');
+  const [remoteImages, setRemoteImages] = useState(false);
+  const html = m.html;
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <div className="inbound-body-head">
+        <h2 id={headingId}>Message</h2>
+        {html && m.text && (
+          <div className="inbound-view-switch">
+            <button
+              type="button"
+              className="button button-small"
+              aria-pressed={view === 'html'}
+              onClick={() => setView('html')}
+            >
+              HTML
+            </button>
+            <button
+              type="button"
+              className="button button-small"
+              aria-pressed={view === 'text'}
+              onClick={() => setView('text')}
+            >
+              Text
+            </button>
+          </div>
+        )}
+      </div>
+      {view === 'html' && html ? (
+        <>
+          {/* sandbox="": no scripts, forms or popups, an origin of its own; the HTML never joins this page. */}
+          <iframe
+            className="inbound-frame"
+            title={`The received email: ${m.subject || '(no subject)'}`}
+            sandbox=""
+            referrerPolicy="no-referrer"
+            srcDoc={inboundDocument(html, remoteImages)}
+          />
+          {hasRemoteImages(html) && (
+            <p className="muted small inbound-images">
+              {remoteImages ? (
+                'Remote images are shown: their sender can tell the message was opened.'
+              ) : (
+                <>
+                  Remote images are not loaded, so the sender cannot tell the message was opened.{' '}
+                  <button type="button" className="button button-small" onClick={() => setRemoteImages(true)}>
+                    Load images
+                  </button>
+                </>
+              )}
+            </p>
+          )}
+        </>
+      ) : m.text ? (
+        <pre className="inbound-text">{m.text}</pre>
+      ) : (
+        <p className="muted">The message has no text.</p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,141 @@
+import { Link, useLocation, useNavigate } from 'react-router-dom';
+import type { InboundEmail } from '../../../../src/api.js';
+import { errorMessage } from '../../api/errors.js';
+import { Alert } from '../../components/Alert.js';
+import { EmptyState } from '../../components/EmptyState.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { useInboundPage } from './inbound-api.js';
+import {
+  type InboundPosition,
+  inboundPageNumber,
+  inboundQuery,
+  nextInboundPage,
+  parseInboundCursor,
+  previousInboundPage,
+  readTrail,
+  sender,
+  snippet,
+} from './inbound-view.js';
+import './inbound.css';
+
+const PAGE_SIZE = 25;
+const numberFormat = new Intl.NumberFormat();
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export default function InboundPage() {
+  usePageTitle('Inbound');
+  const project = useCurrentProject();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const at: InboundPosition = { cursor: parseInboundCursor(location.search), trail: readTrail(location.state) };
+  const page = useInboundPage(project.id, at.cursor, PAGE_SIZE);
+  const go = (next: InboundPosition) => {
+    const query = inboundQuery(next.cursor);
+    navigate({ pathname: location.pathname, search: query ? `?${query}` : '' }, { state: { trail: next.trail } });
+    window.scrollTo({ top: 0 });
+  };
+  const total = !at.cursor && page.data && !page.isPlaceholderData ? page.data.total : null;
+  const number = inboundPageNumber(at);
+
+  return (
+    <section aria-labelledby="inbound-title" className="stack">
+      <div className="page-heading">
+        <h1 id="inbound-title">Inbound</h1>
+        <p className="muted">
+          Mail received at this project’s verified domains, such as replies to what it sent; newest first.
+          {total !== null && ` ${numberFormat.format(total)} received.`}
+        </p>
+      </div>
+
+      <div className="table-region" aria-busy={page.isFetching || undefined}>
+        {page.isPending ? (
+          <p className="region-message">Loading received mail…</p>
+        ) : page.isError ? (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => page.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(page.error)}
+          </Alert>
+        ) : page.data.data.length === 0 ? (
+          at.cursor ? (
+            <EmptyState title="This page is empty">
+              <button type="button" className="button" onClick={() => go({ cursor: null, trail: [] })}>
+                Go to the first page
+              </button>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No mail received yet">
+              <p className="muted">
+                Mail sent to an address at one of this project’s <Link to="/domains">verified domains</Link> is listed
+                here, once the service’s inbound SMTP listener (<code>INBOUND_SMTP_PORT</code>) is reachable as the
+                domain’s MX.
+              </p>
+            </EmptyState>
+          )
+        ) : (
+          <InboundTable messages={page.data.data} stale={page.isPlaceholderData} />
+        )}
+      </div>
+
+      {page.data && (at.cursor || page.data.hasMore) && (
+        <nav className="pager" aria-label="Pages of received mail">
+          <button
+            type="button"
+            className="button"
+            disabled={!at.cursor || page.isPlaceholderData}
+            onClick={() => go(previousInboundPage(at))}
+          >
+            Previous
+          </button>
+          <span className="muted">{number === null ? 'Later page' : `Page ${number}`}</span>
+          <button
+            type="button"
+            className="button"
+            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
+            onClick={() => page.data.cursor && go(nextInboundPage(at, page.data.cursor))}
+          >
+            Next
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+function InboundTable({ messages, stale }: { messages: readonly InboundEmail[]; stale: boolean }) {
+  return (
+    <div className="table-scroll">
+      <table className={`table inbound-table${stale ? ' is-stale' : ''}`}>
+        <caption className="visually-hidden">Received mail</caption>
+        <thead>
+          <tr>
+            <th scope="col">From</th>
+            <th scope="col">Subject</th>
+            <th scope="col">To</th>
+            <th scope="col">Received</th>
+          </tr>
+        </thead>
+        <tbody>
+          {messages.map((m) => (
+            <tr key={m.id}>
+              <td className="cell-inbound-from">{sender(m)}</td>
+              <td className="cell-inbound-subject">
+                <Link to={`/inbound/${encodeURIComponent(m.id)}`}>{m.subject || '(no subject)'}</Link>
+                {m.text && <span className="muted small inbound-snippet">{snippet(m.text)}</span>}
+              </td>
+              <td className="cell-inbound-to">{m.to.join(', ')}</td>
+              <td className="cell-when">
+                <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,231 @@
+import { type FormEvent, useId, useState } from 'react';
+import type { Project } from '../../../../src/api.js';
+import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
+import type { ProjectWithKeys } from '../../api/projects.js';
+import { Alert } from '../../components/Alert.js';
+import { CopyButton } from '../../components/CopyButton.js';
+import { Dialog } from '../../components/Dialog.js';
+import { Field } from '../../components/Field.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { disableCopy, MAX_NAME, projectNameProblem, renameBody, settingsAllowed } from './project-settings.js';
+import { useRegenerateKeys, useUpdateProject } from './settings-api.js';
+import './settings.css';
+
+export default function SettingsPage() {
+  usePageTitle('Settings');
+  const project = useCurrentProject();
+  return (
+    <section aria-labelledby="settings-title" className="stack settings">
+      <div className="page-heading">
+        <h1 id="settings-title">Settings</h1>
+        <p className="muted">Project “{project.name}”: its name, its API keys, and whether it works at all.</p>
+      </div>
+      {project.disabled && (
+        <p className="notice" role="status">
+          This project is disabled: its keys are refused, and so are its other pages here. Enable it below.
+        </p>
+      )}
+      <NameCard project={project} />
+      <KeysCard project={project} />
+      <StatusCard project={project} />
+    </section>
+  );
+}
+
+function NameCard({ project }: { project: Project }) {
+  const update = useUpdateProject(project.id);
+  const allowed = settingsAllowed(project).rename;
+  const [draft, setDraft] = useState(project.name);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const headingId = useId();
+  const server = update.error instanceof ApiError ? fieldMessages(update.error.fieldErrors) : {};
+  const message = formMessage(update.error, ['name']);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const wrong = projectNameProblem(draft);
+    setProblem(wrong);
+    setSaved(false);
+    const body = wrong ? null : renameBody(project, draft);
+    if (body) update.mutate(body, { onSuccess: () => setSaved(true) });
+  };
+
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId}>Project name</h2>
+      <form className="settings-row" noValidate onSubmit={submit}>
+        <Field
+          label="Name"
+          name="name"
+          autoComplete="off"
+          maxLength={MAX_NAME}
+          required
+          value={draft}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            setSaved(false);
+          }}
+          error={problem ?? server.name}
+          hint="Shown in the project switcher; your API clients never see it."
+        />
+        <button type="submit" className="button button-primary" disabled={update.isPending || !allowed}>
+          {update.isPending ? 'Saving…' : 'Rename'}
+        </button>
+      </form>
+      {!allowed && <p className="muted small">Only an admin or owner of the project can rename it.</p>}
+      {message && <Alert>{message}</Alert>}
+      <p role="status" className="settings-saved">
+        {saved ? 'Saved.' : ''}
+      </p>
+    </section>
+  );
+}
+
+function KeysCard({ project }: { project: Project }) {
+  const [open, setOpen] = useState(false);
+  const headingId = useId();
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId}>API keys</h2>
+      <p>
+        A project has a public key (<code>pk_…</code>, for <code>POST /v1/track</code> from browsers and apps) and a
+        secret key (<code>sk_…</code>, for everything else, from your servers).
+      </p>
+      <p className="muted">
+        Only their hashes are stored, so they cannot be shown again: the keys were shown once, when the project was
+        created. If one is lost or leaked, make new ones; both are replaced together.
+      </p>
+      <p>
+        <button
+          type="button"
+          className="button button-danger"
+          disabled={!settingsAllowed(project).keys}
+          onClick={() => setOpen(true)}
+        >
+          Regenerate keys
+        </button>
+      </p>
+      {!settingsAllowed(project).keys && (
+        <p className="muted small">Only an owner of the project can regenerate its keys.</p>
+      )}
+      <RegenerateKeysDialog project={project} open={open} onClose={() => setOpen(false)} />
+    </section>
+  );
+}
+
+function RegenerateKeysDialog({ project, open, onClose }: { project: Project; open: boolean; onClose: () => void }) {
+  const regenerate = useRegenerateKeys(project.id);
+  const [keys, setKeys] = useState<ProjectWithKeys | null>(null);
+  const close = () => {
+    setKeys(null);
+    regenerate.reset();
+    onClose();
+  };
+  return (
+    <Dialog
+      open={open}
+      title={keys ? 'New API keys' : 'Regenerate both keys?'}
+      onClose={close}
+      busy={regenerate.isPending}
+    >
+      {keys ? (
+        <div className="stack">
+          <p className="notice">
+            Copy both keys now: they are shown only this once. The old keys have already stopped working.
+          </p>
+          <KeyRow label="Secret key" value={keys.secretKey} />
+          <KeyRow label="Public key" value={keys.publicKey} />
+          <div className="dialog-actions">
+            <button type="button" className="button button-primary" onClick={close}>
+              Done
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="stack">
+          <p className="alert settings-warning">
+            The current public and secret keys of {project.name} stop working at once, with no grace period: every
+            server and app that uses them is refused (401) until it has the new ones.
+          </p>
+          <p>The new keys are shown once, on the next screen. This dashboard keeps working either way.</p>
+          {regenerate.isError && <Alert>{errorMessage(regenerate.error)}</Alert>}
+          <div className="dialog-actions">
+            <button type="button" className="button" onClick={close} disabled={regenerate.isPending}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="button button-danger"
+              disabled={regenerate.isPending}
+              onClick={() => regenerate.mutate(undefined, { onSuccess: setKeys })}
+            >
+              {regenerate.isPending ? 'Regenerating…' : 'Regenerate keys'}
+            </button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+function KeyRow({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="key-row">
+      <span className="key-label">{label}</span>
+      <code className="key-value">{value}</code>
+      <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
+    </div>
+  );
+}
+
+function StatusCard({ project }: { project: Project }) {
+  const update = useUpdateProject(project.id);
+  const [open, setOpen] = useState(false);
+  const headingId = useId();
+  const copy = disableCopy(project);
+  const close = () => {
+    update.reset();
+    setOpen(false);
+  };
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId}>Project status</h2>
+      <p>
+        <span className={`badge ${project.disabled ? 'badge-failed' : 'badge-ok'}`}>{copy.state}</span>{' '}
+        <span className="muted">{copy.explain}</span>
+      </p>
+      <p>
+        <button
+          type="button"
+          className={`button ${project.disabled ? 'button-primary' : 'button-danger'}`}
+          disabled={!settingsAllowed(project).status}
+          onClick={() => setOpen(true)}
+        >
+          {copy.action}
+        </button>
+      </p>
+      {!settingsAllowed(project).status && (
+        <p className="muted small">Only an owner of the project can disable or enable it.</p>
+      )}
+      <Dialog open={open} title={copy.title} onClose={close} busy={update.isPending}>
+        <p>{copy.confirm}</p>
+        {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={close} disabled={update.isPending}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className={`button ${project.disabled ? 'button-primary' : 'button-danger'}`}
+            disabled={update.isPending}
+            onClick={() => update.mutate(copy.body, { onSuccess: close })}
+          >
+            {update.isPending ? 'Saving…' : copy.action}
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  );
+}
