@@ -1,3 +1,5 @@
+import { lazy, Suspense } from 'react';
+import { useMatch } from 'react-router-dom';
 import { useMe, useSetupStatus } from '../api/auth.js';
 import { errorMessage } from '../api/errors.js';
 import { Alert } from '../components/Alert.js';
@@ -6,10 +8,21 @@ import { Dashboard } from './Dashboard.js';
 import { SetupPage } from './SetupPage.js';
 import { SignInPage } from './SignInPage.js';
 
+const InvitePage = lazy(() => import('../pages/invite/InvitePage.js'));
+
 /** First run → create the owner; signed out → sign in; otherwise the dashboard. */
 export function AuthGate() {
   const setup = useSetupStatus();
   const me = useMe();
+  // An invitation link opens its own page, signed in or not: it signs in or creates the account itself.
+  const invite = useMatch('/invite/:token');
+  if (invite?.params.token) {
+    return (
+      <Suspense fallback={<FullPageLoading />}>
+        <InvitePage token={invite.params.token} />
+      </Suspense>
+    );
+  }
 
   if (setup.isPending || me.isPending) return <FullPageLoading />;
   if (setup.isError || me.isError) {

@@ -16,6 +16,7 @@ const CommandPalette = lazy(() => import('./palette/CommandPalette.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
+const MembersPage = lazy(() => import('../pages/members/MembersPage.js'));
 const EmailsPage = lazy(() => import('../pages/emails/EmailsPage.js'));
 const EmailPage = lazy(() => import('../pages/emails/EmailPage.js'));
 const TemplatesPage = lazy(() => import('../pages/templates/TemplatesPage.js'));
@@ -38,6 +39,7 @@ export const NAV_ITEMS = [
   { to: '/activity', label: 'Activity' },
   { to: '/events', label: 'Events' },
   { to: '/domains', label: 'Domains' },
+  { to: '/members', label: 'Members' },
   { to: '/inbound', label: 'Inbound' },
   { to: '/suppressions', label: 'Suppressions' },
   { to: '/webhooks', label: 'Webhooks' },
@@ -112,6 +114,7 @@ export function Dashboard({ user }: { user: User }) {
               <Route path="emails" element={<EmailsPage />} />
               <Route path="emails/:id" element={<EmailPage />} />
               <Route path="domains" element={<DomainsPage />} />
+              <Route path="members" element={<MembersPage />} />
               <Route path="inbound" element={<InboundPage />} />
               <Route path="inbound/:id" element={<InboundMessagePage />} />
               <Route path="suppressions" element={<SuppressionsPage />} />

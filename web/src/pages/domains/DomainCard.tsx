@@ -14,7 +14,8 @@ export function DomainCard({
 }: {
   projectId: string;
   domain: Domain;
-  onDelete: () => void;
+  /** Absent for a member: deleting a domain takes an admin. */
+  onDelete?: () => void;
 }) {
   const verify = useVerifyDomain(projectId);
   const state = sendingState(domain);
@@ -45,14 +46,16 @@ export function DomainCard({
           >
             {verify.isPending ? 'Checking…' : 'Verify now'}
           </button>
-          <button
-            type="button"
-            className="button button-danger"
-            onClick={onDelete}
-            aria-label={`Delete ${domain.domain}`}
-          >
-            Delete
-          </button>
+          {onDelete && (
+            <button
+              type="button"
+              className="button button-danger"
+              onClick={onDelete}
+              aria-label={`Delete ${domain.domain}`}
+            >
+              Delete
+            </button>
+          )}
         </div>
       </div>
       <div aria-live="polite">{verify.isError && <Alert>{errorMessage(verify.error)}</Alert>}</div>

@@ -15,6 +15,8 @@ export default function DomainsPage() {
   const project = useCurrentProject();
   const domains = useDomains(project.id);
   const [deleting, setDeleting] = useState<Domain | null>(null);
+  // Adding and deleting domains takes an admin (the API refuses members); members read them.
+  const admin = project.role !== 'member';
 
   return (
     <section aria-labelledby="domains-title" className="stack">
@@ -26,7 +28,7 @@ export default function DomainsPage() {
         </p>
       </div>
 
-      <AddDomainForm projectId={project.id} />
+      {admin && <AddDomainForm projectId={project.id} />}
 
       <div className="stack" aria-busy={domains.isPending || undefined}>
         {domains.isPending ? (
@@ -47,7 +49,12 @@ export default function DomainsPage() {
           </EmptyState>
         ) : (
           domains.data.map((d) => (
-            <DomainCard key={d.id} projectId={project.id} domain={d} onDelete={() => setDeleting(d)} />
+            <DomainCard
+              key={d.id}
+              projectId={project.id}
+              domain={d}
+              onDelete={admin ? () => setDeleting(d) : undefined}
+            />
           ))
         )}
       </div>

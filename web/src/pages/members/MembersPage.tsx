@@ -1,0 +1,165 @@
+import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import type { Member, Role } from '../../../../src/api.js';
+import { useMe } from '../../api/auth.js';
+import { errorMessage } from '../../api/errors.js';
+import { useChangeRole, useMembers, usePendingInvites } from '../../api/members.js';
+import { Alert } from '../../components/Alert.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePageTitle } from '../../shell/usePageTitle.js';
+import { InviteForm } from './InviteForm.js';
+import { PendingInvites } from './PendingInvites.js';
+import { RemoveMemberDialog } from './RemoveMemberDialog.js';
+import { canManage, ROLE_LABELS, rolesGrantable } from './roles.js';
+import './members.css';
+
+export default function MembersPage() {
+  usePageTitle('Members');
+  const project = useCurrentProject();
+  const me = useMe().data;
+  const members = useMembers(project.id);
+  const manages = project.role !== 'member';
+  const invites = usePendingInvites(project.id, manages);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const navigate = useNavigate();
+
+  return (
+    <section aria-labelledby="members-title" className="stack">
+      <div className="page-heading">
+        <h1 id="members-title">Members</h1>
+        <p className="muted">
+          You are {project.role === 'member' ? 'a member' : `an ${project.role}`} of {project.name}. Members do the
+          everyday work; admins also manage members, domains and webhooks; owners also manage owners, the API keys and
+          the project itself.
+        </p>
+      </div>
+
+      {manages && <InviteForm projectId={project.id} role={project.role} />}
+
+      <div className="card stack" aria-busy={members.isPending || undefined}>
+        <h2>People in this project</h2>
+        {members.isPending ? (
+          <p>Loading…</p>
+        ) : members.isError ? (
+          <Alert
+            action={
+              <button type="button" className="button" onClick={() => members.refetch()}>
+                Try again
+              </button>
+            }
+          >
+            {errorMessage(members.error)}
+          </Alert>
+        ) : (
+          <MembersTable
+            projectId={project.id}
+            members={members.data}
+            myId={me?.id ?? ''}
+            myRole={project.role}
+            onRemove={setRemoving}
+          />
+        )}
+      </div>
+
+      {manages && invites.data && invites.data.length > 0 && (
+        <PendingInvites projectId={project.id} invites={invites.data} role={project.role} />
+      )}
+
+      <RemoveMemberDialog
+        projectId={project.id}
+        projectName={project.name}
+        member={removing}
+        leaving={removing !== null && removing.userId === me?.id}
+        onClose={() => setRemoving(null)}
+        onLeft={() => navigate('/', { replace: true })}
+      />
+    </section>
+  );
+}
+
+function MembersTable({
+  projectId,
+  members,
+  myId,
+  myRole,
+  onRemove,
+}: {
+  projectId: string;
+  members: readonly Member[];
+  myId: string;
+  myRole: Role;
+  onRemove: (m: Member) => void;
+}) {
+  const change = useChangeRole(projectId);
+  return (
+    <>
+      {change.isError && <Alert>{errorMessage(change.error)}</Alert>}
+      <div className="table-scroll">
+        <table className="table members-table stack-on-narrow">
+          <caption className="visually-hidden">Members</caption>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Member since</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => {
+              const self = m.userId === myId;
+              const manageable = !self && canManage(myRole, m.role);
+              return (
+                <tr key={m.userId}>
+                  <td className="cell-email">
+                    {m.email}
+                    {self && <span className="muted"> (you)</span>}
+                  </td>
+                  <td data-label="Role">
+                    {manageable ? (
+                      <select
+                        aria-label={`Role of ${m.email}`}
+                        value={m.role}
+                        disabled={change.isPending}
+                        onChange={(e) => change.mutate({ userId: m.userId, role: e.target.value as Role })}
+                      >
+                        {rolesGrantable(myRole).map((r) => (
+                          <option key={r} value={r}>
+                            {ROLE_LABELS[r]}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      <span className={`badge role-${m.role}`}>{ROLE_LABELS[m.role]}</span>
+                    )}
+                  </td>
+                  <td data-label="Member since">{new Date(m.createdAt).toLocaleDateString()}</td>
+                  <td className="cell-actions">
+                    {self ? (
+                      <button type="button" className="button button-small" onClick={() => onRemove(m)}>
+                        Leave project
+                      </button>
+                    ) : (
+                      manageable && (
+                        <button
+                          type="button"
+                          className="button button-small button-danger"
+                          aria-label={`Remove ${m.email}`}
+                          onClick={() => onRemove(m)}
+                        >
+                          Remove
+                        </button>
+                      )
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

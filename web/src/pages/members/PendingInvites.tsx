@@ -1,0 +1,55 @@
+import type { Invite, Role } from '../../../../src/api.js';
+import { errorMessage } from '../../api/errors.js';
+import { useRevokeInvite } from '../../api/members.js';
+import { Alert } from '../../components/Alert.js';
+import { canManage, ROLE_LABELS } from './roles.js';
+
+/** Invitations not yet accepted; withdrawing one makes its link open nothing. */
+export function PendingInvites({ projectId, invites, role }: { projectId: string; invites: Invite[]; role: Role }) {
+  const revoke = useRevokeInvite(projectId);
+  return (
+    <div className="card stack">
+      <h2>Pending invitations</h2>
+      {revoke.isError && <Alert>{errorMessage(revoke.error)}</Alert>}
+      <div className="table-scroll">
+        <table className="table members-table stack-on-narrow">
+          <caption className="visually-hidden">Pending invitations</caption>
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Invited by</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {invites.map((i) => (
+              <tr key={i.id}>
+                <td className="cell-email">{i.email}</td>
+                <td data-label="Role">{ROLE_LABELS[i.role]}</td>
+                <td data-label="Invited by">{i.invitedBy ?? '—'}</td>
+                <td data-label="Expires">{new Date(i.expiresAt).toLocaleDateString()}</td>
+                <td className="cell-actions">
+                  {canManage(role, i.role) && (
+                    <button
+                      type="button"
+                      className="button button-small"
+                      aria-label={`Withdraw the invitation of ${i.email}`}
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(i.id)}
+                    >
+                      Withdraw
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
