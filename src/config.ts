@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().positive().default(30),
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   DELIVERY_RECLAIM_SECONDS: z.coerce.number().positive().max(3600).default(3),
+  DELIVERY_TRANSACTIONAL_SHARE: z.coerce.number().min(0).max(0.9).default(0.2),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
   S3_BUCKET: z.string().min(1).optional(),
@@ -64,7 +65,13 @@ export interface Config {
   redisUrl?: string;
   smtpUrl?: string;
   smtpMaxConnections: number;
-  delivery: { concurrency: number; retryBaseMs: number; maxAttempts: number; reclaimAfterMs: number };
+  delivery: {
+    concurrency: number;
+    retryBaseMs: number;
+    maxAttempts: number;
+    reclaimAfterMs: number;
+    transactionalShare: number;
+  };
   inboundSmtpPort?: number;
   /** An origin trusted, besides Amazon SNS's own hosts, for signing certificates and subscription URLs. */
   snsTrustedOrigin?: string;
@@ -118,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: e.DELIVERY_RETRY_BASE_SECONDS * 1000,
       maxAttempts: e.DELIVERY_MAX_ATTEMPTS,
       reclaimAfterMs: e.DELIVERY_RECLAIM_SECONDS * 1000,
+      transactionalShare: e.DELIVERY_TRANSACTIONAL_SHARE,
     },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,

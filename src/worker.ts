@@ -64,7 +64,9 @@ export async function startWorker(ctx: AppContext, metrics?: Metrics): Promise<R
     ? smtpTransport(config.smtpUrl, { maxConnections: config.smtpMaxConnections })
     : outboxTransport(path.join(config.dataDir, 'outbox'));
   const relay = metrics ? instrumentTransport(transport, metrics) : transport;
-  const delivery = new DeliveryEngine(ctx, relay, config.delivery, campaignOutcomeEffects);
+  // The relay takes as many messages at once as the pool has connections; the outbox has no such bound.
+  const relaySlots = config.smtpUrl ? config.smtpMaxConnections : config.delivery.concurrency;
+  const delivery = new DeliveryEngine(ctx, relay, { ...config.delivery, relaySlots }, campaignOutcomeEffects);
   await delivery.start();
 
   const workflows = new WorkflowEngine(ctx, { batch: WORKFLOW_BATCH, leaseMs: WORKFLOW_LEASE_MS });

@@ -8,6 +8,7 @@ import { PollingLoop, withDeadline } from '../../platform/polling.js';
 import { ContentLimitError } from '../../platform/untrusted/pool.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import { AttachmentCache } from './attachments.js';
+import { campaignSlots, type Lane, laneOf, RelayGate } from './lanes.js';
 import type { ClaimedEmail, Outcome, OutcomeEffects } from './repo.js';
 import * as repo from './repo.js';
 
@@ -20,7 +21,14 @@ export interface DeliveryOptions {
   retryBaseMs: number;
   /** Attempts before a message that keeps failing temporarily is given up as failed. */
   maxAttempts: number;
+  /** Messages the relay takes at once (its pooled connections); more wait in the engine, by lane. */
+  relaySlots: number;
+  /** The share of the window and of the relay slots that campaign mail leaves to mail without a campaign. */
+  transactionalShare: number;
 }
+
+/** How often rounds look for transactional mail that no NOTIFY announced (retries falling due, a dead worker's). */
+const POLL_MS = 250;
 
 /** How long a failed outcome write waits before it is tried again (the database may be restarting). */
 const WRITE_RETRY_MS = 500;
@@ -32,16 +40,25 @@ const WRITE_RETRY_MS = 500;
  * message keeps its place in the window until its outcome is committed. Back-pressure is explicit:
  * nothing more is claimed while the window is full.
  *
+ * Lanes (see `lanes.ts`): mail without a campaign is claimed before campaign mail, and campaign mail
+ * may fill neither the whole window nor every relay connection, so a send never waits behind a campaign.
+ *
  * Exactly once: a claimed email belongs to this process for as long as it lives (see `ownerGone`).
- * A message is handed to the relay only while this process's session (and so its claim) is known
- * to hold; otherwise it is given back unsent. A SIGKILL between the relay's 250 and the commit
+ * A message is handed to the relay only while the session it was claimed under (and so its claim)
+ * is known to hold; otherwise it is given back unsent. A SIGKILL between the relay's 250 and the commit
  * can still send a message twice, with the same Message-ID, so receivers can drop the copy.
  */
 export class DeliveryEngine {
-  private inFlight = 0;
-  // Polled four times a second: sends wake the engine at most every 100 ms (see emails/service).
+  private readonly inFlight: Record<Lane, number> = { transactional: 0, campaign: 0 };
+  /** The part of the window campaign mail may fill: the rest is kept for transactional mail. */
+  private readonly campaignWindow: number;
+  private readonly relay: RelayGate;
+  /** Set by a NOTIFY (sends wake the engine at most every 100 ms, see emails/service): look for transactional mail. */
+  private transactionalWoken = true;
+  private lookedForTransactionalAt = 0;
+  // Polled four times a second, and woken by NOTIFY and by every message that finishes.
   private readonly loop = new PollingLoop({
-    intervalMs: 250,
+    intervalMs: POLL_MS,
     round: () => this.round(),
     onError: (err) => this.ctx.log.error({ err }, 'claiming emails failed'),
   });
@@ -57,10 +74,16 @@ export class DeliveryEngine {
     private readonly effects: OutcomeEffects,
   ) {
     this.attachments = new AttachmentCache(ctx.db);
+    this.campaignWindow = campaignSlots(options.concurrency, options.transactionalShare);
+    this.relay = new RelayGate(options.relaySlots, campaignSlots(options.relaySlots, options.transactionalShare));
   }
 
   async start(): Promise<void> {
-    this.unlisten = await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => this.loop.wake());
+    this.unlisten = await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => {
+      // Campaign pages notify too, but a few times per thousand messages: one small extra claim each.
+      this.transactionalWoken = true;
+      this.loop.wake();
+    });
     this.loop.start();
   }
 
@@ -72,29 +95,70 @@ export class DeliveryEngine {
     this.transport.close();
   }
 
+  /**
+   * Claims for both lanes in one statement. Campaign mail waits until half its part of the window is
+   * free, so its rows are fetched in batches, not one by one as each message finishes. Transactional
+   * mail is claimed into any free room, but only when it may be there (a NOTIFY, or every POLL_MS),
+   * so a running campaign does not cost a claim per message. Nothing is claimed without the
+   * process's session: without its lock, claims would look abandoned at once.
+   */
   private async round(): Promise<boolean> {
-    const room = this.options.concurrency - this.inFlight;
-    // Claiming waits until half the window is free, so rows are fetched in batches, not one by one.
-    // And only with the process's session up: without its lock, claims would look abandoned at once.
-    if (room < Math.ceil(this.options.concurrency / 2) || !this.ctx.database.notificationsLive()) return false;
+    const session = this.ctx.database.session();
+    if (session === undefined) return false;
+    const room = this.options.concurrency - this.inFlight.transactional - this.inFlight.campaign;
+    const campaignRoom = Math.min(room, this.campaignWindow - this.inFlight.campaign);
+    const campaign = campaignRoom >= Math.ceil(this.campaignWindow / 2) ? campaignRoom : 0;
+    const polled = performance.now();
+    const lookForTransactional =
+      room > 0 && (campaign > 0 || this.transactionalWoken || polled - this.lookedForTransactionalAt >= POLL_MS);
+    const transactional = lookForTransactional ? room : 0;
+    if (transactional === 0 && campaign === 0) return false;
+
     const now = this.ctx.clock.now();
     const reclaimableAt = new Date(now.getTime() + this.options.reclaimAfterMs);
-    const claimed = await repo.claimDueEmails(this.ctx.db, now, reclaimableAt, room, this.ctx.database.processKey);
-    for (const email of claimed) this.loop.track(this.deliver(email));
-    return claimed.length === room;
+    if (transactional > 0) {
+      this.transactionalWoken = false;
+      this.lookedForTransactionalAt = polled;
+    }
+    const claimed = await repo
+      .claimDueEmails(
+        this.ctx.db,
+        now,
+        reclaimableAt,
+        { transactional, campaign, total: room },
+        this.ctx.database.processKey,
+      )
+      .catch((err: unknown) => {
+        // The NOTIFY that asked for this claim is not lost with it: the next round looks again.
+        if (transactional > 0) this.transactionalWoken = true;
+        throw err;
+      });
+    let claimedTransactional = 0;
+    for (const email of claimed) {
+      if (laneOf(email) === 'transactional') claimedTransactional++;
+      this.loop.track(this.deliver(email, session));
+    }
+    // A lane that gave all it was asked for may have more due: another round at once, and the
+    // transactional lane stays looked for until a claim leaves it empty.
+    const transactionalFull = transactional > 0 && claimedTransactional === transactional;
+    if (transactionalFull) this.transactionalWoken = true;
+    const campaignAsked = Math.min(campaign, room - claimedTransactional);
+    return transactionalFull || (campaignAsked > 0 && claimed.length - claimedTransactional === campaignAsked);
   }
 
-  private async deliver(email: ClaimedEmail): Promise<void> {
-    this.inFlight++;
+  private async deliver(email: ClaimedEmail, session: number): Promise<void> {
+    const lane = laneOf(email);
+    this.inFlight[lane]++;
     try {
-      await this.settle(await this.attempt(email));
+      await this.settle(await this.attempt(email, lane, session));
     } finally {
-      this.inFlight--;
+      this.inFlight[lane]--;
       this.loop.wake();
     }
   }
 
-  private async attempt(email: ClaimedEmail): Promise<Outcome> {
+  /** Sends `email`, claimed under `session`, unless that session is gone by the time the relay would take it. */
+  private async attempt(email: ClaimedEmail, lane: Lane, session: number): Promise<Outcome> {
     const retry = (error: string): Outcome =>
       email.attempts >= this.options.maxAttempts
         ? { id: email.id, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
@@ -115,27 +179,32 @@ export class DeliveryEngine {
       // bounds (nested too deeply, too slow) fails the email for good (see the catch below).
       const text = await this.ctx.untrusted.text(email.html);
       const attachments = email.has_attachments ? await this.attachments.of(email.id) : [];
-      // Fencing: without the session that holds the claim, another worker may be taking this email over.
-      if (!this.ctx.database.notificationsLive()) return { id: email.id, status: 'released' };
-      const info = await this.transport.send(
-        mailOptions(
-          {
-            messageId: email.message_id,
-            from: { email: email.from_email, name: email.from_name },
-            ...(this.ctx.config.inboundSmtpPort !== undefined && dkim?.returnPathVerified
-              ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
-              : {}),
-            to: { email: email.to_email, name: email.to_name },
-            replyTo: email.reply_to,
-            subject: email.subject,
-            html: email.html,
-            text,
-            headers: email.headers,
-            attachments,
-          },
-          dkim,
-        ),
-      );
+      const info = await this.relay.run(lane, async () => {
+        // Fencing, checked once the relay would take the message: unless the session that claimed
+        // it still holds the lock, another worker may have taken the email over (even if this
+        // process has reconnected since: the lock was free in between).
+        if (this.ctx.database.session() !== session) return null;
+        return this.transport.send(
+          mailOptions(
+            {
+              messageId: email.message_id,
+              from: { email: email.from_email, name: email.from_name },
+              ...(this.ctx.config.inboundSmtpPort !== undefined && dkim?.returnPathVerified
+                ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
+                : {}),
+              to: { email: email.to_email, name: email.to_name },
+              replyTo: email.reply_to,
+              subject: email.subject,
+              html: email.html,
+              text,
+              headers: email.headers,
+              attachments,
+            },
+            dkim,
+          ),
+        );
+      });
+      if (!info) return { id: email.id, status: 'released' };
       return { id: email.id, status: 'sent', response: info.response };
     } catch (err) {
       if (err instanceof ContentLimitError) {

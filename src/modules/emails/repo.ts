@@ -137,30 +137,50 @@ export type ClaimedEmail = Pick<
   | 'attempts'
 > & { html: string; headers: Record<string, string>; has_attachments: boolean };
 
+/** How many due emails one claim may take from each lane (see `claimDueEmails`). */
+export interface ClaimLimits {
+  /** Mail without a campaign: `/v1/send`, workflow steps, campaign tests. Taken first. */
+  transactional: number;
+  /** Campaign mail, also bounded by what the transactional lane left of `total`. */
+  campaign: number;
+  total: number;
+}
+
+/** The conditions a due email meets in either lane: its time has come and no live process holds it. */
+const dueNow = (now: Date) => sql`status = 'queued' and next_attempt_at <= ${now}
+  and (locked_until is null or (locked_until <= ${now} and (locked_by is null or ${ownerGone(sql`locked_by`)})))`;
+
 /**
- * Claims up to `limit` due emails for the worker process `owner`. Other workers skip them while
- * that process lives, however long it takes; once it is gone (its session's advisory lock is no
- * longer held) they are due again from `reclaimableAt` on. Attachments are fetched one email at a
- * time, so a batch never holds many of them in memory.
+ * Claims due emails for the worker process `owner`: first mail without a campaign, then campaign
+ * mail up to what that left of `limits.total`. Each lane is read in `next_attempt_at` order from
+ * its own partial index (`emails_due_transactional`, `emails_due_campaign`), so a password reset is
+ * found at once behind any number of due campaign messages, and neither lane is ever sorted. Other
+ * workers skip the claimed emails while that process lives, however long it takes; once it is gone
+ * (its session's advisory lock is no longer held) they are due again from `reclaimableAt` on.
+ * Attachments are fetched one email at a time, so a batch never holds many of them in memory.
  */
 export async function claimDueEmails(
   ex: Executor,
   now: Date,
   reclaimableAt: Date,
-  limit: number,
+  limits: ClaimLimits,
   owner: bigint,
 ): Promise<ClaimedEmail[]> {
   const r = await run<ClaimedEmail>(
     ex,
     sql`
-    update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
-    where e.id in (
-      select id from emails
-      where status = 'queued' and next_attempt_at <= ${now}
-        and (locked_until is null or (locked_until <= ${now} and (locked_by is null or ${ownerGone(sql`locked_by`)})))
+    with transactional as (
+      select id from emails where campaign_id is null and ${dueNow(now)}
       order by next_attempt_at
-      limit ${limit}
+      limit ${limits.transactional}
+      for update skip locked),
+    campaign as (
+      select id from emails where campaign_id is not null and ${dueNow(now)}
+      order by next_attempt_at
+      limit greatest(0, least(${limits.campaign}::int, ${limits.total}::int - (select count(*) from transactional)::int))
       for update skip locked)
+    update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
+    where e.id in (select id from transactional union all select id from campaign)
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
       e.reply_to, e.subject, e.html, e.headers,
       (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts`,

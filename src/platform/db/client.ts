@@ -32,6 +32,12 @@ export interface Database {
    * serve what it holds) and the advisory lock on `processKey` is held (work it claims is its own).
    */
   notificationsLive(): boolean;
+  /**
+   * The number of the session that holds the process's lock, undefined while none does; each
+   * reconnect gives a new one. Work claimed under one session is no longer surely this process's
+   * once it changed: in between, with no lock held, another process may have taken it over.
+   */
+  session(): number | undefined;
   /** Identifies this process to the others: see `ownerGone`. */
   processKey: bigint;
   /** Connections of the pool: open, checked out, and callers waiting for one. */
@@ -161,6 +167,7 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
     },
     listen: (channel, onMessage) => notifications.listen(channel, onMessage),
     notificationsLive: () => notifications.live,
+    session: () => notifications.session,
     processKey: notifications.key,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {

@@ -38,6 +38,8 @@ export class Notifications {
   private backoffMs = 100;
   private retryTimer?: NodeJS.Timeout;
   private pingTimer?: NodeJS.Timeout;
+  /** Sessions opened so far: the current one's number. */
+  private sessions = 0;
 
   constructor(
     private readonly url: string,
@@ -65,6 +67,11 @@ export class Notifications {
   /** Whether notifications are flowing (a cache may trust what it holds) and the process lock is held. */
   get live(): boolean {
     return this.client !== undefined;
+  }
+
+  /** The current session's number while it holds the lock; a new one after each reconnect. */
+  get session(): number | undefined {
+    return this.client ? this.sessions : undefined;
   }
 
   async close(): Promise<void> {
@@ -106,6 +113,7 @@ export class Notifications {
     }
     if (this.closed) return void client.end().catch(() => {});
     this.client = client;
+    this.sessions++;
     this.backoffMs = 100;
     clearInterval(this.pingTimer);
     // A frozen server never closes the socket; a ping that goes unanswered tells.

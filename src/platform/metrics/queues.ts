@@ -30,8 +30,9 @@ const backlog = (column: string, now: Date) => sql`json_build_object(
 
 /**
  * Reads every backlog in one statement. Each part reads only the rows still waiting, through the
- * partial indexes the workers claim with (`emails_due`, `jobs_due`, `workflow_executions_due`), so
- * the cost follows the size of the backlogs, not of the tables: sent emails and finished executions
+ * partial indexes the workers claim with (`emails_due_transactional` and `emails_due_campaign`, one
+ * per delivery lane; `jobs_due`, `workflow_executions_due`), so the cost follows the size of the
+ * backlogs, not of the tables: sent emails and finished executions
  * (millions of rows) are never read. `event_outbox` and failed jobs have no such index; both hold
  * only what is left to do or to look at, and are small unless something is already wrong.
  */
@@ -47,7 +48,10 @@ export async function readQueues(db: Db, now: Date): Promise<QueueSnapshot> {
       tx,
       sql`
       select
-        (select ${backlog('next_attempt_at', now)} from emails where status = 'queued') as emails,
+        (select ${backlog('next_attempt_at', now)} from (
+           select next_attempt_at from emails where status = 'queued' and campaign_id is null
+           union all
+           select next_attempt_at from emails where status = 'queued' and campaign_id is not null) q) as emails,
         (select coalesce(json_agg(j), '[]'::json) from (
            select queue, 'queued' as state, count(*) filter (where run_at <= ${now}) as due,
              count(*) filter (where run_at > ${now}) as scheduled,

@@ -1,0 +1,67 @@
+/**
+ * Delivery lanes: mail without a campaign (`/v1/send`, workflow steps, campaign tests) and campaign
+ * mail. Transactional mail is claimed first and holds a share of the window and of the relay's
+ * connections that campaign mail cannot take, so a password reset never waits behind a campaign.
+ */
+export type Lane = 'transactional' | 'campaign';
+
+export const laneOf = (email: { campaign_id: string | null }): Lane =>
+  email.campaign_id === null ? 'transactional' : 'campaign';
+
+/**
+ * How many of `slots` campaign mail may use: all but `reservedShare` of them (rounded up), and at
+ * least one, so that a campaign always moves, even with a single connection.
+ */
+export function campaignSlots(slots: number, reservedShare: number): number {
+  // The epsilon keeps 0.1 × 30 (3.0000000000000004 in floating point) from reserving 4.
+  return Math.max(1, slots - Math.ceil(slots * reservedShare - 1e-9));
+}
+
+/**
+ * Admits messages to the relay `slots` at a time (its pooled connections), transactional ones
+ * first and campaign ones only up to `campaignLimit` at once. Without it, the SMTP pool's own
+ * queue (first come, first served) would put a password reset behind every campaign message
+ * handed to it before; with it, the pool always has a free connection when one is admitted.
+ */
+export class RelayGate {
+  private readonly busy: Record<Lane, number> = { transactional: 0, campaign: 0 };
+  private readonly waiting: Record<Lane, (() => void)[]> = { transactional: [], campaign: [] };
+
+  constructor(
+    private readonly slots: number,
+    private readonly campaignLimit: number,
+  ) {}
+
+  /** Runs `work` once the lane has a slot at the relay; the slot is freed when it settles. */
+  async run<T>(lane: Lane, work: () => Promise<T>): Promise<T> {
+    await this.acquire(lane);
+    try {
+      return await work();
+    } finally {
+      this.busy[lane]--;
+      this.dispatch();
+    }
+  }
+
+  private acquire(lane: Lane): Promise<void> {
+    return new Promise((admitted) => {
+      this.waiting[lane].push(admitted);
+      this.dispatch();
+    });
+  }
+
+  /** Hands free slots to waiting messages: transactional ones first, campaign ones within their limit. */
+  private dispatch(): void {
+    while (this.busy.transactional + this.busy.campaign < this.slots) {
+      const lane: Lane | undefined =
+        this.waiting.transactional.length > 0
+          ? 'transactional'
+          : this.waiting.campaign.length > 0 && this.busy.campaign < this.campaignLimit
+            ? 'campaign'
+            : undefined;
+      if (!lane) return;
+      this.busy[lane]++;
+      this.waiting[lane].shift()!();
+    }
+  }
+}
