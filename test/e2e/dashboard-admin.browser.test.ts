@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Suppression, Webhook, WebhookDelivery } from '../../src/api.js';
 import { freePort } from '../../src/platform/free-port.js';
-import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { expectEmptyFilterCleared, hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { client, eventually, expectBody, pollUntil } from '../support/server.js';
@@ -134,11 +134,14 @@ describe.skipIf(!hasChromium)('the webhooks, suppressions, inbound and settings 
       await expect.poll(() => deliveryRows().nth(1).textContent()).toContain('Failed');
       expect(await deliveryRows().count()).toBe(2);
       expect(await deliveryRows().nth(1).textContent()).toContain('answered 410');
-      await d.page.getByLabel('Status').selectOption('pending');
-      await d.page.getByRole('heading', { name: 'No deliveries match' }).waitFor();
-      await d.page.getByRole('button', { name: 'Show every delivery' }).click();
-      await expect.poll(() => deliveryRows().count()).toBe(3);
-      expect(new URL(d.page.url()).search).toBe('');
+      await expectEmptyFilterCleared(d.page, {
+        filter: 'Status',
+        value: 'pending',
+        empty: 'No deliveries match',
+        clear: 'Show every delivery',
+        rows: deliveryRows,
+        count: 3,
+      });
     });
 
     it('rotates the secret: shown once, and the next delivery is signed with it', async () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Contact } from '../../src/api.js';
+import type { Contact, EmailRecord } from '../../src/api.js';
 import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
-import { client } from '../support/server.js';
+import { client, expectBody, pollUntil } from '../support/server.js';
 
 /**
  * The contacts pages in Debian's Chromium against the real service: a CSV imported and followed to
@@ -236,12 +236,102 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
     await d.page.getByRole('heading', { name: 'Contact not found' }).waitFor();
   });
 
+  it('sorts the list by email both ways, the order kept in the address', async () => {
+    const byEmail = async (dir: string) =>
+      ((await expectBody(d.api().get(`/contacts?sort=email&dir=${dir}&limit=3`))).data as Contact[]).map(
+        (c) => c.email,
+      );
+    const [ascending, descending] = [await byEmail('asc'), await byEmail('desc')];
+    expect(ascending[0]! < ascending[1]!).toBe(true);
+    await d.page.goto(`${d.service.url}/app/contacts`);
+    const links = d.page.getByRole('table', { name: 'Contacts' }).getByRole('link');
+    await d.page.getByLabel('Sort by').selectOption('email:asc');
+    await expect.poll(async () => (await links.allTextContents()).slice(0, 3)).toEqual(ascending);
+    expect(new URL(d.page.url()).search).toBe('?sort=email&dir=asc');
+    await d.page.getByLabel('Sort by').selectOption('email:desc');
+    await expect.poll(async () => (await links.allTextContents()).slice(0, 3)).toEqual(descending);
+    await d.page.reload();
+    await expect.poll(() => d.page.getByLabel('Sort by').inputValue()).toBe('email:desc');
+    await expect.poll(async () => (await links.allTextContents()).slice(0, 3)).toEqual(descending);
+  });
+
+  it('shows the emails a contact received, with their status', async () => {
+    const id = (await contactByEmail(person(7))).id;
+    await d.page.goto(`${d.service.url}/app/contacts/${id}`);
+    const card = d.page.getByRole('region', { name: 'Emails' });
+    await card.getByText('No email has been sent to this contact.').waitFor();
+    await expectBody(
+      d
+        .api()
+        .post('/v1/send', { to: person(7), from: 'hello@example.com', subject: 'Your invoice', body: '<p>Hi</p>' }),
+    );
+    await pollUntil(
+      async () => (await expectBody(d.api().get(`/emails?to=${person(7)}`))).data as EmailRecord[],
+      (emails) => emails.length === 1 && emails[0]!.status === 'sent',
+    );
+    await d.page.reload();
+    const item = card.getByRole('list', { name: 'Emails to this contact, newest first' }).getByRole('listitem');
+    await expect.poll(() => item.textContent()).toMatch(/Your invoice\s*Sent/);
+    await item.getByRole('link', { name: 'Your invoice' }).click();
+    await d.page.getByRole('heading', { name: 'Your invoice', level: 1 }).waitFor();
+  });
+
+  it('lists the fields with type and coverage, their top values and users, and deletes one', async () => {
+    await expectBody(
+      d.api().post('/segments', {
+        name: 'Pro plans',
+        condition: {
+          logic: 'AND',
+          groups: [{ logic: 'AND', filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
+        },
+      }),
+      201,
+    );
+    await d.page.goto(`${d.service.url}/app/contacts`);
+    await d.page.getByRole('link', { name: 'Fields' }).click();
+    await d.page.getByRole('heading', { name: 'Contact fields', level: 1 }).waitFor();
+    const table = d.page.getByRole('table', { name: 'Contact fields' });
+    // Person 7 lost first_name and gained company; some contacts were deleted above.
+    const total = (await expectBody(d.api().get('/contacts?limit=1'))).total as number;
+    await expect
+      .poll(() => table.getByRole('row', { name: /^company/ }).textContent())
+      .toMatch(/company\s*Text\s*0\.5%/);
+    expect(await table.getByRole('row', { name: /^seats/ }).textContent()).toMatch(
+      new RegExp(`seats\\s*Number\\s*100%\\s*·\\s*${total} of ${total} contacts`),
+    );
+    expect(await table.getByRole('row', { name: /^email/ }).textContent()).toMatch(/email\s*standard\s*Text/);
+    await d.expectAccessible('fields');
+
+    await d.page.getByRole('button', { name: 'Details of plan' }).click();
+    const values = d.page.getByRole('table', { name: 'Top values of plan' });
+    await expect
+      .poll(() => values.getByRole('row').allTextContents())
+      .toEqual([
+        expect.stringMatching(/Value\s*Contacts/),
+        expect.stringMatching(/^(free|pro)\s*\d+$/),
+        expect.stringMatching(/^(free|pro)\s*\d+$/),
+        expect.stringMatching(/^enterprise\s*1$/),
+      ]);
+    await d.page.getByText('Pro plans').waitFor();
+    expect(new URL(d.page.url()).searchParams.get('field')).toBe('data.plan');
+
+    await d.page.getByRole('button', { name: 'Delete plan…' }).click();
+    const confirm = d.page.getByRole('dialog', { name: 'Delete the field plan?' });
+    await confirm.getByText('Used by 1 segment.').waitFor();
+    await d.expectAccessible('fields-delete');
+    await confirm.getByRole('button', { name: 'Delete field' }).click();
+    await d.page.getByText(`Deleted plan: removed from ${total} contacts.`).waitFor();
+    await expect.poll(() => table.getByRole('row', { name: /^plan/ }).count()).toBe(0);
+    expect((await contactByEmail(person(7))).data).toEqual({ company: 'Acme Ltd', seats: 12, source: 'pricing-page' });
+  });
+
   it('fits 375 px wide, light and dark, without sideways scrolling', async () => {
     await d.page.setViewportSize({ width: 375, height: 800 });
     const id = (await contactByEmail(person(7))).id;
     const pages = [
       { url: `/app/contacts/${id}`, heading: person(7), name: 'contact' },
       { url: '/app/contacts/import', heading: 'Import contacts', name: 'import' },
+      { url: '/app/contacts/fields', heading: 'Contact fields', name: 'fields' },
       { url: '/app/contacts', heading: 'Contacts', name: 'contacts' },
     ];
     for (const scheme of ['light', 'dark'] as const) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EmailRecord } from '../../src/api.js';
-import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { expectEmptyFilterCleared, hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { expectBody, pollUntil } from '../support/server.js';
 
 /**
@@ -91,11 +91,14 @@ describe.skipIf(!hasChromium)('the emails pages in a browser', () => {
     expect(await again.getByLabel('Recipient').inputValue()).toBe('bob@example.com');
     await elsewhere.close();
 
-    await d.page.getByLabel('Status').selectOption('failed');
-    await d.page.getByRole('heading', { name: 'No emails match' }).waitFor();
-    await d.page.getByRole('button', { name: 'Clear filters' }).click();
-    await expect.poll(() => rows().count()).toBe(5);
-    expect(new URL(d.page.url()).search).toBe('');
+    await expectEmptyFilterCleared(d.page, {
+      filter: 'Status',
+      value: 'failed',
+      empty: 'No emails match',
+      clear: 'Clear filters',
+      rows,
+      count: 5,
+    });
   });
 
   it('opens an email: its HTML in a sandboxed frame, the envelope, the delivery in words', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Contact, Domain, EmailRecord, TrackedEvent } from '../../src/api.js';
+import { NO_FAILURE_OR_FEEDBACK } from '../support/email-records.js';
 import { projectAndDomain, projectWithDomain, useMailServer } from '../support/mail-server.js';
 import {
   deliveredMessage,
@@ -853,14 +854,7 @@ describe('the email record', () => {
       lastError: null,
       smtpResponse: expect.stringMatching(/^250\b/),
       sentAt: expect.any(String),
-      failedAt: null,
-      openedAt: null,
-      clickedAt: null,
-      bouncedAt: null,
-      bounceType: null,
-      complainedAt: null,
-      openCount: 0,
-      clickCount: 0,
+      ...NO_FAILURE_OR_FEEDBACK,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

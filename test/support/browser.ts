@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type ChildServer, type Client, client, printedKeys, spawnService } from './server.js';
@@ -36,6 +36,21 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
 /** How far the page scrolls sideways (0 or less: it fits the viewport). */
 export function sidewaysOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+/**
+ * Picks `value` in the list's `filter`, which matches nothing: the page says `empty`, and its `clear`
+ * button brings back all `count` rows with the filter gone from the address.
+ */
+export async function expectEmptyFilterCleared(
+  page: Page,
+  list: { filter: string; value: string; empty: string; clear: string; rows: () => Locator; count: number },
+): Promise<void> {
+  await page.getByLabel(list.filter).selectOption(list.value);
+  await page.getByRole('heading', { name: list.empty }).waitFor();
+  await page.getByRole('button', { name: list.clear }).click();
+  await expect.poll(() => list.rows().count()).toBe(list.count);
+  expect(new URL(page.url()).search).toBe('');
 }
 
 /**

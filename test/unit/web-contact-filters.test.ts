@@ -6,8 +6,11 @@ import {
   nextPage,
   pageNumber,
   parseContactFilters,
+  parseSortValue,
   previousPage,
   readTrail,
+  SORT_OPTIONS,
+  sortValue,
   withCriteria,
 } from '../../web/src/pages/contacts/contact-filters.js';
 import { contactName, subscriptionLabel } from '../../web/src/pages/contacts/contact-format.js';
@@ -15,7 +18,13 @@ import { contactName, subscriptionLabel } from '../../web/src/pages/contacts/con
 describe('the contacts list keeps its state in the query string', () => {
   it('reads and writes search, subscription and cursor, leaving defaults out', () => {
     const filters = parseContactFilters('?q=%20ann%40example&subscribed=false&cursor=abc');
-    expect(filters).toEqual({ search: 'ann@example', subscribed: 'unsubscribed', cursor: 'abc' });
+    expect(filters).toEqual({
+      search: 'ann@example',
+      subscribed: 'unsubscribed',
+      sort: 'createdAt',
+      dir: 'desc',
+      cursor: 'abc',
+    });
     expect(contactFiltersToQuery(filters)).toBe('q=ann%40example&subscribed=false&cursor=abc');
     expect(parseContactFilters(contactFiltersToQuery(filters))).toEqual(filters);
     expect(contactFiltersToQuery(FIRST_PAGE)).toBe('');
@@ -29,13 +38,43 @@ describe('the contacts list keeps its state in the query string', () => {
 
   it('asks the API for one page with only the criteria that are set', () => {
     expect(contactsApiQuery(FIRST_PAGE, 50)).toEqual({ limit: 50 });
-    expect(contactsApiQuery({ search: ' bob ', subscribed: 'subscribed', cursor: 'c2' }, 50)).toEqual({
+    expect(contactsApiQuery({ ...FIRST_PAGE, search: ' bob ', subscribed: 'subscribed', cursor: 'c2' }, 50)).toEqual({
       limit: 50,
       search: 'bob',
       subscribed: true,
       cursor: 'c2',
     });
     expect(contactsApiQuery({ ...FIRST_PAGE, subscribed: 'unsubscribed' }, 20).subscribed).toBe(false);
+  });
+
+  it('keeps the order in the URL, leaving out the default of newest first', () => {
+    const byEmail = parseContactFilters('sort=email&dir=asc&q=x');
+    expect(byEmail).toMatchObject({ sort: 'email', dir: 'asc', search: 'x' });
+    expect(contactFiltersToQuery(byEmail)).toBe('q=x&sort=email&dir=asc');
+    expect(contactFiltersToQuery({ ...FIRST_PAGE, dir: 'asc' })).toBe('dir=asc');
+    expect(contactFiltersToQuery({ ...FIRST_PAGE, sort: 'email' })).toBe('sort=email');
+    // Unknown orders fall back to the default, as the API does.
+    expect(parseContactFilters('sort=name&dir=up')).toEqual(FIRST_PAGE);
+  });
+
+  it('asks the API for an order only when it is not the default', () => {
+    expect(contactsApiQuery({ ...FIRST_PAGE, sort: 'email', dir: 'asc' }, 50)).toEqual({
+      limit: 50,
+      sort: 'email',
+      dir: 'asc',
+    });
+    expect(contactsApiQuery({ ...FIRST_PAGE, dir: 'asc' }, 50)).toEqual({ limit: 50, dir: 'asc' });
+  });
+
+  it('chooses the order with one select, and a new order starts at page one', () => {
+    for (const option of SORT_OPTIONS) expect(sortValue(parseSortValue(option.value))).toBe(option.value);
+    expect(parseSortValue('email:desc')).toEqual({ sort: 'email', dir: 'desc' });
+    expect(parseSortValue('nonsense')).toEqual({ sort: 'createdAt', dir: 'desc' });
+    const later = { ...FIRST_PAGE, search: 'a', cursor: 'c3' };
+    expect(withCriteria(later, parseSortValue('email:asc'))).toEqual({
+      filters: { ...FIRST_PAGE, search: 'a', sort: 'email', dir: 'asc', cursor: null },
+      trail: [],
+    });
   });
 
   it('pages forward and back through cursors, and a new search starts at page one', () => {
@@ -53,7 +92,7 @@ describe('the contacts list keeps its state in the query string', () => {
     expect(pageNumber(first.filters, first.trail)).toBe(1);
 
     expect(withCriteria(three.filters, { subscribed: 'subscribed' })).toEqual({
-      filters: { search: 'a', subscribed: 'subscribed', cursor: null },
+      filters: { search: 'a', subscribed: 'subscribed', sort: 'createdAt', dir: 'desc', cursor: null },
       trail: [],
     });
   });

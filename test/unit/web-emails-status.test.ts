@@ -9,6 +9,7 @@ import {
   statusFilterLabel,
 } from '../../web/src/pages/emails/email-status.js';
 import { withoutTracking } from '../../web/src/pages/emails/preview-html.js';
+import { NO_FAILURE_OR_FEEDBACK } from '../support/email-records.js';
 
 const ID = '6a0c1f0e-3d2b-4c5a-8e7f-9a0b1c2d3e4f';
 
@@ -32,14 +33,7 @@ const email = (change: Partial<EmailRecord> = {}): EmailRecord => ({
   lastError: null,
   smtpResponse: null,
   sentAt: null,
-  failedAt: null,
-  openedAt: null,
-  clickedAt: null,
-  bouncedAt: null,
-  bounceType: null,
-  complainedAt: null,
-  openCount: 0,
-  clickCount: 0,
+  ...NO_FAILURE_OR_FEEDBACK,
   createdAt: '2025-01-01T10:00:00.000Z',
   updatedAt: '2025-01-01T10:00:00.000Z',
   ...change,
@@ -88,29 +82,29 @@ describe('the delivery story', () => {
     expect(story[2]!.at).toBe('2025-01-01T10:05:00.000Z');
   });
 
-  it("sent: when, and the relay's answer", () => {
-    const story = deliveryStory(
-      email({ status: 'sent', attempts: 1, sentAt: '2025-01-01T10:00:06.000Z', smtpResponse: '250 2.0.0 OK queued' }),
-    );
-    expect(story[1]).toMatchObject({
-      title: 'Sent',
-      at: '2025-01-01T10:00:06.000Z',
-      detail: '250 2.0.0 OK queued',
-      detailLabel: "Relay's answer",
-      tone: 'ok',
-    });
-    expect(titles(email({ status: 'sent', attempts: 3 }))[1]).toBe('Sent on attempt 3');
+  it.each<[string, Partial<EmailRecord>, object]>([
+    [
+      "sent: when, and the relay's answer",
+      { status: 'sent', attempts: 1, sentAt: '2025-01-01T10:00:06.000Z', smtpResponse: '250 2.0.0 OK queued' },
+      {
+        title: 'Sent',
+        at: '2025-01-01T10:00:06.000Z',
+        detail: '250 2.0.0 OK queued',
+        detailLabel: "Relay's answer",
+        tone: 'ok',
+      },
+    ],
+    [
+      'failed: after how many attempts, with the last error',
+      { status: 'failed', attempts: 1, failedAt: '2025-01-01T10:01:00Z', lastError: '550 No such user' },
+      { title: 'Failed after 1 attempt; no more tries', detail: '550 No such user', at: '2025-01-01T10:01:00Z' },
+    ],
+  ])('%s', (_, change, step) => {
+    expect(deliveryStory(email(change))[1]).toMatchObject(step);
   });
 
-  it('failed: after how many attempts, with the last error', () => {
-    const story = deliveryStory(
-      email({ status: 'failed', attempts: 1, failedAt: '2025-01-01T10:01:00Z', lastError: '550 No such user' }),
-    );
-    expect(story[1]).toMatchObject({
-      title: 'Failed after 1 attempt; no more tries',
-      detail: '550 No such user',
-      at: '2025-01-01T10:01:00Z',
-    });
+  it('sent after a retry: on which attempt', () => {
+    expect(titles(email({ status: 'sent', attempts: 3 }))[1]).toBe('Sent on attempt 3');
   });
 
   it('skipped: with the reason', () => {

@@ -15,22 +15,15 @@ describe('renaming a project', () => {
 });
 
 describe('disabling and enabling', () => {
-  it('offers the opposite of the present state, with the body that does it', () => {
-    const on = settings.disableCopy({ name: 'Shop', disabled: false });
-    expect(on).toMatchObject({
-      state: 'Enabled',
-      action: 'Disable project',
-      title: 'Disable Shop?',
-      body: { disabled: true },
-    });
-    expect(on.confirm).toContain('403');
-    const off = settings.disableCopy({ name: 'Shop', disabled: true });
-    expect(off).toMatchObject({
-      state: 'Disabled',
-      action: 'Enable project',
-      title: 'Enable Shop?',
-      body: { disabled: false },
-    });
+  it.each([
+    { disabled: false, state: 'Enabled', action: 'Disable project', title: 'Disable Shop?' },
+    { disabled: true, state: 'Disabled', action: 'Enable project', title: 'Enable Shop?' },
+  ])('when $state, offers "$action", with the body that does it', ({ disabled, ...copy }) => {
+    expect(settings.disableCopy({ name: 'Shop', disabled })).toMatchObject({ ...copy, body: { disabled: !disabled } });
+  });
+
+  it('warns before disabling that every request with the keys will be refused (403)', () => {
+    expect(settings.disableCopy({ name: 'Shop', disabled: false }).confirm).toContain('403');
   });
 });
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import * as list from '../../web/src/pages/suppressions/suppression-list.js';
+import { expectListInAddress, expectPagesAsked } from '../support/list-address.js';
 
 describe('the suppression list state in the URL', () => {
   it('a plain list has a plain URL; a filtered page round-trips', () => {
-    expect(list.parseSuppressionList('')).toEqual(list.FIRST_SUPPRESSIONS);
-    expect(list.suppressionListToQuery(list.FIRST_SUPPRESSIONS)).toBe('');
-    const state = { reason: 'complaint' as const, page: 4 };
-    expect(list.suppressionListToQuery(state)).toBe('reason=complaint&page=4');
-    expect(list.parseSuppressionList('reason=complaint&page=4')).toEqual(state);
+    expectListInAddress(
+      { parse: list.parseSuppressionList, toQuery: list.suppressionListToQuery, first: list.FIRST_SUPPRESSIONS },
+      { state: { reason: 'complaint', page: 4 }, query: 'reason=complaint&page=4' },
+    );
   });
 
   it('ignores what it does not know', () => {
@@ -16,12 +16,10 @@ describe('the suppression list state in the URL', () => {
   });
 
   it('asks the API for one page, and the reason only when filtered', () => {
-    expect(list.suppressionsApiQuery({ reason: null, page: 1 }, 50)).toEqual({ page: 1, pageSize: 50 });
-    expect(list.suppressionsApiQuery({ reason: 'bounce', page: 2 }, 50)).toEqual({
-      page: 2,
-      pageSize: 50,
-      reason: 'bounce',
-    });
+    expectPagesAsked(list.suppressionsApiQuery, 50, [
+      { state: { reason: null, page: 1 }, asked: { page: 1, pageSize: 50 } },
+      { state: { reason: 'bounce', page: 2 }, asked: { page: 2, pageSize: 50, reason: 'bounce' } },
+    ]);
   });
 
   it('has a label for every reason', () => {

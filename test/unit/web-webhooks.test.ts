@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as deliveries from '../../web/src/pages/webhooks/delivery-list.js';
 import * as events from '../../web/src/pages/webhooks/webhook-events.js';
+import { expectListInAddress, expectPagesAsked } from '../support/list-address.js';
 
 describe('a webhook’s events in the form', () => {
   it('every event is `*` alone, whatever else is ticked or typed', () => {
@@ -61,21 +62,22 @@ describe('a webhook’s events in the form', () => {
 
 describe('the deliveries list', () => {
   it('keeps its filter and page in the URL, defaults left out', () => {
-    expect(deliveries.parseDeliveryList('')).toEqual(deliveries.FIRST_DELIVERIES);
-    expect(deliveries.deliveryListToQuery(deliveries.FIRST_DELIVERIES)).toBe('');
-    const state = { status: 'failed' as const, page: 3 };
-    expect(deliveries.parseDeliveryList(deliveries.deliveryListToQuery(state))).toEqual(state);
-    expect(deliveries.parseDeliveryList('status=lost&page=-2')).toEqual(deliveries.FIRST_DELIVERIES);
-    expect(deliveries.parseDeliveryList('page=1.5')).toEqual(deliveries.FIRST_DELIVERIES);
+    expectListInAddress(
+      {
+        parse: deliveries.parseDeliveryList,
+        toQuery: deliveries.deliveryListToQuery,
+        first: deliveries.FIRST_DELIVERIES,
+      },
+      { state: { status: 'failed', page: 3 }, query: 'status=failed&page=3' },
+      ['status=lost&page=-2', 'page=1.5'],
+    );
   });
 
   it('asks the API for the page and the status only when filtered', () => {
-    expect(deliveries.deliveriesApiQuery({ status: null, page: 2 }, 25)).toEqual({ page: 2, pageSize: 25 });
-    expect(deliveries.deliveriesApiQuery({ status: 'pending', page: 1 }, 25)).toEqual({
-      page: 1,
-      pageSize: 25,
-      status: 'pending',
-    });
+    expectPagesAsked(deliveries.deliveriesApiQuery, 25, [
+      { state: { status: null, page: 2 }, asked: { page: 2, pageSize: 25 } },
+      { state: { status: 'pending', page: 1 }, asked: { page: 1, pageSize: 25, status: 'pending' } },
+    ]);
   });
 
   it('tells the receiver’s answer in words', () => {

@@ -13,6 +13,8 @@ export interface CursorPage<T> {
 export interface ContactsQuery {
   search?: string;
   subscribed?: boolean;
+  sort?: 'createdAt' | 'email';
+  dir?: 'asc' | 'desc';
   cursor?: string;
   limit: number;
 }
@@ -30,7 +32,14 @@ export function useContactsPage(projectId: string, query: ContactsQuery) {
       api<CursorPage<Contact>>('GET', '/contacts', {
         projectId,
         signal,
-        query: { limit: query.limit, search: query.search, subscribed: query.subscribed, cursor: query.cursor },
+        query: {
+          limit: query.limit,
+          search: query.search,
+          subscribed: query.subscribed,
+          sort: query.sort,
+          dir: query.dir,
+          cursor: query.cursor,
+        },
       }),
     placeholderData: keepPreviousData,
   });
@@ -56,6 +65,70 @@ export function useContactFields(projectId: string) {
     queryKey: ['contact-fields', projectId],
     queryFn: ({ signal }) => api<{ fields: FieldDescriptor[] }>('GET', '/contacts/fields', { projectId, signal }),
     staleTime: 60_000,
+  });
+}
+
+export interface FieldValue {
+  value: unknown;
+  count: number;
+}
+
+const fieldPath = (field: string) => `/contacts/fields/${encodeURIComponent(field)}`;
+
+/** A field's most common values, most contacts first. */
+export function useFieldValues(projectId: string, field: string | null, limit = 10) {
+  return useQuery({
+    queryKey: ['contact-fields', projectId, field, 'values', limit],
+    queryFn: ({ signal }) =>
+      api<{ field: string; values: FieldValue[] }>('GET', `${fieldPath(field!)}/values`, {
+        projectId,
+        signal,
+        query: { limit },
+      }),
+    enabled: field !== null,
+  });
+}
+
+export interface UsageItem {
+  id: string;
+  name: string;
+}
+export interface FieldUsage {
+  field: string;
+  segments: UsageItem[];
+  campaigns: UsageItem[];
+  workflows: UsageItem[];
+}
+
+/** The segments, campaigns and workflows whose conditions name the field. */
+export function useFieldUsage(projectId: string, field: string | null) {
+  return useQuery({
+    queryKey: ['contact-fields', projectId, field, 'usage'],
+    queryFn: ({ signal }) => api<FieldUsage>('GET', `${fieldPath(field!)}/usage`, { projectId, signal }),
+    enabled: field !== null,
+  });
+}
+
+/** Removes a custom field from every contact of the project. */
+export function useDeleteField(projectId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (field: string) =>
+      api<{ field: string; removedFrom: number }>('DELETE', fieldPath(field), { projectId }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: contactsKey(projectId) });
+      void queryClient.invalidateQueries({ queryKey: ['contact'] });
+      return queryClient.invalidateQueries({ queryKey: ['contact-fields', projectId] });
+    },
+  });
+}
+
+/** How many contacts the project has: the count of a one-row page. */
+export function useContactCount(projectId: string) {
+  return useQuery({
+    queryKey: [...contactsKey(projectId), 'count'],
+    queryFn: ({ signal }) =>
+      api<CursorPage<Contact>>('GET', '/contacts', { projectId, signal, query: { limit: 1 } }).then((p) => p.total),
   });
 }
 

@@ -15,6 +15,7 @@ import { opensPalette } from './palette/palette-items.js';
 const CommandPalette = lazy(() => import('./palette/CommandPalette.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
+const FieldsPage = lazy(() => import('../pages/contacts/FieldsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
 const MembersPage = lazy(() => import('../pages/members/MembersPage.js'));
 const EmailsPage = lazy(() => import('../pages/emails/EmailsPage.js'));
@@ -107,6 +108,7 @@ export function Dashboard({ user }: { user: User }) {
               <Route index element={<Navigate to="/contacts" replace />} />
               <Route path="contacts" element={<ContactsPage />} />
               <Route path="contacts/import" element={<ImportContactsPage />} />
+              <Route path="contacts/fields" element={<FieldsPage />} />
               <Route path="contacts/:id" element={<ContactPage />} />
               <Route path="templates" element={<TemplatesPage />} />
               <Route path="templates/new" element={<TemplateEditorPage />} />

@@ -8,6 +8,7 @@ import { EmptyState } from '../../components/EmptyState.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { ContactDataCard } from './ContactDataCard.js';
+import { ContactEmailsCard } from './ContactEmailsCard.js';
 import { DeleteContactDialog } from './DeleteContactDialog.js';
 import { EventsTimeline } from './EventsTimeline.js';
 import { SubscriptionCard } from './SubscriptionCard.js';
@@ -88,6 +89,7 @@ export default function ContactPage() {
         <div className="stack">
           <SubscriptionCard projectId={project.id} contact={c} />
           <ContactDataCard projectId={project.id} contact={c} />
+          <ContactEmailsCard projectId={project.id} email={c.email} />
         </div>
         <EventsTimeline projectId={project.id} contactId={c.id} />
       </div>

@@ -12,8 +12,11 @@ import {
   type ListPosition,
   nextPage,
   pageNumber,
+  parseSortValue,
   previousPage,
+  SORT_OPTIONS,
   type SubscribedFilter,
+  sortValue,
   withCriteria,
 } from './contact-filters.js';
 import { NewContactDialog } from './NewContactDialog.js';
@@ -57,6 +60,9 @@ export default function ContactsPage() {
           )}
         </div>
         <div className="button-row">
+          <Link to="/contacts/fields" className="button">
+            Fields
+          </Link>
           <Link to="/contacts/import" className="button">
             Import CSV
           </Link>
@@ -76,6 +82,7 @@ export default function ContactsPage() {
           value={filters.subscribed}
           onChange={(subscribed) => go(withCriteria(filters, { subscribed }), {})}
         />
+        <SortSelect value={sortValue(filters)} onChange={(v) => go(withCriteria(filters, parseSortValue(v)), {})} />
       </search>
 
       <BulkActions
@@ -174,6 +181,22 @@ function SubscribedSelect({ value, onChange }: { value: SubscribedFilter; onChan
       <label htmlFor={id}>Subscription</label>
       <select id={id} value={value} onChange={(e) => onChange(e.target.value as SubscribedFilter)}>
         {SUBSCRIBED_OPTIONS.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function SortSelect({ value, onChange }: { value: string; onChange: (v: string) => void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Sort by</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+        {SORT_OPTIONS.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
           </option>

@@ -5,10 +5,15 @@
  */
 
 export type SubscribedFilter = 'all' | 'subscribed' | 'unsubscribed';
+/** The orders `GET /contacts` knows (`sort`, `dir`); newest first unless asked otherwise. */
+export type ContactSort = 'createdAt' | 'email';
+export type SortDir = 'asc' | 'desc';
 
 export interface ContactFilters {
   search: string;
   subscribed: SubscribedFilter;
+  sort: ContactSort;
+  dir: SortDir;
   cursor: string | null;
 }
 
@@ -20,7 +25,13 @@ export interface ListPosition {
   trail: Trail;
 }
 
-export const FIRST_PAGE: ContactFilters = { search: '', subscribed: 'all', cursor: null };
+export const FIRST_PAGE: ContactFilters = {
+  search: '',
+  subscribed: 'all',
+  sort: 'createdAt',
+  dir: 'desc',
+  cursor: null,
+};
 
 const SUBSCRIBED_PARAM: Record<SubscribedFilter, string | null> = {
   all: null,
@@ -33,7 +44,10 @@ export function parseContactFilters(queryString: string): ContactFilters {
   const subscribedParam = params.get('subscribed');
   const subscribed: SubscribedFilter =
     subscribedParam === 'true' ? 'subscribed' : subscribedParam === 'false' ? 'unsubscribed' : 'all';
-  return { search: params.get('q')?.trim() ?? '', subscribed, cursor: params.get('cursor') || null };
+  const sort: ContactSort = params.get('sort') === 'email' ? 'email' : 'createdAt';
+  const dirParam = params.get('dir');
+  const dir: SortDir = dirParam === 'asc' || dirParam === 'desc' ? dirParam : FIRST_PAGE.dir;
+  return { search: params.get('q')?.trim() ?? '', subscribed, sort, dir, cursor: params.get('cursor') || null };
 }
 
 /** The query string of a state, without the `?`; defaults are left out so a clean list has a clean URL. */
@@ -43,6 +57,8 @@ export function contactFiltersToQuery(filters: ContactFilters): string {
   if (search) params.set('q', search);
   const subscribed = SUBSCRIBED_PARAM[filters.subscribed];
   if (subscribed) params.set('subscribed', subscribed);
+  if (filters.sort !== FIRST_PAGE.sort) params.set('sort', filters.sort);
+  if (filters.dir !== FIRST_PAGE.dir) params.set('dir', filters.dir);
   if (filters.cursor) params.set('cursor', filters.cursor);
   return params.toString();
 }
@@ -54,11 +70,33 @@ export function contactsApiQuery(filters: ContactFilters, limit: number) {
     limit,
     ...(search ? { search } : {}),
     ...(filters.subscribed === 'all' ? {} : { subscribed: filters.subscribed === 'subscribed' }),
+    ...(filters.sort === FIRST_PAGE.sort ? {} : { sort: filters.sort }),
+    ...(filters.dir === FIRST_PAGE.dir ? {} : { dir: filters.dir }),
     ...(filters.cursor ? { cursor: filters.cursor } : {}),
   };
 }
 
-/** A new search or filter starts again from page one. */
+/** The list's order as one choice, `createdAt:desc` and the like, for a single select. */
+export const SORT_OPTIONS: readonly { value: `${ContactSort}:${SortDir}`; label: string }[] = [
+  { value: 'createdAt:desc', label: 'Newest first' },
+  { value: 'createdAt:asc', label: 'Oldest first' },
+  { value: 'email:asc', label: 'Email A–Z' },
+  { value: 'email:desc', label: 'Email Z–A' },
+];
+
+export function sortValue(filters: Pick<ContactFilters, 'sort' | 'dir'>): `${ContactSort}:${SortDir}` {
+  return `${filters.sort}:${filters.dir}`;
+}
+
+/** The order a select's value names; anything else is the default order. */
+export function parseSortValue(value: string): Pick<ContactFilters, 'sort' | 'dir'> {
+  const option = SORT_OPTIONS.find((o) => o.value === value);
+  if (!option) return { sort: FIRST_PAGE.sort, dir: FIRST_PAGE.dir };
+  const [sort, dir] = option.value.split(':') as [ContactSort, SortDir];
+  return { sort, dir };
+}
+
+/** A new search, filter or order starts again from page one. */
 export function withCriteria(filters: ContactFilters, change: Partial<Omit<ContactFilters, 'cursor'>>): ListPosition {
   return { filters: { ...filters, ...change, cursor: null }, trail: [] };
 }
