@@ -222,7 +222,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     ok: problems.length === 0,
     details: {
       ...DELIVERY_POOL,
-      transactionalShare: Number(process.env.DELIVERY_TRANSACTIONAL_SHARE ?? 0.2),
+      transactionalShare: Number(process.env.DELIVERY_TRANSACTIONAL_SHARE ?? 0),
       problems,
       machine: machineInfo(),
     },

@@ -21,7 +21,7 @@ const EnvSchema = z.object({
   DELIVERY_RETRY_BASE_SECONDS: z.coerce.number().positive().default(30),
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   DELIVERY_RECLAIM_SECONDS: z.coerce.number().positive().max(3600).default(3),
-  DELIVERY_TRANSACTIONAL_SHARE: z.coerce.number().min(0).max(0.9).default(0.2),
+  DELIVERY_TRANSACTIONAL_SHARE: z.coerce.number().min(0).max(0.9).default(0),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
   S3_BUCKET: z.string().min(1).optional(),

@@ -64,8 +64,9 @@ export async function startWorker(ctx: AppContext, metrics?: Metrics): Promise<R
     ? smtpTransport(config.smtpUrl, { maxConnections: config.smtpMaxConnections })
     : outboxTransport(path.join(config.dataDir, 'outbox'));
   const relay = metrics ? instrumentTransport(transport, metrics) : transport;
-  // The relay takes as many messages at once as the pool has connections; the outbox has no such bound.
-  const relaySlots = config.smtpUrl ? config.smtpMaxConnections : config.delivery.concurrency;
+  // Two messages per pooled connection: one being sent and one ready behind it, so a connection never
+  // waits for the next message to be built; a send waits behind at most that one. The outbox has no such bound.
+  const relaySlots = config.smtpUrl ? 2 * config.smtpMaxConnections : config.delivery.concurrency;
   const delivery = new DeliveryEngine(ctx, relay, { ...config.delivery, relaySlots }, campaignOutcomeEffects);
   await delivery.start();
 

@@ -947,6 +947,43 @@ describe('GET /segments/{id}/contacts', () => {
   });
 });
 
+describe('GET /contacts/{id}/segments', () => {
+  it('names the dynamic segments whose condition matches the contact now and the static ones listing it', async () => {
+    const project = await stack.server.project('segments-of-contact');
+    const api = project.api;
+    const ada = await createContact(api, uniqueEmail('ada'), { plan: 'pro' });
+    const bob = await createContact(api, uniqueEmail('bob'), { plan: 'free' });
+    const pro = await dynamicSegment(api, 'Pro plans', planIs('pro'));
+    await dynamicSegment(api, 'Free plans', planIs('free'));
+    const vip = await staticSegment(api, 'VIP');
+    await addMembers(api, vip.id, { emails: [ada.email] });
+    const inPro = await dynamicSegment(api, 'Members of Pro', memberOf(pro.id));
+
+    const names = async (id: string) =>
+      (await expectBody(api.get(`/contacts/${id}/segments`))).data.map((s: Segment) => s.name).sort();
+    expect((await expectBody(api.get(`/contacts/${ada.id}/segments`))).data).toContainEqual({
+      id: vip.id,
+      name: 'VIP',
+      slug: vip.slug,
+      type: 'STATIC',
+    });
+    expect(await names(ada.id)).toEqual(['Members of Pro', 'Pro plans', 'VIP']);
+    expect(await names(bob.id)).toEqual(['Free plans']);
+
+    // A change of data moves the contact at once; a deleted segment is gone.
+    await setPlan(api, bob.id, 'pro');
+    expect(await names(bob.id)).toEqual(['Members of Pro', 'Pro plans']);
+    expect((await api.delete(`/segments/${inPro.id}`)).status).toBe(204);
+    expect(await names(bob.id)).toEqual(['Pro plans']);
+  });
+
+  it('answers 404 for a contact of another project and 422 for a malformed id', async () => {
+    const contact = await createContact(main.api, uniqueEmail('foreign'));
+    expectEnvelope(await other.api.get(`/contacts/${contact.id}/segments`), 404, 'NOT_FOUND');
+    expectFieldError(await main.api.get('/contacts/not-a-uuid/segments'), 'id', 'invalid_string');
+  });
+});
+
 describe('static members: POST and DELETE /segments/{id}/members', () => {
   let p: TestProject;
   beforeAll(async () => {

@@ -65,12 +65,8 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       await own.stop();
       await own.start();
     },
-    freeze: () => {
-      for (const pid of family()) process.kill(pid, 'SIGSTOP');
-    },
-    thaw: () => {
-      for (const pid of family()) process.kill(pid, 'SIGCONT');
-    },
+    freeze: () => signalEach(family(), 'SIGSTOP'),
+    thaw: () => signalEach(family(), 'SIGCONT'),
     async destroy() {
       own.thaw();
       await own.stop();
@@ -78,4 +74,15 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     },
   };
   return own;
+}
+
+/** Signals each process; one that ended since it was listed (a backend closing) is passed over. */
+function signalEach(pids: number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  }
 }

@@ -21,7 +21,7 @@ export interface DeliveryOptions {
   retryBaseMs: number;
   /** Attempts before a message that keeps failing temporarily is given up as failed. */
   maxAttempts: number;
-  /** Messages the relay takes at once (its pooled connections); more wait in the engine, by lane. */
+  /** Messages handed to the relay at once; more wait in the engine, by lane. */
   relaySlots: number;
   /** The share of the window and of the relay slots that campaign mail leaves to mail without a campaign. */
   transactionalShare: number;
@@ -40,8 +40,8 @@ const WRITE_RETRY_MS = 500;
  * message keeps its place in the window until its outcome is committed. Back-pressure is explicit:
  * nothing more is claimed while the window is full.
  *
- * Lanes (see `lanes.ts`): mail without a campaign is claimed before campaign mail, and campaign mail
- * may fill neither the whole window nor every relay connection, so a send never waits behind a campaign.
+ * Lanes (see `lanes.ts`): mail without a campaign is claimed before campaign mail and goes to the
+ * relay first, so a send never waits behind a campaign.
  *
  * Exactly once: a claimed email belongs to this process for as long as it lives (see `ownerGone`).
  * A message is handed to the relay only while the session it was claimed under (and so its claim)

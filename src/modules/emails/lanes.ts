@@ -1,7 +1,8 @@
 /**
  * Delivery lanes: mail without a campaign (`/v1/send`, workflow steps, campaign tests) and campaign
- * mail. Transactional mail is claimed first and holds a share of the window and of the relay's
- * connections that campaign mail cannot take, so a password reset never waits behind a campaign.
+ * mail. Transactional mail is claimed first and takes the next free place at the relay, and may be
+ * given a share of the window and of the relay's places that campaign mail cannot take, so a
+ * password reset never waits behind a campaign (docs/decisions.md, "Lanes").
  */
 export type Lane = 'transactional' | 'campaign';
 
@@ -18,10 +19,9 @@ export function campaignSlots(slots: number, reservedShare: number): number {
 }
 
 /**
- * Admits messages to the relay `slots` at a time (its pooled connections), transactional ones
- * first and campaign ones only up to `campaignLimit` at once. Without it, the SMTP pool's own
- * queue (first come, first served) would put a password reset behind every campaign message
- * handed to it before; with it, the pool always has a free connection when one is admitted.
+ * Admits messages to the relay `slots` at a time, transactional ones first and campaign ones only
+ * up to `campaignLimit` at once. Without it, the SMTP pool's own queue (first come, first served)
+ * would put a password reset behind every campaign message handed to it before.
  */
 export class RelayGate {
   private readonly busy: Record<Lane, number> = { transactional: 0, campaign: 0 };

@@ -321,3 +321,26 @@ export async function membershipsOf(
   );
   return r.rows;
 }
+
+/**
+ * Which of `dynamic` (segment ids with their compiled conditions) match the contact, and which
+ * static or tracked segments list it: one statement, each condition checked against that one row.
+ */
+export async function segmentsOfContact(
+  ex: Executor,
+  projectId: string,
+  contactId: string,
+  dynamic: { id: string; condition: SQL }[],
+): Promise<{ matching: string[]; listed: string[] }> {
+  const checks = dynamic.map(
+    (d) => sql`case when exists (select 1 from contacts c where c.id = ${contactId} and c.project_id = ${projectId}
+      and (${d.condition})) then ${d.id}::uuid end`,
+  );
+  const r = await run<{ matching: string[] | null; listed: string[] | null }>(
+    ex,
+    sql`select
+      ${checks.length ? sql`array_remove(array[${sql.join(checks, sql`, `)}], null)` : sql`'{}'::uuid[]`} as matching,
+      (select array_agg(m.segment_id) from segment_members m where m.contact_id = ${contactId}) as listed`,
+  );
+  return { matching: r.rows[0]!.matching ?? [], listed: r.rows[0]!.listed ?? [] };
+}

@@ -38,6 +38,11 @@ export const segmentRoutes = moduleRoutes('Segments', async (app, ctx) => {
   );
 
   app.get(
+    '/contacts/:id/segments',
+    { schema: { params: s.idParams, response: { 200: s.contactSegmentsResponse } } },
+    (req) => service.contactSegments(ctx, projectOf(req).id, req.params.id),
+  );
+  app.get(
     '/segments/:id/contacts',
     { schema: { params: s.idParams, querystring: s.membersQuery, response: { 200: s.memberPageSchema } } },
     (req) => service.listSegmentContacts(ctx, projectOf(req).id, req.params.id, req.query),

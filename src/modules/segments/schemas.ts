@@ -91,3 +91,8 @@ export const computeResponse = z.object({
   exited: z.number().int(),
   memberCount: z.number().int(),
 });
+
+/** GET /contacts/{id}/segments: the segments a contact is in now. */
+export const contactSegmentsResponse = z.object({
+  data: z.array(segmentSchema.pick({ id: true, name: true, slug: true, type: true })),
+});

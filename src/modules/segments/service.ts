@@ -9,7 +9,7 @@ import { numberedPage, type PageRequest, pageWindow } from '../../platform/http/
 import { enqueue } from '../../platform/queue.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import type { Contact } from '../contacts/schemas.js';
-import { type ContactRow, lookupEmails, toContact, upsertContacts } from '../contacts/service.js';
+import { type ContactRow, findContact, lookupEmails, toContact, upsertContacts } from '../contacts/service.js';
 import { checkAudience, compileAudience, filterContext, registerFilterUsage } from './audience.js';
 import type { SegmentRow } from './repo.js';
 import * as repo from './repo.js';
@@ -232,6 +232,31 @@ export async function listSegmentContacts(ctx: AppContext, projectId: string, id
     ]);
   }
   return numberedPage<Contact>(rows.map(toContact), total, q);
+}
+
+/**
+ * GET /contacts/{id}/segments: the segments the contact is in now, by name. A dynamic segment counts
+ * when its condition matches the contact; a static one when it lists it. A condition that no longer
+ * compiles (a segment it names was deleted) matches nothing, as in a campaign's audience.
+ */
+export async function contactSegments(ctx: AppContext, projectId: string, contactId: string) {
+  if (!(await findContact(ctx.db, projectId, contactId))) throw notFound('Contact');
+  const segments = await repo.listSegments(ctx.db, projectId);
+  const filters = await filterContext(ctx.db, projectId, ctx.clock.now());
+  const dynamic = segments.flatMap((row) => {
+    if (row.type !== 'DYNAMIC' || !row.condition) return [];
+    try {
+      return [{ id: row.id, condition: compileAudience(row.condition, filters, 'condition') }];
+    } catch {
+      return [];
+    }
+  });
+  const { matching, listed } = await repo.segmentsOfContact(ctx.db, projectId, contactId, dynamic);
+  // A tracked dynamic segment also lists members, as of its last compute: its condition decides.
+  const isMember = (row: SegmentRow) => (row.type === 'STATIC' ? listed : matching).includes(row.id);
+  return {
+    data: segments.filter(isMember).map((row) => ({ id: row.id, name: row.name, slug: row.slug, type: row.type })),
+  };
 }
 
 function requireStatic(row: SegmentRow): void {
