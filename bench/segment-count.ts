@@ -2,7 +2,8 @@
  * Counting a dynamic segment on PostgreSQL: a `data` number comparison AND a text `contains` AND
  * `triggeredWithin 30 days`, over 1,000,000 contacts and 5,000,000 events in one project. The
  * statement the filter compiler produces is timed against a hand-written query for the same
- * question on the same data; both must count the same contacts.
+ * question on the same data; both must count the same contacts. The estimate of the segment builder
+ * (POST /segments/estimate: a sample of the table's pages) is timed too, with its error.
  *
  *   npx tsx bench/segment-count.ts                   # prints one JSON line
  *   BENCH_EXPLAIN=1 npx tsx bench/segment-count.ts   # also EXPLAIN (ANALYZE, BUFFERS) of both, on stderr
@@ -13,7 +14,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { FieldType } from '../src/domain/contact-data.js';
 import { compileCondition, type FilterCondition } from '../src/domain/filters/index.js';
+import { estimateFromSample, samplePercent } from '../src/domain/sample-estimate.js';
 import { fieldTypes } from '../src/modules/contacts/repo.js';
+import { contactTableRows, sampleMatching } from '../src/modules/segments/repo.js';
 import { type Db, run } from '../src/platform/db/client.js';
 import { migratedScratch } from './lib.js';
 import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
@@ -25,6 +28,9 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
 const WARMUP = 2;
 const GOAL_MS = 500;
 const GOAL_RATIO = 1.2;
+const GOAL_ESTIMATE_MS = 200;
+/** As the service samples (modules/segments/service.ts). */
+const ESTIMATE_SAMPLE_ROWS = 20_000;
 
 /** Time windows are measured back from this instant, and the data is generated around it. */
 const NOW = new Date('2025-06-15T12:00:00.000Z');
@@ -53,7 +59,7 @@ const EVENT_KINDS: EventKinds = {
 // ---------------------------------------------------------------------------------------------
 // The two queries
 
-function compiledQuery(projectId: string, types: Record<string, FieldType>): SQL {
+function compiledCondition(projectId: string, types: Record<string, FieldType>): SQL {
   const condition: FilterCondition = {
     logic: 'AND',
     groups: [
@@ -66,8 +72,7 @@ function compiledQuery(projectId: string, types: Record<string, FieldType>): SQL
       },
     ],
   };
-  const where = compileCondition(condition, { projectId, fieldTypes: types, now: NOW, segments: () => undefined });
-  return sql`select count(*)::int as n from contacts c where c.project_id = ${projectId}::uuid and (${where})`;
+  return compileCondition(condition, { projectId, fieldTypes: types, now: NOW, segments: () => undefined });
 }
 
 /**
@@ -90,6 +95,33 @@ async function count(db: Db, q: SQL): Promise<{ n: number; ms: number }> {
   const started = performance.now();
   const r = await run<{ n: number }>(db, q);
   return { n: r.rows[0]!.n, ms: performance.now() - started };
+}
+
+/**
+ * The statements of POST /segments/estimate for the same condition (the table's row count, then the
+ * sample), REPEAT times after a warm-up: how long, and how far each estimate was from the count.
+ */
+async function timeEstimates(db: Db, projectId: string, where: SQL, exact: number) {
+  const times: number[] = [];
+  const errors: number[] = [];
+  let within = 0;
+  for (let i = 0; i < WARMUP + REPEAT; i++) {
+    const started = performance.now();
+    const tableRows = await contactTableRows(db);
+    const percent = samplePercent(tableRows, ESTIMATE_SAMPLE_ROWS);
+    if (percent === null) throw new Error('the table is too small to be sampled');
+    const answer = estimateFromSample(await sampleMatching(db, projectId, where, percent), tableRows);
+    if (i < WARMUP) continue;
+    times.push(performance.now() - started);
+    errors.push(Math.abs(answer.estimate - exact) / exact);
+    if (Math.abs(answer.estimate - exact) <= answer.margin) within++;
+  }
+  const sorted = [...errors].sort((x, y) => x - y);
+  return {
+    ...stats(times),
+    errorPct: { p50: round(100 * percentile(sorted, 50), 1), max: round(100 * sorted.at(-1)!, 1) },
+    withinMargin: `${within}/${REPEAT}`,
+  };
 }
 
 async function explain(db: Db, label: string, q: SQL): Promise<void> {
@@ -136,8 +168,12 @@ async function main(cleanup: Cleanup) {
   const seedMs = await seedContactsAndEvents(scratch.url, project.id, POPULATION, EVENT_KINDS);
 
   const types = Object.fromEntries((await fieldTypes(db, project.id)).map((f) => [f.key, f.type]));
+  const where = compiledCondition(project.id, types);
   const queries = [
-    { name: 'compiled', q: compiledQuery(project.id, types) },
+    {
+      name: 'compiled',
+      q: sql`select count(*)::int as n from contacts c where c.project_id = ${project.id}::uuid and (${where})`,
+    },
     { name: 'hand', q: handQuery(project.id) },
   ] as const;
 
@@ -159,6 +195,8 @@ async function main(cleanup: Cleanup) {
   }
   if (process.env.BENCH_EXPLAIN) for (const { name, q } of queries) await explain(db, name, q);
 
+  const estimate = await timeEstimates(db, project.id, where, counts.compiled!);
+
   const compiled = stats(times.compiled!);
   const hand = stats(times.hand!);
   const ratio = round(compiled.p50 / hand.p50, 2);
@@ -173,7 +211,15 @@ async function main(cleanup: Cleanup) {
     compiled,
     hand,
     ratio,
-    goals: { ms: GOAL_MS, ratio: GOAL_RATIO, msMet: compiled.p50 < GOAL_MS, ratioMet: ratio <= GOAL_RATIO },
+    goals: {
+      ms: GOAL_MS,
+      ratio: GOAL_RATIO,
+      msMet: compiled.p50 < GOAL_MS,
+      ratioMet: ratio <= GOAL_RATIO,
+      estimateMs: GOAL_ESTIMATE_MS,
+      estimateMet: estimate.p50 < GOAL_ESTIMATE_MS,
+    },
+    estimate,
     sizes: await sizes(db),
     cpuBusyBeforePct: busyBeforePct,
     machine: machineInfo(),

@@ -1,7 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Contact, FilterCondition, Segment, segments, TrackedEvent } from '../../src/api.js';
 import type { Filter } from '../../src/domain/filters/index.js';
+import { run } from '../../src/platform/db/client.js';
 import { verifiedDomain } from '../support/domains.js';
 import { useServerWithDns } from '../support/mail-server.js';
 import { UNKNOWN_ID, UUID, uniqueAddresses } from '../support/sending.js';
@@ -981,6 +983,44 @@ describe('GET /contacts/{id}/segments', () => {
     const contact = await createContact(main.api, uniqueEmail('foreign'));
     expectEnvelope(await other.api.get(`/contacts/${contact.id}/segments`), 404, 'NOT_FOUND');
     expectFieldError(await main.api.get('/contacts/not-a-uuid/segments'), 'id', 'invalid_string');
+  });
+});
+
+describe('POST /segments/estimate', () => {
+  it('counts exactly in a small project, without saving anything', async () => {
+    const project = await stack.server.project('estimate-small');
+    for (const plan of ['pro', 'pro', 'free']) await createContact(project.api, uniqueEmail('estimate'), { plan });
+    const answer = await expectBody(project.api.post('/segments/estimate', { condition: planIs('pro') }));
+    expect(answer).toEqual({ estimate: 2, margin: 0, exact: true, contacts: 3, sampled: 3 });
+    expect(await expectBody(project.api.get('/segments'))).toEqual([]);
+  });
+
+  it('estimates from a sample of a large table, within its margin, saying so', async () => {
+    const project = await stack.server.project('estimate-large');
+    const CONTACTS = 60_000;
+    // A quarter on the pro plan, spread evenly over the table's pages.
+    await run(
+      stack.server.service.ctx.db,
+      sql`insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
+        select ${project.id}::uuid, 'e' || g || '@estimate.test', true,
+          jsonb_build_object('plan', case when g % 4 = 0 then 'pro' else 'free' end), now(), now()
+        from generate_series(1, ${CONTACTS}) g`,
+    );
+    await run(stack.server.service.ctx.db, sql`analyze contacts`);
+    const answer = await expectBody(project.api.post('/segments/estimate', { condition: planIs('pro') }));
+    expect(answer.exact).toBe(false);
+    expect(answer.sampled).toBeGreaterThan(2_000);
+    expect(answer.sampled).toBeLessThan(CONTACTS);
+    expect(answer.margin).toBeGreaterThan(0);
+    expect(Math.abs(answer.estimate - CONTACTS / 4)).toBeLessThanOrEqual(Math.max(answer.margin * 2, CONTACTS / 100));
+    expect(Math.abs(answer.contacts - CONTACTS)).toBeLessThan(CONTACTS / 10);
+  });
+
+  it('refuses a condition the filter engine refuses, as a segment would be', async () => {
+    const res = await main.api.post('/segments/estimate', {
+      condition: where({ field: 'segment', operator: 'memberOfSegment', value: UNKNOWN_ID }),
+    });
+    expectFieldError(res, 'condition', 'unknown_segment');
   });
 });
 

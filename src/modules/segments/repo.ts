@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { FilterCondition, SegmentRef } from '../../domain/filters/index.js';
+import type { SampleCounts } from '../../domain/sample-estimate.js';
 import { type Executor, run } from '../../platform/db/client.js';
 import type { ContactRow } from '../contacts/service.js';
 import { recordEventsFrom } from '../events/record.js';
@@ -343,4 +344,37 @@ export async function segmentsOfContact(
       (select array_agg(m.segment_id) from segment_members m where m.contact_id = ${contactId}) as listed`,
   );
   return { matching: r.rows[0]!.matching ?? [], listed: r.rows[0]!.listed ?? [] };
+}
+
+/** The planner's row count of the contacts table (all projects), from the last analyze. */
+export async function contactTableRows(ex: Executor): Promise<number> {
+  const r = await run<{ n: number }>(
+    ex,
+    sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = 'contacts'::regclass`,
+  );
+  return r.rows[0]?.n ?? 0;
+}
+
+/**
+ * The rows on `percent` % of the contacts table's pages, picked at random: how many there are, how
+ * many are the project's contacts, and how many of those match.
+ */
+export async function sampleMatching(
+  ex: Executor,
+  projectId: string,
+  condition: SQL,
+  percent: number,
+): Promise<SampleCounts> {
+  const r = await run<SampleCounts>(
+    ex,
+    sql`select count(*)::int as rows, (count(*) filter (where c.project_id = ${projectId}))::int as sampled,
+        (count(*) filter (where c.project_id = ${projectId} and (${condition})))::int as matched
+      from contacts c tablesample system (${percent}::float4)`,
+  );
+  return r.rows[0]!;
+}
+
+export async function countContacts(ex: Executor, projectId: string): Promise<number> {
+  const r = await run<{ n: number }>(ex, sql`select count(*)::int as n from contacts where project_id = ${projectId}`);
+  return r.rows[0]!.n;
 }

@@ -33,6 +33,9 @@ export const segmentRoutes = moduleRoutes('Segments', async (app, ctx) => {
     },
     (req, reply) => created(reply, service.createSegment(ctx, projectOf(req).id, req.body)),
   );
+  app.post('/segments/estimate', { schema: { body: s.estimateBody, response: { 200: s.estimateResponse } } }, (req) =>
+    service.estimateSegment(ctx, projectOf(req).id, req.body),
+  );
   app.get('/segments', { schema: { response: { 200: z.array(s.segmentSchema) } } }, (req) =>
     service.listSegments(ctx, projectOf(req).id),
   );

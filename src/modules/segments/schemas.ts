@@ -96,3 +96,17 @@ export const computeResponse = z.object({
 export const contactSegmentsResponse = z.object({
   data: z.array(segmentSchema.pick({ id: true, name: true, slug: true, type: true })),
 });
+
+export const estimateBody = z.object({ condition: filterConditionSchema });
+
+/** POST /segments/estimate: an exact count for small projects, a sampled estimate for large ones. */
+export const estimateResponse = z.object({
+  estimate: z.number().int(),
+  /** Half-width of the 95 % interval around `estimate`; 0 when exact. */
+  margin: z.number().int(),
+  exact: z.boolean(),
+  /** The project's contacts (estimated too when sampled). */
+  contacts: z.number().int(),
+  /** The project's contacts read to answer. */
+  sampled: z.number().int(),
+});

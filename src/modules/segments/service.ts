@@ -1,6 +1,7 @@
 import { emptyPatch } from '../../domain/contact-data.js';
-import { filterReferences } from '../../domain/filters/index.js';
+import { type FilterCondition, filterReferences } from '../../domain/filters/index.js';
 import { iso } from '../../domain/formats.js';
+import { estimateFromSample, samplePercent } from '../../domain/sample-estimate.js';
 import { slugify, uniqueSlug } from '../../domain/slug.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
@@ -257,6 +258,35 @@ export async function contactSegments(ctx: AppContext, projectId: string, contac
   return {
     data: segments.filter(isMember).map((row) => ({ id: row.id, name: row.name, slug: row.slug, type: row.type })),
   };
+}
+
+/** About this many contacts are read for an estimate: enough for a margin near ±1 % of the project. */
+const ESTIMATE_SAMPLE_ROWS = 20_000;
+/** A sample with fewer of the project's contacts (a small project in a large table) gives way to a count. */
+const ESTIMATE_MIN_SAMPLED = 2_000;
+
+/**
+ * POST /segments/estimate, for the segment builder while a condition is edited: the count in about
+ * the same time at any size. Reads a random ~20,000 rows' worth of the table's pages and scales up;
+ * where that would read most of the table, or finds too few of the project's contacts, it counts.
+ */
+export async function estimateSegment(ctx: AppContext, projectId: string, input: { condition: FilterCondition }) {
+  const filters = await filterContext(ctx.db, projectId, ctx.clock.now());
+  checkAudience(input.condition, filters, 'condition');
+  const condition = compileAudience(input.condition, filters, 'condition');
+  const tableRows = await repo.contactTableRows(ctx.db);
+  const percent = samplePercent(tableRows, ESTIMATE_SAMPLE_ROWS);
+  if (percent !== null) {
+    const counts = await repo.sampleMatching(ctx.db, projectId, condition, percent);
+    if (counts.sampled >= ESTIMATE_MIN_SAMPLED) {
+      return { ...estimateFromSample(counts, tableRows), exact: false, sampled: counts.sampled };
+    }
+  }
+  const [estimate, contacts] = await Promise.all([
+    repo.countMatching(ctx.db, projectId, condition),
+    repo.countContacts(ctx.db, projectId),
+  ]);
+  return { estimate, margin: 0, exact: true, contacts, sampled: contacts };
 }
 
 function requireStatic(row: SegmentRow): void {
