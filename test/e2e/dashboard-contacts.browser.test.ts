@@ -176,9 +176,10 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
     await selectAll.uncheck();
     await expect.poll(() => d.page.getByText('50 selected').count()).toBe(0);
 
-    // The first three rows of the page, whichever they are.
+    // Rows of the page, whichever they are, but for the contacts later tests open.
     const links = d.page.getByRole('table', { name: 'Contacts' }).getByRole('link');
-    const [a, b, c, fourth, fifth] = await links.allTextContents();
+    const kept = [person(7), person(8)];
+    const [a, b, c, fourth, fifth] = (await links.allTextContents()).filter((email) => !kept.includes(email));
     const chosen = [a!, b!, c!];
     for (const email of chosen) await d.page.getByLabel(`Select ${email}`).check();
     expect(await selectAll.evaluate((el: HTMLInputElement) => el.indeterminate)).toBe(true);

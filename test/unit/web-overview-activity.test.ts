@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivityItem } from '../../src/api.js';
+import { nextPage, pageNumber, previousPage, readTrail } from '../../web/src/components/cursor-trail.js';
 import {
   ALL_ACTIVITY,
   activityApiQuery,
@@ -15,7 +16,6 @@ import {
   typeLabel,
   typeTone,
 } from '../../web/src/pages/activity/activity-words.js';
-import { nextPage, pageNumber, previousPage, readTrail } from '../../web/src/pages/activity/cursor-trail.js';
 import {
   dataSummary,
   eventFiltersToQuery,

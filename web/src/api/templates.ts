@@ -152,19 +152,3 @@ export function useUploadImage(projectId: string) {
     },
   });
 }
-
-export interface ContactField {
-  field: string;
-  type: string;
-  isCustom: boolean;
-  coverage: number;
-}
-
-/** The project's contact fields, standard and custom (`data.…`), for completions in the editor. */
-export function useContactFields(projectId: string) {
-  return useQuery({
-    queryKey: ['contact-fields', projectId],
-    queryFn: ({ signal }) => api<{ fields: ContactField[] }>('GET', '/contacts/fields', { projectId, signal }),
-    staleTime: 5 * 60_000,
-  });
-}

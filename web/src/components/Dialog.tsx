@@ -11,7 +11,8 @@ interface DialogProps {
 
 /**
  * A modal on the browser's own <dialog>: showModal() makes the rest of the page inert (focus stays
- * inside), Escape fires `cancel`, and focus returns to the opener on close.
+ * inside), Escape fires `cancel`, and focus returns to the opener on close. Its content is mounted
+ * only while it is open, so a form in it starts afresh at each opening.
  */
 export function Dialog({ open, title, onClose, children, busy = false }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);

@@ -1,8 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { useMatch } from 'react-router-dom';
 import { useMe, useSetupStatus } from '../api/auth.js';
-import { errorMessage } from '../api/errors.js';
-import { Alert } from '../components/Alert.js';
+import { RetryAlert } from '../components/Alert.js';
 import { AuthLayout } from './AuthLayout.js';
 import { Dashboard } from './Dashboard.js';
 import { SetupPage } from './SetupPage.js';
@@ -28,15 +27,7 @@ export function AuthGate() {
   if (setup.isError || me.isError) {
     return (
       <AuthLayout title="Postbox is unavailable">
-        <Alert
-          action={
-            <button type="button" className="button" onClick={() => Promise.all([setup.refetch(), me.refetch()])}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(setup.error ?? me.error)}
-        </Alert>
+        <RetryAlert error={setup.error ?? me.error} onRetry={() => Promise.all([setup.refetch(), me.refetch()])} />
       </AuthLayout>
     );
   }

@@ -2,9 +2,10 @@ import { type FormEvent, useState } from 'react';
 import { ApiError, fieldMessages, formMessage } from '../api/errors.js';
 import { type ProjectWithKeys, useCreateProject } from '../api/projects.js';
 import { Alert } from '../components/Alert.js';
-import { CopyButton } from '../components/CopyButton.js';
 import { Dialog } from '../components/Dialog.js';
+import { DialogActions, DoneAction } from '../components/DialogActions.js';
 import { Field } from '../components/Field.js';
+import { KeyRow } from '../components/KeyRow.js';
 
 interface CreateProjectDialogProps {
   open: boolean;
@@ -49,14 +50,7 @@ export function CreateProjectDialog({ open, onClose, onCreated }: CreateProjectD
         <form className="stack" onSubmit={submit} noValidate>
           {message && <Alert>{message}</Alert>}
           <Field label="Project name" name="name" required maxLength={255} error={fields.name} />
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={close} disabled={create.isPending}>
-              Cancel
-            </button>
-            <button type="submit" className="button button-primary" disabled={create.isPending}>
-              {create.isPending ? 'Creating…' : 'Create project'}
-            </button>
-          </div>
+          <DialogActions busy={create.isPending} label="Create project" busyLabel="Creating…" onCancel={close} />
         </form>
       )}
     </Dialog>
@@ -71,21 +65,7 @@ function ProjectKeys({ project, onDone }: { project: ProjectWithKeys; onDone: ()
       </p>
       <KeyRow label="Secret key" value={project.secretKey} />
       <KeyRow label="Public key" value={project.publicKey} />
-      <div className="dialog-actions">
-        <button type="button" className="button button-primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
-  );
-}
-
-function KeyRow({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="key-row">
-      <span className="key-label">{label}</span>
-      <code className="key-value">{value}</code>
-      <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
+      <DoneAction onDone={onDone} />
     </div>
   );
 }

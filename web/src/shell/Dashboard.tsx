@@ -1,9 +1,8 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import type { User } from '../../../src/api.js';
-import { errorMessage } from '../api/errors.js';
 import { rememberedProject, rememberProject, useProjects } from '../api/projects.js';
-import { Alert } from '../components/Alert.js';
+import { QueryView } from '../components/QueryView.js';
 // The page most people land on comes with the shell: lazy, React would hold it back ~300 ms.
 import ContactsPage from '../pages/contacts/ContactsPage.js';
 import { CreateProjectDialog } from './CreateProjectDialog.js';
@@ -87,49 +86,11 @@ export function Dashboard({ user }: { user: User }) {
         navItems={project ? NAV_ITEMS : []}
       />
       <main id="main" className="main" tabIndex={-1} aria-busy={projects.isPending || undefined}>
-        {projects.isPending ? (
-          <p>Loading…</p>
-        ) : projects.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => projects.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(projects.error)}
-          </Alert>
-        ) : !project ? (
-          <FirstProject onCreate={() => setCreating(true)} />
-        ) : (
-          <Suspense fallback={<p aria-busy="true">Loading…</p>}>
-            {/* A new project starts its pages afresh, dropping the state of the last one. */}
-            <Routes key={project.id}>
-              <Route index element={<Navigate to="/contacts" replace />} />
-              <Route path="contacts" element={<ContactsPage />} />
-              <Route path="contacts/import" element={<ImportContactsPage />} />
-              <Route path="contacts/fields" element={<FieldsPage />} />
-              <Route path="contacts/:id" element={<ContactPage />} />
-              <Route path="templates" element={<TemplatesPage />} />
-              <Route path="templates/new" element={<TemplateEditorPage />} />
-              <Route path="templates/:id" element={<TemplateEditorPage />} />
-              <Route path="emails" element={<EmailsPage />} />
-              <Route path="emails/:id" element={<EmailPage />} />
-              <Route path="domains" element={<DomainsPage />} />
-              <Route path="members" element={<MembersPage />} />
-              <Route path="inbound" element={<InboundPage />} />
-              <Route path="inbound/:id" element={<InboundMessagePage />} />
-              <Route path="suppressions" element={<SuppressionsPage />} />
-              <Route path="webhooks" element={<WebhooksPage />} />
-              <Route path="webhooks/:id" element={<WebhookPage />} />
-              <Route path="settings" element={<SettingsPage />} />
-              <Route path="overview" element={<OverviewPage />} />
-              <Route path="activity" element={<ActivityPage />} />
-              <Route path="events" element={<EventsPage />} />
-              <Route path="*" element={<NotFoundPage />} />
-            </Routes>
-          </Suspense>
-        )}
+        <QueryView query={projects} loading={<p>Loading…</p>}>
+          {() =>
+            project ? <ProjectPages projectId={project.id} /> : <FirstProject onCreate={() => setCreating(true)} />
+          }
+        </QueryView>
       </main>
       {paletteOpen && project && (
         <Suspense fallback={null}>
@@ -138,6 +99,38 @@ export function Dashboard({ user }: { user: User }) {
       )}
       <CreateProjectDialog open={creating} onClose={() => setCreating(false)} onCreated={(p) => choose(p.id)} />
     </CurrentProjectContext.Provider>
+  );
+}
+
+function ProjectPages({ projectId }: { projectId: string }) {
+  return (
+    <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+      {/* A new project starts its pages afresh, dropping the state of the last one. */}
+      <Routes key={projectId}>
+        <Route index element={<Navigate to="/contacts" replace />} />
+        <Route path="contacts" element={<ContactsPage />} />
+        <Route path="contacts/import" element={<ImportContactsPage />} />
+        <Route path="contacts/fields" element={<FieldsPage />} />
+        <Route path="contacts/:id" element={<ContactPage />} />
+        <Route path="templates" element={<TemplatesPage />} />
+        <Route path="templates/new" element={<TemplateEditorPage />} />
+        <Route path="templates/:id" element={<TemplateEditorPage />} />
+        <Route path="emails" element={<EmailsPage />} />
+        <Route path="emails/:id" element={<EmailPage />} />
+        <Route path="domains" element={<DomainsPage />} />
+        <Route path="members" element={<MembersPage />} />
+        <Route path="inbound" element={<InboundPage />} />
+        <Route path="inbound/:id" element={<InboundMessagePage />} />
+        <Route path="suppressions" element={<SuppressionsPage />} />
+        <Route path="webhooks" element={<WebhooksPage />} />
+        <Route path="webhooks/:id" element={<WebhookPage />} />
+        <Route path="settings" element={<SettingsPage />} />
+        <Route path="overview" element={<OverviewPage />} />
+        <Route path="activity" element={<ActivityPage />} />
+        <Route path="events" element={<EventsPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </Suspense>
   );
 }
 

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { NavLink, useLocation } from 'react-router-dom';
 import type { Project, User } from '../../../src/api.js';
 import { useSignOut } from '../api/auth.js';
+import { SelectField } from '../components/SelectField.js';
 
 interface HeaderProps {
   user: User;
@@ -86,18 +87,13 @@ function ProjectSwitcher({
   project: Project;
   onChoose: (id: string) => void;
 }) {
-  const id = useId();
   return (
-    <div className="project-switcher">
-      <label htmlFor={id}>Project</label>
-      <select id={id} value={project.id} onChange={(e) => onChoose(e.target.value)}>
-        {projects.map((p) => (
-          <option key={p.id} value={p.id}>
-            {p.name}
-            {p.disabled ? ' (disabled)' : ''}
-          </option>
-        ))}
-      </select>
-    </div>
+    <SelectField
+      className="project-switcher"
+      label="Project"
+      value={project.id}
+      options={projects.map((p) => ({ value: p.id, label: `${p.name}${p.disabled ? ' (disabled)' : ''}` }))}
+      onChange={onChoose}
+    />
   );
 }

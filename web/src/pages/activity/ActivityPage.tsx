@@ -1,9 +1,13 @@
 import { useId } from 'react';
-import { Link, useLocation, useNavigate } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import type { ActivityType } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { CursorPager } from '../../components/CursorPager.js';
+import { type ListPosition, nextPage, pageNumber, previousPage } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { FilterChip } from '../../components/FilterChip.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SelectField } from '../../components/SelectField.js';
+import { useListPosition } from '../../components/useListPosition.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { ActivityFeed, ActivityFeedSkeleton } from './ActivityFeed.js';
@@ -19,27 +23,16 @@ import {
   withCriteria,
 } from './activity-filters.js';
 import { TYPE_LABELS, typeLabel } from './activity-words.js';
-import { nextPage, pageNumber, previousPage, readTrail, type Trail } from './cursor-trail.js';
 
 const PAGE_SIZE = 50;
-
-function useActivityFilters() {
-  const location = useLocation();
-  const navigate = useNavigate();
-  const go = (next: { filters: ActivityFilters; trail: Trail }) => {
-    const query = activityFiltersToQuery(next.filters);
-    navigate({ pathname: location.pathname, search: query ? `?${query}` : '' }, { state: { trail: next.trail } });
-  };
-  return { filters: parseActivityFilters(location.search), trail: readTrail(location.state), go };
-}
 
 export default function ActivityPage() {
   usePageTitle('Activity');
   const project = useCurrentProject();
-  const { filters, trail, go } = useActivityFilters();
+  const { filters, trail, go } = useListPosition(parseActivityFilters, activityFiltersToQuery);
   const page = useActivityPage(project.id, activityApiQuery(filters, PAGE_SIZE));
   const regionId = useId();
-  const turnPage = (to: { filters: ActivityFilters; trail: Trail }) => {
+  const turnPage = (to: ListPosition<ActivityFilters>) => {
     go(to);
     window.scrollTo({ top: 0 });
   };
@@ -64,39 +57,25 @@ export default function ActivityPage() {
           onChange={(type) => go(withCriteria(filters, { type }))}
         />
         {filters.contactId && (
-          <p className="filter-chip">
-            <span>
-              Contact{' '}
-              {contactEmail ? (
-                <Link to={`/contacts/${filters.contactId}`}>{contactEmail}</Link>
-              ) : (
-                <code>{filters.contactId}</code>
-              )}
-            </span>
-            <button
-              type="button"
-              className="button button-small"
-              aria-label="Show the activity of every contact"
-              onClick={() => go(withCriteria(filters, { contactId: null }))}
-            >
-              Remove
-            </button>
-          </p>
+          <FilterChip
+            removeLabel="Show the activity of every contact"
+            onRemove={() => go(withCriteria(filters, { contactId: null }))}
+          >
+            Contact{' '}
+            {contactEmail ? (
+              <Link to={`/contacts/${filters.contactId}`}>{contactEmail}</Link>
+            ) : (
+              <code>{filters.contactId}</code>
+            )}
+          </FilterChip>
         )}
         {filters.campaignId && (
-          <p className="filter-chip">
-            <span>
-              Campaign <code>{filters.campaignId}</code>
-            </span>
-            <button
-              type="button"
-              className="button button-small"
-              aria-label="Show the activity of every campaign"
-              onClick={() => go(withCriteria(filters, { campaignId: null }))}
-            >
-              Remove
-            </button>
-          </p>
+          <FilterChip
+            removeLabel="Show the activity of every campaign"
+            onRemove={() => go(withCriteria(filters, { campaignId: null }))}
+          >
+            Campaign <code>{filters.campaignId}</code>
+          </FilterChip>
         )}
         {shown !== null && shown > 0 && (
           <p className="muted small activity-total" aria-live="polite">
@@ -106,51 +85,29 @@ export default function ActivityPage() {
       </search>
 
       <div id={regionId} className="table-region activity-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <ActivityFeedSkeleton rows={8} />
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          <NoActivity filters={filters} onClear={() => go({ filters: ALL_ACTIVITY, trail: [] })} />
-        ) : (
-          <ActivityFeed items={page.data.data} label="Activity, newest first" stale={page.isPlaceholderData} />
-        )}
+        <QueryView
+          query={page}
+          loading={<ActivityFeedSkeleton rows={8} />}
+          isEmpty={(found) => found.data.length === 0}
+          empty={<NoActivity filters={filters} onClear={() => go({ filters: ALL_ACTIVITY, trail: [] })} />}
+        >
+          {(found) => <ActivityFeed items={found.data} label="Activity, newest first" stale={page.isPlaceholderData} />}
+        </QueryView>
       </div>
 
-      {page.data && (filters.cursor || page.data.hasMore) && (
-        <nav className="pager" aria-label="Pages of activity">
-          <button
-            type="button"
-            className="button"
-            disabled={!filters.cursor || page.isPlaceholderData}
-            onClick={() => turnPage(previousPage(filters, trail))}
-          >
-            Previous
-          </button>
-          <span className="muted">{pageLabel(pageNumber(filters.cursor, trail))}</span>
-          <button
-            type="button"
-            className="button"
-            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
-            onClick={() => page.data.cursor && turnPage(nextPage(filters, trail, page.data.cursor))}
-          >
-            Next
-          </button>
-        </nav>
+      {page.data && (
+        <CursorPager
+          label="Pages of activity"
+          page={pageNumber(filters.cursor, trail)}
+          busy={page.isPlaceholderData}
+          onPrevious={filters.cursor ? () => turnPage(previousPage(filters, trail)) : undefined}
+          next={page.data.hasMore ? page.data.cursor : null}
+          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+        />
       )}
     </section>
   );
 }
-
-const pageLabel = (n: number | null) => (n === null ? 'Later page' : `Page ${n}`);
 
 /** The kinds the project has had; every kind is offered once the list has loaded, the chosen one always. */
 function TypeSelect({
@@ -164,28 +121,18 @@ function TypeSelect({
   controls: string;
   onChange: (v: ActivityType | null) => void;
 }) {
-  const id = useId();
   const types = useActivityTypes(projectId);
   const present = new Set(types.data?.types ?? []);
   if (value) present.add(value);
   const offered = (Object.keys(TYPE_LABELS) as ActivityType[]).filter((t) => !types.data || present.has(t));
   return (
-    <div className="field">
-      <label htmlFor={id}>Kind</label>
-      <select
-        id={id}
-        value={value ?? ''}
-        aria-controls={controls}
-        onChange={(e) => onChange(isActivityType(e.target.value) ? e.target.value : null)}
-      >
-        <option value="">Everything</option>
-        {offered.map((t) => (
-          <option key={t} value={t}>
-            {typeLabel(t)}
-          </option>
-        ))}
-      </select>
-    </div>
+    <SelectField
+      label="Kind"
+      value={value ?? ''}
+      options={[{ value: '', label: 'Everything' }, ...offered.map((t) => ({ value: t, label: typeLabel(t) }))]}
+      controls={controls}
+      onChange={(type) => onChange(isActivityType(type) ? type : null)}
+    />
   );
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { type BulkAction, useBulkAction, useContactJob } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
-import { Dialog } from '../../components/Dialog.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { JobErrors, JobProgress } from './JobProgress.js';
 import { isFinished } from './job-progress.js';
 
@@ -111,42 +111,20 @@ export function BulkActions({
         </button>
       </div>
       {start.isError && !confirming && <Alert>{errorMessage(start.error)}</Alert>}
-      <Dialog
+      <ConfirmDialog
         open={confirming}
         title={`Delete ${count(selected.length)}?`}
-        onClose={() => {
-          start.reset();
-          setConfirming(false);
-        }}
-        busy={start.isPending}
+        mutation={start}
+        confirmLabel={`Delete ${count(selected.length)}`}
+        pendingLabel="Deleting…"
+        onConfirm={() => run('delete')}
+        onClose={() => setConfirming(false)}
       >
         <p>
           The selected contacts are removed for good, with their data. This cannot be undone; a later send or tracked
           event to one of the addresses creates a new contact.
         </p>
-        {start.isError && <Alert>{errorMessage(start.error)}</Alert>}
-        <div className="dialog-actions">
-          <button
-            type="button"
-            className="button"
-            onClick={() => {
-              start.reset();
-              setConfirming(false);
-            }}
-            disabled={start.isPending}
-          >
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={start.isPending}
-            onClick={() => run('delete')}
-          >
-            {start.isPending ? 'Deleting…' : `Delete ${count(selected.length)}`}
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -3,6 +3,7 @@ import type { Contact } from '../../../../src/api.js';
 import { useContactFields, useUpdateContact } from '../../api/contacts.js';
 import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
+import { TableHead } from '../../components/TableHead.js';
 import { DataEditor, newDataRow } from './DataEditor.js';
 import {
   type DataRow,
@@ -138,13 +139,7 @@ function DataTable({
     <div className="table-scroll">
       <table className="table data-table">
         <caption className="visually-hidden">Data fields</caption>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Value</th>
-            <th scope="col">Type</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Field', 'Value', 'Type']} />
         <tbody>
           {keys.map((key) => {
             const value = data[key];

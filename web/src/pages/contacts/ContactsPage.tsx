@@ -1,8 +1,10 @@
 import { useId, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { useContactsPage } from '../../api/contacts.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { CursorPager } from '../../components/CursorPager.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SearchField } from '../../components/SearchField.js';
+import { SelectField } from '../../components/SelectField.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { BulkActions } from './BulkActions.js';
@@ -21,7 +23,6 @@ import {
 } from './contact-filters.js';
 import { NewContactDialog } from './NewContactDialog.js';
 import { NoContacts } from './NoContacts.js';
-import { SearchBox } from './SearchBox.js';
 import { toggle, toggleAll } from './selection.js';
 import { useContactFilters } from './useContactFilters.js';
 import './contacts.css';
@@ -73,16 +74,26 @@ export default function ContactsPage() {
       </div>
 
       <search className="toolbar" aria-label="Contacts">
-        <SearchBox
+        <SearchField
+          label="Search by email"
+          placeholder="name@example.com"
+          spellCheck={false}
           value={filters.search}
           onSearch={(search) => go(withCriteria(filters, { search }), { replace: true })}
           controls={regionId}
         />
-        <SubscribedSelect
+        <SelectField
+          label="Subscription"
           value={filters.subscribed}
-          onChange={(subscribed) => go(withCriteria(filters, { subscribed }), {})}
+          options={SUBSCRIBED_OPTIONS}
+          onChange={(subscribed) => go(withCriteria(filters, { subscribed: subscribed as SubscribedFilter }), {})}
         />
-        <SortSelect value={sortValue(filters)} onChange={(v) => go(withCriteria(filters, parseSortValue(v)), {})} />
+        <SelectField
+          label="Sort by"
+          value={sortValue(filters)}
+          options={SORT_OPTIONS}
+          onChange={(v) => go(withCriteria(filters, parseSortValue(v)), {})}
+        />
       </search>
 
       <BulkActions
@@ -93,57 +104,41 @@ export default function ContactsPage() {
       />
 
       <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <ContactsTableSkeleton />
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          <NoContacts
-            filtered={filtered}
-            onClear={() => go(withCriteria(filters, { search: '', subscribed: 'all' }), {})}
-          />
-        ) : (
-          <ContactsTable
-            contacts={page.data.data}
-            stale={page.isPlaceholderData}
-            selection={{
-              selected: selection.selected,
-              onToggle: (id) => selection.set(toggle(selection.selected, id)),
-              onToggleAll: () => selection.set(toggleAll(selection.selected, pageIds)),
-              disabled: selection.locked || page.isPlaceholderData,
-            }}
-          />
-        )}
+        <QueryView
+          query={page}
+          loading={<ContactsTableSkeleton />}
+          isEmpty={(found) => found.data.length === 0}
+          empty={
+            <NoContacts
+              filtered={filtered}
+              onClear={() => go(withCriteria(filters, { search: '', subscribed: 'all' }), {})}
+            />
+          }
+        >
+          {(found) => (
+            <ContactsTable
+              contacts={found.data}
+              stale={page.isPlaceholderData}
+              selection={{
+                selected: selection.selected,
+                onToggle: (id) => selection.set(toggle(selection.selected, id)),
+                onToggleAll: () => selection.set(toggleAll(selection.selected, pageIds)),
+                disabled: selection.locked || page.isPlaceholderData,
+              }}
+            />
+          )}
+        </QueryView>
       </div>
 
-      {page.data && (filters.cursor || page.data.hasMore) && (
-        <nav className="pager" aria-label="Pages of contacts">
-          <button
-            type="button"
-            className="button"
-            disabled={isFirstPage || page.isPlaceholderData}
-            onClick={() => turnPage(previousPage(filters, trail))}
-          >
-            Previous
-          </button>
-          <PageLabel page={pageNumber(filters, trail)} />
-          <button
-            type="button"
-            className="button"
-            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
-            onClick={() => page.data.cursor && turnPage(nextPage(filters, trail, page.data.cursor))}
-          >
-            Next
-          </button>
-        </nav>
+      {page.data && (
+        <CursorPager
+          label="Pages of contacts"
+          page={pageNumber(filters, trail)}
+          busy={page.isPlaceholderData}
+          onPrevious={isFirstPage ? undefined : () => turnPage(previousPage(filters, trail))}
+          next={page.data.hasMore ? page.data.cursor : null}
+          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+        />
       )}
       <NewContactDialog projectId={project.id} open={creating} onClose={() => setCreating(false)} />
     </section>
@@ -173,39 +168,3 @@ const SUBSCRIBED_OPTIONS: { value: SubscribedFilter; label: string }[] = [
   { value: 'subscribed', label: 'Subscribed' },
   { value: 'unsubscribed', label: 'Unsubscribed' },
 ];
-
-function SubscribedSelect({ value, onChange }: { value: SubscribedFilter; onChange: (v: SubscribedFilter) => void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>Subscription</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value as SubscribedFilter)}>
-        {SUBSCRIBED_OPTIONS.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-function SortSelect({ value, onChange }: { value: string; onChange: (v: string) => void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>Sort by</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
-        {SORT_OPTIONS.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-function PageLabel({ page }: { page: number | null }) {
-  return <span className="muted">{page === null ? 'Later page' : `Page ${page}`}</span>;
-}

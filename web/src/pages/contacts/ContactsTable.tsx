@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import type { Contact } from '../../../../src/api.js';
+import { TableHead, TableSkeleton } from '../../components/TableHead.js';
 import { contactName, subscriptionLabel } from './contact-format.js';
 import { type PageSelection, pageSelection } from './selection.js';
 
@@ -14,25 +15,6 @@ export interface Selection {
   onToggle: (id: string) => void;
   onToggleAll: () => void;
   disabled?: boolean;
-}
-
-function TableHead({ selectAll }: { selectAll?: { state: PageSelection; onToggle: () => void; disabled?: boolean } }) {
-  return (
-    <thead>
-      <tr>
-        {selectAll && (
-          <th scope="col" className="cell-select">
-            <SelectAllBox {...selectAll} />
-          </th>
-        )}
-        {COLUMNS.map((c) => (
-          <th key={c} scope="col">
-            {c}
-          </th>
-        ))}
-      </tr>
-    </thead>
-  );
 }
 
 /** Checked when every row of the page is, mixed when some are. */
@@ -72,12 +54,17 @@ export function ContactsTable({
       <table className={`table contacts-table${stale ? ' is-stale' : ''}${selection ? ' is-selectable' : ''}`}>
         <caption className="visually-hidden">Contacts</caption>
         <TableHead
-          selectAll={
-            selection && {
-              state: pageSelection(selection.selected, ids),
-              onToggle: selection.onToggleAll,
-              disabled: selection.disabled,
-            }
+          columns={COLUMNS}
+          first={
+            selection && (
+              <th scope="col" className="cell-select">
+                <SelectAllBox
+                  state={pageSelection(selection.selected, ids)}
+                  onToggle={selection.onToggleAll}
+                  disabled={selection.disabled}
+                />
+              </th>
+            )
           }
         />
         <tbody>
@@ -131,26 +118,6 @@ function SubscriptionBadge({ contact }: { contact: Contact }) {
   return <span className={contact.subscribed ? 'badge badge-ok' : 'badge'}>{label + until}</span>;
 }
 
-/** Placeholder rows while the first page loads, so the layout does not jump when it arrives. */
 export function ContactsTableSkeleton() {
-  return (
-    <div className="table-scroll">
-      <p className="visually-hidden">Loading contacts…</p>
-      <table className="table" aria-hidden="true">
-        <TableHead />
-        <tbody>
-          {Array.from({ length: 8 }, (_, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: placeholder rows have nothing else to tell them apart
-            <tr key={i}>
-              {COLUMNS.map((c) => (
-                <td key={c}>
-                  <span className="skeleton" />
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <TableSkeleton label="Loading contacts…" columns={COLUMNS} rows={8} />;
 }

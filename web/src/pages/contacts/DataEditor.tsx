@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { TableHead } from '../../components/TableHead.js';
 import { type DataRow, typeLabel, VALUE_TYPES, type ValueType } from './data-editor.js';
 
 export const newDataRow = (): DataRow => ({
@@ -29,16 +30,7 @@ export function DataEditor({ rows, onChange, errors, types, caption }: DataEdito
       {rows.length > 0 && (
         <table className="table data-edit-table">
           <caption className="visually-hidden">{caption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Type</th>
-              <th scope="col">Value</th>
-              <th scope="col">
-                <span className="visually-hidden">Remove</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Field', 'Type', 'Value']} actions="Remove" />
           <tbody>
             {rows.map((row, i) => (
               <DataEditRow

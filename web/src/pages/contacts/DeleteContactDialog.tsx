@@ -1,8 +1,6 @@
 import type { Contact } from '../../../../src/api.js';
 import { useDeleteContact } from '../../api/contacts.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
-import { Dialog } from '../../components/Dialog.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 
 export function DeleteContactDialog({
   projectId,
@@ -16,30 +14,20 @@ export function DeleteContactDialog({
   onDeleted: () => void;
 }) {
   const remove = useDeleteContact(projectId);
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
   return (
-    <Dialog open={contact !== null} title="Delete this contact?" onClose={close} busy={remove.isPending}>
+    <ConfirmDialog
+      open={contact !== null}
+      title="Delete this contact?"
+      mutation={remove}
+      confirmLabel="Delete contact"
+      pendingLabel="Deleting…"
+      onConfirm={() => contact && remove.mutate(contact.id, { onSuccess: onDeleted })}
+      onClose={onClose}
+    >
       <p>
         <strong className="cell-email">{contact?.email}</strong> is removed for good, with its data. Campaigns and
         workflows stop reaching it; a later send or tracked event to the address creates a new contact.
       </p>
-      {remove.isError && <Alert>{errorMessage(remove.error)}</Alert>}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={close} disabled={remove.isPending}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={remove.isPending || !contact}
-          onClick={() => contact && remove.mutate(contact.id, { onSuccess: onDeleted })}
-        >
-          {remove.isPending ? 'Deleting…' : 'Delete contact'}
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

@@ -8,10 +8,11 @@ import {
   useFieldUsage,
   useFieldValues,
 } from '../../api/contacts.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
-import { Dialog } from '../../components/Dialog.js';
+import { BackLink } from '../../components/BackLink.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import {
@@ -46,11 +47,7 @@ export default function FieldsPage() {
 
   return (
     <section aria-labelledby="fields-title" className="stack">
-      <p>
-        <Link to="/contacts" className="back-link">
-          <span aria-hidden="true">←</span> Contacts
-        </Link>
-      </p>
+      <BackLink to="/contacts">Contacts</BackLink>
       <div className="page-heading">
         <h1 id="fields-title">Contact fields</h1>
         <p className="muted">
@@ -66,77 +63,20 @@ export default function FieldsPage() {
       )}
 
       <div className="table-region" aria-busy={fields.isFetching || undefined}>
-        {fields.isPending ? (
-          <p className="muted">Loading fields…</p>
-        ) : fields.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => fields.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(fields.error)}
-          </Alert>
-        ) : (
-          <div className="table-scroll">
-            <table className="table fields-table" aria-label="Contact fields">
-              <thead>
-                <tr>
-                  <th scope="col">Field</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Coverage</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((f) => {
-                  const name = fieldDisplayName(f);
-                  return (
-                    <tr key={f.field} aria-current={selected?.field === f.field || undefined}>
-                      <th scope="row" className="cell-field">
-                        <code>{name}</code>
-                        {!f.isCustom && <span className="muted small"> standard</span>}
-                      </th>
-                      <td>{fieldTypeLabel(f.type)}</td>
-                      <td>
-                        <CoverageCell share={f.coverage} total={total.data ?? null} />
-                      </td>
-                      <td className="cell-actions">
-                        <div className="button-row">
-                          <button
-                            type="button"
-                            className="button button-small"
-                            aria-expanded={selected?.field === f.field}
-                            aria-label={`Details of ${name}`}
-                            onClick={() => select(selected?.field === f.field ? null : f.field)}
-                          >
-                            Details
-                          </button>
-                          {isDeletable(f) && (
-                            <button
-                              type="button"
-                              className="button button-small button-danger"
-                              aria-label={`Delete ${name}…`}
-                              onClick={() => {
-                                setRemoved(null);
-                                setDeleting(f);
-                              }}
-                            >
-                              Delete…
-                            </button>
-                          )}
-                        </div>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <QueryView query={fields} loading={<p className="muted">Loading fields…</p>}>
+          {(found) => (
+            <FieldsTable
+              fields={found.fields}
+              selected={selected?.field ?? null}
+              total={total.data ?? null}
+              onDetails={(field) => select(selected?.field === field ? null : field)}
+              onDelete={(f) => {
+                setRemoved(null);
+                setDeleting(f);
+              }}
+            />
+          )}
+        </QueryView>
       </div>
 
       {fields.isSuccess && customCount === 0 && (
@@ -168,6 +108,68 @@ export default function FieldsPage() {
   );
 }
 
+function FieldsTable({
+  fields,
+  selected,
+  total,
+  onDetails,
+  onDelete,
+}: {
+  fields: readonly FieldDescriptor[];
+  selected: string | null;
+  total: number | null;
+  onDetails: (field: string) => void;
+  onDelete: (field: FieldDescriptor) => void;
+}) {
+  return (
+    <div className="table-scroll">
+      <table className="table fields-table" aria-label="Contact fields">
+        <TableHead columns={['Field', 'Type', 'Coverage']} actions="Actions" />
+        <tbody>
+          {fields.map((f) => {
+            const name = fieldDisplayName(f);
+            return (
+              <tr key={f.field} aria-current={selected === f.field || undefined}>
+                <th scope="row" className="cell-field">
+                  <code>{name}</code>
+                  {!f.isCustom && <span className="muted small"> standard</span>}
+                </th>
+                <td>{fieldTypeLabel(f.type)}</td>
+                <td>
+                  <CoverageCell share={f.coverage} total={total} />
+                </td>
+                <td className="cell-actions">
+                  <div className="button-row">
+                    <button
+                      type="button"
+                      className="button button-small"
+                      aria-expanded={selected === f.field}
+                      aria-label={`Details of ${name}`}
+                      onClick={() => onDetails(f.field)}
+                    >
+                      Details
+                    </button>
+                    {isDeletable(f) && (
+                      <button
+                        type="button"
+                        className="button button-small button-danger"
+                        aria-label={`Delete ${name}…`}
+                        onClick={() => onDelete(f)}
+                      >
+                        Delete…
+                      </button>
+                    )}
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function CoverageCell({ share, total }: { share: number; total: number | null }) {
   return (
     <span className="coverage">
@@ -194,51 +196,57 @@ function FieldDetails({ projectId, field }: { projectId: string; field: FieldDes
           <h3>Top values</h3>
           {!listable ? (
             <p className="muted">Every contact has its own; there are no common values to list.</p>
-          ) : values.isPending ? (
-            <p className="muted">Loading values…</p>
-          ) : values.isError ? (
-            <Alert>{errorMessage(values.error)}</Alert>
-          ) : values.data.values.length === 0 ? (
-            <p className="muted">No contact has a value for this field.</p>
           ) : (
-            <table className="table" aria-label={`Top values of ${name}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Value</th>
-                  <th scope="col" className="cell-number">
-                    Contacts
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {values.data.values.map((v) => (
-                  <tr key={JSON.stringify(v.value)}>
-                    <td className="cell-value">{fieldValueText(v.value)}</td>
-                    <td className="cell-number">{numberFormat.format(v.count)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <QueryView
+              query={values}
+              loading={<p className="muted">Loading values…</p>}
+              retry="none"
+              isEmpty={(found) => found.values.length === 0}
+              empty={<p className="muted">No contact has a value for this field.</p>}
+            >
+              {(found) => (
+                <table className="table" aria-label={`Top values of ${name}`}>
+                  <thead>
+                    <tr>
+                      <th scope="col">Value</th>
+                      <th scope="col" className="cell-number">
+                        Contacts
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {found.values.map((v) => (
+                      <tr key={JSON.stringify(v.value)}>
+                        <td className="cell-value">{fieldValueText(v.value)}</td>
+                        <td className="cell-number">{numberFormat.format(v.count)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </QueryView>
           )}
         </div>
         <div className="stack">
           <h3>Used by</h3>
-          {usage.isPending ? (
-            <p className="muted">Loading…</p>
-          ) : usage.isError ? (
-            <Alert>{errorMessage(usage.error)}</Alert>
-          ) : usageGroups(usage.data).length === 0 ? (
-            <p className="muted">No segment, campaign or workflow uses this field.</p>
-          ) : (
-            <dl className="usage-list">
-              {usageGroups(usage.data).map((g) => (
-                <div key={g.kind}>
-                  <dt>{g.kind}</dt>
-                  <dd>{g.names.join(', ')}</dd>
-                </div>
-              ))}
-            </dl>
-          )}
+          <QueryView
+            query={usage}
+            loading={<p className="muted">Loading…</p>}
+            retry="none"
+            isEmpty={(used) => usageGroups(used).length === 0}
+            empty={<p className="muted">No segment, campaign or workflow uses this field.</p>}
+          >
+            {(used) => (
+              <dl className="usage-list">
+                {usageGroups(used).map((g) => (
+                  <div key={g.kind}>
+                    <dt>{g.kind}</dt>
+                    <dd>{g.names.join(', ')}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+          </QueryView>
         </div>
       </div>
     </section>
@@ -260,12 +268,18 @@ function DeleteFieldDialog({
   const usage = useFieldUsage(projectId, field?.field ?? null);
   const name = field ? fieldDisplayName(field) : '';
   const warning = usage.data ? usageWarning(usage.data) : null;
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
   return (
-    <Dialog open={field !== null} title={`Delete the field ${name}?`} onClose={close} busy={remove.isPending}>
+    <ConfirmDialog
+      open={field !== null}
+      title={`Delete the field ${name}?`}
+      mutation={remove}
+      confirmLabel="Delete field"
+      pendingLabel="Deleting…"
+      onConfirm={() =>
+        field && remove.mutate(field.field, { onSuccess: (result) => onDeleted(name, result.removedFrom) })
+      }
+      onClose={onClose}
+    >
       <p>
         <code>{name}</code> and its values are removed from every contact that has it. This cannot be undone.
       </p>
@@ -274,28 +288,6 @@ function DeleteFieldDialog({
           <strong>{warning}</strong> Their conditions on this field will no longer match.
         </p>
       )}
-      {remove.isError && <Alert>{errorMessage(remove.error)}</Alert>}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={close} disabled={remove.isPending}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={remove.isPending || !field}
-          onClick={() =>
-            field &&
-            remove.mutate(field.field, {
-              onSuccess: (result) => {
-                remove.reset();
-                onDeleted(name, result.removedFrom);
-              },
-            })
-          }
-        >
-          {remove.isPending ? 'Deleting…' : 'Delete field'}
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { useContactFields, useContactJob, useImportContacts } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
+import { BackLink } from '../../components/BackLink.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { type CsvPreview, checkImportFile, MAX_IMPORT_BYTES, previewCsv } from './csv-preview.js';
@@ -45,11 +46,7 @@ export default function ImportContactsPage() {
 
   return (
     <section className="stack import-page" aria-labelledby="import-title">
-      <p>
-        <Link to="/contacts" className="back-link">
-          <span aria-hidden="true">←</span> Contacts
-        </Link>
-      </p>
+      <BackLink to="/contacts">Contacts</BackLink>
       <div className="page-heading">
         <h1 id="import-title">Import contacts</h1>
         <p className="muted">

@@ -1,3 +1,4 @@
+import { TableHead } from '../../components/TableHead.js';
 import { type CsvPreview, roleText } from './csv-preview.js';
 import { typeLabel, type ValueType } from './data-editor.js';
 
@@ -37,13 +38,7 @@ export function ImportPreview({
         <div className="table-scroll">
           <table className="table mapping-table">
             <caption className="visually-hidden">How each column is imported</caption>
-            <thead>
-              <tr>
-                <th scope="col">Column</th>
-                <th scope="col">Becomes</th>
-                <th scope="col">Type</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Column', 'Becomes', 'Type']} />
             <tbody>
               {mapping.map((m, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional; two may share a name

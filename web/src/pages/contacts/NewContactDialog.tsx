@@ -7,6 +7,7 @@ import { useContactFields } from '../../api/contacts.js';
 import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { Dialog } from '../../components/Dialog.js';
+import { DialogActions } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
 import { DataEditor } from './DataEditor.js';
 import { type DataRow, dataChange, fieldTypesByKey, rowErrorsFromServer } from './data-editor.js';
@@ -48,8 +49,7 @@ export function NewContactDialog({
 }) {
   return (
     <Dialog open={open} title="New contact" onClose={onClose}>
-      {/* Mounted only while open, so each opening starts with an empty form. */}
-      {open && <NewContactForm projectId={projectId} onClose={onClose} />}
+      <NewContactForm projectId={projectId} onClose={onClose} />
     </Dialog>
   );
 }
@@ -137,14 +137,7 @@ function NewContactForm({ projectId, onClose }: { projectId: string; onClose: ()
           caption="Data of the new contact"
         />
       </fieldset>
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose} disabled={add.isPending}>
-          Cancel
-        </button>
-        <button type="submit" className="button button-primary" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : 'Add contact'}
-        </button>
-      </div>
+      <DialogActions busy={add.isPending} label="Add contact" busyLabel="Adding…" onCancel={onClose} />
     </form>
   );
 }

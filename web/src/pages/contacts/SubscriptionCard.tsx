@@ -1,18 +1,19 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import type { Contact } from '../../../../src/api.js';
 import { type ContactChange, useUpdateContact } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
+import { SelectField } from '../../components/SelectField.js';
 import { snoozeEnd, subscriptionLabel } from './contact-format.js';
 
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-const SNOOZES = [
-  { days: 1, label: '1 day' },
-  { days: 7, label: '1 week' },
-  { days: 30, label: '30 days' },
-  { days: 90, label: '90 days' },
-] as const;
+const SNOOZE_OPTIONS = [
+  { value: '1', label: '1 day' },
+  { value: '7', label: '1 week' },
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+];
 
 /**
  * The subscription and its changes, all through PATCH /contacts/{id}: `subscribed` (which also ends
@@ -22,7 +23,6 @@ export function SubscriptionCard({ projectId, contact }: { projectId: string; co
   const update = useUpdateContact(projectId, contact.id);
   const [snoozeDays, setSnoozeDays] = useState<number>(7);
   const [done, setDone] = useState('');
-  const snoozeId = useId();
   const snoozed = contact.snoozedUntil !== null;
 
   const change = (body: ContactChange, message: string) => update.mutate(body, { onSuccess: () => setDone(message) });
@@ -67,16 +67,12 @@ export function SubscriptionCard({ projectId, contact }: { projectId: string; co
       </div>
       {contact.subscribed && (
         <div className="snooze-row">
-          <div className="field">
-            <label htmlFor={snoozeId}>Pause for</label>
-            <select id={snoozeId} value={snoozeDays} onChange={(e) => setSnoozeDays(Number(e.target.value))}>
-              {SNOOZES.map((s) => (
-                <option key={s.days} value={s.days}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            label="Pause for"
+            value={String(snoozeDays)}
+            options={SNOOZE_OPTIONS}
+            onChange={(days) => setSnoozeDays(Number(days))}
+          />
           <button
             type="button"
             className="button"

@@ -3,6 +3,9 @@
  * be bookmarked, shared and reloaded. Going back a page needs the cursors of the pages before; they
  * ride along in the history entry's state (`trail`), oldest first, `null` standing for page one.
  */
+import { type ListPosition as Position, pageNumber as pageOf, type Trail } from '../../components/cursor-trail.js';
+
+export { nextPage, previousPage, readTrail, type Trail } from '../../components/cursor-trail.js';
 
 export type SubscribedFilter = 'all' | 'subscribed' | 'unsubscribed';
 /** The orders `GET /contacts` knows (`sort`, `dir`); newest first unless asked otherwise. */
@@ -17,13 +20,8 @@ export interface ContactFilters {
   cursor: string | null;
 }
 
-export type Trail = (string | null)[];
-
 /** Where the list is: what it shows, and how it got there. */
-export interface ListPosition {
-  filters: ContactFilters;
-  trail: Trail;
-}
+export type ListPosition = Position<ContactFilters>;
 
 export const FIRST_PAGE: ContactFilters = {
   search: '',
@@ -101,23 +99,5 @@ export function withCriteria(filters: ContactFilters, change: Partial<Omit<Conta
   return { filters: { ...filters, ...change, cursor: null }, trail: [] };
 }
 
-export function nextPage(filters: ContactFilters, trail: Trail, nextCursor: string): ListPosition {
-  return { filters: { ...filters, cursor: nextCursor }, trail: [...trail, filters.cursor] };
-}
-
-/** Without a trail (a pasted link), "previous" can only go back to the first page. */
-export function previousPage(filters: ContactFilters, trail: Trail): ListPosition {
-  const cursor = trail.length > 0 ? trail[trail.length - 1]! : null;
-  return { filters: { ...filters, cursor }, trail: trail.slice(0, -1) };
-}
-
-export function readTrail(state: unknown): Trail {
-  const trail = (state as { trail?: unknown } | null)?.trail;
-  return Array.isArray(trail) && trail.every((c) => c === null || typeof c === 'string') ? trail : [];
-}
-
 /** The page number shown to people: page one plus the pages left behind; unknown (null) from a pasted link. */
-export function pageNumber(filters: ContactFilters, trail: Trail): number | null {
-  if (!filters.cursor) return 1;
-  return trail.length > 0 ? trail.length + 1 : null;
-}
+export const pageNumber = (filters: ContactFilters, trail: Trail) => pageOf(filters.cursor, trail);

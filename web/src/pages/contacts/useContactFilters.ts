@@ -1,18 +1,7 @@
-import { useLocation, useNavigate } from 'react-router-dom';
-import {
-  contactFiltersToQuery,
-  type ListPosition,
-  parseContactFilters,
-  readTrail,
-  type Trail,
-} from './contact-filters.js';
+import { useListPosition } from '../../components/useListPosition.js';
+import { contactFiltersToQuery, type ListPosition, parseContactFilters } from './contact-filters.js';
 
-interface ListState {
-  trail: Trail;
-  /** The count from the first page, carried along because later pages do not count. */
-  total: number | null;
-}
-
+/** The count from the first page, carried along in the history entry because later pages do not count. */
 function readTotal(state: unknown): number | null {
   const total = (state as { total?: unknown } | null)?.total;
   return typeof total === 'number' ? total : null;
@@ -20,17 +9,8 @@ function readTotal(state: unknown): number | null {
 
 /** The list's filters from the URL, and a way to move to other filters (a new history entry by default). */
 export function useContactFilters() {
-  const location = useLocation();
-  const navigate = useNavigate();
-  const filters = parseContactFilters(location.search);
-  const trail = readTrail(location.state);
-  const total = readTotal(location.state);
-
-  const go = (next: ListPosition, options: { replace?: boolean; total?: number | null }) => {
-    const query = contactFiltersToQuery(next.filters);
-    const state: ListState = { trail: next.trail, total: options.total ?? null };
-    navigate({ pathname: location.pathname, search: query ? `?${query}` : '' }, { replace: options.replace, state });
-  };
-
-  return { filters, trail, total, go };
+  const list = useListPosition(parseContactFilters, contactFiltersToQuery);
+  const go = (next: ListPosition, options: { replace?: boolean; total?: number | null }) =>
+    list.go(next, { replace: options.replace, state: { total: options.total ?? null } });
+  return { filters: list.filters, trail: list.trail, total: readTotal(list.state), go };
 }

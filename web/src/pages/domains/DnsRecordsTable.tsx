@@ -1,5 +1,6 @@
 import type { DnsRecord, Domain } from '../../../../src/api.js';
 import { CopyButton } from '../../components/CopyButton.js';
+import { TableHead } from '../../components/TableHead.js';
 import { PURPOSE_LABELS, recordStatusLabel } from './domain-state.js';
 
 export function DnsRecordsTable({ domain }: { domain: Domain }) {
@@ -7,14 +8,7 @@ export function DnsRecordsTable({ domain }: { domain: Domain }) {
     <div className="table-scroll">
       <table className="table dns-table stack-on-narrow">
         <caption className="visually-hidden">DNS records for {domain.domain}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Type</th>
-            <th scope="col">Name</th>
-            <th scope="col">Value</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Type', 'Name', 'Value', 'Status']} />
         <tbody>
           {domain.records.map((r) => (
             <DnsRecordRow key={`${r.purpose}-${r.name}`} record={r} />

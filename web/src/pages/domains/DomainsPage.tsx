@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import type { Domain } from '../../../../src/api.js';
 import { useDomains } from '../../api/domains.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { AddDomainForm } from './AddDomainForm.js';
@@ -31,32 +30,27 @@ export default function DomainsPage() {
       {admin && <AddDomainForm projectId={project.id} />}
 
       <div className="stack" aria-busy={domains.isPending || undefined}>
-        {domains.isPending ? (
-          <p>Loading…</p>
-        ) : domains.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => domains.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(domains.error)}
-          </Alert>
-        ) : domains.data.length === 0 ? (
-          <EmptyState title="No domains yet">
-            <p className="muted">Add the domain you send from, such as example.com, to get its DNS records.</p>
-          </EmptyState>
-        ) : (
-          domains.data.map((d) => (
-            <DomainCard
-              key={d.id}
-              projectId={project.id}
-              domain={d}
-              onDelete={admin ? () => setDeleting(d) : undefined}
-            />
-          ))
-        )}
+        <QueryView
+          query={domains}
+          loading={<p>Loading…</p>}
+          isEmpty={(found) => found.length === 0}
+          empty={
+            <EmptyState title="No domains yet">
+              <p className="muted">Add the domain you send from, such as example.com, to get its DNS records.</p>
+            </EmptyState>
+          }
+        >
+          {(found) =>
+            found.map((d) => (
+              <DomainCard
+                key={d.id}
+                projectId={project.id}
+                domain={d}
+                onDelete={admin ? () => setDeleting(d) : undefined}
+              />
+            ))
+          }
+        </QueryView>
       </div>
 
       <DeleteDomainDialog projectId={project.id} domain={deleting} onClose={() => setDeleting(null)} />

@@ -1,10 +1,11 @@
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { EmailRecord } from '../../../../src/api.js';
-import { isApiError } from '../../api/client.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
-import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
+import { RecordPage } from '../../components/RecordPage.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { deliveryStory, hasMessageFile, mailbox, type StoryStep, typeLabel } from './email-status.js';
@@ -25,79 +26,50 @@ export default function EmailPage() {
   const email = useEmailRecord(project.id, id);
   usePageTitle(email.data?.subject || 'Email');
 
-  const back = (
-    <p>
-      <Link to="/emails" className="email-back-link">
-        <span aria-hidden="true">←</span> Emails
-      </Link>
-    </p>
-  );
-
-  if (email.isPending) {
-    return (
-      <section className="stack" aria-busy="true">
-        {back}
-        <p>Loading…</p>
-      </section>
-    );
-  }
-  if (email.isError) {
-    // An email of another project, or a malformed id, is not found like any other.
-    const missing = isApiError(email.error, 404) || isApiError(email.error, 422) || isApiError(email.error, 400);
-    return (
-      <section className="stack" aria-labelledby="email-missing">
-        {back}
-        <h1 id="email-missing">{missing ? 'Email not found' : 'Email'}</h1>
-        {missing ? (
-          <EmptyState title="No such email in this project">
-            <p className="muted">It belongs to another project, or the link is incomplete.</p>
-          </EmptyState>
-        ) : (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => email.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(email.error)}
-          </Alert>
-        )}
-      </section>
-    );
-  }
-
-  const e = email.data;
   return (
-    <section className="stack" aria-labelledby="email-title">
-      {back}
-      <div className="email-heading">
-        <div className="page-heading">
-          <h1 id="email-title" className="email-subject">
-            {e.subject || '(no subject)'}
-          </h1>
-          <p className="muted small">
-            To {mailbox(e.to, e.toName)} · {typeLabel(e.type)} · created <When at={e.createdAt} />
-          </p>
-        </div>
-        <p className="email-status-line">
-          <span className="visually-hidden">Status: </span>
-          <StatusBadge email={e} />
-        </p>
-      </div>
+    <RecordPage
+      query={email}
+      back={{ to: '/emails', label: 'Emails' }}
+      labelledBy="email-title"
+      missingStatuses={[404, 422, 400]}
+      title="Email"
+      missing={{
+        heading: 'Email not found',
+        title: 'No such email in this project',
+        hint: 'It belongs to another project, or the link is incomplete.',
+      }}
+    >
+      {(e) => (
+        <>
+          <div className="email-heading">
+            <div className="page-heading">
+              <h1 id="email-title" className="email-subject">
+                {e.subject || '(no subject)'}
+              </h1>
+              <p className="muted small">
+                To {mailbox(e.to, e.toName)} · {typeLabel(e.type)} · created <When at={e.createdAt} />
+              </p>
+            </div>
+            <p className="email-status-line">
+              <span className="visually-hidden">Status: </span>
+              <StatusBadge email={e} />
+            </p>
+          </div>
 
-      <div className="email-grid">
-        <div className="stack">
-          <MessageCard projectId={project.id} email={e} />
-        </div>
-        <div className="stack">
-          <DeliveryCard email={e} />
-          <EngagementCard email={e} />
-          <RelatedCard email={e} />
-          <DownloadCard projectId={project.id} email={e} />
-        </div>
-      </div>
-    </section>
+          <div className="email-grid">
+            <div className="stack">
+              <MessageCard projectId={project.id} email={e} />
+            </div>
+            <div className="stack">
+              <DeliveryCard email={e} />
+              <EngagementCard email={e} />
+              <RelatedCard email={e} />
+              <DownloadCard projectId={project.id} email={e} />
+            </div>
+          </div>
+        </>
+      )}
+    </RecordPage>
   );
 }
 
@@ -137,12 +109,7 @@ function MessageCard({ projectId, email }: { projectId: string; email: EmailReco
         <div className="table-scroll email-headers">
           <table className="table">
             <caption className="email-caption">Extra headers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Header</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Header', 'Value']} />
             <tbody>
               {extraHeaders.map(([name, value]) => (
                 <tr key={name}>
@@ -157,33 +124,23 @@ function MessageCard({ projectId, email }: { projectId: string; email: EmailReco
         </div>
       )}
 
-      {content.isPending ? (
-        <p className="email-frame-placeholder muted">Loading the message…</p>
-      ) : content.isError ? (
-        <Alert
-          action={
-            <button type="button" className="button" onClick={() => content.refetch()}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(content.error)}
-        </Alert>
-      ) : (
-        <>
-          {/* sandbox="": no scripts, no forms, no popups and an origin of its own; the HTML never joins this page. */}
-          <iframe
-            className="email-frame"
-            title={`The email as sent: ${email.subject || '(no subject)'}`}
-            sandbox=""
-            referrerPolicy="no-referrer"
-            srcDoc={withoutTracking(content.data.html, email.id)}
-          />
-          <p className="muted small">
-            Shown without its open pixel and with its links untracked, so looking at it here counts no open or click.
-          </p>
-        </>
-      )}
+      <QueryView query={content} loading={<p className="email-frame-placeholder muted">Loading the message…</p>}>
+        {(message) => (
+          <>
+            {/* sandbox="": no scripts, forms or popups, and an origin of its own; the HTML never joins this page. */}
+            <iframe
+              className="email-frame"
+              title={`The email as sent: ${email.subject || '(no subject)'}`}
+              sandbox=""
+              referrerPolicy="no-referrer"
+              srcDoc={withoutTracking(message.html, email.id)}
+            />
+            <p className="muted small">
+              Shown without its open pixel and with its links untracked, so looking at it here counts no open or click.
+            </p>
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }

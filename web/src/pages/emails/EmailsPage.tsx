@@ -2,16 +2,21 @@ import { useId, useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { EmailStatus } from '../../../../src/api.js';
 import { isApiError } from '../../api/client.js';
-import { errorMessage, fieldMessages } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { fieldMessages } from '../../api/errors.js';
+import { CursorPager } from '../../components/CursorPager.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { Field } from '../../components/Field.js';
+import { FilterChip } from '../../components/FilterChip.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SelectField } from '../../components/SelectField.js';
+import { useListPosition } from '../../components/useListPosition.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { EmailsTable, EmailsTableSkeleton } from './EmailsTable.js';
 import {
   EMAIL_STATUSES,
   type EmailFilters,
+  emailFiltersToQuery,
   emailsApiQuery,
   FIRST_PAGE,
   isFiltered,
@@ -19,12 +24,12 @@ import {
   looksLikeAddress,
   nextPage,
   pageNumber,
+  parseEmailFilters,
   previousPage,
   withCriteria,
 } from './email-filters.js';
 import { statusFilterLabel } from './email-status.js';
 import { useEmailsPage } from './emails-api.js';
-import { useEmailFilters } from './useEmailFilters.js';
 import './emails.css';
 
 const PAGE_SIZE = 50;
@@ -32,7 +37,7 @@ const PAGE_SIZE = 50;
 export default function EmailsPage() {
   usePageTitle('Emails');
   const project = useCurrentProject();
-  const { filters, trail, go } = useEmailFilters();
+  const { filters, trail, go } = useListPosition(parseEmailFilters, emailFiltersToQuery);
   const page = useEmailsPage(project.id, emailsApiQuery(filters, PAGE_SIZE));
   const regionId = useId();
   const turnPage = (to: ListPosition) => {
@@ -51,7 +56,12 @@ export default function EmailsPage() {
       </div>
 
       <search className="toolbar emails-toolbar" aria-label="Emails">
-        <StatusSelect value={filters.status} onChange={(status) => go(withCriteria(filters, { status }))} />
+        <SelectField
+          label="Status"
+          value={filters.status ?? ''}
+          options={STATUS_OPTIONS}
+          onChange={(status) => go(withCriteria(filters, { status: (status || null) as EmailStatus | null }))}
+        />
         <RecipientFilter
           key={filters.to}
           value={filters.to}
@@ -60,83 +70,44 @@ export default function EmailsPage() {
           onApply={(to) => go(withCriteria(filters, { to }))}
         />
         {filters.campaignId && (
-          <p className="filter-chip">
-            <span>
-              Campaign <code>{filters.campaignId}</code>
-            </span>
-            <button
-              type="button"
-              className="button button-small"
-              aria-label="Show emails of every campaign"
-              onClick={() => go(withCriteria(filters, { campaignId: null }))}
-            >
-              Remove
-            </button>
-          </p>
+          <FilterChip
+            removeLabel="Show emails of every campaign"
+            onRemove={() => go(withCriteria(filters, { campaignId: null }))}
+          >
+            Campaign <code>{filters.campaignId}</code>
+          </FilterChip>
         )}
       </search>
 
       <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <EmailsTableSkeleton />
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          <NoEmails filters={filters} onClear={() => go({ filters: FIRST_PAGE, trail: [] })} />
-        ) : (
-          <EmailsTable emails={page.data.data} stale={page.isPlaceholderData} />
-        )}
+        <QueryView
+          query={page}
+          loading={<EmailsTableSkeleton />}
+          isEmpty={(found) => found.data.length === 0}
+          empty={<NoEmails filters={filters} onClear={() => go({ filters: FIRST_PAGE, trail: [] })} />}
+        >
+          {(found) => <EmailsTable emails={found.data} stale={page.isPlaceholderData} />}
+        </QueryView>
       </div>
 
-      {page.data && (filters.cursor || page.data.hasMore) && (
-        <nav className="pager" aria-label="Pages of emails">
-          <button
-            type="button"
-            className="button"
-            disabled={isFirstPage || page.isPlaceholderData}
-            onClick={() => turnPage(previousPage(filters, trail))}
-          >
-            Previous
-          </button>
-          <PageLabel page={pageNumber(filters, trail)} />
-          <button
-            type="button"
-            className="button"
-            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
-            onClick={() => page.data.cursor && turnPage(nextPage(filters, trail, page.data.cursor))}
-          >
-            Next
-          </button>
-        </nav>
+      {page.data && (
+        <CursorPager
+          label="Pages of emails"
+          page={pageNumber(filters, trail)}
+          busy={page.isPlaceholderData}
+          onPrevious={isFirstPage ? undefined : () => turnPage(previousPage(filters, trail))}
+          next={page.data.hasMore ? page.data.cursor : null}
+          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+        />
       )}
     </section>
   );
 }
 
-function StatusSelect({ value, onChange }: { value: EmailStatus | null; onChange: (v: EmailStatus | null) => void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>Status</label>
-      <select id={id} value={value ?? ''} onChange={(e) => onChange((e.target.value || null) as EmailStatus | null)}>
-        <option value="">All statuses</option>
-        {EMAIL_STATUSES.map((s) => (
-          <option key={s} value={s}>
-            {statusFilterLabel(s)}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
+const STATUS_OPTIONS = [
+  { value: '', label: 'All statuses' },
+  ...EMAIL_STATUSES.map((s) => ({ value: s, label: statusFilterLabel(s) })),
+];
 
 /** The API matches one whole address, so the filter applies when it is submitted, not as it is typed. */
 function RecipientFilter({
@@ -209,8 +180,4 @@ function NoEmails({ filters, onClear }: { filters: EmailFilters; onClear: () => 
       </p>
     </EmptyState>
   );
-}
-
-function PageLabel({ page }: { page: number | null }) {
-  return <span className="muted">{page === null ? 'Later page' : `Page ${page}`}</span>;
 }

@@ -5,6 +5,9 @@
  * first, `null` standing for page one.
  */
 import type { EmailStatus } from '../../../../src/api.js';
+import { type ListPosition as Position, pageNumber as pageOf, type Trail } from '../../components/cursor-trail.js';
+
+export { nextPage, previousPage, readTrail, type Trail } from '../../components/cursor-trail.js';
 
 /** In the order the filter offers them. */
 export const EMAIL_STATUSES = [
@@ -23,12 +26,7 @@ export interface EmailFilters {
   cursor: string | null;
 }
 
-export type Trail = (string | null)[];
-
-export interface ListPosition {
-  filters: EmailFilters;
-  trail: Trail;
-}
+export type ListPosition = Position<EmailFilters>;
 
 export const FIRST_PAGE: EmailFilters = { status: null, to: '', campaignId: null, cursor: null };
 
@@ -77,26 +75,8 @@ export function withCriteria(filters: EmailFilters, change: Partial<Omit<EmailFi
   return { filters: { ...filters, ...change, cursor: null }, trail: [] };
 }
 
-export function nextPage(filters: EmailFilters, trail: Trail, nextCursor: string): ListPosition {
-  return { filters: { ...filters, cursor: nextCursor }, trail: [...trail, filters.cursor] };
-}
-
-/** Without a trail (a pasted link), "previous" can only go back to the first page. */
-export function previousPage(filters: EmailFilters, trail: Trail): ListPosition {
-  const cursor = trail.length > 0 ? (trail[trail.length - 1] ?? null) : null;
-  return { filters: { ...filters, cursor }, trail: trail.slice(0, -1) };
-}
-
-export function readTrail(state: unknown): Trail {
-  const trail = (state as { trail?: unknown } | null)?.trail;
-  return Array.isArray(trail) && trail.every((c) => c === null || typeof c === 'string') ? trail : [];
-}
-
 /** The page number shown to people: page one plus the pages left behind; unknown (null) from a pasted link. */
-export function pageNumber(filters: EmailFilters, trail: Trail): number | null {
-  if (!filters.cursor) return 1;
-  return trail.length > 0 ? trail.length + 1 : null;
-}
+export const pageNumber = (filters: EmailFilters, trail: Trail) => pageOf(filters.cursor, trail);
 
 /**
  * Whether a recipient filter can match anything: the API takes one whole address. An address-like

@@ -1,12 +1,15 @@
 import { useId } from 'react';
-import { Link, useLocation, useNavigate } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import type { TrackedEvent } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { CursorPager } from '../../components/CursorPager.js';
+import { type ListPosition, nextPage, pageNumber, previousPage, type Trail } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SelectField } from '../../components/SelectField.js';
+import { TableHead } from '../../components/TableHead.js';
+import { useListPosition } from '../../components/useListPosition.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import { nextPage, pageNumber, previousPage, readTrail, type Trail } from '../activity/cursor-trail.js';
 import {
   ALL_EVENTS,
   dataSummary,
@@ -22,16 +25,6 @@ import './events.css';
 const PAGE_SIZE = 50;
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-function useEventFilters() {
-  const location = useLocation();
-  const navigate = useNavigate();
-  const go = (next: { filters: EventFilters; trail: Trail }) => {
-    const query = eventFiltersToQuery(next.filters);
-    navigate({ pathname: location.pathname, search: query ? `?${query}` : '' }, { state: { trail: next.trail } });
-  };
-  return { filters: parseEventFilters(location.search), trail: readTrail(location.state), go };
-}
-
 const nameSearch = (name: string | null) => {
   const query = eventFiltersToQuery({ name, cursor: null });
   return query ? `?${query}` : '';
@@ -40,7 +33,7 @@ const nameSearch = (name: string | null) => {
 export default function EventsPage() {
   usePageTitle('Events');
   const project = useCurrentProject();
-  const { filters, trail, go } = useEventFilters();
+  const { filters, trail, go } = useListPosition(parseEventFilters, eventFiltersToQuery);
 
   return (
     <section aria-labelledby="events-title" className="stack">
@@ -68,62 +61,58 @@ function EventNames({ projectId, chosen }: { projectId: string; chosen: string |
         <h2 id="event-names-title">Event names</h2>
         <p className="muted small">The last 30 days. Choose a name to see its events and where it is used.</p>
       </div>
-      {stats.isPending ? (
-        <p className="muted">Loading…</p>
-      ) : stats.isError ? (
-        <Alert
-          action={
-            <button type="button" className="button button-small" onClick={() => stats.refetch()}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(stats.error)}
-        </Alert>
-      ) : stats.data.byName.length === 0 ? (
-        <p className="muted">
-          No events in the last 30 days. Track one from your product with <code>POST /v1/track</code> and the project's
-          public key.
-        </p>
-      ) : (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
-        <section className="table-scroll" aria-label="Event names, scrollable" tabIndex={0}>
-          <table className="table events-names-table">
-            <caption className="visually-hidden">Event names, the last 30 days</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="numeric">
-                  Events
-                </th>
-                <th scope="col" className="numeric wide-only">
-                  Contacts
-                </th>
-                <th scope="col" className="wide-only">
-                  Last seen
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {stats.data.byName.map((n) => (
-                <tr key={n.name} aria-current={n.name === chosen || undefined}>
-                  <th scope="row">
-                    <Link to={{ search: nameSearch(n.name) }} className="event-name">
-                      {n.name}
-                    </Link>
-                    {isBuiltInEvent(n.name) && <span className="badge event-builtin">built in</span>}
+      <QueryView
+        query={stats}
+        loading={<p className="muted">Loading…</p>}
+        retry="small"
+        isEmpty={(found) => found.byName.length === 0}
+        empty={
+          <p className="muted">
+            No events in the last 30 days. Track one from your product with <code>POST /v1/track</code> and the
+            project's public key.
+          </p>
+        }
+      >
+        {(found) => (
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+          <section className="table-scroll" aria-label="Event names, scrollable" tabIndex={0}>
+            <table className="table events-names-table">
+              <caption className="visually-hidden">Event names, the last 30 days</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col" className="numeric">
+                    Events
                   </th>
-                  <td className="numeric">{n.count.toLocaleString()}</td>
-                  <td className="numeric wide-only">{n.uniqueContacts.toLocaleString()}</td>
-                  <td className="muted wide-only">
-                    <time dateTime={n.lastSeenAt}>{dateTimeFormat.format(new Date(n.lastSeenAt))}</time>
-                  </td>
+                  <th scope="col" className="numeric wide-only">
+                    Contacts
+                  </th>
+                  <th scope="col" className="wide-only">
+                    Last seen
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      )}
+              </thead>
+              <tbody>
+                {found.byName.map((n) => (
+                  <tr key={n.name} aria-current={n.name === chosen || undefined}>
+                    <th scope="row">
+                      <Link to={{ search: nameSearch(n.name) }} className="event-name">
+                        {n.name}
+                      </Link>
+                      {isBuiltInEvent(n.name) && <span className="badge event-builtin">built in</span>}
+                    </th>
+                    <td className="numeric">{n.count.toLocaleString()}</td>
+                    <td className="numeric wide-only">{n.uniqueContacts.toLocaleString()}</td>
+                    <td className="muted wide-only">
+                      <time dateTime={n.lastSeenAt}>{dateTimeFormat.format(new Date(n.lastSeenAt))}</time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        )}
+      </QueryView>
     </section>
   );
 }
@@ -145,8 +134,6 @@ function UsageList({ title, items }: { title: string; items: { id: string; name:
 /** Where an event name is referred to: segment filters, campaign audiences, workflow triggers and conditions. */
 function EventUsagePanel({ projectId, name }: { projectId: string; name: string }) {
   const usage = useEventUsage(projectId, name);
-  const none =
-    usage.data && usage.data.segments.length + usage.data.campaigns.length + usage.data.workflows.length === 0;
   return (
     <section
       className="card stack events-usage"
@@ -161,19 +148,21 @@ function EventUsagePanel({ projectId, name }: { projectId: string; name: string 
           All events
         </Link>
       </div>
-      {usage.isPending ? (
-        <p className="muted">Loading…</p>
-      ) : usage.isError ? (
-        <Alert>{errorMessage(usage.error)}</Alert>
-      ) : none ? (
-        <p className="muted">No segment, campaign or workflow refers to this event yet.</p>
-      ) : (
-        <>
-          <UsageList title="Workflows" items={usage.data.workflows} />
-          <UsageList title="Segments" items={usage.data.segments} />
-          <UsageList title="Campaigns" items={usage.data.campaigns} />
-        </>
-      )}
+      <QueryView
+        query={usage}
+        loading={<p className="muted">Loading…</p>}
+        retry="none"
+        isEmpty={(used) => used.segments.length + used.campaigns.length + used.workflows.length === 0}
+        empty={<p className="muted">No segment, campaign or workflow refers to this event yet.</p>}
+      >
+        {(used) => (
+          <>
+            <UsageList title="Workflows" items={used.workflows} />
+            <UsageList title="Segments" items={used.segments} />
+            <UsageList title="Campaigns" items={used.campaigns} />
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }
@@ -189,22 +178,17 @@ function NameSelect({
   controls: string;
   onChange: (name: string | null) => void;
 }) {
-  const id = useId();
   const names = useEventNames(projectId);
   const list = names.data?.names ?? [];
   const offered = value && !list.includes(value) ? [value, ...list] : list;
   return (
-    <div className="field">
-      <label htmlFor={id}>Event name</label>
-      <select id={id} value={value ?? ''} aria-controls={controls} onChange={(e) => onChange(e.target.value || null)}>
-        <option value="">All events</option>
-        {offered.map((n) => (
-          <option key={n} value={n}>
-            {n}
-          </option>
-        ))}
-      </select>
-    </div>
+    <SelectField
+      label="Event name"
+      value={value ?? ''}
+      options={[{ value: '', label: 'All events' }, ...offered.map((n) => ({ value: n, label: n }))]}
+      controls={controls}
+      onChange={(name) => onChange(name || null)}
+    />
   );
 }
 
@@ -217,11 +201,11 @@ function RecentEvents({
   projectId: string;
   filters: EventFilters;
   trail: Trail;
-  go: (next: { filters: EventFilters; trail: Trail }) => void;
+  go: (next: ListPosition<EventFilters>) => void;
 }) {
   const page = useEventsPage(projectId, eventsApiQuery(filters, PAGE_SIZE));
   const regionId = useId();
-  const turnPage = (to: { filters: EventFilters; trail: Trail }) => {
+  const turnPage = (to: ListPosition<EventFilters>) => {
     go(to);
     document.getElementById('recent-events-title')?.scrollIntoView();
   };
@@ -243,77 +227,50 @@ function RecentEvents({
         )}
       </search>
       <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <p className="events-loading muted">Loading events…</p>
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          filters.name ? (
-            <EmptyState title="No events with this name">
-              <button type="button" className="button" onClick={() => go({ filters: ALL_EVENTS, trail: [] })}>
-                Show all events
-              </button>
-            </EmptyState>
-          ) : (
-            <EmptyState title="No events yet">
-              <p className="muted">
-                Track one from your product: <code>POST /v1/track</code> with the public key, an email and an event
-                name.
-              </p>
-            </EmptyState>
-          )
-        ) : (
-          <EventsTable events={page.data.data} stale={page.isPlaceholderData} />
-        )}
+        <QueryView
+          query={page}
+          loading={<p className="events-loading muted">Loading events…</p>}
+          isEmpty={(found) => found.data.length === 0}
+          empty={
+            filters.name ? (
+              <EmptyState title="No events with this name">
+                <button type="button" className="button" onClick={() => go({ filters: ALL_EVENTS, trail: [] })}>
+                  Show all events
+                </button>
+              </EmptyState>
+            ) : (
+              <EmptyState title="No events yet">
+                <p className="muted">
+                  Track one from your product: <code>POST /v1/track</code> with the public key, an email and an event
+                  name.
+                </p>
+              </EmptyState>
+            )
+          }
+        >
+          {(found) => <EventsTable events={found.data} stale={page.isPlaceholderData} />}
+        </QueryView>
       </div>
-      {page.data && (filters.cursor || page.data.hasMore) && (
-        <nav className="pager" aria-label="Pages of events">
-          <button
-            type="button"
-            className="button"
-            disabled={!filters.cursor || page.isPlaceholderData}
-            onClick={() => turnPage(previousPage(filters, trail))}
-          >
-            Previous
-          </button>
-          <span className="muted">{pageLabel(pageNumber(filters.cursor, trail))}</span>
-          <button
-            type="button"
-            className="button"
-            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
-            onClick={() => page.data.cursor && turnPage(nextPage(filters, trail, page.data.cursor))}
-          >
-            Next
-          </button>
-        </nav>
+      {page.data && (
+        <CursorPager
+          label="Pages of events"
+          page={pageNumber(filters.cursor, trail)}
+          busy={page.isPlaceholderData}
+          onPrevious={filters.cursor ? () => turnPage(previousPage(filters, trail)) : undefined}
+          next={page.data.hasMore ? page.data.cursor : null}
+          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+        />
       )}
     </section>
   );
 }
-
-const pageLabel = (n: number | null) => (n === null ? 'Later page' : `Page ${n}`);
 
 function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale: boolean }) {
   return (
     <div className="table-scroll">
       <table className={`table events-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Events, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Contact</th>
-            <th scope="col">Data</th>
-            <th scope="col">When</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Event', 'Contact', 'Data', 'When']} />
         <tbody>
           {events.map((e) => (
             <tr key={e.id}>

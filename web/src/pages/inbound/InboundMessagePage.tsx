@@ -1,10 +1,7 @@
 import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { InboundEmail } from '../../../../src/api.js';
-import { isApiError } from '../../api/client.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
-import { EmptyState } from '../../components/EmptyState.js';
+import { RecordPage } from '../../components/RecordPage.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { useInboundMessage } from './inbound-api.js';
@@ -19,63 +16,35 @@ export default function InboundMessagePage() {
   const message = useInboundMessage(project.id, id);
   usePageTitle(message.data?.subject || 'Received email');
 
-  const back = (
-    <p>
-      <Link to="/inbound" className="back-link">
-        <span aria-hidden="true">←</span> Inbound
-      </Link>
-    </p>
-  );
-  if (message.isPending) {
-    return (
-      <section className="stack" aria-busy="true">
-        {back}
-        <p>Loading…</p>
-      </section>
-    );
-  }
-  if (message.isError) {
-    const missing = isApiError(message.error, 404) || isApiError(message.error, 422);
-    return (
-      <section className="stack" aria-labelledby="inbound-missing">
-        {back}
-        <h1 id="inbound-missing">{missing ? 'Message not found' : 'Received email'}</h1>
-        {missing ? (
-          <EmptyState title="No such message in this project">
-            <p className="muted">It belongs to another project, or the link is incomplete.</p>
-          </EmptyState>
-        ) : (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => message.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(message.error)}
-          </Alert>
-        )}
-      </section>
-    );
-  }
-
-  const m = message.data;
   return (
-    <section className="stack" aria-labelledby="inbound-message-title">
-      {back}
-      <div className="page-heading">
-        <h1 id="inbound-message-title" className="inbound-subject">
-          {m.subject || '(no subject)'}
-        </h1>
-        <p className="muted small">
-          Received <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
-        </p>
-      </div>
-      <div className="inbound-grid">
-        <MessageBody message={m} />
-        <Envelope message={m} />
-      </div>
-    </section>
+    <RecordPage
+      query={message}
+      back={{ to: '/inbound', label: 'Inbound' }}
+      labelledBy="inbound-message-title"
+      title="Received email"
+      missing={{
+        heading: 'Message not found',
+        title: 'No such message in this project',
+        hint: 'It belongs to another project, or the link is incomplete.',
+      }}
+    >
+      {(m) => (
+        <>
+          <div className="page-heading">
+            <h1 id="inbound-message-title" className="inbound-subject">
+              {m.subject || '(no subject)'}
+            </h1>
+            <p className="muted small">
+              Received <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
+            </p>
+          </div>
+          <div className="inbound-grid">
+            <MessageBody message={m} />
+            <Envelope message={m} />
+          </div>
+        </>
+      )}
+    </RecordPage>
   );
 }
 

@@ -1,8 +1,9 @@
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import type { InboundEmail } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { CursorPager } from '../../components/CursorPager.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { useInboundPage } from './inbound-api.js';
@@ -36,7 +37,6 @@ export default function InboundPage() {
     window.scrollTo({ top: 0 });
   };
   const total = !at.cursor && page.data && !page.isPlaceholderData ? page.data.total : null;
-  const number = inboundPageNumber(at);
 
   return (
     <section aria-labelledby="inbound-title" className="stack">
@@ -49,59 +49,41 @@ export default function InboundPage() {
       </div>
 
       <div className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <p className="region-message">Loading received mail…</p>
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          at.cursor ? (
-            <EmptyState title="This page is empty">
-              <button type="button" className="button" onClick={() => go({ cursor: null, trail: [] })}>
-                Go to the first page
-              </button>
-            </EmptyState>
-          ) : (
-            <EmptyState title="No mail received yet">
-              <p className="muted">
-                Mail sent to an address at one of this project’s <Link to="/domains">verified domains</Link> is listed
-                here, once the service’s inbound SMTP listener (<code>INBOUND_SMTP_PORT</code>) is reachable as the
-                domain’s MX.
-              </p>
-            </EmptyState>
-          )
-        ) : (
-          <InboundTable messages={page.data.data} stale={page.isPlaceholderData} />
-        )}
+        <QueryView
+          query={page}
+          loading={<p className="region-message">Loading received mail…</p>}
+          isEmpty={(found) => found.data.length === 0}
+          empty={
+            at.cursor ? (
+              <EmptyState title="This page is empty">
+                <button type="button" className="button" onClick={() => go({ cursor: null, trail: [] })}>
+                  Go to the first page
+                </button>
+              </EmptyState>
+            ) : (
+              <EmptyState title="No mail received yet">
+                <p className="muted">
+                  Mail sent to an address at one of this project’s <Link to="/domains">verified domains</Link> is listed
+                  here, once the service’s inbound SMTP listener (<code>INBOUND_SMTP_PORT</code>) is reachable as the
+                  domain’s MX.
+                </p>
+              </EmptyState>
+            )
+          }
+        >
+          {(found) => <InboundTable messages={found.data} stale={page.isPlaceholderData} />}
+        </QueryView>
       </div>
 
-      {page.data && (at.cursor || page.data.hasMore) && (
-        <nav className="pager" aria-label="Pages of received mail">
-          <button
-            type="button"
-            className="button"
-            disabled={!at.cursor || page.isPlaceholderData}
-            onClick={() => go(previousInboundPage(at))}
-          >
-            Previous
-          </button>
-          <span className="muted">{number === null ? 'Later page' : `Page ${number}`}</span>
-          <button
-            type="button"
-            className="button"
-            disabled={!page.data.hasMore || !page.data.cursor || page.isPlaceholderData}
-            onClick={() => page.data.cursor && go(nextInboundPage(at, page.data.cursor))}
-          >
-            Next
-          </button>
-        </nav>
+      {page.data && (
+        <CursorPager
+          label="Pages of received mail"
+          page={inboundPageNumber(at)}
+          busy={page.isPlaceholderData}
+          onPrevious={at.cursor ? () => go(previousInboundPage(at)) : undefined}
+          next={page.data.hasMore ? page.data.cursor : null}
+          onNext={(cursor) => go(nextInboundPage(at, cursor))}
+        />
       )}
     </section>
   );
@@ -112,14 +94,7 @@ function InboundTable({ messages, stale }: { messages: readonly InboundEmail[]; 
     <div className="table-scroll">
       <table className={`table inbound-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Received mail</caption>
-        <thead>
-          <tr>
-            <th scope="col">From</th>
-            <th scope="col">Subject</th>
-            <th scope="col">To</th>
-            <th scope="col">Received</th>
-          </tr>
-        </thead>
+        <TableHead columns={['From', 'Subject', 'To', 'Received']} />
         <tbody>
           {messages.map((m) => (
             <tr key={m.id}>

@@ -3,8 +3,9 @@
  * before riding along in the history entry's state), and how a received message is shown.
  */
 import type { InboundEmail } from '../../../../src/api.js';
+import { pageNumber, type Trail } from '../../components/cursor-trail.js';
 
-export type Trail = (string | null)[];
+export { readTrail, type Trail } from '../../components/cursor-trail.js';
 
 export interface InboundPosition {
   cursor: string | null;
@@ -19,11 +20,6 @@ export function inboundQuery(cursor: string | null): string {
   return cursor ? new URLSearchParams({ cursor }).toString() : '';
 }
 
-export function readTrail(state: unknown): Trail {
-  const trail = (state as { trail?: unknown } | null)?.trail;
-  return Array.isArray(trail) && trail.every((c) => c === null || typeof c === 'string') ? trail : [];
-}
-
 export const nextInboundPage = (at: InboundPosition, next: string): InboundPosition => ({
   cursor: next,
   trail: [...at.trail, at.cursor],
@@ -35,10 +31,7 @@ export const previousInboundPage = (at: InboundPosition): InboundPosition => ({
   trail: at.trail.slice(0, -1),
 });
 
-export function inboundPageNumber(at: InboundPosition): number | null {
-  if (!at.cursor) return 1;
-  return at.trail.length > 0 ? at.trail.length + 1 : null;
-}
+export const inboundPageNumber = (at: InboundPosition) => pageNumber(at.cursor, at.trail);
 
 /** "Ada Lovelace <ada@example.com>", or the address alone. */
 export const sender = (m: Pick<InboundEmail, 'from' | 'fromName'>) =>

@@ -5,6 +5,8 @@ import { useMe } from '../../api/auth.js';
 import { errorMessage } from '../../api/errors.js';
 import { useChangeRole, useMembers, usePendingInvites } from '../../api/members.js';
 import { Alert } from '../../components/Alert.js';
+import { QueryView } from '../../components/QueryView.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { InviteForm } from './InviteForm.js';
@@ -38,27 +40,17 @@ export default function MembersPage() {
 
       <div className="card stack" aria-busy={members.isPending || undefined}>
         <h2>People in this project</h2>
-        {members.isPending ? (
-          <p>Loading…</p>
-        ) : members.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => members.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(members.error)}
-          </Alert>
-        ) : (
-          <MembersTable
-            projectId={project.id}
-            members={members.data}
-            myId={me?.id ?? ''}
-            myRole={project.role}
-            onRemove={setRemoving}
-          />
-        )}
+        <QueryView query={members} loading={<p>Loading…</p>}>
+          {(found) => (
+            <MembersTable
+              projectId={project.id}
+              members={found}
+              myId={me?.id ?? ''}
+              myRole={project.role}
+              onRemove={setRemoving}
+            />
+          )}
+        </QueryView>
       </div>
 
       {manages && invites.data && invites.data.length > 0 && (
@@ -97,16 +89,7 @@ function MembersTable({
       <div className="table-scroll">
         <table className="table members-table stack-on-narrow">
           <caption className="visually-hidden">Members</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Member since</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Email', 'Role', 'Member since']} actions="Actions" />
           <tbody>
             {members.map((m) => {
               const self = m.userId === myId;

@@ -2,6 +2,7 @@ import type { Invite, Role } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
 import { useRevokeInvite } from '../../api/members.js';
 import { Alert } from '../../components/Alert.js';
+import { TableHead } from '../../components/TableHead.js';
 import { canManage, ROLE_LABELS } from './roles.js';
 
 /** Invitations not yet accepted; withdrawing one makes its link open nothing. */
@@ -14,17 +15,7 @@ export function PendingInvites({ projectId, invites, role }: { projectId: string
       <div className="table-scroll">
         <table className="table members-table stack-on-narrow">
           <caption className="visually-hidden">Pending invitations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Invited by</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Email', 'Role', 'Invited by', 'Expires']} actions="Actions" />
           <tbody>
             {invites.map((i) => (
               <tr key={i.id}>

@@ -1,8 +1,8 @@
-import { useId, useMemo } from 'react';
+import { useMemo } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import type { Timeseries } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SelectField } from '../../components/SelectField.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { ActivityFeed, ActivityFeedSkeleton } from '../activity/ActivityFeed.js';
@@ -61,19 +61,17 @@ export default function OverviewPage() {
   );
 }
 
+const RANGE_OPTIONS = RANGES.map((r) => ({ value: r.key, label: r.label }));
+
 function RangeSelect({ value, onChange }: { value: RangeKey; onChange: (key: RangeKey) => void }) {
-  const id = useId();
   return (
-    <div className="field overview-range">
-      <label htmlFor={id}>Range</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value as RangeKey)}>
-        {RANGES.map((r) => (
-          <option key={r.key} value={r.key}>
-            {r.label}
-          </option>
-        ))}
-      </select>
-    </div>
+    <SelectField
+      className="field overview-range"
+      label="Range"
+      value={value}
+      options={RANGE_OPTIONS}
+      onChange={(key) => onChange(key as RangeKey)}
+    />
   );
 }
 
@@ -84,21 +82,9 @@ function Figures({ projectId, range, query }: { projectId: string; range: Range;
       <h2 id="figures-title" className="visually-hidden">
         {`Totals, ${range.label.toLowerCase()}`}
       </h2>
-      {stats.isPending ? (
-        <StatTilesSkeleton />
-      ) : stats.isError ? (
-        <Alert
-          action={
-            <button type="button" className="button" onClick={() => stats.refetch()}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(stats.error)}
-        </Alert>
-      ) : (
-        <StatTiles stats={stats.data} stale={stats.isPlaceholderData} />
-      )}
+      <QueryView query={stats} loading={<StatTilesSkeleton />}>
+        {(found) => <StatTiles stats={found} stale={stats.isPlaceholderData} />}
+      </QueryView>
     </section>
   );
 }
@@ -140,37 +126,32 @@ function Charts({ projectId, range, query }: { projectId: string; range: Range; 
   return (
     <section aria-labelledby="charts-title" className="stack" aria-busy={ts.isFetching || undefined}>
       <h2 id="charts-title">{`Per day, ${range.label.toLowerCase()}`}</h2>
-      {ts.isPending ? (
-        <div className="chart-grid" aria-hidden="true">
-          {[0, 1, 2].map((i) => (
-            <div key={i} className="card chart chart-skeleton">
-              <span className="skeleton" />
-            </div>
-          ))}
-        </div>
-      ) : ts.isError ? (
-        <Alert
-          action={
-            <button type="button" className="button" onClick={() => ts.refetch()}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(ts.error)}
-        </Alert>
-      ) : (
-        <div className={`chart-grid${ts.isPlaceholderData ? ' is-stale' : ''}`}>
-          {chartsOf(ts.data).map((c) => (
-            <LineChart
-              key={c.title}
-              title={c.title}
-              dates={ts.data.data.map((d) => d.date)}
-              series={c.series}
-              empty={c.empty}
-            />
-          ))}
-        </div>
-      )}
+      <QueryView
+        query={ts}
+        loading={
+          <div className="chart-grid" aria-hidden="true">
+            {[0, 1, 2].map((i) => (
+              <div key={i} className="card chart chart-skeleton">
+                <span className="skeleton" />
+              </div>
+            ))}
+          </div>
+        }
+      >
+        {(series) => (
+          <div className={`chart-grid${ts.isPlaceholderData ? ' is-stale' : ''}`}>
+            {chartsOf(series).map((c) => (
+              <LineChart
+                key={c.title}
+                title={c.title}
+                dates={series.data.map((d) => d.date)}
+                series={c.series}
+                empty={c.empty}
+              />
+            ))}
+          </div>
+        )}
+      </QueryView>
     </section>
   );
 }
@@ -185,23 +166,15 @@ function RecentActivity({ projectId }: { projectId: string }) {
           All activity
         </Link>
       </div>
-      {recent.isPending ? (
-        <ActivityFeedSkeleton />
-      ) : recent.isError ? (
-        <Alert
-          action={
-            <button type="button" className="button button-small" onClick={() => recent.refetch()}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(recent.error)}
-        </Alert>
-      ) : recent.data.data.length === 0 ? (
-        <p className="muted">Nothing has happened yet.</p>
-      ) : (
-        <ActivityFeed items={recent.data.data} label="Recent activity, newest first" />
-      )}
+      <QueryView
+        query={recent}
+        loading={<ActivityFeedSkeleton />}
+        retry="small"
+        isEmpty={(found) => found.data.length === 0}
+        empty={<p className="muted">Nothing has happened yet.</p>}
+      >
+        {(found) => <ActivityFeed items={found.data} label="Recent activity, newest first" />}
+      </QueryView>
     </section>
   );
 }

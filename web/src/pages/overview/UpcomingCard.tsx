@@ -1,5 +1,4 @@
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { QueryView } from '../../components/QueryView.js';
 import { useUpcoming } from './overview-api.js';
 
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -8,8 +7,6 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} 
 /** Campaigns scheduled to send, soonest first, and workflows with executions under way. */
 export function UpcomingCard({ projectId }: { projectId: string }) {
   const upcoming = useUpcoming(projectId);
-  const campaigns = upcoming.data?.campaigns ?? [];
-  const workflows = upcoming.data?.workflows ?? [];
   return (
     <section
       className="card stack overview-card"
@@ -17,63 +14,59 @@ export function UpcomingCard({ projectId }: { projectId: string }) {
       aria-busy={upcoming.isFetching || undefined}
     >
       <h2 id="upcoming-title">Coming up</h2>
-      {upcoming.isPending ? (
-        <p className="muted">Loading…</p>
-      ) : upcoming.isError ? (
-        <Alert
-          action={
-            <button type="button" className="button button-small" onClick={() => upcoming.refetch()}>
-              Try again
-            </button>
-          }
-        >
-          {errorMessage(upcoming.error)}
-        </Alert>
-      ) : campaigns.length === 0 && workflows.length === 0 ? (
-        <p className="muted">
-          Nothing scheduled. Campaigns scheduled to send and workflows with contacts on their way through them show up
-          here.
-        </p>
-      ) : (
-        <>
-          {campaigns.length > 0 && (
-            <div>
-              <h3 className="overview-subhead">Scheduled campaigns</h3>
-              <ul className="upcoming-list" aria-label="Scheduled campaigns">
-                {campaigns.map((c) => (
-                  <li key={c.id}>
-                    <span className="upcoming-name">{c.name}</span>
-                    <span className="muted small">
-                      sends <time dateTime={c.scheduledFor}>{dateTimeFormat.format(new Date(c.scheduledFor))}</time>
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-          {workflows.length > 0 && (
-            <div>
-              <h3 className="overview-subhead">Workflows under way</h3>
-              <ul className="upcoming-list" aria-label="Workflows under way">
-                {workflows.map((w) => (
-                  <li key={w.workflowId}>
-                    <span className="upcoming-name">{w.name}</span>
-                    <span className="muted small">
-                      {plural(w.running, 'running', 'running')}, {plural(w.waiting, 'waiting', 'waiting')}
-                      {w.nextRunAt && (
-                        <>
-                          {'; next step '}
-                          <time dateTime={w.nextRunAt}>{dateTimeFormat.format(new Date(w.nextRunAt))}</time>
-                        </>
-                      )}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
-        </>
-      )}
+      <QueryView
+        query={upcoming}
+        loading={<p className="muted">Loading…</p>}
+        retry="small"
+        isEmpty={({ campaigns, workflows }) => campaigns.length === 0 && workflows.length === 0}
+        empty={
+          <p className="muted">
+            Nothing scheduled. Campaigns scheduled to send and workflows with contacts on their way through them show up
+            here.
+          </p>
+        }
+      >
+        {({ campaigns, workflows }) => (
+          <>
+            {campaigns.length > 0 && (
+              <div>
+                <h3 className="overview-subhead">Scheduled campaigns</h3>
+                <ul className="upcoming-list" aria-label="Scheduled campaigns">
+                  {campaigns.map((c) => (
+                    <li key={c.id}>
+                      <span className="upcoming-name">{c.name}</span>
+                      <span className="muted small">
+                        sends <time dateTime={c.scheduledFor}>{dateTimeFormat.format(new Date(c.scheduledFor))}</time>
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            {workflows.length > 0 && (
+              <div>
+                <h3 className="overview-subhead">Workflows under way</h3>
+                <ul className="upcoming-list" aria-label="Workflows under way">
+                  {workflows.map((w) => (
+                    <li key={w.workflowId}>
+                      <span className="upcoming-name">{w.name}</span>
+                      <span className="muted small">
+                        {plural(w.running, 'running', 'running')}, {plural(w.waiting, 'waiting', 'waiting')}
+                        {w.nextRunAt && (
+                          <>
+                            {'; next step '}
+                            <time dateTime={w.nextRunAt}>{dateTimeFormat.format(new Date(w.nextRunAt))}</time>
+                          </>
+                        )}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }

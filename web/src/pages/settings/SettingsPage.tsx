@@ -1,11 +1,13 @@
 import { type FormEvent, useId, useState } from 'react';
 import type { Project } from '../../../../src/api.js';
-import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
+import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import type { ProjectWithKeys } from '../../api/projects.js';
 import { Alert } from '../../components/Alert.js';
-import { CopyButton } from '../../components/CopyButton.js';
+import { ConfirmDialog, ConfirmStep } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
+import { DoneAction } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
+import { KeyRow } from '../../components/KeyRow.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { disableCopy, MAX_NAME, projectNameProblem, renameBody, settingsAllowed } from './project-settings.js';
@@ -137,46 +139,26 @@ function RegenerateKeysDialog({ project, open, onClose }: { project: Project; op
           </p>
           <KeyRow label="Secret key" value={keys.secretKey} />
           <KeyRow label="Public key" value={keys.publicKey} />
-          <div className="dialog-actions">
-            <button type="button" className="button button-primary" onClick={close}>
-              Done
-            </button>
-          </div>
+          <DoneAction onDone={close} />
         </div>
       ) : (
         <div className="stack">
-          <p className="alert settings-warning">
-            The current public and secret keys of {project.name} stop working at once, with no grace period: every
-            server and app that uses them is refused (401) until it has the new ones.
-          </p>
-          <p>The new keys are shown once, on the next screen. This dashboard keeps working either way.</p>
-          {regenerate.isError && <Alert>{errorMessage(regenerate.error)}</Alert>}
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={close} disabled={regenerate.isPending}>
-              Cancel
-            </button>
-            <button
-              type="button"
-              className="button button-danger"
-              disabled={regenerate.isPending}
-              onClick={() => regenerate.mutate(undefined, { onSuccess: setKeys })}
-            >
-              {regenerate.isPending ? 'Regenerating…' : 'Regenerate keys'}
-            </button>
-          </div>
+          <ConfirmStep
+            mutation={regenerate}
+            confirmLabel="Regenerate keys"
+            pendingLabel="Regenerating…"
+            onConfirm={() => regenerate.mutate(undefined, { onSuccess: setKeys })}
+            onCancel={close}
+          >
+            <p className="alert settings-warning">
+              The current public and secret keys of {project.name} stop working at once, with no grace period: every
+              server and app that uses them is refused (401) until it has the new ones.
+            </p>
+            <p>The new keys are shown once, on the next screen. This dashboard keeps working either way.</p>
+          </ConfirmStep>
         </div>
       )}
     </Dialog>
-  );
-}
-
-function KeyRow({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="key-row">
-      <span className="key-label">{label}</span>
-      <code className="key-value">{value}</code>
-      <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
-    </div>
   );
 }
 
@@ -185,10 +167,6 @@ function StatusCard({ project }: { project: Project }) {
   const [open, setOpen] = useState(false);
   const headingId = useId();
   const copy = disableCopy(project);
-  const close = () => {
-    update.reset();
-    setOpen(false);
-  };
   return (
     <section className="card stack" aria-labelledby={headingId}>
       <h2 id={headingId}>Project status</h2>
@@ -209,23 +187,18 @@ function StatusCard({ project }: { project: Project }) {
       {!settingsAllowed(project).status && (
         <p className="muted small">Only an owner of the project can disable or enable it.</p>
       )}
-      <Dialog open={open} title={copy.title} onClose={close} busy={update.isPending}>
+      <ConfirmDialog
+        open={open}
+        title={copy.title}
+        mutation={update}
+        confirmLabel={copy.action}
+        pendingLabel="Saving…"
+        tone={project.disabled ? 'primary' : 'danger'}
+        onConfirm={() => update.mutate(copy.body, { onSuccess: () => setOpen(false) })}
+        onClose={() => setOpen(false)}
+      >
         <p>{copy.confirm}</p>
-        {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={close} disabled={update.isPending}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className={`button ${project.disabled ? 'button-primary' : 'button-danger'}`}
-            disabled={update.isPending}
-            onClick={() => update.mutate(copy.body, { onSuccess: close })}
-          >
-            {update.isPending ? 'Saving…' : copy.action}
-          </button>
-        </div>
-      </Dialog>
+      </ConfirmDialog>
     </section>
   );
 }

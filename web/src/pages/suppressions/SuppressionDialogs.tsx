@@ -1,8 +1,10 @@
 import { type FormEvent, useId, useState } from 'react';
 import type { Suppression } from '../../../../src/api.js';
-import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
+import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
+import { DialogActions } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
 import { addressProblem, addSuppressionBody, MAX_DETAIL, REASON_LABELS } from './suppression-list.js';
 import { AlreadySuppressed, useAddSuppression, useRemoveSuppression } from './suppressions-api.js';
@@ -18,8 +20,7 @@ export function AddSuppressionDialog({
 }) {
   return (
     <Dialog open={open} title="Suppress an address" onClose={onClose}>
-      {/* Mounted only while open, so each opening starts empty. */}
-      {open && <AddSuppressionForm projectId={projectId} onClose={onClose} />}
+      <AddSuppressionForm projectId={projectId} onClose={onClose} />
     </Dialog>
   );
 }
@@ -85,14 +86,13 @@ function AddSuppressionForm({ projectId, onClose }: { projectId: string; onClose
           {server.detail ?? 'Why it is suppressed, for whoever reads the list later.'}
         </p>
       </div>
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose} disabled={add.isPending}>
-          {already ? 'Close' : 'Cancel'}
-        </button>
-        <button type="submit" className="button button-primary" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : 'Suppress address'}
-        </button>
-      </div>
+      <DialogActions
+        busy={add.isPending}
+        label="Suppress address"
+        busyLabel="Adding…"
+        onCancel={onClose}
+        cancelLabel={already ? 'Close' : 'Cancel'}
+      />
     </form>
   );
 }
@@ -107,17 +107,16 @@ export function RemoveSuppressionDialog({
   onClose: () => void;
 }) {
   const remove = useRemoveSuppression(projectId);
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
   const risky = suppression && suppression.reason !== 'manual';
   return (
-    <Dialog
+    <ConfirmDialog
       open={suppression !== null}
       title={`Remove ${suppression?.email ?? 'address'}?`}
-      onClose={close}
-      busy={remove.isPending}
+      mutation={remove}
+      confirmLabel="Remove from list"
+      pendingLabel="Removing…"
+      onConfirm={() => suppression && remove.mutate(suppression.email, { onSuccess: onClose })}
+      onClose={onClose}
     >
       <p>
         Mail goes to <strong>{suppression?.email}</strong> again. Its contact’s subscription stays as it is.
@@ -128,20 +127,6 @@ export function RemoveSuppressionDialog({
           mailbox providers treat all of this project’s mail.
         </p>
       )}
-      {remove.isError && <Alert>{errorMessage(remove.error)}</Alert>}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={close} disabled={remove.isPending}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={remove.isPending || !suppression}
-          onClick={() => suppression && remove.mutate(suppression.email, { onSuccess: close })}
-        >
-          {remove.isPending ? 'Removing…' : 'Remove from list'}
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

@@ -7,6 +7,9 @@ import { Alert } from '../../components/Alert.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { Field } from '../../components/Field.js';
 import { OffsetPager } from '../../components/OffsetPager.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SelectField } from '../../components/SelectField.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { AddSuppressionDialog, RemoveSuppressionDialog } from './SuppressionDialogs.js';
@@ -25,6 +28,10 @@ import './suppressions.css';
 const PAGE_SIZE = 50;
 const numberFormat = new Intl.NumberFormat();
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const REASON_OPTIONS = [
+  { value: '', label: 'All reasons' },
+  ...REASONS.map((r) => ({ value: r, label: REASON_LABELS[r] })),
+];
 
 export default function SuppressionsPage() {
   usePageTitle('Suppressions');
@@ -35,7 +42,6 @@ export default function SuppressionsPage() {
   const page = useSuppressionsPage(project.id, suppressionsApiQuery(state, PAGE_SIZE));
   const [adding, setAdding] = useState(false);
   const [removing, setRemoving] = useState<Suppression | null>(null);
-  const reasonId = useId();
   const regionId = useId();
 
   const go = (next: SuppressionListState) => {
@@ -65,56 +71,40 @@ export default function SuppressionsPage() {
       </div>
 
       <div className="toolbar suppressions-toolbar">
-        <div className="field">
-          <label htmlFor={reasonId}>Reason</label>
-          <select
-            id={reasonId}
-            aria-controls={regionId}
-            value={state.reason ?? ''}
-            onChange={(e) => go({ reason: (e.target.value || null) as SuppressionReason | null, page: 1 })}
-          >
-            <option value="">All reasons</option>
-            {REASONS.map((r) => (
-              <option key={r} value={r}>
-                {REASON_LABELS[r]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          label="Reason"
+          value={state.reason ?? ''}
+          options={REASON_OPTIONS}
+          controls={regionId}
+          onChange={(reason) => go({ reason: (reason || null) as SuppressionReason | null, page: 1 })}
+        />
         <LookUp projectId={project.id} onRemove={setRemoving} />
       </div>
 
       <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <p className="region-message">Loading suppressions…</p>
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          state.reason || state.page > 1 ? (
-            <EmptyState title="No suppressions match">
-              <p className="muted">Nothing {state.reason ? 'for this reason' : 'on this page'}.</p>
-              <button type="button" className="button" onClick={() => go({ reason: null, page: 1 })}>
-                Show every suppression
-              </button>
-            </EmptyState>
-          ) : (
-            <EmptyState title="No suppressed addresses">
-              <p className="muted">
-                Mail goes to every address. Hard bounces and complaints will be listed here as they come in.
-              </p>
-            </EmptyState>
-          )
-        ) : (
-          <SuppressionsTable rows={page.data.data} stale={page.isPlaceholderData} onRemove={setRemoving} />
-        )}
+        <QueryView
+          query={page}
+          loading={<p className="region-message">Loading suppressions…</p>}
+          isEmpty={(found) => found.data.length === 0}
+          empty={
+            state.reason || state.page > 1 ? (
+              <EmptyState title="No suppressions match">
+                <p className="muted">Nothing {state.reason ? 'for this reason' : 'on this page'}.</p>
+                <button type="button" className="button" onClick={() => go({ reason: null, page: 1 })}>
+                  Show every suppression
+                </button>
+              </EmptyState>
+            ) : (
+              <EmptyState title="No suppressed addresses">
+                <p className="muted">
+                  Mail goes to every address. Hard bounces and complaints will be listed here as they come in.
+                </p>
+              </EmptyState>
+            )
+          }
+        >
+          {(found) => <SuppressionsTable rows={found.data} stale={page.isPlaceholderData} onRemove={setRemoving} />}
+        </QueryView>
       </div>
 
       {page.data && (
@@ -149,17 +139,7 @@ function SuppressionsTable({
     <div className="table-scroll">
       <table className={`table suppressions-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Suppressed addresses</caption>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Detail</th>
-            <th scope="col">Added</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Address', 'Reason', 'Detail', 'Added']} actions="Actions" />
         <tbody>
           {rows.map((s) => (
             <SuppressionRow key={s.email} suppression={s} onRemove={() => onRemove(s)} />

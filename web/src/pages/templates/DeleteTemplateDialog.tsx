@@ -1,8 +1,6 @@
 import type { Template } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
 import { useDeleteTemplate, useTemplateUsage } from '../../api/templates.js';
-import { Alert } from '../../components/Alert.js';
-import { Dialog } from '../../components/Dialog.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { usageSentence } from './template-form.js';
 
 export function DeleteTemplateDialog({
@@ -20,14 +18,18 @@ export function DeleteTemplateDialog({
 }) {
   const remove = useDeleteTemplate(projectId);
   const usage = useTemplateUsage(projectId, template.id);
-  const close = () => {
-    remove.reset();
-    onClose();
-  };
   const used = usage.data && (usage.data.campaigns.length > 0 || usage.data.workflows.length > 0);
 
   return (
-    <Dialog open={open} title={`Delete “${template.name}”?`} onClose={close} busy={remove.isPending}>
+    <ConfirmDialog
+      open={open}
+      title={`Delete “${template.name}”?`}
+      mutation={remove}
+      confirmLabel="Delete template"
+      pendingLabel="Deleting…"
+      onConfirm={() => remove.mutate(template.id, { onSuccess: onDeleted })}
+      onClose={onClose}
+    >
       <p>
         The template is deleted for good.{' '}
         {usage.data
@@ -36,20 +38,6 @@ export function DeleteTemplateDialog({
             : usageSentence(usage.data)
           : ''}
       </p>
-      {remove.isError && <Alert>{errorMessage(remove.error)}</Alert>}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={close} disabled={remove.isPending}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button button-danger"
-          disabled={remove.isPending}
-          onClick={() => remove.mutate(template.id, { onSuccess: onDeleted })}
-        >
-          {remove.isPending ? 'Deleting…' : 'Delete template'}
-        </button>
-      </div>
-    </Dialog>
+    </ConfirmDialog>
   );
 }

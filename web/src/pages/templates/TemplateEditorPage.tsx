@@ -1,11 +1,11 @@
 import { type FormEvent, lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { EmailType, Template } from '../../../../src/api.js';
+import { useContactFields } from '../../api/contacts.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
 import {
   type Preview,
   type PreviewInput,
-  useContactFields,
   useDuplicateTemplate,
   usePreview,
   useSaveTemplate,
@@ -13,7 +13,7 @@ import {
   useTemplateUsage,
   useUploadImage,
 } from '../../api/templates.js';
-import { Alert } from '../../components/Alert.js';
+import { Alert, RetryAlert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { NotFoundPage } from '../../shell/NotFoundPage.js';
@@ -59,17 +59,7 @@ export default function TemplateEditorPage() {
   if (template.isError) {
     if (template.error instanceof ApiError && (template.error.status === 404 || template.error.status === 422))
       return <NotFoundPage />;
-    return (
-      <Alert
-        action={
-          <button type="button" className="button" onClick={() => template.refetch()}>
-            Try again
-          </button>
-        }
-      >
-        {errorMessage(template.error)}
-      </Alert>
-    );
+    return <RetryAlert error={template.error} onRetry={() => template.refetch()} />;
   }
   return <TemplateEditor key={template.data.id} projectId={project.id} template={template.data} />;
 }

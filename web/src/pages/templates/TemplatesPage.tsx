@@ -1,13 +1,13 @@
 import { useId } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import type { EmailType } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
 import { useTemplatesPage } from '../../api/templates.js';
-import { Alert } from '../../components/Alert.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SearchField } from '../../components/SearchField.js';
+import { SelectField } from '../../components/SelectField.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import { TemplateSearch } from './TemplateSearch.js';
 import { TemplatesTable, TemplatesTableSkeleton } from './TemplatesTable.js';
 import {
   DEFAULT_LIST,
@@ -65,12 +65,14 @@ export default function TemplatesPage() {
       </div>
 
       <search className="toolbar" aria-label="Templates">
-        <TemplateSearch
+        <SearchField
+          label="Search templates"
+          placeholder="Name, description or subject"
           value={state.search}
           onSearch={(search) => go(withCriteria(state, { search }), true)}
           controls={regionId}
         />
-        <LabelledSelect
+        <SelectField
           label="Type"
           value={state.type}
           options={[
@@ -79,7 +81,7 @@ export default function TemplatesPage() {
           ]}
           onChange={(type) => go(withCriteria(state, { type: type as EmailType | 'all' }))}
         />
-        <LabelledSelect
+        <SelectField
           label="Sort by"
           value={sortKey(state)}
           options={SORT_OPTIONS.map((o) => ({ value: sortKey(o), label: o.label }))}
@@ -88,82 +90,49 @@ export default function TemplatesPage() {
       </search>
 
       <div id={regionId} className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <TemplatesTableSkeleton />
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          filtered ? (
-            <EmptyState title="No templates match">
-              <p className="muted">Try another search or type.</p>
-              <button
-                type="button"
-                className="button"
-                onClick={() => go({ ...DEFAULT_LIST, sort: state.sort, dir: state.dir })}
-              >
-                Clear filters
-              </button>
-            </EmptyState>
-          ) : state.page > 1 ? (
-            <EmptyState title="This page is empty">
-              <button type="button" className="button" onClick={() => turnPage(1)}>
-                Go to the first page
-              </button>
-            </EmptyState>
-          ) : (
-            <EmptyState title="No templates yet">
-              <p className="muted">
-                A template holds a subject and an HTML body with <code>{'{{ placeholders }}'}</code> for each contact’s
-                data. Campaigns, workflows and <code>POST /v1/send</code> use them.
-              </p>
-              <Link className="button button-primary" to="/templates/new">
-                New template
-              </Link>
-            </EmptyState>
-          )
-        ) : (
-          <TemplatesTable templates={page.data.data} stale={page.isPlaceholderData} />
-        )}
+        <QueryView
+          query={page}
+          loading={<TemplatesTableSkeleton />}
+          isEmpty={(found) => found.data.length === 0}
+          empty={
+            filtered ? (
+              <EmptyState title="No templates match">
+                <p className="muted">Try another search or type.</p>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => go({ ...DEFAULT_LIST, sort: state.sort, dir: state.dir })}
+                >
+                  Clear filters
+                </button>
+              </EmptyState>
+            ) : state.page > 1 ? (
+              <EmptyState title="This page is empty">
+                <button type="button" className="button" onClick={() => turnPage(1)}>
+                  Go to the first page
+                </button>
+              </EmptyState>
+            ) : (
+              <EmptyState title="No templates yet">
+                <p className="muted">
+                  A template holds a subject and an HTML body with <code>{'{{ placeholders }}'}</code> for each
+                  contact’s data. Campaigns, workflows and <code>POST /v1/send</code> use them.
+                </p>
+                <Link className="button button-primary" to="/templates/new">
+                  New template
+                </Link>
+              </EmptyState>
+            )
+          }
+        >
+          {(found) => <TemplatesTable templates={found.data} stale={page.isPlaceholderData} />}
+        </QueryView>
       </div>
 
       {page.data && page.data.totalPages > 1 && (
         <Pager current={state.page} totalPages={page.data.totalPages} onPage={turnPage} busy={page.isPlaceholderData} />
       )}
     </section>
-  );
-}
-
-function LabelledSelect({
-  label,
-  value,
-  options,
-  onChange,
-}: {
-  label: string;
-  value: string;
-  options: { value: string; label: string }[];
-  onChange: (value: string) => void;
-}) {
-  const id = useId();
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
   );
 }
 

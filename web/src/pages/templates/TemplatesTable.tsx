@@ -1,5 +1,6 @@
 import { Link } from 'react-router-dom';
 import type { Template } from '../../../../src/api.js';
+import { TableHead, TableSkeleton } from '../../components/TableHead.js';
 import { TYPE_LABELS } from './template-list.js';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
@@ -7,26 +8,12 @@ const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium',
 
 const COLUMNS = ['Name', 'Subject', 'Type', 'Updated'] as const;
 
-function TableHead() {
-  return (
-    <thead>
-      <tr>
-        {COLUMNS.map((c) => (
-          <th key={c} scope="col">
-            {c}
-          </th>
-        ))}
-      </tr>
-    </thead>
-  );
-}
-
 export function TemplatesTable({ templates, stale }: { templates: readonly Template[]; stale: boolean }) {
   return (
     <div className="table-scroll">
       <table className={stale ? 'table templates-table is-stale' : 'table templates-table'}>
         <caption className="visually-hidden">Templates</caption>
-        <TableHead />
+        <TableHead columns={COLUMNS} />
         <tbody>
           {templates.map((t) => (
             <tr key={t.id}>
@@ -51,26 +38,6 @@ export function TemplatesTable({ templates, stale }: { templates: readonly Templ
   );
 }
 
-/** Placeholder rows while the first page loads, so the layout does not jump when it arrives. */
 export function TemplatesTableSkeleton() {
-  return (
-    <div className="table-scroll">
-      <p className="visually-hidden">Loading templates…</p>
-      <table className="table" aria-hidden="true">
-        <TableHead />
-        <tbody>
-          {Array.from({ length: 6 }, (_, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: placeholder rows have nothing else to tell them apart
-            <tr key={i}>
-              {COLUMNS.map((c) => (
-                <td key={c}>
-                  <span className="skeleton" />
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <TableSkeleton label="Loading templates…" columns={COLUMNS} rows={6} />;
 }

@@ -3,6 +3,7 @@ import type { Webhook } from '../../../../src/api.js';
 import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { Dialog } from '../../components/Dialog.js';
+import { DialogActions, DoneAction } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
 import { SecretView } from './SecretView.js';
 import {
@@ -42,15 +43,10 @@ export function WebhookFormDialog({
             Events now go to <strong className="webhook-url">{created.url}</strong>.
           </p>
           <SecretView secret={created.secret} />
-          <div className="dialog-actions">
-            <button type="button" className="button button-primary" onClick={close}>
-              Done
-            </button>
-          </div>
+          <DoneAction onDone={close} />
         </div>
       ) : (
-        // Mounted only while open, so each opening starts from the webhook as it is.
-        open && <WebhookForm projectId={projectId} webhook={webhook} onCreated={setCreated} onClose={close} />
+        <WebhookForm projectId={projectId} webhook={webhook} onCreated={setCreated} onClose={close} />
       )}
     </Dialog>
   );
@@ -174,14 +170,12 @@ function WebhookForm({
         onChange={(e) => setDescription(e.target.value)}
         error={errors.description}
       />
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose} disabled={saving.isPending}>
-          Cancel
-        </button>
-        <button type="submit" className="button button-primary" disabled={saving.isPending}>
-          {saving.isPending ? 'Saving…' : webhook ? 'Save changes' : 'Create webhook'}
-        </button>
-      </div>
+      <DialogActions
+        busy={saving.isPending}
+        label={webhook ? 'Save changes' : 'Create webhook'}
+        busyLabel="Saving…"
+        onCancel={onClose}
+      />
     </form>
   );
 }

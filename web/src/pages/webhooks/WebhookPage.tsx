@@ -1,12 +1,15 @@
 import { useId, useState } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from '../../../../src/api.js';
-import { isApiError } from '../../api/client.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { OffsetPager } from '../../components/OffsetPager.js';
+import { QueryView } from '../../components/QueryView.js';
+import { RecordPage } from '../../components/RecordPage.js';
+import { SelectField } from '../../components/SelectField.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import {
@@ -26,6 +29,10 @@ import { useDeliveries, useUpdateWebhook, useWebhook } from './webhooks-api.js';
 import './webhooks.css';
 
 const PAGE_SIZE = 25;
+const STATUS_OPTIONS = [
+  { value: '', label: 'All statuses' },
+  ...DELIVERY_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
+];
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 function When({ at }: { at: string }) {
@@ -38,51 +45,25 @@ export default function WebhookPage() {
   const hook = useWebhook(project.id, id);
   usePageTitle(hook.data ? `Webhook ${hostOf(hook.data.url)}` : 'Webhook');
 
-  const back = (
-    <p>
-      <Link to="/webhooks" className="back-link">
-        <span aria-hidden="true">←</span> Webhooks
-      </Link>
-    </p>
-  );
-  if (hook.isPending) {
-    return (
-      <section className="stack" aria-busy="true">
-        {back}
-        <p>Loading…</p>
-      </section>
-    );
-  }
-  if (hook.isError) {
-    const missing = isApiError(hook.error, 404) || isApiError(hook.error, 422);
-    return (
-      <section className="stack" aria-labelledby="webhook-missing">
-        {back}
-        <h1 id="webhook-missing">{missing ? 'Webhook not found' : 'Webhook'}</h1>
-        {missing ? (
-          <EmptyState title="No such webhook in this project">
-            <p className="muted">It was deleted, belongs to another project, or the link is incomplete.</p>
-          </EmptyState>
-        ) : (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => hook.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(hook.error)}
-          </Alert>
-        )}
-      </section>
-    );
-  }
   return (
-    <section className="stack" aria-labelledby="webhook-title">
-      {back}
-      <WebhookDetails projectId={project.id} webhook={hook.data} />
-      <Deliveries projectId={project.id} webhookId={hook.data.id} />
-    </section>
+    <RecordPage
+      query={hook}
+      back={{ to: '/webhooks', label: 'Webhooks' }}
+      labelledBy="webhook-title"
+      title="Webhook"
+      missing={{
+        heading: 'Webhook not found',
+        title: 'No such webhook in this project',
+        hint: 'It was deleted, belongs to another project, or the link is incomplete.',
+      }}
+    >
+      {(webhook) => (
+        <>
+          <WebhookDetails projectId={project.id} webhook={webhook} />
+          <Deliveries projectId={project.id} webhookId={webhook.id} />
+        </>
+      )}
+    </RecordPage>
   );
 }
 
@@ -198,7 +179,6 @@ function Deliveries({ projectId, webhookId }: { projectId: string; webhookId: st
   const state = parseDeliveryList(location.search);
   const page = useDeliveries(projectId, webhookId, deliveriesApiQuery(state, PAGE_SIZE));
   const headingId = useId();
-  const statusId = useId();
   const go = (next: DeliveryListState) => {
     const query = deliveryListToQuery(next);
     navigate({ pathname: location.pathname, search: query ? `?${query}` : '' });
@@ -209,21 +189,12 @@ function Deliveries({ projectId, webhookId }: { projectId: string; webhookId: st
       <div className="page-heading-row">
         <h2 id={headingId}>Deliveries</h2>
         <div className="toolbar">
-          <div className="field">
-            <label htmlFor={statusId}>Status</label>
-            <select
-              id={statusId}
-              value={state.status ?? ''}
-              onChange={(e) => go({ status: (e.target.value || null) as WebhookDeliveryStatus | null, page: 1 })}
-            >
-              <option value="">All statuses</option>
-              {DELIVERY_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {STATUS_LABELS[s]}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            label="Status"
+            value={state.status ?? ''}
+            options={STATUS_OPTIONS}
+            onChange={(status) => go({ status: (status || null) as WebhookDeliveryStatus | null, page: 1 })}
+          />
           <button type="button" className="button" disabled={page.isFetching} onClick={() => page.refetch()}>
             {page.isFetching && !page.isPending ? 'Refreshing…' : 'Refresh'}
           </button>
@@ -231,33 +202,26 @@ function Deliveries({ projectId, webhookId }: { projectId: string; webhookId: st
       </div>
 
       <div className="table-region" aria-busy={page.isFetching || undefined}>
-        {page.isPending ? (
-          <p className="region-message">Loading deliveries…</p>
-        ) : page.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => page.refetch()}>
-                Try again
-              </button>
-            }
-          >
-            {errorMessage(page.error)}
-          </Alert>
-        ) : page.data.data.length === 0 ? (
-          state.status || state.page > 1 ? (
-            <EmptyState title="No deliveries match">
-              <button type="button" className="button" onClick={() => go({ status: null, page: 1 })}>
-                Show every delivery
-              </button>
-            </EmptyState>
-          ) : (
-            <EmptyState title="No deliveries yet">
-              <p className="muted">Each event this webhook subscribes to is listed here once it happens.</p>
-            </EmptyState>
-          )
-        ) : (
-          <DeliveriesTable deliveries={page.data.data} stale={page.isPlaceholderData} />
-        )}
+        <QueryView
+          query={page}
+          loading={<p className="region-message">Loading deliveries…</p>}
+          isEmpty={(found) => found.data.length === 0}
+          empty={
+            state.status || state.page > 1 ? (
+              <EmptyState title="No deliveries match">
+                <button type="button" className="button" onClick={() => go({ status: null, page: 1 })}>
+                  Show every delivery
+                </button>
+              </EmptyState>
+            ) : (
+              <EmptyState title="No deliveries yet">
+                <p className="muted">Each event this webhook subscribes to is listed here once it happens.</p>
+              </EmptyState>
+            )
+          }
+        >
+          {(found) => <DeliveriesTable deliveries={found.data} stale={page.isPlaceholderData} />}
+        </QueryView>
       </div>
 
       {page.data && (
@@ -278,15 +242,7 @@ function DeliveriesTable({ deliveries, stale }: { deliveries: readonly WebhookDe
     <div className="table-scroll">
       <table className={`table deliveries-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Response</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Time</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Event', 'Status', 'Response', 'Attempts', 'Time']} />
         <tbody>
           {deliveries.map((d) => (
             <tr key={d.id}>

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { Webhook } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
 import { EmptyState } from '../../components/EmptyState.js';
+import { QueryView } from '../../components/QueryView.js';
+import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { WebhookFormDialog } from './WebhookFormDialog.js';
@@ -35,28 +35,23 @@ export default function WebhooksPage() {
       </div>
 
       <div className="table-region" aria-busy={hooks.isPending || undefined}>
-        {hooks.isPending ? (
-          <p className="region-message">Loading webhooks…</p>
-        ) : hooks.isError ? (
-          <Alert
-            action={
-              <button type="button" className="button" onClick={() => hooks.refetch()}>
-                Try again
+        <QueryView
+          query={hooks}
+          loading={<p className="region-message">Loading webhooks…</p>}
+          isEmpty={(found) => found.length === 0}
+          empty={
+            <EmptyState title="No webhooks yet">
+              <p className="muted">
+                Add the URL of your server to hear of bounces, complaints, opens and more at once.
+              </p>
+              <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
+                New webhook
               </button>
-            }
-          >
-            {errorMessage(hooks.error)}
-          </Alert>
-        ) : hooks.data.length === 0 ? (
-          <EmptyState title="No webhooks yet">
-            <p className="muted">Add the URL of your server to hear of bounces, complaints, opens and more at once.</p>
-            <button type="button" className="button button-primary" onClick={() => setCreating(true)}>
-              New webhook
-            </button>
-          </EmptyState>
-        ) : (
-          <WebhooksTable hooks={hooks.data} />
-        )}
+            </EmptyState>
+          }
+        >
+          {(found) => <WebhooksTable hooks={found} />}
+        </QueryView>
       </div>
 
       <WebhookFormDialog projectId={project.id} open={creating} onClose={() => setCreating(false)} />
@@ -69,14 +64,7 @@ function WebhooksTable({ hooks }: { hooks: readonly Webhook[] }) {
     <div className="table-scroll">
       <table className="table webhooks-table">
         <caption className="visually-hidden">Webhooks</caption>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">State</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
+        <TableHead columns={['URL', 'Events', 'State', 'Created']} />
         <tbody>
           {hooks.map((h) => (
             <tr key={h.id}>

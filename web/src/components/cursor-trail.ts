@@ -1,26 +1,32 @@
 /**
  * Keyset pages in the URL: the page's cursor is a query parameter, and going back needs the
  * cursors of the pages before, which ride along in the history entry's state (`trail`), oldest
- * first, `null` standing for page one. The activity and events lists share this.
+ * first, `null` standing for page one. Every list paged by cursor keeps its place this way.
  */
 
 export type Trail = (string | null)[];
+
+export interface Paged {
+  cursor: string | null;
+}
+
+/** Where a list is: what it shows, and how it got there. */
+export interface ListPosition<F extends Paged> {
+  filters: F;
+  trail: Trail;
+}
 
 export function readTrail(state: unknown): Trail {
   const trail = (state as { trail?: unknown } | null)?.trail;
   return Array.isArray(trail) && trail.every((c) => c === null || typeof c === 'string') ? trail : [];
 }
 
-export interface Paged {
-  cursor: string | null;
-}
-
-export function nextPage<F extends Paged>(filters: F, trail: Trail, nextCursor: string) {
+export function nextPage<F extends Paged>(filters: F, trail: Trail, nextCursor: string): ListPosition<F> {
   return { filters: { ...filters, cursor: nextCursor }, trail: [...trail, filters.cursor] };
 }
 
 /** Without a trail (a pasted link), "previous" can only go back to the first page. */
-export function previousPage<F extends Paged>(filters: F, trail: Trail) {
+export function previousPage<F extends Paged>(filters: F, trail: Trail): ListPosition<F> {
   const cursor = trail.length > 0 ? (trail[trail.length - 1] ?? null) : null;
   return { filters: { ...filters, cursor }, trail: trail.slice(0, -1) };
 }

@@ -2,15 +2,25 @@ import { useEffect, useId, useRef, useState } from 'react';
 
 const DEBOUNCE_MS = 300;
 
-/** Searches names, descriptions and subjects once the user pauses typing. */
-export function TemplateSearch({
+/**
+ * Searches once the user pauses typing, so a million-row table is not queried per keystroke. The
+ * search lives in the address, which can change under the box (back button, "Clear filters"); the
+ * box then shows it.
+ */
+export function SearchField({
+  label,
+  placeholder,
   value,
   onSearch,
   controls,
+  spellCheck,
 }: {
+  label: string;
+  placeholder: string;
   value: string;
   onSearch: (search: string) => void;
   controls: string;
+  spellCheck?: boolean;
 }) {
   const id = useId();
   const [text, setText] = useState(value);
@@ -18,7 +28,6 @@ export function TemplateSearch({
   const latestOnSearch = useRef(onSearch);
   latestOnSearch.current = onSearch;
 
-  // The URL can change under the box (back button, "Clear filters"); the box then shows it.
   useEffect(() => {
     if (value === searched.current) return;
     searched.current = value;
@@ -37,14 +46,15 @@ export function TemplateSearch({
 
   return (
     <div className="field search-box">
-      <label htmlFor={id}>Search templates</label>
+      <label htmlFor={id}>{label}</label>
       <input
         id={id}
         type="search"
         value={text}
         onChange={(e) => setText(e.target.value)}
-        placeholder="Name, description or subject"
+        placeholder={placeholder}
         autoComplete="off"
+        spellCheck={spellCheck}
         aria-controls={controls}
       />
     </div>
