@@ -1,4 +1,4 @@
-import type { Database } from './db/client.js';
+import { type Database, type Executor, notify } from './db/client.js';
 
 /**
  * A small read-through cache shared by the requests of one process, for rows read on every request
@@ -15,7 +15,7 @@ export class NotifiedCache<V> {
 
   constructor(
     private readonly database: Database,
-    private readonly channel: string,
+    readonly channel: string,
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 10_000,
   ) {}
@@ -58,5 +58,15 @@ export class NotifiedCaches {
   of<V>(channel: string, name = channel): NotifiedCache<V> {
     if (!this.caches.has(name)) this.caches.set(name, new NotifiedCache<unknown>(this.database, channel));
     return this.caches.get(name) as NotifiedCache<V>;
+  }
+
+  /**
+   * Announces a change of `channel`'s rows (`key`, or all of them): every process drops its copies
+   * when the NOTIFY arrives, and this one at once, so a request that follows the change here reads
+   * it even before its own notification comes back.
+   */
+  async changed(ex: Executor, channel: string, key = ''): Promise<void> {
+    await notify(ex, channel, key);
+    for (const cache of this.caches.values()) if (cache.channel === channel) cache.evict(key);
   }
 }

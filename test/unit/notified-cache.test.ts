@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../src/platform/db/client.js';
-import { NotifiedCache } from '../../src/platform/notified-cache.js';
+import type { Database, Executor } from '../../src/platform/db/client.js';
+import { NotifiedCache, NotifiedCaches } from '../../src/platform/notified-cache.js';
 
 /** Only LISTEN is used by the cache; the notifications are delivered by hand. */
 function listeningDatabase() {
@@ -55,5 +55,22 @@ describe('NotifiedCache', () => {
     release();
     expect(await slow).toBe('before the change');
     expect(await cache.get('a', async () => 'after the change')).toBe('after the change');
+  });
+
+  it("drops this process's copies at once when it announces a change, before its NOTIFY comes back", async () => {
+    const { database } = listeningDatabase();
+    const caches = new NotifiedCaches(database);
+    const things = caches.of<number>('things');
+    const others = caches.of<number>('others');
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await things.get('a', load)).toBe(1);
+    expect(await others.get('a', load)).toBe(2);
+    const statements: unknown[] = [];
+    const ex = { execute: async (statement: unknown) => statements.push(statement) } as unknown as Executor;
+    await caches.changed(ex, 'things', 'a');
+    expect(statements).toHaveLength(1);
+    expect(await things.get('a', load)).toBe(3);
+    expect(await others.get('a', load)).toBe(2);
   });
 });

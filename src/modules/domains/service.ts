@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../platform/context.js';
-import { type Executor, notify } from '../../platform/db/client.js';
+import type { Executor } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { Lookup } from '../../platform/dns.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
@@ -92,7 +92,7 @@ export async function createDomain(ctx: AppContext, projectId: string, domain: s
       token: randomBytes(16).toString('hex'),
       now: ctx.clock.now(),
     });
-    await notify(ctx.db, DOMAINS_CHANNEL);
+    await ctx.caches.changed(ctx.db, DOMAINS_CHANNEL);
     return toDomain(ctx, row);
   } catch (err) {
     if (isUniqueViolation(err)) throw domainExists(domain);
@@ -108,7 +108,7 @@ export async function listDomains(ctx: AppContext, keyProjectId: string, project
 
 export async function deleteDomain(ctx: AppContext, projectId: string, id: string): Promise<void> {
   if (!(await repo.deleteDomain(ctx.db, projectId, id))) throw notFound('Domain');
-  await notify(ctx.db, DOMAINS_CHANNEL);
+  await ctx.caches.changed(ctx.db, DOMAINS_CHANNEL);
 }
 
 export async function verifyDomain(ctx: AppContext, projectId: string, id: string): Promise<Domain> {
@@ -215,7 +215,7 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
     ? row.verified
     : records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
   const checked = await repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
-  if (checked && checked.verified !== row.verified) await notify(ctx.db, DOMAINS_CHANNEL);
+  if (checked && checked.verified !== row.verified) await ctx.caches.changed(ctx.db, DOMAINS_CHANNEL);
   return checked;
 }
 

@@ -1,7 +1,7 @@
 import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
-import { type Executor, notify } from '../../platform/db/client.js';
+import type { Executor } from '../../platform/db/client.js';
 import { type FieldError, notFound, validationError } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import { assertVerifiedSender } from '../domains/service.js';
@@ -106,13 +106,13 @@ export async function updateTemplate(
   if (Object.values(change).every((v) => v === undefined)) return toTemplate(current);
   const row = await repo.updateTemplate(ctx.db, projectId, id, change, ctx.clock.now());
   if (!row) throw notFound('Template');
-  await notify(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
+  await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
   return toTemplate(row);
 }
 
 export async function deleteTemplate(ctx: AppContext, projectId: string, id: string): Promise<void> {
   if (!(await repo.deleteTemplate(ctx.db, projectId, id))) throw notFound('Template');
-  await notify(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
+  await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
 }
 
 /** A new template with the same content, named "<name> (copy)"; the sender is not checked again. */
