@@ -256,6 +256,28 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
     await expect.poll(async () => (await links.allTextContents()).slice(0, 3)).toEqual(descending);
   });
 
+  it('shows the segments a contact is in, by condition and by hand', async () => {
+    const id = (await contactByEmail(person(7))).id;
+    await d.page.goto(`${d.service.url}/app/contacts/${id}`);
+    const card = d.page.getByRole('region', { name: 'Segments' });
+    await card.getByText('This contact is in no segment.').waitFor();
+    const bySeats = { field: 'data.seats', operator: 'greaterThan', value: 10 };
+    await expectBody(
+      d.api().post('/segments', { name: 'Large teams', condition: { logic: 'AND', groups: [{ filters: [bySeats] }] } }),
+      201,
+    );
+    const vip = await expectBody(d.api().post('/segments', { name: 'VIP', type: 'STATIC' }), 201);
+    await expectBody(d.api().post(`/segments/${vip.id}/members`, { emails: [person(7)] }));
+    await d.page.reload();
+    const items = card.getByRole('list', { name: 'Segments of this contact' }).getByRole('listitem');
+    await expect
+      .poll(() => items.allTextContents())
+      .toEqual([
+        expect.stringMatching(/^Large teams\s*matches its condition$/),
+        expect.stringMatching(/^VIP\s*listed by hand$/),
+      ]);
+  });
+
   it('shows the emails a contact received, with their status', async () => {
     const id = (await contactByEmail(person(7))).id;
     await d.page.goto(`${d.service.url}/app/contacts/${id}`);

@@ -190,6 +190,45 @@ describe.skipIf(!hasChromium)('the overview, activity and events pages in a brow
     await expect.poll(() => new URL(d.page.url()).pathname).toBe(`/app/contacts/${await contactId('bob@example.com')}`);
   });
 
+  it('ranks the campaigns by opens, with what each delivered', async () => {
+    for (const email of ['carl@example.com', 'dora@example.com']) {
+      await expectBody(d.api().post('/contacts', { email, subscribed: true }), 201);
+    }
+    const campaign = await expectBody(
+      d.api().post('/campaigns', {
+        name: 'Spring news',
+        subject: 'What is new this spring',
+        body: '<p>News</p><p><a href="https://example.org/spring">Read more</a></p>',
+        from: 'news@example.com',
+        audienceType: 'ALL',
+      }),
+      201,
+    );
+    await expectBody(d.api().post(`/campaigns/${campaign.data.id}/send`));
+    await pollUntil(
+      async () => (await expectBody(d.api().get(`/campaigns/${campaign.data.id}`))).status as string,
+      (status) => status === 'SENT',
+    );
+    const sent = (await expectBody(d.api().get(`/emails?campaignId=${campaign.data.id}`))).data as EmailRecord[];
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect((await fetch((await trackingLinks(sent[0]!.id)).open)).status).toBe(200);
+    const [top] = await pollUntil(
+      async () => (await expectBody(d.api().get('/analytics/top-campaigns'))) as { name: string; opened: number }[],
+      (campaigns) => campaigns[0]?.opened === 1,
+    );
+    expect(top!.name).toBe('Spring news');
+
+    await d.page.goto(`${d.service.url}/app/overview`);
+    const ranking = d.page.getByRole('table', { name: 'Top campaigns by opens' });
+    const openRate = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 }).format(
+      1 / sent.length,
+    );
+    await expect
+      .poll(() => ranking.getByRole('row').nth(1).textContent())
+      .toMatch(new RegExp(`^Spring news\\s*${sent.length} delivered\\s*${openRate}\\s*0%$`));
+    await d.expectAccessible('overview-campaigns');
+  });
+
   it('fits 375 px without sideways scrolling, light and dark, the pages behind a menu button', async () => {
     await d.page.setViewportSize({ width: 375, height: 800 });
     for (const scheme of ['light', 'dark'] as const) {

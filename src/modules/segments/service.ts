@@ -236,7 +236,7 @@ export async function listSegmentContacts(ctx: AppContext, projectId: string, id
 }
 
 /**
- * GET /contacts/{id}/segments: the segments the contact is in now, by name. A dynamic segment counts
+ * GET /contacts/{id}/segments: the segments the contact is in now, in order of name. A dynamic segment counts
  * when its condition matches the contact; a static one when it lists it. A condition that no longer
  * compiles (a segment it names was deleted) matches nothing, as in a campaign's audience.
  */
@@ -256,7 +256,10 @@ export async function contactSegments(ctx: AppContext, projectId: string, contac
   // A tracked dynamic segment also lists members, as of its last compute: its condition decides.
   const isMember = (row: SegmentRow) => (row.type === 'STATIC' ? listed : matching).includes(row.id);
   return {
-    data: segments.filter(isMember).map((row) => ({ id: row.id, name: row.name, slug: row.slug, type: row.type })),
+    data: segments
+      .filter(isMember)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((row) => ({ id: row.id, name: row.name, slug: row.slug, type: row.type })),
   };
 }
 

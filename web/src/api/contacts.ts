@@ -232,3 +232,21 @@ export function useBulkAction(projectId: string) {
       api<AcceptedJob>('POST', `/contacts/bulk-${action}`, { projectId, body: { contactIds } }),
   });
 }
+
+export interface ContactSegment {
+  id: string;
+  name: string;
+  slug: string;
+  type: 'DYNAMIC' | 'STATIC';
+}
+
+/** The segments the contact is in now (`GET /contacts/{id}/segments`). */
+export function useContactSegments(projectId: string, contactId: string) {
+  return useQuery({
+    queryKey: [...contactKey(projectId, contactId), 'segments'],
+    queryFn: ({ signal }) =>
+      api<{ data: ContactSegment[] }>('GET', `/contacts/${contactId}/segments`, { projectId, signal }).then(
+        (r) => r.data,
+      ),
+  });
+}

@@ -6,6 +6,7 @@ import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { ContactDataCard } from './ContactDataCard.js';
 import { ContactEmailsCard } from './ContactEmailsCard.js';
+import { ContactSegmentsCard } from './ContactSegmentsCard.js';
 import { DeleteContactDialog } from './DeleteContactDialog.js';
 import { EventsTimeline } from './EventsTimeline.js';
 import { SubscriptionCard } from './SubscriptionCard.js';
@@ -55,6 +56,7 @@ export default function ContactPage() {
             <div className="stack">
               <SubscriptionCard projectId={project.id} contact={c} />
               <ContactDataCard projectId={project.id} contact={c} />
+              <ContactSegmentsCard projectId={project.id} contactId={c.id} />
               <ContactEmailsCard projectId={project.id} email={c.email} />
             </div>
             <EventsTimeline projectId={project.id} contactId={c.id} />

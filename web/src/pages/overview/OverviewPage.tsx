@@ -11,6 +11,7 @@ import { LineChart, type Series } from './LineChart.js';
 import { useActivityStats, useTimeseries } from './overview-api.js';
 import { parseRange, RANGES, type Range, type RangeKey, rangeApiQuery, rangeToQuery } from './range.js';
 import { StatTiles, StatTilesSkeleton } from './StatTiles.js';
+import { TopCampaignsCard } from './TopCampaignsCard.js';
 import { UpcomingCard } from './UpcomingCard.js';
 import './overview.css';
 
@@ -55,7 +56,10 @@ export default function OverviewPage() {
 
       <div className="overview-columns">
         {!fresh && <RecentActivity projectId={project.id} />}
-        <UpcomingCard projectId={project.id} />
+        <div className="stack">
+          {!fresh && <TopCampaignsCard projectId={project.id} />}
+          <UpcomingCard projectId={project.id} />
+        </div>
       </div>
     </section>
   );

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { ActivityStats, Timeseries } from '../../../../src/api.js';
+import type { z } from 'zod';
+import type { ActivityStats, activity, Timeseries } from '../../../../src/api.js';
 import { api } from '../../api/client.js';
 
 export interface Upcoming {
@@ -29,5 +30,20 @@ export function useUpcoming(projectId: string) {
   return useQuery({
     queryKey: ['activity', projectId, 'upcoming'],
     queryFn: ({ signal }) => api<Upcoming>('GET', '/activity/upcoming', { projectId, signal }),
+  });
+}
+
+export type CampaignSummary = z.infer<typeof activity.campaignSummarySchema>;
+
+/** The project's best campaigns by opens (all time: the API takes no range for it). */
+export function useTopCampaigns(projectId: string, limit = 5) {
+  return useQuery({
+    queryKey: ['analytics', projectId, 'top-campaigns', limit],
+    queryFn: ({ signal }) =>
+      api<CampaignSummary[]>('GET', '/analytics/top-campaigns', {
+        projectId,
+        signal,
+        query: { metric: 'opened', limit },
+      }),
   });
 }
