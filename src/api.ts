@@ -12,7 +12,16 @@ export type { Project, User } from './modules/accounts/schemas.js';
 export * as accounts from './modules/accounts/schemas.js';
 export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './modules/activity/schemas.js';
 export * as activity from './modules/activity/schemas.js';
-export type { AudienceType, Campaign, CampaignStats, CampaignStatus } from './modules/campaigns/schemas.js';
+export type {
+  AudienceType,
+  Campaign,
+  CampaignRecipient,
+  CampaignSettings,
+  CampaignStats,
+  CampaignStatus,
+  RecipientOutcome,
+  RecipientReason,
+} from './modules/campaigns/schemas.js';
 export * as campaigns from './modules/campaigns/schemas.js';
 export type { Contact, ContactJob, UpsertedContact } from './modules/contacts/schemas.js';
 export * as contacts from './modules/contacts/schemas.js';

@@ -22,7 +22,16 @@ const EnvSchema = z.object({
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   DELIVERY_RECLAIM_SECONDS: z.coerce.number().positive().max(3600).default(3),
   DELIVERY_TRANSACTIONAL_SHARE: z.coerce.number().min(0).max(0.9).default(0),
+  CAMPAIGN_MAX_COMPLAINT_RATE: z.coerce.number().min(0).max(1).default(0.003),
+  CAMPAIGN_MAX_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.05),
+  CAMPAIGN_MIN_SAMPLE: z.coerce.number().int().min(0).max(1_000_000).default(200),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SUBMISSION_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SUBMISSION_SMTPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SUBMISSION_HOST: z.string().min(1).optional(),
+  SUBMISSION_TLS_CERT: z.string().min(1).optional(),
+  SUBMISSION_TLS_KEY: z.string().min(1).optional(),
+  SUBMISSION_ALLOW_INSECURE_AUTH: z.enum(['true', 'false']).default('false'),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
   S3_BUCKET: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
@@ -55,6 +64,18 @@ const EnvSchema = z.object({
 
 export type Role = 'all' | 'serve' | 'worker';
 
+export interface SubmissionConfig {
+  /** Plain SMTP with STARTTLS (when `tls` is set), usually 587. */
+  port?: number;
+  /** Implicit TLS from the first byte, usually 465. */
+  smtpsPort?: number;
+  host: string;
+  /** Paths of the PEM certificate (chain) and key. */
+  tls?: { certFile: string; keyFile: string };
+  /** AUTH is taken on a connection that is not encrypted (loopback, development). */
+  allowInsecureAuth: boolean;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -72,7 +93,11 @@ export interface Config {
     reclaimAfterMs: number;
     transactionalShare: number;
   };
+  /** The guardrails of every project that has not set its own (domain/campaign-guardrails.ts). */
+  campaignGuardrails: { maxComplaintRate: number; maxBounceRate: number; minSample: number };
   inboundSmtpPort?: number;
+  /** SMTP submission (`SUBMISSION_SMTP_PORT`, `SUBMISSION_SMTPS_PORT`); unset when neither port is. */
+  submission?: SubmissionConfig;
   /** An origin trusted, besides Amazon SNS's own hosts, for signing certificates and subscription URLs. */
   snsTrustedOrigin?: string;
   /** Uploads go to this bucket instead of `DATA_DIR/uploads`. */
@@ -127,7 +152,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       reclaimAfterMs: e.DELIVERY_RECLAIM_SECONDS * 1000,
       transactionalShare: e.DELIVERY_TRANSACTIONAL_SHARE,
     },
+    campaignGuardrails: {
+      maxComplaintRate: e.CAMPAIGN_MAX_COMPLAINT_RATE,
+      maxBounceRate: e.CAMPAIGN_MAX_BOUNCE_RATE,
+      minSample: e.CAMPAIGN_MIN_SAMPLE,
+    },
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
+    submission: submissionConfig(e),
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,
     s3: e.S3_BUCKET
       ? {
@@ -148,6 +179,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     metrics:
       e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN },
+  };
+}
+
+/**
+ * The submission listener's settings, or undefined without a port. A secret key must not cross the
+ * network in the clear: without a certificate, AUTH needs the explicit SUBMISSION_ALLOW_INSECURE_AUTH.
+ */
+function submissionConfig(e: z.infer<typeof EnvSchema>): SubmissionConfig | undefined {
+  if (e.SUBMISSION_SMTP_PORT === undefined && e.SUBMISSION_SMTPS_PORT === undefined) return undefined;
+  const invalid = (line: string) => new Error(`Invalid configuration:\n  ${line}`);
+  if (!e.SUBMISSION_TLS_CERT !== !e.SUBMISSION_TLS_KEY)
+    throw invalid('SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY: set both (the certificate and its key) or neither');
+  const tls = e.SUBMISSION_TLS_CERT ? { certFile: e.SUBMISSION_TLS_CERT, keyFile: e.SUBMISSION_TLS_KEY! } : undefined;
+  const allowInsecureAuth = e.SUBMISSION_ALLOW_INSECURE_AUTH === 'true';
+  if (e.SUBMISSION_SMTPS_PORT !== undefined && !tls)
+    throw invalid('SUBMISSION_SMTPS_PORT: needs SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY');
+  if (e.SUBMISSION_SMTP_PORT !== undefined && !tls && !allowInsecureAuth)
+    throw invalid(
+      'SUBMISSION_SMTP_PORT: AUTH sends the secret key, so it needs TLS: set SUBMISSION_TLS_CERT and ' +
+        'SUBMISSION_TLS_KEY, or SUBMISSION_ALLOW_INSECURE_AUTH=true (loopback and development only)',
+    );
+  return {
+    port: e.SUBMISSION_SMTP_PORT,
+    smtpsPort: e.SUBMISSION_SMTPS_PORT,
+    host: e.SUBMISSION_HOST ?? e.HOST,
+    tls,
+    allowInsecureAuth,
   };
 }
 

@@ -88,7 +88,25 @@ async function run(command: string, args: string[]): Promise<void> {
         `and served by GET /emails/{id}/raw. Any sender address works until a relay is configured.\n\n`,
     );
   }
-  log.info({ role: command, url: service.url, database: service.ctx.database.location }, 'service ready');
+  const submission = service.submissionPorts;
+  if (submission) {
+    const on = (port: number | undefined, how: string) =>
+      port === undefined ? [] : [`${config.submission!.host}:${port} (${how})`];
+    const tls = config.submission!.tls ? 'STARTTLS' : 'no TLS';
+    process.stdout.write(
+      `SMTP submission on ${[...on(submission.port, tls), ...on(submission.smtpsPort, 'implicit TLS')].join(', ')}: ` +
+        "any user name, a project's secret key as the password.\n\n",
+    );
+  }
+  log.info(
+    {
+      role: command,
+      url: service.url,
+      database: service.ctx.database.location,
+      ...(submission ? { submissionPort: submission.port, submissionSmtpsPort: submission.smtpsPort } : {}),
+    },
+    'service ready',
+  );
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -13,12 +13,14 @@ import {
   type ProjectWithKeys,
 } from './modules/projects/service.js';
 import { registerSegmentUsage } from './modules/segments/service.js';
+import { type SubmissionListener, startSubmission } from './modules/submission/listener.js';
 import { registerWorkflowUsage } from './modules/workflows/service.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import type { AppContext } from './platform/context.js';
 import { openDatabase } from './platform/db/client.js';
 import { Dns } from './platform/dns.js';
 import { EventBus } from './platform/event-bus.js';
+import { projectRateLimit } from './platform/http/project-rate-limit.js';
 import { type MetricsListener, startMetricsListener } from './platform/metrics/listener.js';
 import { Metrics } from './platform/metrics/registry.js';
 import { NotifiedCaches } from './platform/notified-cache.js';
@@ -38,6 +40,8 @@ export interface RunningService {
   metricsUrl?: string;
   /** The port of the inbound SMTP listener, when this process runs one. */
   inboundSmtpPort?: number;
+  /** The ports of the SMTP submission listener (STARTTLS, implicit TLS), when this process runs it. */
+  submissionPorts?: { port?: number; smtpsPort?: number };
   defaultProject: ProjectWithKeys | null;
   /** While the instance has no user, the token that lets the dashboard create its owner. */
   setupToken: string | null;
@@ -104,12 +108,15 @@ export async function startService(
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   let inbound: InboundSmtp | undefined;
+  let submission: SubmissionListener | undefined;
   if (role !== 'worker') {
     app = await buildApp(ctx, { metrics });
     url = await app.listen({ port: config.port, host: config.host });
     if (!config.publicUrl) config.publicUrl = url;
     if (config.inboundSmtpPort !== undefined)
       inbound = await startInboundSmtp(ctx, config.inboundSmtpPort, config.host);
+    // Submitted messages count against the same per-project limit as the API's requests.
+    if (config.submission) submission = await startSubmission(ctx, config.submission, projectRateLimit(app));
   }
   return {
     ctx,
@@ -117,10 +124,12 @@ export async function startService(
     url,
     metricsUrl: metricsListener?.url,
     inboundSmtpPort: inbound?.port,
+    submissionPorts: submission && { port: submission.port, smtpsPort: submission.smtpsPort },
     defaultProject,
     setupToken: ownerSetup,
     async stop() {
       await metricsListener?.close();
+      await submission?.close();
       await inbound?.close();
       await app?.close();
       await worker?.stop();

@@ -67,7 +67,7 @@ export async function startWorker(ctx: AppContext, metrics?: Metrics): Promise<R
   // Two messages per pooled connection: one being sent and one ready behind it, so a connection never
   // waits for the next message to be built; a send waits behind at most that one. The outbox has no such bound.
   const relaySlots = config.smtpUrl ? 2 * config.smtpMaxConnections : config.delivery.concurrency;
-  const delivery = new DeliveryEngine(ctx, relay, { ...config.delivery, relaySlots }, campaignOutcomeEffects);
+  const delivery = new DeliveryEngine(ctx, relay, { ...config.delivery, relaySlots }, campaignOutcomeEffects(ctx));
   await delivery.start();
 
   const workflows = new WorkflowEngine(ctx, { batch: WORKFLOW_BATCH, leaseMs: WORKFLOW_LEASE_MS });

@@ -15,3 +15,23 @@ export function normalizeEmail(raw: string): string | null {
   const parsed = emailSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;
 }
+
+/** Headers the service writes itself on every email: `/v1/send` may not set them. */
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'sender',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'dkim-signature',
+  'return-path',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+]);

@@ -457,6 +457,8 @@ describe('POST /campaigns', () => {
         segmentId: null,
         scheduledFor: null,
         ...NO_COUNTS,
+        pausedReason: null,
+        pausedAt: null,
         projectId: main.id,
         sentAt: null,
         createdAt: expect.any(String),

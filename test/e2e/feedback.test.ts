@@ -464,6 +464,36 @@ describe('bounces', () => {
     });
     expect(await eventsOf(staying.id, 'email.bounced')).toEqual([]);
     expect((await contactOf(staying.id)).subscribed).toBe(true);
+
+    // Each recipient's outcome follows: the bounce with its type, the suppressed address skipped.
+    const outcomes = async () => {
+      const list = (await main.api.get(`/campaigns/${campaignId}/recipients`)).body.data as {
+        contactId: string;
+        outcome: string;
+        reason: string | null;
+      }[];
+      return Object.fromEntries(list.map((r) => [r.contactId, [r.outcome, r.reason]]));
+    };
+    expect(await outcomes()).toEqual({
+      [bouncing.id]: ['bounced', 'hard'],
+      [staying.id]: ['delivered', null],
+      [listed.id]: ['skipped', 'suppressed'],
+    });
+    // A spam report makes a delivered recipient complained; it still counts as delivered.
+    const stayingEmail = (await oneEvent(staying.id, 'email.sent')).data.emailId as string;
+    const stayingMessage = await deliveredMessage(mail.sink, stayingEmail);
+    await deliverOk(
+      [`abuse@${DOMAIN}`],
+      arf({ to: `abuse@${DOMAIN}`, recipient: staying.email, original: stayingMessage.raw }),
+    );
+    await eventually(async () => ((await outcomes())[staying.id]?.[0] === 'complained' ? true : undefined));
+    expect((await main.api.get(`/campaigns/${campaignId}/stats`)).body).toMatchObject({
+      delivered: 1,
+      bounced: 1,
+      complained: 1,
+      skipped: 1,
+      pending: 0,
+    });
   });
 });
 

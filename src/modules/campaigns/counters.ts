@@ -1,6 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { AppContext } from '../../platform/context.js';
 import { type Executor, run } from '../../platform/db/client.js';
+import type { BounceType } from '../emails/schemas.js';
 import type { OutcomeEffects } from '../emails/service.js';
+import { announceCampaign, finalCounts } from './events.js';
+import { checkGuardrails } from './guardrails.js';
+import type { CampaignRow } from './repo.js';
 
 /**
  * A campaign's counters change in the statement that changes what they count, so they stay exact
@@ -15,6 +20,13 @@ import type { OutcomeEffects } from '../emails/service.js';
  *   openedCount      emails opened at least once                 (tracking, `countEngagement`)
  *   clickedCount     emails with at least one click              (tracking, `countEngagement`)
  *   skippedCount     recipients not sent to: unsubscribed or deleted before their turn, or cancelled
+ *   rejectedCount    messages the relay refused for good (5xx)    (delivery outcomes) } the guardrails'
+ *   hardBouncedCount accepted messages reported as hard bounces   (`countBounce`)     } bounce rate
+ *
+ * Each recipient's `outcome` (campaign_recipients) changes in the same statements, so the counters
+ * and the recipient list agree: delivered + complained recipients = deliveredCount, bounced +
+ * failed = bouncedCount, skipped = skippedCount, queued = the stats' `pending` (a resend moves its
+ * recipients' old outcomes out of the counters as it queues them again).
  */
 
 export const CANCELLED_REASON = 'Not sent: the campaign was cancelled';
@@ -23,37 +35,71 @@ export const CANCELLED_REASON = 'Not sent: the campaign was cancelled';
 export const OF_CANCELLED_CAMPAIGN = sql`(e.campaign_id is not null and exists (
   select 1 from campaigns cc where cc.id = e.campaign_id and cc.status = 'CANCELLED'))`;
 
+/** True for an email (aliased `e`) of a paused campaign: given back or retried, it is parked. */
+export const OF_PAUSED_CAMPAIGN = sql`(e.campaign_id is not null and exists (
+  select 1 from campaigns cc where cc.id = e.campaign_id and cc.status = 'PAUSED'))`;
+
 /**
- * A CTE for the statement that records delivery outcomes: adds the final outcomes among the rows
- * of the CTE `source` (columns `campaign_id`, `status`: `sent`, `failed` or `skipped`) to their campaigns.
+ * CTEs for the statement that records delivery outcomes: add the final outcomes among the rows of
+ * the CTE `source` (columns `id`, `campaign_id`, `status`: `sent`, `failed` or `skipped`, and
+ * `rejected`) to their campaigns, and set the outcome of the recipients whose current email they are
+ * (found through the email index; a skipped one here is a retry let go after a cancel).
  */
 export function deliveryCountsCte(source: string): SQL {
+  const from = sql.raw(source);
   return sql`campaign_counts as (
     update campaigns c set
       sent_count = c.sent_count + t.sent,
       delivered_count = c.delivered_count + t.sent,
       bounced_count = c.bounced_count + t.failed,
-      skipped_count = c.skipped_count + t.skipped
+      skipped_count = c.skipped_count + t.skipped,
+      rejected_count = c.rejected_count + t.rejected
     from (
       select campaign_id, count(*) filter (where status = 'sent')::int as sent,
         count(*) filter (where status = 'failed')::int as failed,
-        count(*) filter (where status = 'skipped')::int as skipped
-      from ${sql.raw(source)} where campaign_id is not null group by campaign_id) t
-    where c.id = t.campaign_id)`;
+        count(*) filter (where status = 'skipped')::int as skipped,
+        count(*) filter (where status = 'failed' and rejected)::int as rejected
+      from ${from} where campaign_id is not null group by campaign_id) t
+    where c.id = t.campaign_id),
+  recipient_outcomes as (
+    update campaign_recipients r set
+      outcome = case f.status when 'sent' then 'delivered' when 'failed' then 'failed' else 'skipped' end,
+      reason = case f.status when 'sent' then null
+        when 'failed' then case when f.rejected then 'rejected' else 'undeliverable' end
+        else 'cancelled' end
+    from ${from} f
+    where f.campaign_id is not null and r.email_id = f.id and r.campaign_id = f.campaign_id)`;
 }
 
-/** A bounce reported after the message was accepted: it is no longer counted as delivered. */
-export async function countBounce(ex: Executor, campaignId: string): Promise<void> {
+/**
+ * A bounce reported after the message was accepted: no longer counted as delivered, and its
+ * recipient (if this is still their email) becomes bounced. A hard one counts for the guardrails.
+ */
+export async function countBounce(ex: Executor, campaignId: string, emailId: string, type: BounceType): Promise<void> {
   await run(
     ex,
     sql`
-    update campaigns set bounced_count = bounced_count + 1, delivered_count = greatest(delivered_count - 1, 0)
+    with recipient as (
+      update campaign_recipients set outcome = 'bounced', reason = ${type}
+      where email_id = ${emailId} and campaign_id = ${campaignId} and outcome in ('delivered', 'complained')
+      returning 1)
+    update campaigns set bounced_count = bounced_count + 1, delivered_count = greatest(delivered_count - 1, 0),
+      hard_bounced_count = hard_bounced_count + ${type === 'hard' ? 1 : 0}
     where id = ${campaignId}`,
   );
 }
 
-export async function countComplaint(ex: Executor, campaignId: string): Promise<void> {
-  await run(ex, sql`update campaigns set complained_count = complained_count + 1 where id = ${campaignId}`);
+/** A spam report: counted, and a delivered recipient becomes complained. */
+export async function countComplaint(ex: Executor, campaignId: string, emailId: string): Promise<void> {
+  await run(
+    ex,
+    sql`
+    with recipient as (
+      update campaign_recipients set outcome = 'complained'
+      where email_id = ${emailId} and campaign_id = ${campaignId} and outcome = 'delivered'
+      returning 1)
+    update campaigns set complained_count = complained_count + 1 where id = ${campaignId}`,
+  );
 }
 
 /** A first open or first click of a campaign's email, in the transaction that records it. */
@@ -75,25 +121,46 @@ export async function countEngagement(
 
 /**
  * SENDING → SENT for the campaigns among `ids` whose every recipient has an email and whose
- * emails have all left the queue (sent, failed or skipped). Safe to call any number of times.
+ * emails have all left the queue (sent, failed or skipped), announcing `campaign.completed` with
+ * their figures in the same transaction. Safe to call any number of times, from several workers at
+ * once: only the call that moves a campaign announces it.
  */
-export async function completeCampaigns(ex: Executor, ids: string[], now: Date): Promise<void> {
+export async function completeCampaigns(ctx: AppContext, ids: string[], now: Date): Promise<void> {
   if (ids.length === 0) return;
-  await run(
-    ex,
-    sql`
-    update campaigns c set status = 'SENT', updated_at = ${now}
-    where c.id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
-      and c.status = 'SENDING' and c.fanned_out_at is not null
-      and not exists (select 1 from emails e where e.campaign_id = c.id and e.status = 'queued')`,
-    { prepared: true },
-  );
+  await ctx.db.transaction(async (tx) => {
+    const r = await run<CampaignRow>(
+      tx,
+      sql`
+      update campaigns c set status = 'SENT', updated_at = ${now}
+      where c.id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+        and c.status = 'SENDING' and c.fanned_out_at is not null
+        and not exists (select 1 from emails e where e.campaign_id = c.id and e.status = 'queued')
+      returning *`,
+      { prepared: true },
+    );
+    await announceCampaign(ctx, tx, 'campaign.completed', r.rows, now, (c) => ({
+      status: c.status,
+      completedAt: now.toISOString(),
+      ...finalCounts(c),
+    }));
+  });
 }
 
-/** What delivery outcomes change in campaigns (emails/repo `recordOutcomes`; wired in src/worker.ts). */
-export const campaignOutcomeEffects: OutcomeEffects = {
-  skipRetryWhen: OF_CANCELLED_CAMPAIGN,
-  skipReason: CANCELLED_REASON,
-  countFinal: deliveryCountsCte,
-  afterCommit: completeCampaigns,
-};
+/**
+ * What delivery outcomes change in campaigns (emails/repo `recordOutcomes`; wired in src/worker.ts):
+ * counters and recipients, retries of cancelled campaigns skipped and of paused ones parked, and
+ * once committed, the guardrails and completion of the campaigns concerned.
+ */
+export function campaignOutcomeEffects(ctx: AppContext): OutcomeEffects {
+  return {
+    skipRetryWhen: OF_CANCELLED_CAMPAIGN,
+    skipReason: CANCELLED_REASON,
+    parkWhen: OF_PAUSED_CAMPAIGN,
+    countFinal: deliveryCountsCte,
+    async afterCommit(ex: Executor, ids: string[], now: Date) {
+      // Judged first: a campaign over a threshold with work left pauses rather than completes.
+      await checkGuardrails(ctx, ex, ids, now);
+      await completeCampaigns(ctx, ids, now);
+    },
+  };
+}

@@ -1,12 +1,15 @@
 import { projectOf } from '../../platform/http/auth.js';
 import { created, wrapped } from '../../platform/http/envelope.js';
 import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
+import * as recipients from './recipients.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
+import * as settings from './settings.js';
 
 /**
- * Create, duplicate and the actions (send, cancel, test) answer `{ success, data }` (actions add a
- * `message`); reads and the replace answer the campaign itself.
+ * Create, duplicate and the actions (send, cancel, pause, resume, resend, test) answer
+ * `{ success, data }` (actions add a `message`, resend its count); reads and the replace answer
+ * the campaign itself.
  */
 export const campaignRoutes = moduleRoutes('Campaigns', async (app, ctx) => {
   app.post(
@@ -45,6 +48,47 @@ export const campaignRoutes = moduleRoutes('Campaigns', async (app, ctx) => {
       const { campaign, message } = await service.cancelCampaign(ctx, projectOf(req).id, req.params.id);
       return wrapped(campaign, message);
     },
+  );
+  app.post(
+    '/campaigns/:id/pause',
+    { schema: { params: s.idParams, response: { 200: s.campaignAction } } },
+    async (req) => {
+      const { campaign, message } = await service.pauseCampaign(ctx, projectOf(req).id, req.params.id);
+      return wrapped(campaign, message);
+    },
+  );
+  app.post(
+    '/campaigns/:id/resume',
+    { schema: { params: s.idParams, response: { 200: s.campaignAction } } },
+    async (req) => {
+      const { campaign, message } = await service.resumeCampaign(ctx, projectOf(req).id, req.params.id);
+      return wrapped(campaign, message);
+    },
+  );
+  app.post(
+    '/campaigns/:id/resend',
+    { schema: { params: s.idParams, response: { 200: s.resendAction } } },
+    async (req) => {
+      const { campaign, message, resent } = await recipients.resendCampaign(ctx, projectOf(req).id, req.params.id);
+      return { ...wrapped(campaign, message), resent };
+    },
+  );
+  app.get(
+    '/campaigns/:id/recipients',
+    { schema: { params: s.idParams, querystring: s.recipientsQuery, response: { 200: s.recipientPageSchema } } },
+    (req) => recipients.listRecipients(ctx, projectOf(req).id, req.params.id, req.query),
+  );
+  app.get('/campaign-settings', { schema: { response: { 200: s.campaignSettingsSchema } } }, (req) =>
+    settings.getCampaignSettings(ctx, projectOf(req).id),
+  );
+  // The guardrails protect the whole project's sending reputation: admins change them, as they do domains.
+  app.patch(
+    '/campaign-settings',
+    {
+      config: { role: 'admin' },
+      schema: { body: s.campaignSettingsPatch, response: { 200: s.campaignSettingsSchema } },
+    },
+    (req) => settings.updateCampaignSettings(ctx, projectOf(req).id, req.body),
   );
   app.post(
     '/campaigns/:id/test',

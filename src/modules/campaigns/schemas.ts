@@ -1,13 +1,23 @@
 import { z } from 'zod';
+import { PAUSE_REASONS } from '../../domain/campaign-guardrails.js';
 import { emailSchema } from '../../domain/email.js';
 import { filterConditionSchema } from '../../domain/filters/index.js';
-import { dirQuery, offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
+import {
+  cursorPageSchema,
+  cursorQuery,
+  dirQuery,
+  limitQuery,
+  offsetPageQuery,
+  offsetPageSchema,
+} from '../../platform/http/pagination.js';
 import { emailContentBody, emailContentSchema } from '../templates/schemas.js';
 
-export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
+/** `PAUSED`: stopped by a guardrail or by hand, its queued emails held until it is resumed (docs/decisions.md). */
+export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'PAUSED', 'SENT', 'CANCELLED'] as const;
 export const campaignStatusSchema = z.enum(CAMPAIGN_STATUSES);
 export type CampaignStatus = z.infer<typeof campaignStatusSchema>;
 export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
+export const pauseReasonSchema = z.enum(PAUSE_REASONS);
 export type AudienceType = z.infer<typeof audienceTypeSchema>;
 
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
@@ -36,6 +46,9 @@ export const campaignSchema = emailContentSchema.extend({
   bouncedCount: z.number().int(),
   /** Emails reported as spam by their recipient (abuse reports). */
   complainedCount: z.number().int(),
+  /** Why a PAUSED campaign stopped (a guardrail's rate, or `manual`); null in every other state. */
+  pausedReason: pauseReasonSchema.nullable(),
+  pausedAt: z.string().nullable(),
   projectId: z.string().uuid(),
   sentAt: z.string().nullable(),
   createdAt: z.string(),
@@ -45,6 +58,8 @@ export type Campaign = z.infer<typeof campaignSchema>;
 
 export const wrappedCampaign = z.object({ success: z.literal(true), data: campaignSchema });
 export const campaignAction = wrappedCampaign.extend({ message: z.string() });
+/** POST /campaigns/{id}/resend: the action's answer and how many recipients are sent to again. */
+export const resendAction = campaignAction.extend({ resent: z.number().int() });
 
 export const listCampaignsQuery = offsetPageQuery.extend({
   /** Checked by the service: an unknown status is a 400, not a 422 (docs/api-rules.md#campaign-status-400). */
@@ -96,3 +111,96 @@ export const statsSchema = campaignFiguresSchema.extend({
   pending: z.number().int(),
 });
 export type CampaignStats = z.infer<typeof statsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Recipients: each one's outcome (GET /campaigns/{id}/recipients).
+
+/**
+ * Where each recipient of the frozen audience stands; every recipient is in exactly one:
+ *   queued      no outcome yet: its email is not made yet, waits for delivery, or is held by a pause
+ *   delivered   the relay accepted its email and no bounce or complaint followed
+ *   complained  delivered, then reported as spam
+ *   bounced     accepted, then reported as not delivered (reason `hard` or `soft`)
+ *   failed      refused by the relay (`rejected`) or given up after the retries (`undeliverable`)
+ *   skipped     never sent: `unsubscribed`, `suppressed`, `capped`, `unrenderable`, `deleted` or `cancelled`
+ */
+export const RECIPIENT_OUTCOMES = ['queued', 'delivered', 'complained', 'bounced', 'failed', 'skipped'] as const;
+export const recipientOutcomeSchema = z.enum(RECIPIENT_OUTCOMES);
+export type RecipientOutcome = z.infer<typeof recipientOutcomeSchema>;
+
+export const RECIPIENT_REASONS = [
+  'hard',
+  'soft',
+  'rejected',
+  'undeliverable',
+  'unsubscribed',
+  'suppressed',
+  'capped',
+  'unrenderable',
+  'deleted',
+  'cancelled',
+] as const;
+export const recipientReasonSchema = z.enum(RECIPIENT_REASONS);
+export type RecipientReason = z.infer<typeof recipientReasonSchema>;
+
+export const recipientSchema = z.object({
+  contactId: z.string().uuid(),
+  /** The address the email went to; the contact's, when no email was made (null once the contact is deleted). */
+  email: z.string().nullable(),
+  outcome: recipientOutcomeSchema,
+  reason: recipientReasonSchema.nullable(),
+  /** The recipient's current email (after a resend, the new one); null when none was made. */
+  emailId: z.string().uuid().nullable(),
+  /** The relay's refusal, the bounce report or why it was skipped, in words. */
+  detail: z.string().nullable(),
+  sentAt: z.string().nullable(),
+});
+export type CampaignRecipient = z.infer<typeof recipientSchema>;
+
+export const recipientsQuery = z.object({
+  outcome: recipientOutcomeSchema.optional(),
+  reason: recipientReasonSchema.optional(),
+  limit: limitQuery,
+  cursor: cursorQuery,
+});
+
+export const recipientPageSchema = cursorPageSchema(recipientSchema);
+
+// ---------------------------------------------------------------------------------------------
+// The project's campaign settings (GET and PATCH /campaign-settings).
+
+const rate = z.number().min(0).max(1);
+
+export const campaignSettingsSchema = z.object({
+  guardrails: z.object({
+    /** Complaints per accepted message above which a sending campaign pauses. */
+    maxComplaintRate: rate,
+    /** Hard bounces (refused with a 5xx, or bounced later as permanent) per message answered. */
+    maxBounceRate: rate,
+    /** Messages answered since sending (re)started before the rates are judged. */
+    minSample: z.number().int(),
+  }),
+  /** At most `count` marketing emails per contact in `days` days; null: no cap. */
+  marketingCap: z.object({ count: z.number().int(), days: z.number().int() }).nullable(),
+});
+export type CampaignSettings = z.infer<typeof campaignSettingsSchema>;
+
+/** A change: absent fields stay as they are; a guardrail set to null goes back to the instance's default. */
+export const campaignSettingsPatch = z
+  .object({
+    guardrails: z
+      .object({
+        maxComplaintRate: rate.nullable().optional(),
+        maxBounceRate: rate.nullable().optional(),
+        minSample: z.number().int().min(0).max(1_000_000).nullable().optional(),
+      })
+      .strict()
+      .optional(),
+    marketingCap: z
+      .object({ count: z.number().int().min(1).max(1000), days: z.number().int().min(1).max(365) })
+      .strict()
+      .nullable()
+      .optional(),
+  })
+  .strict();
+export type CampaignSettingsPatch = z.infer<typeof campaignSettingsPatch>;

@@ -12,11 +12,17 @@
  * 4. marks the campaign fanned out. The delivery engine moves it to SENT when its last email has
  *    left the queue (campaigns/counters `completeCampaigns`).
  *
+ * It stops when the campaign leaves SENDING (paused, cancelled); resuming or resending enqueues it
+ * again. MARKETING emails to a contact already at the project's marketing cap are skipped as `capped`.
+ *
  * A rescue job restarts what a crash could leave behind: a SENDING campaign without a fan-out job,
- * a finished one not yet marked SENT, queued emails of a cancelled one.
+ * a finished one not yet marked SENT, queued emails of a cancelled one (skipped) or of a paused one
+ * (parked); and it judges the guardrails of every sending campaign, for bounces and complaints
+ * reported after the last delivery outcome.
  */
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
+import { cappedReason, capWindowStart, type MarketingCap, overCap } from '../../domain/campaign-guardrails.js';
 import type { FilterCondition } from '../../domain/filters/index.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
@@ -24,11 +30,19 @@ import type { Executor } from '../../platform/db/client.js';
 import { enqueue, type Job, JobInterrupted } from '../../platform/queue.js';
 import { type Content, composeEmail, type Linking, type Render } from '../emails/compose.js';
 import type { NewEmail } from '../emails/service.js';
-import { campaignsWithIdleQueuedEmails, skipQueuedCampaignEmails } from '../emails/service.js';
+import {
+  campaignsWithIdleQueuedEmails,
+  parkCampaignEmails,
+  recentMarketingCounts,
+  skipQueuedCampaignEmails,
+} from '../emails/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
+import { checkGuardrails } from './guardrails.js';
 import type { CampaignRow, PendingRecipient } from './repo.js';
 import * as repo from './repo.js';
+import type { RecipientReason } from './schemas.js';
+import { marketingCapOf } from './settings.js';
 
 export const CAMPAIGN_START_QUEUE = 'campaigns.start';
 export const CAMPAIGN_FANOUT_QUEUE = 'campaigns.fan-out';
@@ -114,9 +128,22 @@ export function campaignContent(c: CampaignRow): Content {
   };
 }
 
+/** A recipient's email, and why it is skipped when the fan-out already knows (suppression is found as it is stored). */
+interface Made {
+  email: NewEmail;
+  reason: RecipientReason | null;
+}
+
+/** What the fan-out knows of a page's recipients besides their contacts: the cap, and what each had under it. */
+interface CapCheck {
+  cap: MarketingCap;
+  received: Map<string, number>;
+}
+
 /**
  * One recipient's email. A render that fails for this contact's data (a template that times out,
- * say) is stored as skipped with the reason, so one recipient never holds up the rest.
+ * say) is stored as skipped with the reason, so one recipient never holds up the rest; so is one
+ * to a contact at the marketing cap.
  */
 async function recipientEmail(
   c: CampaignRow,
@@ -124,26 +151,35 @@ async function recipientEmail(
   r: PendingRecipient,
   linking: Linking,
   render: Render,
-): Promise<NewEmail> {
+  capCheck: CapCheck | null,
+): Promise<Made> {
   const id = randomUUID();
   const contact = { id: r.contact_id, email: r.email!, subscribed: r.subscribed!, data: r.data ?? {} };
+  let email: NewEmail;
   try {
-    return await composeEmail(id, c.project_id, content, { contact, name: null, transient: {} }, linking, render);
+    email = await composeEmail(id, c.project_id, content, { contact, name: null, transient: {} }, linking, render);
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
-    return {
-      ...(await composeEmail(
-        id,
-        c.project_id,
-        { ...content, subject: '(not rendered)', body: '-' },
-        { contact, name: null, transient: {} },
-        linking,
-        render,
-      )),
-      status: 'skipped',
-      lastError: `Not sent: the ${err.part} could not be rendered for this contact: ${err.message}`,
-    };
+    const unrendered = await composeEmail(
+      id,
+      c.project_id,
+      { ...content, subject: '(not rendered)', body: '-' },
+      { contact, name: null, transient: {} },
+      linking,
+      render,
+    );
+    const lastError = `Not sent: the ${err.part} could not be rendered for this contact: ${err.message}`;
+    return { email: { ...unrendered, status: 'skipped', lastError }, reason: 'unrenderable' };
   }
+  // composeEmail skips marketing mail to an unsubscribed contact itself.
+  if (email.status === 'skipped') return { email, reason: 'unsubscribed' };
+  const received = capCheck?.received.get(r.contact_id) ?? 0;
+  if (capCheck && overCap(capCheck.cap, received))
+    return {
+      email: { ...email, status: 'skipped', lastError: cappedReason(capCheck.cap, received) },
+      reason: 'capped',
+    };
+  return { email, reason: null };
 }
 
 /**
@@ -157,13 +193,14 @@ async function pageEmails(
   page: PendingRecipient[],
   linking: Linking,
   render: Render,
-): Promise<NewEmail[]> {
-  const emails: NewEmail[] = new Array(page.length);
+  capCheck: CapCheck | null,
+): Promise<Made[]> {
+  const emails: Made[] = new Array(page.length);
   let next = 0;
   const lane = async () => {
     while (next < page.length) {
       const i = next++;
-      emails[i] = await recipientEmail(c, content, page[i]!, linking, render);
+      emails[i] = await recipientEmail(c, content, page[i]!, linking, render, capCheck);
     }
   };
   await Promise.all(Array.from({ length: Math.min(RENDERING, page.length) }, lane));
@@ -182,6 +219,8 @@ export async function fanOutCampaign(
   const c = await repo.campaignById(ctx.db, campaignId);
   if (c?.status !== 'SENDING' || !c.frozen_at) return;
   const content = campaignContent(c);
+  // Read once per run: a cap changed meanwhile applies from the next run (a resume, a resend, a restart).
+  const cap = c.type === 'MARKETING' ? await marketingCapOf(ctx.db, c.project_id) : null;
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
   const render: Render = ctx.templates.render.bind(ctx.templates);
   let after: string | null = null;
@@ -207,26 +246,64 @@ export async function fanOutCampaign(
     after = page[page.length - 1]!.contact_id;
     const present = page.filter((r) => r.email !== null);
     const gone = page.filter((r) => r.email === null).map((r) => r.contact_id);
-    const emails = await pageEmails(c, content, present, linking, render);
-    await repo.storeCampaignEmails(ctx.db, campaignId, emails, gone, ctx.clock.now(), true);
+    const capCheck = cap
+      ? {
+          cap,
+          received: await recentMarketingCounts(
+            ctx.db,
+            c.project_id,
+            present.map((r) => r.contact_id),
+            capWindowStart(cap, ctx.clock.now()),
+          ),
+        }
+      : null;
+    const made = await pageEmails(c, content, present, linking, render, capCheck);
+    await storePage(ctx, campaignId, made, gone);
   }
   const now = ctx.clock.now();
   await repo.markFannedOut(ctx.db, campaignId, now);
-  await completeCampaigns(ctx.db, [campaignId], now);
+  await completeCampaigns(ctx, [campaignId], now);
+}
+
+/** A page's emails and, in the same transaction, the reasons of its recipients that are skipped. */
+async function storePage(ctx: AppContext, campaignId: string, made: Made[], gone: string[]): Promise<void> {
+  const emails = made.map((m) => m.email);
+  const reasons = made.flatMap((m) => (m.reason ? [{ id: m.email.id, reason: m.reason }] : []));
+  await ctx.db.transaction(async (tx) => {
+    const stored = await repo.storeCampaignEmails(tx, campaignId, emails, gone, ctx.clock.now(), true);
+    if (stored.skipped === 0) return;
+    await repo.markSkippedRecipients(
+      tx,
+      campaignId,
+      emails.map((e) => e.id),
+      reasons,
+    );
+  });
 }
 
 /** The recurring rescue: nothing a crash interrupts stays stuck. */
 export async function rescueCampaigns(ctx: AppContext): Promise<void> {
   const now = ctx.clock.now();
+  const idle = await campaignsWithIdleQueuedEmails(ctx.db, now);
   // Queued emails of cancelled campaigns whose worker let them go since the cancel.
   await ctx.db.transaction(async (tx) => {
-    const cancelled = await repo.cancelledAmong(tx, await campaignsWithIdleQueuedEmails(tx, now));
-    await repo.addSkipped(tx, await skipQueuedCampaignEmails(tx, cancelled, CANCELLED_REASON, now));
+    const cancelled = await repo.cancelledAmong(tx, idle);
+    await skipQueuedCampaignEmails(tx, cancelled, CANCELLED_REASON, now);
+    await repo.markCancelledRecipients(tx, cancelled);
   });
+  // A safety net: queued emails of paused campaigns still due, should any have escaped parking.
+  await parkCampaignEmails(ctx.db, await repo.pausedAmong(ctx.db, idle));
   const sending = await repo.sendingCampaigns(ctx.db);
+  // Bounces and complaints reported after a campaign's last outcome batch count too.
+  await checkGuardrails(
+    ctx,
+    ctx.db,
+    sending.map((c) => c.id),
+    now,
+  );
   for (const c of sending.filter((c) => !c.fanned_out_at)) await enqueueFanOut(ctx.db, c.id);
   await completeCampaigns(
-    ctx.db,
+    ctx,
     sending.filter((c) => c.fanned_out_at).map((c) => c.id),
     now,
   );

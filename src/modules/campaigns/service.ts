@@ -9,12 +9,14 @@ import type { UsageRegistry } from '../../platform/usage.js';
 import { findContact, lookupEmails } from '../contacts/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import { composeEmail } from '../emails/compose.js';
-import { insertEmails, type NewEmail, skipQueuedCampaignEmails } from '../emails/service.js';
+import { insertEmails, type NewEmail, skipQueuedCampaignEmails, unparkCampaignEmails } from '../emails/service.js';
 import { checkAudience, filterContext, registerFilterUsage } from '../segments/audience.js';
 import { findSegment } from '../segments/service.js';
 import { copyName } from '../templates/schemas.js';
 import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
-import { CANCELLED_REASON } from './counters.js';
+import { CANCELLED_REASON, completeCampaigns } from './counters.js';
+import { announceCampaign } from './events.js';
+import { pauseInTransaction } from './guardrails.js';
 import type { CampaignRow, CampaignValues } from './repo.js';
 import * as repo from './repo.js';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignBody, type CampaignStatus } from './schemas.js';
@@ -39,6 +41,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     clickedCount: row.clicked_count,
     bouncedCount: row.bounced_count,
     complainedCount: row.complained_count,
+    pausedReason: row.paused_reason,
+    pausedAt: iso(row.paused_at),
     projectId: row.project_id,
     sentAt: iso(row.sent_at),
     createdAt: iso(row.created_at),
@@ -173,12 +177,12 @@ export async function replaceCampaign(
   });
 }
 
-/** Refused (409) while the campaign is sending; a scheduled campaign's start then finds nothing. */
+/** Refused (409) while the campaign is sending or paused; a scheduled campaign's start then finds nothing. */
 export async function deleteCampaign(ctx: AppContext, projectId: string, id: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const current = await requireCampaign(tx, projectId, id, true);
-    if (current.status === 'SENDING') {
-      throw new AppError(409, 'CAMPAIGN_SENDING', 'The campaign is being sent', {
+    if (current.status === 'SENDING' || current.status === 'PAUSED') {
+      throw new AppError(409, 'CAMPAIGN_SENDING', `The campaign is being sent (${current.status})`, {
         suggestion: 'Cancel the campaign first, then delete it.',
       });
     }
@@ -275,8 +279,9 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
 }
 
 /**
- * SCHEDULED or SENDING → CANCELLED. Nothing more is handed to delivery: queued emails are
- * skipped and the fan-out stops at its next page; only messages already in a worker's hands finish.
+ * SCHEDULED, SENDING or PAUSED → CANCELLED. Nothing more is handed to delivery: queued emails
+ * (parked ones too) are skipped and the fan-out stops at its next page; only messages already in a
+ * worker's hands finish.
  */
 export async function cancelCampaign(ctx: AppContext, projectId: string, id: string) {
   const current = await requireCampaign(ctx.db, projectId, id);
@@ -285,17 +290,65 @@ export async function cancelCampaign(ctx: AppContext, projectId: string, id: str
   // the campaign, in the order delivery outcomes take them, so the two never deadlock; a fan-out
   // page racing the cancel waits for the recipients' rows and then finds them gone.
   const row = await ctx.db.transaction(async (tx) => {
-    const skipped = await skipQueuedCampaignEmails(tx, [id], CANCELLED_REASON, now);
-    const cancelled = await repo.cancelCampaign(tx, projectId, id, skipped.get(id) ?? 0, now);
+    await skipQueuedCampaignEmails(tx, [id], CANCELLED_REASON, now);
+    const cancelled = await repo.cancelCampaign(tx, projectId, id, now);
     if (!cancelled) {
       throw new AppError(400, 'CAMPAIGN_NOT_CANCELLABLE', `A ${current.status} campaign cannot be cancelled`, {
         details: { status: current.status },
-        suggestion: 'Only SCHEDULED and SENDING campaigns can be cancelled.',
+        suggestion: 'Only SCHEDULED, SENDING and PAUSED campaigns can be cancelled.',
       });
     }
     return cancelled;
   });
   return { campaign: toCampaign(row), message: 'The campaign is cancelled' };
+}
+
+/**
+ * POST /campaigns/{id}/pause: SENDING → PAUSED (reason `manual`), as a guardrail would pause it:
+ * its queued emails are held until it is resumed.
+ */
+export async function pauseCampaign(ctx: AppContext, projectId: string, id: string) {
+  const current = await requireCampaign(ctx.db, projectId, id);
+  const now = ctx.clock.now();
+  const row = await ctx.db.transaction(async (tx) => {
+    const paused = await pauseInTransaction(ctx, tx, current.id, 'manual', now);
+    // Nothing it did may stay: it may have parked emails of a campaign that has just been cancelled.
+    if (!paused) throw notPausable(current.status);
+    return paused;
+  });
+  return { campaign: toCampaign(row), message: 'The campaign is paused' };
+}
+
+const notPausable = (status: CampaignStatus) =>
+  new AppError(400, 'CAMPAIGN_NOT_PAUSABLE', `A ${status} campaign cannot be paused`, {
+    details: { status },
+    suggestion: 'Only a SENDING campaign can be paused.',
+  });
+
+/**
+ * POST /campaigns/{id}/resume: PAUSED → SENDING. Its held emails become due at once, the fan-out
+ * goes on where it stopped, and the guardrails judge what is sent from now on (a fresh sample), so
+ * the figures that paused it do not pause it again. A campaign with nothing left completes.
+ */
+export async function resumeCampaign(ctx: AppContext, projectId: string, id: string) {
+  const current = await requireCampaign(ctx.db, projectId, id);
+  const now = ctx.clock.now();
+  // Emails are taken before the campaign, as pausing and cancelling take them.
+  const row = await ctx.db.transaction(async (tx) => {
+    await unparkCampaignEmails(tx, id, now);
+    const resumed = await repo.markResumed(tx, projectId, id, now);
+    if (!resumed) {
+      throw new AppError(400, 'CAMPAIGN_NOT_PAUSED', `A ${current.status} campaign cannot be resumed`, {
+        details: { status: current.status },
+        suggestion: 'Only a PAUSED campaign can be resumed.',
+      });
+    }
+    if (!resumed.fanned_out_at) await enqueueFanOut(tx, id);
+    await announceCampaign(ctx, tx, 'campaign.resumed', [resumed], now);
+    return resumed;
+  });
+  await completeCampaigns(ctx, [id], now);
+  return { campaign: toCampaign(row), message: 'The campaign is being sent again' };
 }
 
 /**

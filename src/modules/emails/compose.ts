@@ -2,6 +2,7 @@ import { addFooter, addOpenPixel, rewriteLinks } from '../../domain/email-html.j
 import { type TemplatePart, templateScope } from '../../domain/render.js';
 import { clickUrl, type LinkSigner, openPixelUrl, subscriberUrls } from '../../domain/signed-links.js';
 import { footerHtml, localeOf } from '../../domain/subscriber-i18n.js';
+import { textFromHtml } from '../../platform/mail/message.js';
 import type { NewEmail } from './repo.js';
 import type { EmailType } from './schemas.js';
 
@@ -9,7 +10,10 @@ import type { EmailType } from './schemas.js';
 export interface Content {
   type: EmailType;
   subject: string;
-  body: string;
+  /** The HTML; null for a message submitted with a text part only, which then has no HTML part. */
+  body: string | null;
+  /** The plain-text part as the sender wrote it (SMTP submission); without one, it is made from the HTML at delivery. */
+  text?: string | null;
   from: { email: string; name: string | null };
   replyTo: string | null;
   headers: Record<string, string>;
@@ -37,7 +41,8 @@ export type Render = (part: TemplatePart, source: string, scope: Record<string, 
 /**
  * One recipient's email, rendered and ready to store. Marketing mail to an unsubscribed contact
  * is kept as `skipped`, never sent. Marketing mail carries the unsubscribe footer (unless the body
- * already links to the unsubscribe page) and the RFC 8058 headers; marketing and transactional
+ * already links to the unsubscribe page), the RFC 8058 headers and `Precedence: bulk` with
+ * `Auto-Submitted: auto-generated`; marketing and transactional
  * mail have their links and opens tracked; headless mail goes out exactly as written.
  * The edits after rendering are linear in the length of the HTML, whatever it holds.
  */
@@ -53,17 +58,26 @@ export async function composeEmail(
   const urls = subscriberUrls(linking.publicUrl, linking.signer, { projectId, contactId: contact.id, emailId: id });
   const scope = templateScope(contact, recipient.transient, urls);
   const subject = (await render('subject', content.subject, scope)).replace(/[\r\n]+/g, ' ').trim();
-  let html = await render('body', content.body, scope);
+  const hasHtml = content.body !== null;
+  let html = hasHtml ? await render('body', content.body!, scope) : '';
+  let text = content.text ?? null;
   const headers = { ...content.headers };
 
   if (content.type === 'MARKETING') {
-    if (!html.includes(urls.unsubscribeUrl)) {
-      html = addFooter(html, footerHtml(localeOf({ ...contact.data, ...recipient.transient }), urls));
-    }
+    const footer = footerHtml(localeOf({ ...contact.data, ...recipient.transient }), urls);
+    if (hasHtml && !html.includes(urls.unsubscribeUrl)) html = addFooter(html, footer);
+    // The sender's own text part gets the same links, as text (the footer is ours: small and trusted).
+    if (text !== null && !text.includes(urls.unsubscribeUrl)) text = `${text.trimEnd()}\n\n${textFromHtml(footer)}\n`;
     headers['List-Unsubscribe'] = `<${urls.unsubscribeUrl}>`;
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+    // Bulk mail says so, which keeps vacation responders and other auto-replies (RFC 3834) from answering
+    // it; a sender's own value of either header stands.
+    const given = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+    if (!given.has('precedence')) headers.Precedence = 'bulk';
+    if (!given.has('auto-submitted')) headers['Auto-Submitted'] = 'auto-generated';
   }
-  if (content.type !== 'HEADLESS') {
+  // Opens and clicks are tracked in the HTML part only.
+  if (content.type !== 'HEADLESS' && hasHtml) {
     const own = `${linking.publicUrl}/`;
     html = rewriteLinks(
       html,
@@ -89,6 +103,7 @@ export async function composeEmail(
     replyTo: content.replyTo,
     subject,
     html,
+    text,
     headers,
     attachmentSetId: content.attachmentSetId,
     messageId: `<${id}@${content.from.email.slice(content.from.email.lastIndexOf('@') + 1)}>`,

@@ -175,9 +175,9 @@ export class DeliveryEngine {
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
       // Captured mail needs no verified domain: it is signed when the domain has a key, else not at all.
       if (!dkim && !capturingMail(this.ctx)) return retry(`Sender domain of ${email.from_email} is not verified`);
-      // The plain-text part, made in the worker pool: HTML that cannot be converted within its
-      // bounds (nested too deeply, too slow) fails the email for good (see the catch below).
-      const text = await this.ctx.untrusted.text(email.html);
+      // The plain-text part as its sender wrote it, or made in the worker pool: HTML that cannot be
+      // converted within its bounds (nested too deeply, too slow) fails the email for good (see the catch below).
+      const text = email.text ?? (await this.ctx.untrusted.text(email.html));
       const attachments = email.has_attachments ? await this.attachments.of(email.id) : [];
       const info = await this.relay.run(lane, async () => {
         // Fencing, checked once the relay would take the message: unless the session that claimed
@@ -217,7 +217,10 @@ export class DeliveryEngine {
         };
       }
       const message = err instanceof Error ? err.message : String(err);
-      return classifyFailure(err) === 'permanent' ? { id: email.id, status: 'failed', error: message } : retry(message);
+      // A refusal for good is also a hard bounce to the campaign guardrails (domain/campaign-guardrails.ts).
+      return classifyFailure(err) === 'permanent'
+        ? { id: email.id, status: 'failed', error: message, rejected: true }
+        : retry(message);
     }
   }
 

@@ -22,7 +22,10 @@ export interface NewEmail {
   toName: string | null;
   replyTo: string | null;
   subject: string;
+  /** Empty for a message with a text part only. */
   html: string;
+  /** The plain-text part as submitted over SMTP; null (or absent): made from the HTML at delivery. */
+  text?: string | null;
   headers: Record<string, string>;
   /** The request's attachments, stored once (`insertAttachmentSet`) for all of its emails. */
   attachmentSetId: string | null;
@@ -52,7 +55,7 @@ function emailInputCte(emails: NewEmail[]): SQL {
     select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
       "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
       "fromEmail" text, "fromName" text, "toEmail" text, "toName" text, "replyTo" text, "subject" text, "html" text,
-      "headers" jsonb, "attachmentSetId" uuid, "messageId" text, "lastError" text))`;
+      "text" text, "headers" jsonb, "attachmentSetId" uuid, "messageId" text, "lastError" text))`;
 }
 
 export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression list';
@@ -64,11 +67,11 @@ export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression li
 function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
   return sql`stored as (
     insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name,
-      to_email, to_name, reply_to, subject, html, headers, attachment_set_id, message_id, last_error, next_attempt_at,
-      created_at, updated_at)
+      to_email, to_name, reply_to, subject, html, text, headers, attachment_set_id, message_id, last_error,
+      next_attempt_at, created_at, updated_at)
     select i."id", i."projectId", i."contactId", i."templateId", i."campaignId", i."type",
       case when s.email is null then i."status" else 'skipped' end,
-      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."headers",
+      i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."text", i."headers",
       i."attachmentSetId", i."messageId",
       case when s.email is null or i."status" = 'skipped' then i."lastError" else ${SUPPRESSED_REASON} end,
       ${now}, ${now}, ${now}
@@ -135,7 +138,7 @@ export type ClaimedEmail = Pick<
   | 'subject'
   | 'message_id'
   | 'attempts'
-> & { html: string; headers: Record<string, string>; has_attachments: boolean };
+> & { html: string; text: string | null; headers: Record<string, string>; has_attachments: boolean };
 
 /** How many due emails one claim may take from each lane (see `claimDueEmails`). */
 export interface ClaimLimits {
@@ -182,7 +185,7 @@ export async function claimDueEmails(
     update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
     where e.id in (select id from transactional union all select id from campaign)
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
-      e.reply_to, e.subject, e.html, e.headers,
+      e.reply_to, e.subject, e.html, e.text, e.headers,
       (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts`,
     { prepared: true },
   );
@@ -238,7 +241,12 @@ export interface OutcomeEffects {
   /** A condition on the email `e`: its retry is skipped instead of queued, with `skipReason`. */
   skipRetryWhen: SQL;
   skipReason: string;
-  /** CTEs counting the final outcomes among the rows of the CTE named `source` (`campaign_id`, `status`). */
+  /** A condition on the email `e`: an email left queued (a retry, or given back unsent) is parked (see `PARKED_UNTIL`). */
+  parkWhen: SQL;
+  /**
+   * CTEs counting the final outcomes among the rows of the CTE named `source` (`id`, `campaign_id`,
+   * `status`, and `rejected`: true for a message the relay refused for good).
+   */
   countFinal(source: string): SQL;
   /** Runs once outcomes are committed, for the campaigns whose emails reached a final state. */
   afterCommit(ex: Executor, campaignIds: string[], now: Date): Promise<void>;
@@ -246,7 +254,8 @@ export interface OutcomeEffects {
 
 export type Outcome =
   | { id: string; status: 'sent'; response: string }
-  | { id: string; status: 'failed'; error: string }
+  /** `rejected`: the relay refused it for good (a 5xx answer), rather than given up after retries or unsendable. */
+  | { id: string; status: 'failed'; error: string; rejected?: boolean }
   | { id: string; status: 'retry'; error: string; nextAttemptAt: Date }
   /** Given back unsent (the worker lost its session before sending): no attempt is counted. */
   | { id: string; status: 'released' };
@@ -270,6 +279,7 @@ export async function recordOutcomes(
     id: o.id,
     status: o.status === 'retry' || o.status === 'released' ? 'queued' : o.status,
     released: o.status === 'released',
+    rejected: o.status === 'failed' && o.rejected === true,
     error: 'error' in o ? o.error.slice(0, 2000) : null,
     response: o.status === 'sent' ? o.response.slice(0, 1000) : null,
     next: o.status === 'retry' ? o.nextAttemptAt.toISOString() : null,
@@ -279,7 +289,7 @@ export async function recordOutcomes(
     sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(id uuid, status text, released boolean, error text, response text, next timestamptz)),
+        as r(id uuid, status text, released boolean, rejected boolean, error text, response text, next timestamptz)),
     changed as (
       update emails e set
         status = case when i.status = 'queued' and ${effects.skipRetryWhen} then 'skipped' else i.status end,
@@ -287,7 +297,8 @@ export async function recordOutcomes(
         locked_by = null,
         attempts = case when i.released then e.attempts - 1 else e.attempts end,
         smtp_response = coalesce(i.response, e.smtp_response),
-        next_attempt_at = coalesce(i.next, e.next_attempt_at),
+        next_attempt_at = case when i.status = 'queued' and ${effects.parkWhen} then ${PARKED_UNTIL}::timestamptz
+          else coalesce(i.next, e.next_attempt_at) end,
         last_error = case when i.status = 'queued' and ${effects.skipRetryWhen} then ${effects.skipReason}
           when i.released then e.last_error else i.error end,
         sent_at = case when i.status = 'sent' then ${now}::timestamptz else e.sent_at end,
@@ -297,7 +308,7 @@ export async function recordOutcomes(
       -- the ids as an array: the rows are reached by primary key, never through the queue's index
       where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued'
         and e.locked_by = ${String(owner)}::bigint
-      returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error),
+      returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error, i.rejected),
     final as (select * from changed where status in ('sent', 'failed', 'skipped')),
     ${storeEventsCte(
       'stored',
@@ -393,10 +404,10 @@ export async function emailContent(
   ex: Executor,
   projectId: string,
   id: string,
-): Promise<{ html: string; headers: Record<string, string> } | null> {
-  const r = await run<{ html: string; headers: Record<string, string> }>(
+): Promise<{ html: string; text: string | null; headers: Record<string, string> } | null> {
+  const r = await run<{ html: string; text: string | null; headers: Record<string, string> }>(
     ex,
-    sql`select html, headers from emails where project_id = ${projectId} and id = ${id}`,
+    sql`select html, text, headers from emails where project_id = ${projectId} and id = ${id}`,
   );
   return r.rows[0] ?? null;
 }
@@ -510,6 +521,71 @@ export async function skipQueuedCampaignEmails(
     select campaign_id, count(*)::int as n from skipped group by campaign_id`,
   );
   return new Map(r.rows.map((row) => [row.campaign_id, row.n]));
+}
+
+/**
+ * When a parked email is due: never, until its campaign is resumed. Parked emails stay `queued` but
+ * sort after every due one in the claim's index (`emails_due_campaign`), so a claim never reads
+ * them, however many there are; a condition in the claim would step over all of them every time.
+ */
+export const PARKED_UNTIL = new Date('9999-01-01T00:00:00.000Z');
+
+export const isParked = (nextAttemptAt: Date | string): boolean =>
+  new Date(nextAttemptAt).getTime() >= PARKED_UNTIL.getTime();
+
+/**
+ * Parks the queued emails of these campaigns that no live worker holds. Those in a live worker's
+ * hands are left to it (it parks one it gives back or must retry, see `OutcomeEffects.parkWhen`),
+ * so this never waits for a row that a worker's outcome statement holds; those of a worker that
+ * died are parked, or another worker would take them over and send them.
+ */
+export async function parkCampaignEmails(ex: Executor, campaignIds: string[]): Promise<void> {
+  if (campaignIds.length === 0) return;
+  await run(
+    ex,
+    sql`
+    update emails set next_attempt_at = ${PARKED_UNTIL}
+    where campaign_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(campaignIds)}::jsonb))
+      and status = 'queued' and next_attempt_at < ${PARKED_UNTIL}
+      and (locked_by is null or ${ownerGone(sql`locked_by`)})`,
+  );
+}
+
+/** Makes a campaign's parked emails due now and wakes the delivery engines; returns how many. */
+export async function unparkCampaignEmails(ex: Executor, campaignId: string, now: Date): Promise<number> {
+  const r = await run<{ n: number }>(
+    ex,
+    sql`
+    with due as (
+      update emails set next_attempt_at = ${now}
+      where campaign_id = ${campaignId} and status = 'queued' and next_attempt_at >= ${PARKED_UNTIL}
+      returning 1)
+    select count(*)::int as n, ${wakeDelivery(true)} from due`,
+  );
+  return r.rows[0]!.n;
+}
+
+/**
+ * How many marketing emails each of these contacts has been sent, or has waiting, since `since`
+ * (failed and skipped ones do not count), through the contact index.
+ */
+export async function recentMarketingCounts(
+  ex: Executor,
+  projectId: string,
+  contactIds: string[],
+  since: Date,
+): Promise<Map<string, number>> {
+  if (contactIds.length === 0) return new Map();
+  const r = await run<{ contact_id: string; n: number }>(
+    ex,
+    sql`
+    select contact_id, count(*)::int as n from emails
+    where contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb))
+      and project_id = ${projectId} and type = 'MARKETING' and status in ('queued', 'sent', 'bounced')
+      and created_at >= ${since}
+    group by contact_id`,
+  );
+  return new Map(r.rows.map((row) => [row.contact_id, row.n]));
 }
 
 /** Campaigns that have queued emails no worker holds. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, emailTypeSchema } from '../../domain/email.js';
+import { emailSchema, emailTypeSchema, RESERVED_HEADERS } from '../../domain/email.js';
 
 export { type EmailType, emailTypeSchema } from '../../domain/email.js';
 
@@ -48,26 +48,6 @@ const attachmentSchema = z
   });
 /** An attachment as stored: `content` is base64, as the client sent it. */
 export type StoredAttachment = z.infer<typeof attachmentSchema>;
-
-/** Headers the service writes itself; a request may not set them. */
-const RESERVED_HEADERS = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'subject',
-  'reply-to',
-  'sender',
-  'date',
-  'message-id',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  'dkim-signature',
-  'return-path',
-  'list-unsubscribe',
-  'list-unsubscribe-post',
-]);
 
 const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
   const entries = Object.entries(headers);
@@ -149,6 +129,26 @@ export const sendBody = z
   });
 export type SendBody = z.infer<typeof sendBody>;
 
+/**
+ * A message submitted over SMTP (modules/submission), as `domain/submission.ts` read it from its MIME:
+ * checked by the rules of `/v1/send` (sizes, headers, attachments, recipients), its content literal.
+ */
+export const submissionSchema = z.object({
+  type: emailTypeSchema,
+  from: z.object({ email: emailSchema, name: nameSchema.nullable() }),
+  to: z
+    .array(z.object({ email: emailSchema, name: nameSchema.nullable() }))
+    .min(1)
+    .max(MAX_RECIPIENTS),
+  replyTo: emailSchema.nullable(),
+  subject: z.string().min(1).max(998).regex(NO_NEWLINE, 'Must not contain line breaks'),
+  html: z.string().max(MAX_MESSAGE_BYTES).nullable(),
+  text: z.string().max(MAX_MESSAGE_BYTES).nullable(),
+  headers: headersSchema,
+  attachments: z.array(attachmentSchema).max(10),
+});
+export type Submission = z.input<typeof submissionSchema>;
+
 export const sendResponse = z.object({
   success: z.literal(true),
   data: z.object({
@@ -208,5 +208,13 @@ export const emailPageSchema = z.object({
   cursor: z.string().nullable(),
   hasMore: z.boolean(),
 });
-/** What an email said as stored: the HTML after rendering and tracking, and its extra headers. */
-export const emailContentSchema = z.object({ html: z.string(), headers: z.record(z.string()) });
+/**
+ * What an email said as stored: the HTML after rendering and tracking (empty for a text-only message
+ * submitted over SMTP), its own text part (only a message submitted over SMTP has one; null: made
+ * from the HTML at delivery), and its extra headers.
+ */
+export const emailContentSchema = z.object({
+  html: z.string(),
+  text: z.string().nullable(),
+  headers: z.record(z.string()),
+});

@@ -5,7 +5,7 @@ import { parseDataPatch } from '../../domain/contact-data.js';
 import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
-import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import { AppError, fieldErrorsFromIssues, notFound, validationError } from '../../platform/http/errors.js';
 import type { RequestIdentity } from '../../platform/http/idempotency.js';
 import { claimIdempotencyKey, rememberResponse } from '../../platform/http/idempotency.js';
 import {
@@ -19,10 +19,10 @@ import { outboxFile } from '../../platform/mail/transport.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender, capturingMail } from '../domains/service.js';
 import { cachedTemplate } from '../templates/service.js';
-import { type Content, composeEmail } from './compose.js';
+import { type Content, composeEmail, type Render } from './compose.js';
 import * as repo from './repo.js';
-import type { EmailRecord, StoredAttachment } from './schemas.js';
-import { MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendBody } from './schemas.js';
+import type { EmailRecord, StoredAttachment, Submission } from './schemas.js';
+import { MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendBody, submissionSchema } from './schemas.js';
 
 /** What delivery outcomes change beyond the emails, given by the campaigns module. */
 export type { OutcomeEffects } from './repo.js';
@@ -38,10 +38,15 @@ export {
   markBounced,
   markComplained,
   type NewEmail,
+  PARKED_UNTIL,
+  parkCampaignEmails,
+  recentMarketingCounts,
   type StoreJoin,
+  SUPPRESSED_REASON,
   skipQueuedCampaignEmails,
   storeEmailsWith,
   type TouchedEmail,
+  unparkCampaignEmails,
   wakeDelivery,
 } from './repo.js';
 
@@ -52,8 +57,11 @@ const asAddress = (a: Address) => (typeof a === 'string' ? { email: a, name: und
 const decodedBytes = (clean: string) =>
   Math.floor((clean.length * 3) / 4) - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
 
-/** `attachments`: the request's, their content without white space. */
-function checkSizes(body: SendBody, attachments: StoredAttachment[]): void {
+/**
+ * `attachments` without white space in their content; `bodyChars` and `attachmentChars` as the
+ * message will carry them (the attachments' base64 as sent).
+ */
+function checkSizes(bodyChars: number, attachments: StoredAttachment[], attachmentChars: number): void {
   const attached = attachments.reduce((n, a) => n + decodedBytes(a.content), 0);
   if (attached > MAX_ATTACHMENT_BYTES) {
     throw validationError([
@@ -65,8 +73,7 @@ function checkSizes(body: SendBody, attachments: StoredAttachment[]): void {
     ]);
   }
   // Base64 in the message costs 4/3 of the decoded size, plus line breaks.
-  const message = (body.body?.length ?? 0) + (body.attachments ?? []).reduce((n, a) => n + a.content.length * 1.03, 0);
-  if (message > MAX_MESSAGE_BYTES) {
+  if (bodyChars + attachmentChars * 1.03 > MAX_MESSAGE_BYTES) {
     throw validationError([
       { field: 'attachments', message: `The message would exceed ${MAX_MESSAGE_BYTES} bytes`, code: 'too_big' },
     ]);
@@ -97,12 +104,11 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
     ...a,
     content: a.content.replace(/\s+/g, ''),
   }));
-  checkSizes(body, attachments);
-  const now = ctx.clock.now();
-  const patch = parseDataPatch(body.data);
-  const recipients = (Array.isArray(body.to) ? body.to : [body.to]).map(asAddress);
-  // Stored once for the whole request, however many recipients share it (see insertAttachmentSet).
-  const attachmentSet = attachments.length ? { id: randomUUID(), projectId, attachments } : null;
+  checkSizes(
+    body.body?.length ?? 0,
+    attachments,
+    (body.attachments ?? []).reduce((n, a) => n + a.content.length, 0),
+  );
 
   // Read before the transaction: both are cached per process and need no lock.
   const template = body.template ? await cachedTemplate(ctx, projectId, body.template) : null;
@@ -118,26 +124,100 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       },
     ]);
   }
-  await assertVerifiedSender(ctx, ctx.db, projectId, from.email);
-  const content: Content = {
-    type: template?.type ?? 'TRANSACTIONAL',
-    subject: body.subject ?? template!.subject,
-    body: body.body ?? template!.body,
-    from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
-    replyTo: body.reply ?? template?.replyTo ?? null,
-    headers: body.headers ?? {},
-    attachmentSetId: attachmentSet?.id ?? null,
-    templateId: template?.id ?? null,
-    campaignId: null,
-  };
+  return storeSend(ctx, projectId, {
+    content: {
+      type: template?.type ?? 'TRANSACTIONAL',
+      subject: body.subject ?? template!.subject,
+      body: body.body ?? template!.body,
+      from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
+      replyTo: body.reply ?? template?.replyTo ?? null,
+      headers: body.headers ?? {},
+      attachmentSetId: null,
+      templateId: template?.id ?? null,
+      campaignId: null,
+    },
+    recipients: (Array.isArray(body.to) ? body.to : [body.to]).map((r) => {
+      const { email, name } = asAddress(r);
+      return { email, name: name ?? null };
+    }),
+    attachments,
+    data: body.data,
+    subscribed: body.subscribed,
+    request,
+    render: ctx.templates.render.bind(ctx.templates),
+  });
+}
+
+/** A submitted message is sent as written: its subject and HTML are no templates. */
+const literally: Render = async (_part, source) => source;
+
+/**
+ * A message submitted over SMTP (modules/submission): checked by the rules of `/v1/send` and stored
+ * the same way, in one transaction, one email per recipient; its content is sent as written, with
+ * its own text part. Answers as `/v1/send` does.
+ */
+export async function submitEmails(ctx: AppContext, projectId: string, input: Submission) {
+  const parsed = submissionSchema.safeParse(input);
+  if (!parsed.success) throw validationError(fieldErrorsFromIssues(parsed.error.issues, input));
+  const s = parsed.data;
+  checkSizes(
+    (s.html?.length ?? 0) + (s.text?.length ?? 0),
+    s.attachments,
+    s.attachments.reduce((n, a) => n + a.content.length, 0),
+  );
+  return storeSend(ctx, projectId, {
+    content: {
+      type: s.type,
+      subject: s.subject,
+      body: s.html,
+      text: s.text,
+      from: s.from,
+      replyTo: s.replyTo,
+      headers: s.headers,
+      attachmentSetId: null,
+      templateId: null,
+      campaignId: null,
+    },
+    recipients: s.to,
+    attachments: s.attachments,
+    data: undefined,
+    subscribed: undefined,
+    request: null,
+    render: literally,
+  });
+}
+
+interface Send {
+  /** Merged from the template and the request; its `attachmentSetId` is set here. */
+  content: Content;
+  recipients: { email: string; name: string | null }[];
+  /** Their content without white space. */
+  attachments: StoredAttachment[];
+  data: SendBody['data'];
+  subscribed: boolean | undefined;
+  /** Null for a send that takes no `Idempotency-Key` (SMTP). */
+  request: RequestIdentity | null;
+  render: Render;
+}
+
+/** The part every send shares: the sender check, then contacts and emails in one transaction. */
+async function storeSend(ctx: AppContext, projectId: string, send: Send) {
+  const now = ctx.clock.now();
+  const patch = parseDataPatch(send.data);
+  // Stored once for the whole request, however many recipients share it (see insertAttachmentSet).
+  const attachmentSet = send.attachments.length ? { id: randomUUID(), projectId, attachments: send.attachments } : null;
+  // Read before the transaction: cached per process, needs no lock.
+  await assertVerifiedSender(ctx, ctx.db, projectId, send.content.from.email);
+  const content: Content = { ...send.content, attachmentSetId: attachmentSet?.id ?? null };
+  const idempotencyKey = send.request?.idempotencyKey;
 
   return ctx.db.transaction(async (tx) => {
-    if (request.idempotencyKey) {
+    if (idempotencyKey) {
       await claimIdempotencyKey(tx, {
         projectId,
-        key: request.idempotencyKey,
-        method: request.method,
-        path: request.path,
+        key: idempotencyKey,
+        method: send.request!.method,
+        path: send.request!.path,
         statusCode: 200,
         now,
         ttlHours: ctx.config.idempotencyTtlHours,
@@ -145,12 +225,11 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
     }
     if (attachmentSet) await repo.insertAttachmentSet(tx, attachmentSet, now);
     const emails: repo.NewEmail[] = [];
-    const render = ctx.templates.render.bind(ctx.templates);
-    for (const recipient of recipients) {
+    for (const recipient of send.recipients) {
       const { contact } = await upsertContact(
         ctx,
         tx,
-        { email: recipient.email, subscribed: body.subscribed, patch },
+        { email: recipient.email, subscribed: send.subscribed, patch },
         { projectId, subscribedByDefault: false, source: 'send', at: now },
       );
       try {
@@ -159,9 +238,9 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
             randomUUID(),
             projectId,
             content,
-            { contact, name: recipient.name ?? null, transient: patch.transient },
+            { contact, name: recipient.name, transient: patch.transient },
             { publicUrl: ctx.config.publicUrl, signer: ctx.links },
-            render,
+            send.render,
           ),
         );
       } catch (err) {
@@ -173,7 +252,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       emails: emails.map((e) => ({ contact: { id: e.contactId!, email: e.toEmail }, email: e.id })),
       timestamp: now.toISOString(),
     };
-    if (request.idempotencyKey) await rememberResponse(tx, { projectId, key: request.idempotencyKey }, data);
+    if (idempotencyKey) await rememberResponse(tx, { projectId, key: idempotencyKey }, data);
     return data;
   });
 }
@@ -240,7 +319,8 @@ function toEmailRecord(row: repo.EmailRow): EmailRecord {
     subject: row.subject,
     messageId: row.message_id,
     attempts: row.attempts,
-    nextAttemptAt: row.status === 'queued' ? iso(row.next_attempt_at) : null,
+    // A parked email (its campaign is paused) has no time set for its next attempt.
+    nextAttemptAt: row.status === 'queued' && !repo.isParked(row.next_attempt_at) ? iso(row.next_attempt_at) : null,
     lastError: row.last_error,
     smtpResponse: row.smtp_response,
     sentAt: iso(row.sent_at),

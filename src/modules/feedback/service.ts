@@ -63,7 +63,7 @@ export async function applyReport(
       const reason = [bounce.status, bounce.diagnostic].filter(Boolean).join(' ');
       const email = await markBounced(tx, emailId, { type: bounce.type, reason }, now);
       if (!email) return { applied: false, kind: 'bounce', emailId };
-      if (email.campaign_id) await countBounce(tx, email.campaign_id);
+      if (email.campaign_id) await countBounce(tx, email.campaign_id, email.id, bounce.type);
       await recordOnContact(tx, email, 'email.bounced', now, {
         bounceType: bounce.type,
         status: bounce.status,
@@ -74,7 +74,7 @@ export async function applyReport(
     }
     const email = await markComplained(tx, emailId, now);
     if (!email) return { applied: false, kind: 'complaint', emailId };
-    if (email.campaign_id) await countComplaint(tx, email.campaign_id);
+    if (email.campaign_id) await countComplaint(tx, email.campaign_id, email.id);
     await recordOnContact(tx, email, 'email.complained', now, { feedbackType: report.feedbackType });
     await stopSending(ctx, tx, email, 'complaint', report.feedbackType, now);
     return { applied: true, kind: 'complaint', emailId };

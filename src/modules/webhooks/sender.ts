@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { eventMatches } from '../../domain/webhook-events.js';
 import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
 import { enqueueMany, type Job } from '../../platform/queue.js';
 import { sendWebhook, WebhookError } from '../../platform/webhook.js';
 import * as repo from './repo.js';
@@ -9,40 +11,77 @@ export const WEBHOOK_DELIVERY_QUEUE = 'webhook.deliver';
 export const WEBHOOK_MAX_ATTEMPTS = 10;
 const TIMEOUT_MS = 10_000;
 
+/** An event as webhooks carry it: `data` is the payload's `data`, with `eventId` (and `contactId`) added. */
+interface HookEvent {
+  id: string;
+  projectId: string;
+  /** Absent for events about a project's resource rather than a contact (see `announce`). */
+  contactId?: string;
+  name: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+/** A delivery row and a job for each enabled webhook of the event's project that subscribes to it, in `ex`. */
+async function writeDeliveries(ctx: AppContext, ex: Executor, events: HookEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const hooks = await repo.enabledWebhooks(ex, [...new Set(events.map((e) => e.projectId))]);
+  if (hooks.length === 0) return;
+  const deliveries: repo.NewDelivery[] = [];
+  for (const event of events) {
+    for (const hook of hooks) {
+      if (hook.project_id !== event.projectId || !eventMatches(hook.events, event.name)) continue;
+      deliveries.push({
+        webhookId: hook.id,
+        eventId: event.id,
+        eventName: event.name,
+        payload: {
+          type: event.name,
+          timestamp: event.createdAt.toISOString(),
+          data: { ...event.data, eventId: event.id, ...(event.contactId ? { contactId: event.contactId } : {}) },
+        },
+      });
+    }
+  }
+  if (deliveries.length === 0) return;
+  const ids = await repo.insertDeliveries(ex, deliveries, ctx.clock.now());
+  await enqueueMany(
+    ex,
+    WEBHOOK_DELIVERY_QUEUE,
+    ids.map((deliveryId) => ({ deliveryId })),
+    { maxAttempts: WEBHOOK_MAX_ATTEMPTS },
+  );
+}
+
 /**
  * Every dispatched event that a project's enabled webhook subscribes to becomes a delivery row and
  * a job, in the dispatcher's transaction: accepted events are never lost to a crash, and each
  * delivery is attempted by exactly one worker at a time.
  */
 export function subscribeWebhookDeliveries(ctx: AppContext): void {
-  ctx.bus.subscribe(async (tx, events) => {
-    const hooks = await repo.enabledWebhooks(tx, [...new Set(events.map((e) => e.projectId))]);
-    if (hooks.length === 0) return;
-    const deliveries: repo.NewDelivery[] = [];
-    for (const event of events) {
-      for (const hook of hooks) {
-        if (hook.project_id !== event.projectId || !eventMatches(hook.events, event.name)) continue;
-        deliveries.push({
-          webhookId: hook.id,
-          eventId: event.id,
-          eventName: event.name,
-          payload: {
-            type: event.name,
-            timestamp: event.createdAt.toISOString(),
-            data: { ...event.data, eventId: event.id, contactId: event.contactId },
-          },
-        });
-      }
-    }
-    if (deliveries.length === 0) return;
-    const ids = await repo.insertDeliveries(tx, deliveries, ctx.clock.now());
-    await enqueueMany(
-      tx,
-      WEBHOOK_DELIVERY_QUEUE,
-      ids.map((deliveryId) => ({ deliveryId })),
-      { maxAttempts: WEBHOOK_MAX_ATTEMPTS },
-    );
-  });
+  ctx.bus.subscribe((tx, events) => writeDeliveries(ctx, tx, events));
+}
+
+/** An event about a project's resource rather than a contact (`campaign.paused`): it goes to webhooks only. */
+export interface ProjectEvent {
+  projectId: string;
+  name: string;
+  data: Record<string, unknown>;
+  at: Date;
+}
+
+/**
+ * Sends project events to the webhooks that subscribe to them, with deliveries written in `ex`, the
+ * transaction of the change they announce: they happen together or not at all. Such events have
+ * no contact, so they are not stored as events (a contact's timeline, workflow triggers); each gets
+ * an id of its own, the `eventId` of its payload.
+ */
+export function announce(ctx: AppContext, ex: Executor, events: ProjectEvent[]): Promise<void> {
+  return writeDeliveries(
+    ctx,
+    ex,
+    events.map((e) => ({ id: randomUUID(), projectId: e.projectId, name: e.name, createdAt: e.at, data: e.data })),
+  );
 }
 
 /**

@@ -8,6 +8,9 @@ import type { DeliveryRow, WebhookRow } from './repo.js';
 import * as repo from './repo.js';
 import type { createWebhookBody, patchWebhookBody, Webhook, WebhookDelivery } from './schemas.js';
 
+/** Events about a project's resources (campaigns), sent to webhooks in the caller's transaction. */
+export { announce, type ProjectEvent } from './sender.js';
+
 export function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,

@@ -19,8 +19,9 @@ export interface OutgoingEmail {
   to: { email: string; name: string | null };
   replyTo: string | null;
   subject: string;
+  /** Empty: the message has no HTML part (a text-only message submitted over SMTP). */
   html: string;
-  /** The plain-text alternative (`textFromHtml`, made in the worker pool: it is untrusted HTML). */
+  /** The plain-text alternative: the sender's own, or `textFromHtml` of the HTML (made in the worker pool: untrusted HTML). */
   text: string;
   headers: Record<string, string>;
   attachments: OutgoingAttachment[];
@@ -82,7 +83,7 @@ export function mailOptions(email: OutgoingEmail, dkim: DkimKey | null): SendMai
     to: { name: email.to.name ?? '', address: email.to.email },
     ...(email.replyTo ? { replyTo: email.replyTo } : {}),
     subject: email.subject,
-    html: email.html,
+    ...(email.html ? { html: email.html } : {}),
     text: email.text,
     headers: email.headers,
     attachments: email.attachments.map((a) => ({

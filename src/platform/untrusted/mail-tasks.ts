@@ -4,9 +4,10 @@
  * threads that never receive mail do not carry it.
  */
 import { htmlToText as plainText } from 'html-to-text';
-import { type ParsedMail as ParsedMessage, simpleParser } from 'mailparser';
+import { type AddressObject, type EmailAddress, type ParsedMail as ParsedMessage, simpleParser } from 'mailparser';
 import { type Report, reportInMessage } from '../../domain/feedback/reports.js';
 import { sanitizeInboundHtml } from '../../domain/inbound-html.js';
+import type { ReadMessage } from '../../domain/submission.js';
 import type { Failure } from './tasks.js';
 
 /** HTML beyond this is not sanitized (the stored HTML is cut at 1 MB anyway). */
@@ -70,4 +71,76 @@ export async function mail(raw: Uint8Array): Promise<ParsedMail | Failure> {
 /** The delivery report or abuse report a message carries, or null. */
 export function report(raw: Uint8Array): Report | null {
   return reportInMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
+}
+
+/**
+ * A message submitted over SMTP, read for sending (domain/submission.ts): its HTML and text as
+ * written (not sanitized: it is the sender's own mail, going out under their domain), its header
+ * fields as written, and its attachments and inline parts as base64, `cid:` references left in place.
+ */
+export async function submission(raw: Uint8Array): Promise<({ ok: true } & ReadMessage) | Failure> {
+  let parsed: ParsedMessage;
+  try {
+    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+      skipImageLinks: true,
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      keepCidLinks: true,
+    });
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    return { ok: false, message: e.message ?? String(err), code: e.code };
+  }
+  const from = addresses(parsed.from).find((a) => a.address);
+  const names: Record<string, string> = {};
+  for (const a of [...addresses(parsed.to), ...addresses(parsed.cc)])
+    if (a.address && a.name) names[a.address.toLowerCase()] = a.name;
+  return {
+    ok: true,
+    from: from ? { address: from.address!, name: from.name ?? '' } : null,
+    replyTo: addresses(parsed.replyTo).find((a) => a.address)?.address ?? null,
+    names,
+    subject: parsed.subject ?? null,
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+    // Without a text part the parser gives '': the text is then made from the HTML, as for /v1/send.
+    text: parsed.text?.trim() ? parsed.text : null,
+    headers: parsed.headerLines.map(({ line }) => headerField(line)),
+    parts: parsed.attachments.map((a) => ({
+      filename: a.filename ?? null,
+      contentType: a.contentType,
+      contentId: a.contentId ?? a.cid ?? null,
+      inline: a.related === true || a.contentDisposition === 'inline',
+      content: a.content.toString('base64'),
+    })),
+  };
+}
+
+/** Every address of an address header, the members of groups included. */
+function addresses(header: AddressObject | AddressObject[] | undefined): EmailAddress[] {
+  const objects = Array.isArray(header) ? header : header ? [header] : [];
+  return objects.flatMap((o) => o.value).flatMap((a) => (a.group ? a.group : [a]));
+}
+
+/** A header line as the parser keeps it (bytes as latin1, folded): its name, and its value unfolded, in UTF-8. */
+function headerField(line: string): { name: string; value: string } {
+  const text = isEightBit(line) ? Buffer.from(line, 'latin1').toString('utf8') : line;
+  const colon = text.indexOf(':');
+  return {
+    name: text.slice(0, colon).trim(),
+    value: text
+      .slice(colon + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim(),
+  };
+}
+
+/** Bytes read as latin1 (no character above 0xff) with some above 7-bit: raw UTF-8 in a header (RFC 6532). */
+function isEightBit(line: string): boolean {
+  let high = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c > 0xff) return false;
+    if (c > 0x7f) high = true;
+  }
+  return high;
 }

@@ -13,3 +13,4 @@ export const text = tasks.text;
 export const rsaKey = tasks.rsaKey;
 export const mail = (raw) => mailModule().mail(raw);
 export const report = (raw) => mailModule().report(raw);
+export const submission = (raw) => mailModule().submission(raw);
