@@ -16,6 +16,9 @@ export const SERVICE_EVENTS = [
   { name: 'email.received', label: 'Email received (inbound)' },
   { name: 'contact.subscribed', label: 'Contact subscribed' },
   { name: 'contact.unsubscribed', label: 'Contact unsubscribed' },
+  { name: 'campaign.paused', label: 'Campaign paused' },
+  { name: 'campaign.resumed', label: 'Campaign resumed' },
+  { name: 'campaign.completed', label: 'Campaign completed' },
 ] as const;
 
 const SERVICE_NAMES: readonly string[] = SERVICE_EVENTS.map((e) => e.name);
