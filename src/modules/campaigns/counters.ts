@@ -68,7 +68,9 @@ export function deliveryCountsCte(source: string): SQL {
         when 'failed' then case when f.rejected then 'rejected' else 'undeliverable' end
         else 'cancelled' end
     from ${from} f
-    where f.campaign_id is not null and r.email_id = f.id and r.campaign_id = f.campaign_id)`;
+    -- by the email alone, through its index: with the campaign too, the planner may walk the
+    -- campaign's whole primary-key range for each outcome
+    where f.campaign_id is not null and r.email_id = f.id)`;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function countBounce(ex: Executor, campaignId: string, emailId: str
     sql`
     with recipient as (
       update campaign_recipients set outcome = 'bounced', reason = ${type}
-      where email_id = ${emailId} and campaign_id = ${campaignId} and outcome in ('delivered', 'complained')
+      where email_id = ${emailId} and outcome in ('delivered', 'complained')
       returning 1)
     update campaigns set bounced_count = bounced_count + 1, delivered_count = greatest(delivered_count - 1, 0),
       hard_bounced_count = hard_bounced_count + ${type === 'hard' ? 1 : 0}
@@ -96,7 +98,7 @@ export async function countComplaint(ex: Executor, campaignId: string, emailId: 
     sql`
     with recipient as (
       update campaign_recipients set outcome = 'complained'
-      where email_id = ${emailId} and campaign_id = ${campaignId} and outcome = 'delivered'
+      where email_id = ${emailId} and outcome = 'delivered'
       returning 1)
     update campaigns set complained_count = complained_count + 1 where id = ${campaignId}`,
   );

@@ -64,6 +64,8 @@ export class DeliveryEngine {
   });
   private pending: { outcome: Outcome; committed: () => void }[] = [];
   private flushing?: Promise<void>;
+  private readonly campaignsToCheck = new Set<string>();
+  private checkingCampaigns?: Promise<void>;
   private unlisten?: () => Promise<void>;
   private readonly attachments: AttachmentCache;
 
@@ -245,6 +247,29 @@ export class DeliveryEngine {
     });
   }
 
+  /**
+   * Runs the campaigns' follow-up (guardrails, completion) for outcomes just committed: after the
+   * commit, since it must see them, and apart from the writes, so it never holds the next one back
+   * (the time between a relay's answer and its record is what a kill can resend). One runs at a time,
+   * for every campaign named since the last began: outcomes are committed many times a second, and
+   * a follow-up per commit would take the pool's connections from the writes. A check that fails is
+   * made again by the recurring campaign rescue.
+   */
+  private checkCampaigns(ids: string[]): void {
+    for (const id of ids) this.campaignsToCheck.add(id);
+    this.checkingCampaigns ??= (async () => {
+      while (this.campaignsToCheck.size > 0) {
+        const batch = [...this.campaignsToCheck];
+        this.campaignsToCheck.clear();
+        await this.effects
+          .afterCommit(this.ctx.db, batch, this.ctx.clock.now())
+          .catch((err) =>
+            this.ctx.log.warn({ err }, 'checking campaigns for completion failed; the campaign rescue checks again'),
+          );
+      }
+    })().finally(() => (this.checkingCampaigns = undefined));
+  }
+
   private async writeOutcomes(): Promise<void> {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0);
@@ -258,14 +283,7 @@ export class DeliveryEngine {
           this.effects,
         );
         for (const p of batch) p.committed();
-        // A second statement, which must see the outcomes just committed; it does not hold the next
-        // write back (the time between a relay's answer and its record is what a kill can resend),
-        // and a check that fails is made again by the recurring campaign rescue.
-        void this.effects
-          .afterCommit(this.ctx.db, campaigns, this.ctx.clock.now())
-          .catch((err) =>
-            this.ctx.log.warn({ err }, 'checking campaigns for completion failed; the campaign rescue checks again'),
-          );
+        this.checkCampaigns(campaigns);
       } catch (err) {
         this.pending.unshift(...batch);
         // Left uncommitted, these emails stay claimed and are taken over once this process is gone.
