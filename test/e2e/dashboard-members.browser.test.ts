@@ -130,4 +130,16 @@ describe.skipIf(!hasChromium)('members in a browser', () => {
     await dialog.getByText('The last owner cannot leave the project: make another member an owner first').waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
+
+  it('emails the link from an address of the project when one is given, and opens that email', async () => {
+    await d.page.getByLabel('Email', { exact: true }).fill('dave@example.com');
+    await d.page.getByLabel('Send the link by mail from (optional)').fill('team@example.com');
+    await d.page.getByRole('button', { name: 'Create invitation' }).click();
+    const notice = d.page.getByRole('status').filter({ hasText: 'Emailed to' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('Emailed to dave@example.com');
+    await d.expectAccessible('members-invite-emailed');
+    await notice.getByRole('link', { name: 'the email' }).click();
+    await d.page.getByRole('heading', { name: 'Join Default project on Postbox', level: 1 }).waitFor();
+  });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedInvite, Member, Project } from '../../src/api.js';
 import { createUser } from '../../src/modules/accounts/service.js';
 import { run } from '../../src/platform/db/client.js';
-import { type ApiResponse, client, startTestServer, type TestServer } from '../support/server.js';
+import { type ApiResponse, client, eventually, startTestServer, type TestServer } from '../support/server.js';
 
 /**
  * Project members with roles, over HTTP: invitations by link, accepting them, what each role may do
@@ -398,5 +398,43 @@ describe('project members', () => {
     expect(
       ((await as(ALICE).get(`/projects/${projectId}/invites`)).body as { email: string }[]).map((i) => i.email),
     ).not.toContain('evil@example.com');
+  });
+
+  it('emails the link from an address of the project when asked, creating no contact', async () => {
+    const res = await as(ALICE).post(`/projects/${projectId}/invites`, {
+      email: 'dave@example.com',
+      role: 'member',
+      sendFrom: 'team@example.com',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const created = res.body as CreatedInvite;
+    expect(created.emailId).toMatch(/^[0-9a-f-]{36}$/);
+    const api = client(server.url, secretKey);
+    const email = await eventually(async () => {
+      const e = (await api.get(`/emails/${created.emailId}`)).body;
+      return e.status === 'sent' ? e : undefined;
+    });
+    const project = ((await as(ALICE).get('/users/@me/projects')).body as Project[]).find((p) => p.id === projectId)!;
+    expect(email).toMatchObject({
+      to: 'dave@example.com',
+      from: 'team@example.com',
+      subject: `Join ${project.name} on Postbox`,
+      type: 'HEADLESS',
+      contactId: null,
+    });
+    const { html } = (await api.get(`/emails/${created.emailId}/content`)).body;
+    expect(html).toContain(`href="${created.url}"`);
+    expect(html).toContain(`${ALICE} invited you`);
+    expect((await api.get('/contacts?search=dave%40example.com')).body.data).toEqual([]);
+
+    expectError(
+      await as(ALICE).post(`/projects/${projectId}/invites`, {
+        email: 'erin@example.com',
+        role: 'member',
+        sendFrom: 'x',
+      }),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 });

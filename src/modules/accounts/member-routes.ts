@@ -50,7 +50,7 @@ export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) 
       ...mine,
       schema: { tags, params: s.projectParams, body: s.inviteBody, response: { 201: s.createdInviteSchema } },
     },
-    (req, reply) => created(reply, members.createInvite(ctx, user(req), req.params.id, req.body)),
+    (req, reply) => created(reply, service.inviteMember(ctx, user(req), req.params.id, req.body)),
   );
   app.delete('/projects/:id/invites/:inviteId', { ...mine, schema: { tags, params: s.inviteParams } }, (req, reply) =>
     noContent(reply, members.revokeInvite(ctx, user(req), req.params.id, req.params.inviteId)),

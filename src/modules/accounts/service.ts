@@ -1,11 +1,14 @@
 import { generateKey, hashKey } from '../../domain/api-keys.js';
 import { iso } from '../../domain/formats.js';
+import { invitationMessage } from '../../domain/invitation-message.js';
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../../domain/passwords.js';
 import type { Role } from '../../domain/roles.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
 import type { SessionResolver } from '../../platform/http/auth.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import { assertVerifiedSender } from '../domains/service.js';
+import * as emails from '../emails/service.js';
 import * as members from '../members/service.js';
 import * as projects from '../projects/service.js';
 import type { UserRow } from './repo.js';
@@ -112,6 +115,32 @@ export function sessionProjects(ctx: AppContext, sessions: Sessions): SessionRes
       return row && role ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', role } : null;
     },
   };
+}
+
+/**
+ * POST /projects/{id}/invites: the invitation, and with `sendFrom` its link emailed from that
+ * address (checked first, so a refused sender leaves no invitation behind). The email is the
+ * project's own, sent as the project's mail is: captured locally without a relay.
+ */
+export async function inviteMember(
+  ctx: AppContext,
+  actorId: string,
+  projectId: string,
+  input: { email: string; role: Role; sendFrom?: string },
+) {
+  if (input.sendFrom) await assertVerifiedSender(ctx, ctx.db, projectId, input.sendFrom);
+  const invite = await members.createInvite(ctx, actorId, projectId, input);
+  if (!input.sendFrom) return invite;
+  const project = await projects.projectById(ctx.db, projectId);
+  const message = invitationMessage({
+    projectName: project?.name ?? 'a project',
+    inviterEmail: invite.invitedBy,
+    role: invite.role,
+    url: invite.url,
+    days: members.INVITE_DAYS,
+  });
+  const emailId = await emails.sendToAddress(ctx, projectId, { from: input.sendFrom, to: invite.email, ...message });
+  return { ...invite, emailId };
 }
 
 /** What an invitation link offers, for the page that accepts it. */

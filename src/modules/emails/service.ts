@@ -257,6 +257,40 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
   });
 }
 
+/**
+ * One email of the project's to an address that need not be a contact (an invitation to the
+ * dashboard): HEADLESS (nothing tracked, no footer), from a verified sender, stored and queued,
+ * creating no contact and counted in no campaign. Returns its id.
+ */
+export async function sendToAddress(
+  ctx: AppContext,
+  projectId: string,
+  message: { from: string; to: string; subject: string; html: string },
+): Promise<string> {
+  await assertVerifiedSender(ctx, ctx.db, projectId, message.from);
+  const id = randomUUID();
+  const email = await composeEmail(
+    id,
+    projectId,
+    {
+      type: 'HEADLESS',
+      subject: message.subject,
+      body: message.html,
+      from: { email: message.from, name: null },
+      replyTo: null,
+      headers: {},
+      attachmentSetId: null,
+      templateId: null,
+      campaignId: null,
+    },
+    { contact: { id: randomUUID(), email: message.to, subscribed: true, data: {} }, name: null, transient: {} },
+    { publicUrl: ctx.config.publicUrl, signer: ctx.links },
+    ctx.templates.render.bind(ctx.templates),
+  );
+  await repo.insertEmails(ctx.db, [{ ...email, contactId: null }], ctx.clock.now(), true);
+  return id;
+}
+
 /** The `.eml` the dev outbox holds for an email of the project. */
 export async function capturedMessage(ctx: AppContext, projectId: string, id: string): Promise<Buffer> {
   const row = await repo.findEmail(ctx.db, projectId, id);

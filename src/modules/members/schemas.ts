@@ -25,7 +25,11 @@ export const inviteSchema = z.object({
 });
 export type Invite = z.infer<typeof inviteSchema>;
 /** The link is shown once, when the invitation is made; only its hash is stored. */
-export const createdInviteSchema = inviteSchema.extend({ url: z.string() });
+export const createdInviteSchema = inviteSchema.extend({
+  url: z.string(),
+  /** The email that carries the link, when `sendFrom` was given (GET /emails/{id}). */
+  emailId: z.string().uuid().optional(),
+});
 export type CreatedInvite = z.infer<typeof createdInviteSchema>;
 
 export const INVITE_STATES = ['pending', 'expired', 'accepted'] as const;
@@ -42,7 +46,12 @@ export const invitePreviewSchema = z.object({
 });
 export type InvitePreview = z.infer<typeof invitePreviewSchema>;
 
-export const inviteBody = z.object({ email: emailSchema, role: roleSchema });
+export const inviteBody = z.object({
+  email: emailSchema,
+  role: roleSchema,
+  /** An address on one of the project's verified domains: the link is also emailed from it. */
+  sendFrom: emailSchema.optional(),
+});
 export const changeRoleBody = z.object({ role: roleSchema });
 /** A password only when no one is signed in: it creates the invited address's account. */
 export const acceptInviteBody = z

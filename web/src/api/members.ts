@@ -36,7 +36,7 @@ export function usePendingInvites(projectId: string, enabled: boolean) {
 export function useCreateInvite(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { email: string; role: Role }) =>
+    mutationFn: (body: { email: string; role: Role; sendFrom?: string }) =>
       api<CreatedInvite>('POST', `${base(projectId)}/invites`, { body }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: invitesKey(projectId) }),
     onError: useRoleRefresh(),

@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useState } from 'react';
+import { Link } from 'react-router-dom';
 import type { CreatedInvite, Role } from '../../../../src/api.js';
 import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { useCreateInvite } from '../../api/members.js';
@@ -17,7 +18,12 @@ export function InviteForm({ projectId, role }: { projectId: string; role: Role 
     event.preventDefault();
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
-    const body = { email: String(form.get('email') ?? '').trim(), role: String(form.get('role')) as Role };
+    const sendFrom = String(form.get('sendFrom') ?? '').trim();
+    const body = {
+      email: String(form.get('email') ?? '').trim(),
+      role: String(form.get('role')) as Role,
+      ...(sendFrom ? { sendFrom } : {}),
+    };
     setMade(null);
     create.mutate(body, {
       onSuccess: (invite) => {
@@ -28,7 +34,7 @@ export function InviteForm({ projectId, role }: { projectId: string; role: Role 
   };
 
   const fields = create.error instanceof ApiError ? fieldMessages(create.error.fieldErrors) : {};
-  const message = formMessage(create.error, ['email', 'role']);
+  const message = formMessage(create.error, ['email', 'role', 'sendFrom']);
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="invite-title">
       <h2 id="invite-title">Invite someone</h2>
@@ -49,11 +55,28 @@ export function InviteForm({ projectId, role }: { projectId: string; role: Role 
           {create.isPending ? 'Inviting…' : 'Create invitation'}
         </button>
       </div>
+      <Field
+        label="Send the link by mail from (optional)"
+        name="sendFrom"
+        type="email"
+        autoComplete="off"
+        hint="An address on one of the project's verified domains. Leave it empty to send the link yourself."
+        error={fields.sendFrom}
+      />
       {made && (
         <div className="notice stack" role="status">
           <p>
-            Send this link to <strong>{made.email}</strong>. It works once, until{' '}
-            {new Date(made.expiresAt).toLocaleDateString()}, and is shown only now.
+            {made.emailId ? (
+              <>
+                Emailed to <strong>{made.email}</strong> (<Link to={`/emails/${made.emailId}`}>the email</Link>); you
+                can also send the link yourself.
+              </>
+            ) : (
+              <>
+                Send this link to <strong>{made.email}</strong>.
+              </>
+            )}{' '}
+            It works once, until {new Date(made.expiresAt).toLocaleDateString()}, and is shown only now.
           </p>
           <div className="key-row">
             <code className="key-value invite-link">{made.url}</code>
