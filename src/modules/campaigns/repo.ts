@@ -251,28 +251,15 @@ export async function cancelCampaign(
   return r.rows[0] ?? null;
 }
 
-/** Of these campaigns, those cancelled. */
-export async function cancelledAmong(ex: Executor, ids: string[]): Promise<string[]> {
+/** Of these campaigns, those in `status`. */
+export async function campaignsInStatus(ex: Executor, ids: string[], status: CampaignStatus): Promise<string[]> {
   if (ids.length === 0) return [];
   const r = await run<{ id: string }>(
     ex,
     sql`
     select id from campaigns
     where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
-      and status = 'CANCELLED'`,
-  );
-  return r.rows.map((row) => row.id);
-}
-
-/** Of these campaigns, those paused. */
-export async function pausedAmong(ex: Executor, ids: string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const r = await run<{ id: string }>(
-    ex,
-    sql`
-    select id from campaigns
-    where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
-      and status = 'PAUSED'`,
+      and status = ${status}`,
   );
   return r.rows.map((row) => row.id);
 }

@@ -287,12 +287,12 @@ export async function rescueCampaigns(ctx: AppContext): Promise<void> {
   const idle = await campaignsWithIdleQueuedEmails(ctx.db, now);
   // Queued emails of cancelled campaigns whose worker let them go since the cancel.
   await ctx.db.transaction(async (tx) => {
-    const cancelled = await repo.cancelledAmong(tx, idle);
+    const cancelled = await repo.campaignsInStatus(tx, idle, 'CANCELLED');
     await skipQueuedCampaignEmails(tx, cancelled, CANCELLED_REASON, now);
     await repo.markCancelledRecipients(tx, cancelled);
   });
   // A safety net: queued emails of paused campaigns still due, should any have escaped parking.
-  await parkCampaignEmails(ctx.db, await repo.pausedAmong(ctx.db, idle));
+  await parkCampaignEmails(ctx.db, await repo.campaignsInStatus(ctx.db, idle, 'PAUSED'));
   const sending = await repo.sendingCampaigns(ctx.db);
   // Bounces and complaints reported after a campaign's last outcome batch count too.
   await checkGuardrails(
