@@ -35,6 +35,8 @@ export type { InboundEmail } from './modules/inbound/schemas.js';
 export * as inbound from './modules/inbound/schemas.js';
 export type { CreatedInvite, Invite, InvitePreview, Member } from './modules/members/schemas.js';
 export * as members from './modules/members/schemas.js';
+export type { DeliverySettings } from './modules/pacing/schemas.js';
+export * as pacing from './modules/pacing/schemas.js';
 export type { Segment, SegmentType } from './modules/segments/schemas.js';
 export * as segments from './modules/segments/schemas.js';
 export type { Suppression, SuppressionReason } from './modules/suppressions/schemas.js';

@@ -17,6 +17,7 @@ import { emailRoutes } from './modules/emails/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { snsRoutes } from './modules/feedback/sns.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
+import { pacingRoutes } from './modules/pacing/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/routes.js';
 import { suppressionRoutes } from './modules/suppressions/routes.js';
@@ -144,6 +145,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(templateRoutes, { ctx });
   await app.register(segmentRoutes, { ctx });
   await app.register(campaignRoutes, { ctx });
+  await app.register(pacingRoutes, { ctx });
   await app.register(workflowRoutes, { ctx });
   await app.register(suppressionRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

@@ -1,14 +1,18 @@
 import { createPrivateKey } from 'node:crypto';
 import { returnPath } from '../../domain/feedback/return-path.js';
 import { backoffMs } from '../../domain/formats.js';
+import { domainOf } from '../../domain/pacing.js';
 import type { AppContext } from '../../platform/context.js';
 import { type DkimKey, mailOptions } from '../../platform/mail/message.js';
 import { classifyFailure, type MailTransport } from '../../platform/mail/transport.js';
 import { PollingLoop, withDeadline } from '../../platform/polling.js';
 import { ContentLimitError } from '../../platform/untrusted/pool.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
+import { pacingFor } from '../pacing/service.js';
 import { AttachmentCache } from './attachments.js';
+import { DomainGate } from './domain-gate.js';
 import { campaignSlots, type Lane, laneOf, RelayGate } from './lanes.js';
+import { admitPaced } from './pacing.js';
 import type { ClaimedEmail, Outcome, OutcomeEffects } from './repo.js';
 import * as repo from './repo.js';
 
@@ -33,6 +37,9 @@ const POLL_MS = 250;
 /** How long a failed outcome write waits before it is tried again (the database may be restarting). */
 const WRITE_RETRY_MS = 500;
 
+/** How long campaign mail to a domain with all the messages in flight it may have waits in the queue. */
+const BUSY_DOMAIN_MS = 1000;
+
 /**
  * Delivers queued emails: claims due rows in batches, sends them through the transport with at
  * most `concurrency` in flight, and commits each outcome as soon as the relay answered: outcomes
@@ -41,7 +48,9 @@ const WRITE_RETRY_MS = 500;
  * nothing more is claimed while the window is full.
  *
  * Lanes (see `lanes.ts`): mail without a campaign is claimed before campaign mail and goes to the
- * relay first, so a send never waits behind a campaign.
+ * relay first, so a send never waits behind a campaign. Pacing (see `pacing.ts`, `domain-gate.ts`):
+ * campaign mail over a recipient domain's rate or a sender domain's warm-up goes back to the queue
+ * until its time, and each recipient domain has at most its limit of messages in flight.
  *
  * Exactly once: a claimed email belongs to this process for as long as it lives (see `ownerGone`).
  * A message is handed to the relay only while the session it was claimed under (and so its claim)
@@ -53,6 +62,7 @@ export class DeliveryEngine {
   /** The part of the window campaign mail may fill: the rest is kept for transactional mail. */
   private readonly campaignWindow: number;
   private readonly relay: RelayGate;
+  private readonly domains = new DomainGate();
   /** Set by a NOTIFY (sends wake the engine at most every 100 ms, see emails/service): look for transactional mail. */
   private transactionalWoken = true;
   private lookedForTransactionalAt = 0;
@@ -136,16 +146,28 @@ export class DeliveryEngine {
         throw err;
       });
     let claimedTransactional = 0;
-    for (const email of claimed) {
-      if (laneOf(email) === 'transactional') claimedTransactional++;
-      this.loop.track(this.deliver(email, session));
-    }
+    for (const email of claimed) if (laneOf(email) === 'transactional') claimedTransactional++;
+    for (const email of await this.admitPaced(claimed)) this.loop.track(this.deliver(email, session));
     // A lane that gave all it was asked for may have more due: another round at once, and the
     // transactional lane stays looked for until a claim leaves it empty.
     const transactionalFull = transactional > 0 && claimedTransactional === transactional;
     if (transactionalFull) this.transactionalWoken = true;
     const campaignAsked = Math.min(campaign, room - claimedTransactional);
     return transactionalFull || (campaignAsked > 0 && claimed.length - claimedTransactional === campaignAsked);
+  }
+
+  /** The claimed emails to send now: pacing gives the others back until their time. */
+  private async admitPaced(claimed: ClaimedEmail[]): Promise<ClaimedEmail[]> {
+    try {
+      const admitted = await admitPaced(this.ctx, claimed, this.ctx.database.processKey, this.effects);
+      for (const id of admitted.giveBack) this.loop.track(this.settle({ id, status: 'released' }));
+      return admitted.send;
+    } catch (err) {
+      // Nothing may go unpaced: the whole claim goes back to the queue for a moment.
+      const until = new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS);
+      for (const email of claimed) this.loop.track(this.settle({ id: email.id, status: 'released', until }));
+      throw err;
+    }
   }
 
   private async deliver(email: ClaimedEmail, session: number): Promise<void> {
@@ -173,6 +195,12 @@ export class DeliveryEngine {
             ),
           };
     try {
+      const domain = domainOf(email.to_email);
+      const limit = (await pacingFor(this.ctx, email.project_id)).concurrency(domain);
+      const key = `${email.project_id}:${domain}`;
+      if (lane === 'campaign' && this.domains.full(key, limit)) {
+        return { id: email.id, status: 'released', until: new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS) };
+      }
       const dkim = await this.signingKey(email.project_id, email.from_email);
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
       // Captured mail needs no verified domain: it is signed when the domain has a key, else not at all.
@@ -181,31 +209,33 @@ export class DeliveryEngine {
       // converted within its bounds (nested too deeply, too slow) fails the email for good (see the catch below).
       const text = email.text ?? (await this.ctx.untrusted.text(email.html));
       const attachments = email.has_attachments ? await this.attachments.of(email.id) : [];
-      const info = await this.relay.run(lane, async () => {
-        // Fencing, checked once the relay would take the message: unless the session that claimed
-        // it still holds the lock, another worker may have taken the email over (even if this
-        // process has reconnected since: the lock was free in between).
-        if (this.ctx.database.session() !== session) return null;
-        return this.transport.send(
-          mailOptions(
-            {
-              messageId: email.message_id,
-              from: { email: email.from_email, name: email.from_name },
-              ...(this.ctx.config.inboundSmtpPort !== undefined && dkim?.returnPathVerified
-                ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
-                : {}),
-              to: { email: email.to_email, name: email.to_name },
-              replyTo: email.reply_to,
-              subject: email.subject,
-              html: email.html,
-              text,
-              headers: email.headers,
-              attachments,
-            },
-            dkim,
-          ),
-        );
-      });
+      const info = await this.domains.run(key, limit, () =>
+        this.relay.run(lane, async () => {
+          // Fencing, checked once the relay would take the message: unless the session that claimed
+          // it still holds the lock, another worker may have taken the email over (even if this
+          // process has reconnected since: the lock was free in between).
+          if (this.ctx.database.session() !== session) return null;
+          return this.transport.send(
+            mailOptions(
+              {
+                messageId: email.message_id,
+                from: { email: email.from_email, name: email.from_name },
+                ...(this.ctx.config.inboundSmtpPort !== undefined && dkim?.returnPathVerified
+                  ? { returnPath: returnPath(this.ctx.links, email.id, email.from_email) }
+                  : {}),
+                to: { email: email.to_email, name: email.to_name },
+                replyTo: email.reply_to,
+                subject: email.subject,
+                html: email.html,
+                text,
+                headers: email.headers,
+                attachments,
+              },
+              dkim,
+            ),
+          );
+        }),
+      );
       if (!info) return { id: email.id, status: 'released' };
       return { id: email.id, status: 'sent', response: info.response };
     } catch (err) {

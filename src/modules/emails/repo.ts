@@ -138,7 +138,14 @@ export type ClaimedEmail = Pick<
   | 'subject'
   | 'message_id'
   | 'attempts'
-> & { html: string; text: string | null; headers: Record<string, string>; has_attachments: boolean };
+> & {
+  html: string;
+  text: string | null;
+  headers: Record<string, string>;
+  has_attachments: boolean;
+  /** Whether it comes due at a slot that pacing gave it: it goes without taking another. */
+  holds_slot: boolean;
+};
 
 /** How many due emails one claim may take from each lane (see `claimDueEmails`). */
 export interface ClaimLimits {
@@ -186,10 +193,56 @@ export async function claimDueEmails(
     where e.id in (select id from transactional union all select id from campaign)
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
       e.reply_to, e.subject, e.html, e.text, e.headers,
-      (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts`,
+      (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts,
+      coalesce(e.paced_at = e.next_attempt_at, false) as holds_slot`,
     { prepared: true },
   );
   return r.rows;
+}
+
+/** The recipient domain of an email as SQL, as `domainOf` computes it and the index `emails_held_slots` keeps it. */
+const RECIPIENT_DOMAIN = sql`lower(substring(to_email from '[^@]*$'))`;
+
+/** The latest slot that a queued email of the project holds for this recipient domain, or null. */
+export async function latestHeldSlot(ex: Executor, projectId: string, domain: string): Promise<Date | null> {
+  const r = await run<{ slot: Date | null }>(
+    ex,
+    sql`select max(paced_at) as slot from emails
+      where project_id = ${projectId} and ${RECIPIENT_DOMAIN} = ${domain} and status = 'queued'
+        and paced_at = next_attempt_at`,
+  );
+  const slot = r.rows[0]?.slot;
+  return slot ? new Date(slot) : null;
+}
+
+/** When a claimed email goes: at `at`, holding the pacing slot `slot` (or none); given back unless it goes now. */
+export interface PacedEmail {
+  id: string;
+  slot: Date | null;
+  at: Date;
+  release: boolean;
+}
+
+/**
+ * Records pacing's decision on emails claimed by `owner`: each waits for `at`, holding `slot`.
+ * Those to send later are given back, without counting the claim as an attempt, unless `keep`
+ * holds for them (a cancelled or paused campaign's: they go through the outcomes that skip or park
+ * them). Returns the ids given back.
+ */
+export async function holdSlots(ex: Executor, emails: PacedEmail[], owner: bigint, keep: SQL): Promise<string[]> {
+  if (emails.length === 0) return [];
+  const r = await run<{ id: string }>(
+    ex,
+    sql`
+    update emails e set paced_at = i.slot, next_attempt_at = i.at,
+      locked_by = case when i.release then null else e.locked_by end,
+      locked_until = case when i.release then null else e.locked_until end,
+      attempts = case when i.release then e.attempts - 1 else e.attempts end
+    from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as i(id uuid, slot timestamptz, at timestamptz, release boolean)
+    where e.id = i.id and e.status = 'queued' and e.locked_by = ${String(owner)}::bigint and not (i.release and ${keep})
+    returning case when i.release then e.id end as id`,
+  );
+  return r.rows.flatMap((row) => (row.id ? [row.id] : []));
 }
 
 /** Where an email's attachments are: its attachment set, or (stored before sets existed) its own row. */
@@ -257,8 +310,11 @@ export type Outcome =
   /** `rejected`: the relay refused it for good (a 5xx answer), rather than given up after retries or unsendable. */
   | { id: string; status: 'failed'; error: string; rejected?: boolean }
   | { id: string; status: 'retry'; error: string; nextAttemptAt: Date }
-  /** Given back unsent (the worker lost its session before sending): no attempt is counted. */
-  | { id: string; status: 'released' };
+  /**
+   * Given back unsent, due again now or from `until`: the worker lost its session before sending,
+   * or the recipient domain has as many messages in flight as it may. No attempt is counted.
+   */
+  | { id: string; status: 'released'; until?: Date };
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
@@ -282,7 +338,12 @@ export async function recordOutcomes(
     rejected: o.status === 'failed' && o.rejected === true,
     error: 'error' in o ? o.error.slice(0, 2000) : null,
     response: o.status === 'sent' ? o.response.slice(0, 1000) : null,
-    next: o.status === 'retry' ? o.nextAttemptAt.toISOString() : null,
+    next:
+      o.status === 'retry'
+        ? o.nextAttemptAt.toISOString()
+        : o.status === 'released'
+          ? (o.until?.toISOString() ?? null)
+          : null,
   }));
   const r = await run<{ campaign_id: string }>(
     ex,
