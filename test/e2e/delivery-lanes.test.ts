@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDueEmails } from '../../src/modules/emails/repo.js';
+import { claimDueEmails } from '../../src/modules/emails/delivery-repo.js';
 import { createProject } from '../../src/modules/projects/service.js';
 import { type Database, openDatabase, run } from '../../src/platform/db/client.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -3,8 +3,9 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { parkCampaignEmails } from '../emails/service.js';
 import { announceCampaign } from './events.js';
-import type { CampaignRow, GuardrailRow } from './repo.js';
-import * as repo from './repo.js';
+import type { GuardrailRow } from './guardrail-repo.js';
+import * as repo from './guardrail-repo.js';
+import type { CampaignRow } from './repo.js';
 import { policyOf } from './settings.js';
 
 /**

@@ -3,7 +3,8 @@ import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { type CursorPage, type CursorValue, cursorPage, invalidCursorError } from '../../platform/http/pagination.js';
 import { assertVerifiedSender } from '../domains/service.js';
-import type { RecipientRow } from './repo.js';
+import type { RecipientRow } from './recipient-repo.js';
+import * as recipientRepo from './recipient-repo.js';
 import * as repo from './repo.js';
 import type { CampaignRecipient, RecipientOutcome, RecipientReason } from './schemas.js';
 import { enqueueFanOut } from './sending.js';
@@ -42,8 +43,8 @@ export async function listRecipients(
   if (!(await repo.findCampaign(ctx.db, projectId, id))) throw notFound('Campaign');
   const filter = { outcome: q.outcome, reason: q.reason };
   const [rows, total] = await Promise.all([
-    repo.listRecipients(ctx.db, id, { ...filter, after: after as string | undefined, limit: q.limit }),
-    q.cursor ? Promise.resolve(0) : repo.countRecipients(ctx.db, id, filter),
+    recipientRepo.listRecipients(ctx.db, id, { ...filter, after: after as string | undefined, limit: q.limit }),
+    q.cursor ? Promise.resolve(0) : recipientRepo.countRecipients(ctx.db, id, filter),
   ]);
   return { ...cursorPage(rows, q.limit, (r) => [r.contact_id], toRecipient), total };
 }
@@ -75,7 +76,7 @@ export async function resendCampaign(ctx: AppContext, projectId: string, id: str
       });
     }
     await assertVerifiedSender(ctx, tx, projectId, c.from_email);
-    const reopened = await repo.reopenForResend(tx, id, now);
+    const reopened = await recipientRepo.reopenForResend(tx, id, now);
     if (!reopened) {
       return { campaign: toCampaign(c), resent: 0, message: 'Nobody to resend to: no recipient failed or was capped' };
     }

@@ -38,8 +38,10 @@ import {
 } from '../emails/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
+import type { PendingRecipient } from './fan-out-repo.js';
+import * as fanOut from './fan-out-repo.js';
 import { checkGuardrails } from './guardrails.js';
-import type { CampaignRow, PendingRecipient } from './repo.js';
+import type { CampaignRow } from './repo.js';
 import * as repo from './repo.js';
 import type { RecipientReason } from './schemas.js';
 import { marketingCapOf } from './settings.js';
@@ -110,7 +112,7 @@ async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
     const c = await repo.campaignById(tx, campaignId, true);
     if (c?.status !== 'SENDING' || c.frozen_at) return;
     const now = ctx.clock.now();
-    await repo.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
+    await fanOut.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
   });
 }
 
@@ -232,11 +234,11 @@ export async function fanOutCampaign(
       beat = Date.now();
     }
     if ((await repo.campaignStatus(ctx.db, campaignId)) !== 'SENDING') return;
-    if ((await repo.queuedBacklog(ctx.db, campaignId, BACKLOG)) >= BACKLOG) {
+    if ((await fanOut.queuedBacklog(ctx.db, campaignId, BACKLOG)) >= BACKLOG) {
       await sleep(BACKLOG_WAIT_MS);
       continue;
     }
-    const page = await repo.pendingRecipients(ctx.db, campaignId, after, PAGE);
+    const page = await fanOut.pendingRecipients(ctx.db, campaignId, after, PAGE);
     if (page.length === 0) {
       // One more pass from the start picks up anything a racing worker left behind.
       if (after === null) break;
@@ -261,7 +263,7 @@ export async function fanOutCampaign(
     await storePage(ctx, campaignId, made, gone);
   }
   const now = ctx.clock.now();
-  await repo.markFannedOut(ctx.db, campaignId, now);
+  await fanOut.markFannedOut(ctx.db, campaignId, now);
   await completeCampaigns(ctx, [campaignId], now);
 }
 
@@ -270,9 +272,9 @@ async function storePage(ctx: AppContext, campaignId: string, made: Made[], gone
   const emails = made.map((m) => m.email);
   const reasons = made.flatMap((m) => (m.reason ? [{ id: m.email.id, reason: m.reason }] : []));
   await ctx.db.transaction(async (tx) => {
-    const stored = await repo.storeCampaignEmails(tx, campaignId, emails, gone, ctx.clock.now(), true);
+    const stored = await fanOut.storeCampaignEmails(tx, campaignId, emails, gone, ctx.clock.now(), true);
     if (stored.skipped === 0) return;
-    await repo.markSkippedRecipients(
+    await fanOut.markSkippedRecipients(
       tx,
       campaignId,
       emails.map((e) => e.id),
@@ -293,7 +295,7 @@ export async function rescueCampaigns(ctx: AppContext): Promise<void> {
   });
   // A safety net: queued emails of paused campaigns still due, should any have escaped parking.
   await parkCampaignEmails(ctx.db, await repo.campaignsInStatus(ctx.db, idle, 'PAUSED'));
-  const sending = await repo.sendingCampaigns(ctx.db);
+  const sending = await fanOut.sendingCampaigns(ctx.db);
   // Bounces and complaints reported after a campaign's last outcome batch count too.
   await checkGuardrails(
     ctx,

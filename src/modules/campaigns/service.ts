@@ -16,6 +16,7 @@ import { copyName } from '../templates/schemas.js';
 import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import { announceCampaign } from './events.js';
+import { markResumed } from './guardrail-repo.js';
 import { pauseInTransaction } from './guardrails.js';
 import type { CampaignRow, CampaignValues } from './repo.js';
 import * as repo from './repo.js';
@@ -336,7 +337,7 @@ export async function resumeCampaign(ctx: AppContext, projectId: string, id: str
   // Emails are taken before the campaign, as pausing and cancelling take them.
   const row = await ctx.db.transaction(async (tx) => {
     await unparkCampaignEmails(tx, id, now);
-    const resumed = await repo.markResumed(tx, projectId, id, now);
+    const resumed = await markResumed(tx, projectId, id, now);
     if (!resumed) {
       throw new AppError(400, 'CAMPAIGN_NOT_PAUSED', `A ${current.status} campaign cannot be resumed`, {
         details: { status: current.status },

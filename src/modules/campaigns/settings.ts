@@ -1,8 +1,8 @@
 import type { GuardrailPolicy, MarketingCap } from '../../domain/campaign-guardrails.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import type { SettingsRow } from './repo.js';
-import * as repo from './repo.js';
+import type { SettingsRow } from './guardrail-repo.js';
+import * as repo from './guardrail-repo.js';
 import type { CampaignSettings, CampaignSettingsPatch } from './schemas.js';
 
 /**

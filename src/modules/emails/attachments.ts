@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db/client.js';
-import * as repo from './repo.js';
+import * as repo from './delivery-repo.js';
 import type { StoredAttachment } from './schemas.js';
 
 /** Sets kept after their last read: the emails of one request are delivered close together. */

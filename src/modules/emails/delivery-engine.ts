@@ -10,11 +10,12 @@ import { ContentLimitError } from '../../platform/untrusted/pool.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import { pacingFor } from '../pacing/service.js';
 import { AttachmentCache } from './attachments.js';
+import type { ClaimedEmail, Outcome, OutcomeEffects } from './delivery-repo.js';
+import * as repo from './delivery-repo.js';
 import { DomainGate } from './domain-gate.js';
 import { campaignSlots, type Lane, laneOf, RelayGate } from './lanes.js';
 import { admitPaced } from './pacing.js';
-import type { ClaimedEmail, Outcome, OutcomeEffects } from './repo.js';
-import * as repo from './repo.js';
+import { EMAILS_CHANNEL } from './repo.js';
 
 export interface DeliveryOptions {
   /** Messages in flight at once; the transport's pool queues what its connections cannot take yet. */
@@ -91,7 +92,7 @@ export class DeliveryEngine {
   }
 
   async start(): Promise<void> {
-    this.unlisten = await this.ctx.database.listen(repo.EMAILS_CHANNEL, () => {
+    this.unlisten = await this.ctx.database.listen(EMAILS_CHANNEL, () => {
       // Campaign pages notify too, but a few times per thousand messages: one small extra claim each.
       this.transactionalWoken = true;
       this.loop.wake();

@@ -3,9 +3,9 @@ import { dayOf, domainOf, intervalOf, nextDay, planSlots, warmupDay } from '../.
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { lockCursor, type Pacing, pacingFor, saveCursor, takeVolume } from '../pacing/service.js';
+import type { ClaimedEmail, OutcomeEffects, PacedEmail } from './delivery-repo.js';
+import * as repo from './delivery-repo.js';
 import { laneOf } from './lanes.js';
-import type { ClaimedEmail, OutcomeEffects, PacedEmail } from './repo.js';
-import * as repo from './repo.js';
 
 /**
  * Pacing of claimed campaign mail (docs/decisions.md, "Pacing"): a sender domain on a warm-up

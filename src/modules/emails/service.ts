@@ -19,17 +19,25 @@ import { outboxFile } from '../../platform/mail/transport.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender, capturingMail } from '../domains/service.js';
 import { cachedTemplate } from '../templates/service.js';
+import { isParked } from './campaign-mail-repo.js';
 import { type Content, composeEmail, type Render } from './compose.js';
 import * as repo from './repo.js';
 import type { EmailRecord, StoredAttachment, Submission } from './schemas.js';
 import { MAX_ATTACHMENT_BYTES, MAX_MESSAGE_BYTES, type SendBody, submissionSchema } from './schemas.js';
 
-/** What delivery outcomes change beyond the emails, given by the campaigns module. */
-export type { OutcomeEffects } from './repo.js';
-/** What other modules change on an email after it left, each in their own transaction. */
-/** Storing emails, alone or in one statement with the caller's own writes. */
+/** A campaign's queued emails: cancelled, paused and resumed, and the marketing cap. */
 export {
   campaignsWithIdleQueuedEmails,
+  PARKED_UNTIL,
+  parkCampaignEmails,
+  recentMarketingCounts,
+  skipQueuedCampaignEmails,
+  unparkCampaignEmails,
+} from './campaign-mail-repo.js';
+/** What delivery outcomes change beyond the emails, given by the campaigns module. */
+export type { OutcomeEffects } from './delivery-repo.js';
+/** Storing emails, alone or in one statement with the caller's own writes; what other modules change on an email after it left. */
+export {
   countHit,
   EMAILS_CHANNEL,
   type Engagement,
@@ -38,15 +46,10 @@ export {
   markBounced,
   markComplained,
   type NewEmail,
-  PARKED_UNTIL,
-  parkCampaignEmails,
-  recentMarketingCounts,
   type StoreJoin,
   SUPPRESSED_REASON,
-  skipQueuedCampaignEmails,
   storeEmailsWith,
   type TouchedEmail,
-  unparkCampaignEmails,
   wakeDelivery,
 } from './repo.js';
 
@@ -354,7 +357,7 @@ function toEmailRecord(row: repo.EmailRow): EmailRecord {
     messageId: row.message_id,
     attempts: row.attempts,
     // A parked email (its campaign is paused) has no time set for its next attempt.
-    nextAttemptAt: row.status === 'queued' && !repo.isParked(row.next_attempt_at) ? iso(row.next_attempt_at) : null,
+    nextAttemptAt: row.status === 'queued' && !isParked(row.next_attempt_at) ? iso(row.next_attempt_at) : null,
     lastError: row.last_error,
     smtpResponse: row.smtp_response,
     sentAt: iso(row.sent_at),
