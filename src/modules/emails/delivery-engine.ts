@@ -38,6 +38,10 @@ const POLL_MS = 250;
 /** How long a failed outcome write waits before it is tried again (the database may be restarting). */
 const WRITE_RETRY_MS = 500;
 
+/** How many times, and how far apart, a worker looks for claims it may have lost after a claim failed. */
+const LOST_CLAIM_CHECKS = 2;
+const LOST_CLAIM_CHECK_MS = 5000;
+
 /** How long campaign mail to a domain with all the messages in flight it may have waits in the queue. */
 const BUSY_DOMAIN_MS = 1000;
 
@@ -60,6 +64,11 @@ const BUSY_DOMAIN_MS = 1000;
  */
 export class DeliveryEngine {
   private readonly inFlight: Record<Lane, number> = { transactional: 0, campaign: 0 };
+  /** The emails this engine has claimed and not yet settled. */
+  private readonly inHand = new Set<string>();
+  /** A claim failed: it may have committed all the same, its rows held by this process with nobody to send them. */
+  private lostClaimChecks = 0;
+  private lostClaimCheckAt = 0;
   /** The part of the window campaign mail may fill: the rest is kept for transactional mail. */
   private readonly campaignWindow: number;
   private readonly relay: RelayGate;
@@ -118,6 +127,7 @@ export class DeliveryEngine {
   private async round(): Promise<boolean> {
     const session = this.ctx.database.session();
     if (session === undefined) return false;
+    await this.releaseLostClaims();
     const room = this.options.concurrency - this.inFlight.transactional - this.inFlight.campaign;
     const campaignRoom = Math.min(room, this.campaignWindow - this.inFlight.campaign);
     const campaign = campaignRoom >= Math.ceil(this.campaignWindow / 2) ? campaignRoom : 0;
@@ -144,8 +154,10 @@ export class DeliveryEngine {
       .catch((err: unknown) => {
         // The NOTIFY that asked for this claim is not lost with it: the next round looks again.
         if (transactional > 0) this.transactionalWoken = true;
+        this.lostClaimChecks = LOST_CLAIM_CHECKS;
         throw err;
       });
+    for (const email of claimed) this.inHand.add(email.id);
     let claimedTransactional = 0;
     for (const email of claimed) if (laneOf(email) === 'transactional') claimedTransactional++;
     for (const email of await this.admitPaced(claimed)) this.loop.track(this.deliver(email, session));
@@ -161,14 +173,40 @@ export class DeliveryEngine {
   private async admitPaced(claimed: ClaimedEmail[]): Promise<ClaimedEmail[]> {
     try {
       const admitted = await admitPaced(this.ctx, claimed, this.ctx.database.processKey, this.effects);
-      for (const id of admitted.giveBack) this.loop.track(this.settle({ id, status: 'released' }));
+      const sending = new Set(admitted.send.map((e) => e.id));
+      // Those pacing deferred are back in the queue already.
+      for (const e of claimed) if (!sending.has(e.id) && !admitted.giveBack.includes(e.id)) this.inHand.delete(e.id);
+      for (const id of admitted.giveBack) this.loop.track(this.giveBack(id));
       return admitted.send;
     } catch (err) {
       // Nothing may go unpaced: the whole claim goes back to the queue for a moment.
       const until = new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS);
-      for (const email of claimed) this.loop.track(this.settle({ id: email.id, status: 'released', until }));
+      for (const email of claimed) this.loop.track(this.giveBack(email.id, until));
       throw err;
     }
+  }
+
+  private async giveBack(id: string, until?: Date): Promise<void> {
+    await this.settle({ id, status: 'released', ...(until ? { until } : {}) });
+    this.inHand.delete(id);
+  }
+
+  /**
+   * After a claim failed, gives back the due emails this process holds but has not in hand, twice
+   * some seconds apart: a claim whose commit went through without its answer holds rows that
+   * nobody else takes while this process lives.
+   */
+  private async releaseLostClaims(): Promise<void> {
+    if (this.lostClaimChecks === 0 || performance.now() < this.lostClaimCheckAt) return;
+    const n = await repo.releaseUnheld(
+      this.ctx.db,
+      this.ctx.database.processKey,
+      [...this.inHand],
+      this.ctx.clock.now(),
+    );
+    this.lostClaimChecks--;
+    this.lostClaimCheckAt = performance.now() + LOST_CLAIM_CHECK_MS;
+    if (n > 0) this.ctx.log.warn({ emails: n }, 'gave back emails claimed by a claim whose answer was lost');
   }
 
   private async deliver(email: ClaimedEmail, session: number): Promise<void> {
@@ -177,6 +215,7 @@ export class DeliveryEngine {
     try {
       await this.settle(await this.attempt(email, lane, session));
     } finally {
+      this.inHand.delete(email.id);
       this.inFlight[lane]--;
       this.loop.wake();
     }

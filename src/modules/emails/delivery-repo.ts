@@ -88,6 +88,30 @@ export async function claimDueEmails(
   return r.rows;
 }
 
+/**
+ * Gives back the due emails that `owner` holds but has not in hand (`inHand`): those a claim took
+ * whose answer never came (the connection dropped after the commit). Nobody else would take them
+ * while their owner lives. Read through the due indexes, since a claim only takes due rows.
+ */
+export async function releaseUnheld(ex: Executor, owner: bigint, inHand: string[], now: Date): Promise<number> {
+  const r = await run<{ n: number }>(
+    ex,
+    sql`
+    with released as (
+      update emails set locked_by = null, locked_until = null, attempts = attempts - 1
+      where id in (
+          select id from emails where campaign_id is null and status = 'queued' and next_attempt_at <= ${now}
+            and locked_by = ${String(owner)}::bigint
+          union all
+          select id from emails where campaign_id is not null and status = 'queued' and next_attempt_at <= ${now}
+            and locked_by = ${String(owner)}::bigint)
+        and id not in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(inHand)}::jsonb))
+      returning 1)
+    select count(*)::int as n from released`,
+  );
+  return r.rows[0]!.n;
+}
+
 /** The recipient domain of an email as SQL, as `domainOf` computes it and the index `emails_held_slots` keeps it. */
 const RECIPIENT_DOMAIN = sql`lower(substring(to_email from '[^@]*$'))`;
 
