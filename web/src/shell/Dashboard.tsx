@@ -16,6 +16,7 @@ const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const FieldsPage = lazy(() => import('../pages/contacts/FieldsPage.js'));
 const DomainsPage = lazy(() => import('../pages/domains/DomainsPage.js'));
+const DeliveryPage = lazy(() => import('../pages/delivery/DeliveryPage.js'));
 const MembersPage = lazy(() => import('../pages/members/MembersPage.js'));
 const EmailsPage = lazy(() => import('../pages/emails/EmailsPage.js'));
 const EmailPage = lazy(() => import('../pages/emails/EmailPage.js'));
@@ -39,6 +40,7 @@ export const NAV_ITEMS = [
   { to: '/activity', label: 'Activity' },
   { to: '/events', label: 'Events' },
   { to: '/domains', label: 'Domains' },
+  { to: '/delivery', label: 'Delivery' },
   { to: '/members', label: 'Members' },
   { to: '/inbound', label: 'Inbound' },
   { to: '/suppressions', label: 'Suppressions' },
@@ -118,6 +120,7 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="emails" element={<EmailsPage />} />
         <Route path="emails/:id" element={<EmailPage />} />
         <Route path="domains" element={<DomainsPage />} />
+        <Route path="delivery" element={<DeliveryPage />} />
         <Route path="members" element={<MembersPage />} />
         <Route path="inbound" element={<InboundPage />} />
         <Route path="inbound/:id" element={<InboundMessagePage />} />
