@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliverySettings } from '../../src/api.js';
+import { queuedBacklog } from '../../src/modules/campaigns/fan-out-repo.js';
 import { run } from '../../src/platform/db/client.js';
 import { type RunningService, startService } from '../../src/start.js';
 import {
@@ -253,6 +254,28 @@ describe('pacing campaign mail', () => {
     expect(delivered.filter((a) => down.includes(a)).sort()).toEqual([...down].sort());
     // Each message went out once.
     expect(new Set(delivered).size).toBe(delivered.length);
+  });
+});
+
+describe('the fan-out', () => {
+  it('counts in its backlog only the emails due now, not those waiting for a slot, so a limited domain holds nobody up', async () => {
+    const { db } = mail.server.service.ctx;
+    const campaign = await batchCampaign(project.api, FROM, tag('backlog'));
+    const insert = (n: number, secondsFromNow: number) =>
+      run(
+        db,
+        sql`insert into emails (id, project_id, campaign_id, type, status, from_email, to_email, subject, html,
+            message_id, next_attempt_at, paced_at)
+          select gen_random_uuid(), ${project.id}, ${campaign.id}, 'MARKETING', 'queued', ${FROM},
+            'b' || g || '@slow.pacing.test', 's', '<p>x</p>', '<b' || g || '-' || gen_random_uuid() || '@pacing.test>',
+            now() + make_interval(secs => ${secondsFromNow}), now() + make_interval(secs => ${secondsFromNow})
+          from generate_series(1, ${n}) g`,
+      );
+    await insert(30, 3600);
+    await insert(4, -1);
+    expect(await queuedBacklog(db, campaign.id, 100, new Date())).toBe(4);
+    expect(await queuedBacklog(db, campaign.id, 100, new Date(Date.now() + 7200_000))).toBe(34);
+    await run(db, sql`delete from emails where campaign_id = ${campaign.id}`);
   });
 });
 

@@ -127,13 +127,18 @@ export async function markSkippedRecipients(
   );
 }
 
-/** How many of the campaign's emails wait for delivery, counted up to `cap`. */
-export async function queuedBacklog(ex: Executor, campaignId: string, cap: number): Promise<number> {
+/**
+ * How many of the campaign's emails are due for delivery, counted up to `cap`. Those waiting for
+ * their time (a pacing slot, the next day's warm-up allowance, a retry) take no place in the queue
+ * ahead of others, so they do not hold the fan-out back: a limited domain would otherwise stop the
+ * other domains' emails from being made.
+ */
+export async function queuedBacklog(ex: Executor, campaignId: string, cap: number, now: Date): Promise<number> {
   const r = await run<{ n: number }>(
     ex,
     sql`
     select count(*)::int as n from (select 1 from emails where campaign_id = ${campaignId} and status = 'queued'
-      limit ${cap}) q`,
+      and next_attempt_at <= ${now} limit ${cap}) q`,
   );
   return r.rows[0]!.n;
 }

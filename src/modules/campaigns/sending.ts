@@ -7,8 +7,8 @@
  * 2. walks the recipients without an email in pages (keyset by contact id, never the whole list in
  *    memory), renders each one's email and stores the page in one statement that also marks the
  *    recipients, so a crash or a second worker can never make two emails for one recipient;
- * 3. keeps at most BACKLOG of the campaign's emails waiting for delivery (explicit back-pressure:
- *    transactional mail is never stuck behind a whole campaign, and a cancel leaves little to skip);
+ * 3. keeps at most BACKLOG of the campaign's emails due for delivery (explicit back-pressure: a
+ *    cancel leaves little to skip; emails waiting for a pacing slot or a retry do not count);
  * 4. marks the campaign fanned out. The delivery engine moves it to SENT when its last email has
  *    left the queue (campaigns/counters `completeCampaigns`).
  *
@@ -234,7 +234,7 @@ export async function fanOutCampaign(
       beat = Date.now();
     }
     if ((await repo.campaignStatus(ctx.db, campaignId)) !== 'SENDING') return;
-    if ((await fanOut.queuedBacklog(ctx.db, campaignId, BACKLOG)) >= BACKLOG) {
+    if ((await fanOut.queuedBacklog(ctx.db, campaignId, BACKLOG, ctx.clock.now())) >= BACKLOG) {
       await sleep(BACKLOG_WAIT_MS);
       continue;
     }
