@@ -332,16 +332,18 @@ export interface ServiceRoles {
 
 /**
  * `serve` and `worker` as separate children, as deployed, or one `all` child; stopped by `cleanup`.
- * BENCH_CPU_PROF=<dir> has V8 write their CPU profiles there.
+ * `apiEnv` goes to the child that serves HTTP only (a METRICS_PORT, say, which two processes cannot
+ * share). BENCH_CPU_PROF=<dir> has V8 write their CPU profiles there.
  */
 export async function startServiceRoles(
   cleanup: Cleanup,
   env: NodeJS.ProcessEnv,
   port: number,
   split: boolean,
+  apiEnv: Record<string, string> = {},
 ): Promise<ServiceRoles> {
   const cpuProfDir = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
-  const api = await startServiceChild(env, port, split ? 'serve' : 'all', { cpuProfDir });
+  const api = await startServiceChild({ ...env, ...apiEnv }, port, split ? 'serve' : 'all', { cpuProfDir });
   cleanup.add(() => api.stop());
   if (!split) return { api, worker: api };
   const worker = await startServiceChild(env, port, 'worker', { cpuProfDir });
@@ -363,8 +365,9 @@ export async function startWatchedRoles(
   env: NodeJS.ProcessEnv,
   port: number,
   split: boolean,
+  apiEnv: Record<string, string> = {},
 ): Promise<WatchedRoles> {
-  const { api, worker } = await startServiceRoles(cleanup, env, port, split);
+  const { api, worker } = await startServiceRoles(cleanup, env, port, split, apiEnv);
   const workerPid = worker.process.pid!;
   const apiPid = api.process.pid!;
   const workerRss = watchPeakRss(cleanup, workerPid);
@@ -537,7 +540,7 @@ export function runEvalWorker<T>(source: string, options: unknown): Promise<T> {
   });
 }
 
-/** Raw pooled nodemailer: N copies of one pre-rendered message, DKIM-signed, with a fixed window in flight. */
+/** Raw pooled nodemailer: N copies of one pre-rendered message, DKIM-signed (unless no key is given), with a fixed window in flight. */
 const RAW_SENDER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createRequire } = require('node:module');
@@ -555,7 +558,7 @@ function one() {
   const i = next++;
   const to = 'raw' + i + '@r' + (i % 50) + '.example.net';
   transport.sendMail({
-    messageId: '<raw-' + i + '-' + o.stamp + '@' + o.dkim.domainName + '>',
+    messageId: '<raw-' + i + '-' + o.stamp + '@' + o.domain + '>',
     from: { name: o.fromName, address: o.from },
     to: { name: '', address: to },
     subject: o.subject,
@@ -563,7 +566,7 @@ function one() {
     text: o.text,
     ...(o.headers ? { headers: o.headers } : {}),
     envelope: { from: o.from, to: [to] },
-    dkim: o.dkim,
+    ...(o.dkim ? { dkim: o.dkim } : {}),
   }).catch((err) => { errors++; if (samples.length < 5) samples.push(String(err)); }).finally(() => {
     done++;
     if (done === o.count) {
@@ -594,9 +597,9 @@ export function rsaKeyPem(): string {
 export interface RawSend {
   sink: { port: number };
   count: number;
-  /** The DKIM signing domain, and the key (rsaKeyPem) it signs with. */
+  /** The DKIM signing domain, and the key (rsaKeyPem) it signs with; without a key, messages go unsigned. */
   domain: string;
-  privateKey: string;
+  privateKey?: string;
   from: string;
   fromName: string;
   /** The message the service sent, whose subject, HTML and text every raw message carries. */
@@ -629,7 +632,8 @@ export function runRawSender(options: RawSend): Promise<RawOutcome> {
     window: DELIVERY_WINDOW,
     // Makes the Message-IDs of this run unique.
     stamp: randomBytes(4).toString('hex'),
-    dkim: { domainName: domain, keySelector: 'bench', privateKey },
+    domain,
+    dkim: privateKey ? { domainName: domain, keySelector: 'bench', privateKey } : undefined,
   });
 }
 

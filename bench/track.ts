@@ -24,7 +24,7 @@ const DISTINCT_EMAILS = 20_000;
 const EVENT_NAME = 'page_viewed';
 const DURATION = Number(process.env.BENCH_DURATION ?? 12);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const GOAL_RATIO = 0.5;
+const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
 
 type Kind = 'postgres' | 'embedded';

@@ -11,6 +11,7 @@
  *
  *   npx tsx bench/workflow.ts                     # prints one JSON line; progress on stderr
  *   BENCH_CONTACTS=1000 npx tsx bench/workflow.ts
+ *   BENCH_RATE=200 npx tsx bench/workflow.ts      # the events paced at 200 per second
  *
  * The service runs as child processes on a fresh database: `serve` and `worker` apart, as deployed
  * (BENCH_ROLES=all keeps them in one). The loopback SMTP sink, the DNS server and the HTTP load (a
@@ -22,27 +23,45 @@
  *   engineStepsPerSec        4N / (first execution started → last finished), from the rows' times
  *   messagesPerSec           messages / (first → last arrival at the sink)
  *   worker / serve peak RSS  VmRSS sampled every 250 ms
+ *   order                    how closely the welcome messages kept the order of their events
+ *   queueLatency             the API process's /metrics scraped every second: the peak age of the
+ *                            oldest due item of each queue the events go through, and due counts
  *
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS, BENCH_CONNECTIONS,
  * BENCH_RATE=<events/s> paces the burst (default: as fast as the API answers), BENCH_ROLES=all,
  * SMTP_MAX_CONNECTIONS (5) and DELIVERY_CONCURRENCY (20) for the service, BENCH_CPU_PROF=<dir>
  * writes V8 CPU profiles of the service children into <dir>.
  */
+
+import type pg from 'pg';
 import {
   apiCall,
   connectPg,
   createTemplate,
   createVerifiedDomain,
   expectApiStatus,
+  freePort,
   PG_SERVER_URL,
+  PgPhase,
   prepareMailService,
   processCpuSeconds,
   processStatusKb,
   runEvalWorker,
   startWatchedRoles,
 } from './lib.js';
+import { MetricsWatch } from './metrics-watch.js';
 import type { Cleanup } from './run.js';
-import { log, machineInfo, percentile, reportVerified, round, runBench, waitForQuiet, wallNow } from './run.js';
+import {
+  log,
+  machineCpu,
+  machineInfo,
+  percentile,
+  reportVerified,
+  round,
+  runBench,
+  waitForQuiet,
+  wallNow,
+} from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -263,6 +282,65 @@ function spread(values: number[]) {
   };
 }
 
+/**
+ * Whether the welcome messages left in the order their events came: each contact's rank by the
+ * start of its track request against its rank by its welcome's arrival. A queue served in order
+ * keeps the displacement within what is in flight at once, however long the queue grows.
+ */
+function arrivalOrder(starts: Float64Array, arrivals: Float64Array) {
+  const contacts = Array.from(arrivals.keys()).filter((i) => arrivals[i]! > 0);
+  const rankBy = (time: Float64Array) =>
+    new Map(
+      contacts
+        .slice()
+        .sort((a, b) => time[a]! - time[b]!)
+        .map((i, r) => [i, r]),
+    );
+  const byEvent = rankBy(starts);
+  const byArrival = rankBy(arrivals);
+  const displacement = contacts.map((i) => Math.abs(byEvent.get(i)! - byArrival.get(i)!));
+  const n = contacts.length;
+  const squares = displacement.reduce((sum, d) => sum + d * d, 0);
+  const sorted = displacement.slice().sort((a, b) => a - b);
+  return {
+    // Spearman's rank correlation: 1 when every message left exactly in the order of its event.
+    rankCorrelation: round(1 - (6 * squares) / (n * (n * n - 1)), 4),
+    displacement: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN },
+  };
+}
+
+/** The queues a tracked event goes through on its way to the welcome message, as /metrics shows them. */
+const QUEUE_GAUGES = {
+  outboxOldestDueSeconds: { name: 'postbox_event_outbox_oldest_due_seconds', series: true },
+  workflowStepsOldestDueSeconds: { name: 'postbox_workflow_executions_oldest_due_seconds', series: true },
+  transactionalEmailsOldestDueSeconds: {
+    name: 'postbox_email_queue_oldest_due_seconds',
+    labels: { lane: 'transactional' },
+    series: true,
+  },
+  outboxDue: { name: 'postbox_event_outbox', labels: { state: 'due' } },
+  workflowStepsDue: { name: 'postbox_workflow_executions', labels: { state: 'due' } },
+  transactionalEmailsDue: { name: 'postbox_email_queue', labels: { lane: 'transactional', state: 'due' } },
+};
+
+/** What a stuck run left behind: the queued emails and the unfinished executions, grouped. */
+async function leftBehind(stats: pg.Client, workflowId: string): Promise<string> {
+  const r = await stats.query(
+    `select 'emails' as what, json_agg(g) as groups from (
+       select campaign_id is null as transactional, locked_by is not null as claimed,
+         next_attempt_at <= now() as due, attempts, left(last_error, 200) as last_error, count(*)::int as n,
+         min(created_at) as oldest
+       from emails where status = 'queued' group by 1, 2, 3, 4, 5) g
+     union all
+     select 'executions', json_agg(g) from (
+       select status, locked_until > now() as leased, next_run_at <= now() as due, attempts,
+         left(last_error, 200) as last_error, count(*)::int as n, min(started_at) as oldest
+       from workflow_executions where workflow_id = $1 and finished_at is null group by 1, 2, 3, 4, 5) g`,
+    [workflowId],
+  );
+  return JSON.stringify(Object.fromEntries(r.rows.map((row) => [row.what, row.groups])));
+}
+
 async function main(cleanup: Cleanup) {
   if (
     !Number.isInteger(CONTACTS) ||
@@ -282,7 +360,13 @@ async function main(cleanup: Cleanup) {
     db: scratch,
     project,
   } = await prepareMailService(cleanup, 'workflow', PG_SERVER_URL, onMessage);
-  const { api, workerPid, apiPid, workerRss, apiRss } = await startWatchedRoles(cleanup, env, port, SPLIT);
+  const metricsPort = await freePort();
+  const { api, workerPid, apiPid, workerRss, apiRss } = await startWatchedRoles(cleanup, env, port, SPLIT, {
+    METRICS_PORT: String(metricsPort),
+  });
+  // The queue gauges are the database's, the same from every process: the API's is the one less busy.
+  const queueWatch = new MetricsWatch(`http://127.0.0.1:${metricsPort}/metrics`, QUEUE_GAUGES);
+  cleanup.add(async () => void (await queueWatch.stop()));
   const stats = await connectPg(cleanup, scratch.url);
 
   // Setup through the API.
@@ -305,6 +389,10 @@ async function main(cleanup: Cleanup) {
   );
 
   const cpuBusyBeforePct = await waitForQuiet();
+  // The machine is shared: what the run's own processes used, against what the whole machine did.
+  const machine = machineCpu();
+  const pgPhase = await PgPhase.start(stats, scratch.name);
+  const benchCpu0 = process.cpuUsage();
   const workerCpu0 = processCpuSeconds(workerPid) ?? 0;
   const apiCpu0 = processCpuSeconds(apiPid) ?? 0;
   const rssAtStartKb = processStatusKb(workerPid, 'VmRSS');
@@ -336,6 +424,7 @@ async function main(cleanup: Cleanup) {
   });
 
   const started = wallNow();
+  queueWatch.start();
   log('burst started');
   const load = await runLoad({
     url: api.url,
@@ -366,7 +455,8 @@ async function main(cleanup: Cleanup) {
       progressAt = Date.now();
     } else if (Date.now() - progressAt > STALL_MS) {
       throw new Error(
-        `stuck: ${mailbox.total} of ${expectedMessages} messages, ${finishedCount} of ${CONTACTS} executions finished`,
+        `stuck: ${mailbox.total} of ${expectedMessages} messages, ${finishedCount} of ${CONTACTS} executions finished; ` +
+          (await leftBehind(stats, workflowId)),
       );
     }
     if (Date.now() > reportAt) {
@@ -376,8 +466,16 @@ async function main(cleanup: Cleanup) {
   }
   polling = false;
   await poller;
+  const queueLatency = await queueWatch.stop();
+  const runSeconds = (wallNow() - started) / 1000;
+  const cpuBusyDuringPct = machine.pct();
+  await pgPhase.stopCpu();
   const workerCpu = (processCpuSeconds(workerPid) ?? 0) - workerCpu0;
   const apiCpu = (processCpuSeconds(apiPid) ?? 0) - apiCpu0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  const benchCpuSeconds = (benchCpu.user + benchCpu.system) / 1e6;
+  const databaseCpuSeconds = (await pgPhase.perMessage(expectedMessages)).backendCpuSeconds;
+  const ownCpu = workerCpu + (SPLIT ? apiCpu : 0) + databaseCpuSeconds + benchCpuSeconds;
   workerRss.sample();
   apiRss?.sample();
   // A message more than expected would arrive just after the last one: give it a moment.
@@ -446,6 +544,7 @@ async function main(cleanup: Cleanup) {
     bench: 'workflow',
     database: 'postgres',
     roles: SPLIT ? 'serve + worker' : 'all',
+    eventsPerSec: RATE || null,
     contacts: CONTACTS,
     steps: totalSteps,
     stepsPerSec: round(stepsPerSec),
@@ -453,9 +552,18 @@ async function main(cleanup: Cleanup) {
     messages: mailbox.total,
     deliveredPct: round((100 * mailbox.total) / expectedMessages, 2),
     messagesPerSec: round(mailbox.total / ((mailbox.lastArrival - mailbox.firstArrival) / 1000)),
+    order: arrivalOrder(load.starts, mailbox.firstAt),
+    queueLatency,
     workerPeakRssMb: round(workerRss.peakKb / 1024),
     servePeakRssMb: apiRss ? round(apiRss.peakKb / 1024) : null,
     cpuBusyBeforePct,
+    cpuBusyDuringPct,
+    // The machine's CPU used by anything but this run's processes (the bench, the service, its
+    // database backends) while it ran: other work on the shared machine.
+    otherWorkCpuPct:
+      cpuBusyDuringPct === null
+        ? null
+        : round(Math.max(0, cpuBusyDuringPct - (100 * ownCpu) / (runSeconds * machineInfo().cpus))),
     ok: problems.length === 0,
     details: {
       connections: CONNECTIONS,
@@ -478,6 +586,9 @@ async function main(cleanup: Cleanup) {
         emailToSent: spread(stages.rows.map((s) => Number(s.email_to_sent))),
       },
       workerCpuSeconds: round(workerCpu, 2),
+      databaseCpuSeconds,
+      benchCpuSeconds: round(benchCpuSeconds, 2),
+      runSeconds: round(runSeconds, 2),
       serveCpuSeconds: SPLIT ? { burst: round(apiCpuBurst, 2), total: round(apiCpu, 2) } : null,
       workerRssAtStartMb: rssAtStartKb === null ? null : round(rssAtStartKb / 1024),
       goals: {

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startService } from '../../src/start.js';
+import { CAMPAIGN_FANOUT_QUEUE, fanOutCampaign } from '../../src/modules/campaigns/sending.js';
+import { createProject } from '../../src/modules/projects/service.js';
+import { subscribeWorkflowTriggers } from '../../src/modules/workflows/triggers.js';
+import { EventDispatcher } from '../../src/platform/event-dispatcher.js';
+import { type RunningService, startService } from '../../src/start.js';
+import { batchCampaign, batchContacts, sendNow } from '../support/campaigns.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { verifiedDomain } from '../support/domains.js';
 import { useMailServer } from '../support/mail-server.js';
 import { recordWhen, sendOk } from '../support/sending.js';
-import { type Client, eventually } from '../support/server.js';
+import { type Client, client, eventually, expectBody } from '../support/server.js';
+import { numberedTemplate, sendEmail } from '../support/workflows.js';
 
 /**
  * `GET /metrics` on the metrics listener (METRICS_PORT), scraped over HTTP and read as the
@@ -167,8 +174,10 @@ describe('emails', () => {
     for (const result of ['accepted', 'deferred', 'rejected']) {
       expect(value(before, 'postbox_relay_messages_total', { result }), result).toBe(0);
     }
-    expect(value(before, 'postbox_email_queue', { state: 'due' })).toBe(0);
-    expect(value(before, 'postbox_email_queue', { state: 'scheduled' })).toBe(0);
+    for (const lane of ['transactional', 'campaign']) {
+      expect(value(before, 'postbox_email_queue', { lane, state: 'due' }), lane).toBe(0);
+      expect(value(before, 'postbox_email_queue', { lane, state: 'scheduled' }), lane).toBe(0);
+    }
 
     const sent = await sendOk(api, {
       to: ['ok@rcpt.metrics.test', 'soft@rcpt.metrics.test', 'hard@rcpt.metrics.test'],
@@ -184,7 +193,7 @@ describe('emails', () => {
     // The outcome of the deferred email is written a moment after the relay answered.
     const after = await eventually(async () => {
       const e = await scrape();
-      return value(e, 'postbox_email_queue', { state: 'scheduled' }) === 1 ? e : undefined;
+      return value(e, 'postbox_email_queue', { lane: 'transactional', state: 'scheduled' }) === 1 ? e : undefined;
     });
     expect(value(after, 'postbox_relay_messages_total', { result: 'accepted' })).toBe(1);
     expect(value(after, 'postbox_relay_messages_total', { result: 'deferred' })).toBe(1);
@@ -194,8 +203,11 @@ describe('emails', () => {
     expect(value(after, 'postbox_relay_in_flight')).toBe(0);
     expect(mail.sink.messages.map((m) => m.to[0])).toEqual(['ok@rcpt.metrics.test']);
     // The deferred email waits for its retry in an hour: scheduled, nothing due, nothing overdue.
-    expect(value(after, 'postbox_email_queue', { state: 'due' })).toBe(0);
-    expect(value(after, 'postbox_email_queue_oldest_due_seconds')).toBe(0);
+    for (const lane of ['transactional', 'campaign']) {
+      expect(value(after, 'postbox_email_queue', { lane, state: 'due' }), lane).toBe(0);
+      expect(value(after, 'postbox_email_queue_oldest_due_seconds', { lane }), lane).toBe(0);
+    }
+    expect(value(after, 'postbox_email_queue', { lane: 'campaign', state: 'scheduled' })).toBe(0);
   });
 });
 
@@ -250,10 +262,125 @@ describe('queues, database pool and process', () => {
       expect(find(e, 'postbox_http_requests_total')).toEqual([]);
       expect(value(e, 'postbox_relay_messages_total', { result: 'accepted', role: 'worker' })).toBe(0);
       // The backlogs are the database's: the same from every process.
-      expect(value(e, 'postbox_email_queue', { state: 'scheduled' })).toBe(1);
+      expect(value(e, 'postbox_email_queue', { lane: 'transactional', state: 'scheduled' })).toBe(1);
       expect(value(e, 'nodejs_eventloop_lag_seconds', { role: 'worker' })).toBeGreaterThanOrEqual(0);
     } finally {
       await worker.stop();
     }
+  });
+});
+
+describe('queue latency', () => {
+  // A service without a worker: what enters a queue stays there, due, while the test looks. The
+  // worker's steps that move work on (the campaign fan-out, the event dispatcher) are run by hand.
+  let testDb: TestDatabase;
+  let queues: RunningService;
+  let api: Client;
+  let publicKey: string;
+  const FROM = `hello@${DOMAIN}`;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    const config = loadConfig({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      METRICS_PORT: '0',
+      DNS_SERVERS: mail.dns.address,
+      ...testDb.env,
+    });
+    queues = await startService(config, 'serve');
+    const project = await createProject(queues.ctx.db, 'queues');
+    api = client(queues.url!, project.secretKey);
+    publicKey = project.publicKey;
+    await verifiedDomain(api, mail.dns, DOMAIN);
+  });
+  afterAll(async () => {
+    await queues?.stop();
+    await testDb?.drop();
+  });
+
+  const LANES = ['transactional', 'campaign'] as const;
+  type Ages = Record<(typeof LANES)[number] | 'outbox' | 'workflows' | 'fanOut', number | undefined>;
+
+  /** A scrape of the service without a worker and the ages it shows, once `ready` holds for them. */
+  async function scrapeAges(ready: (a: Ages) => boolean): Promise<{ e: Exposition; ages: Ages }> {
+    return eventually(async () => {
+      const e = await scrape(queues.metricsUrl!, null);
+      const ages: Ages = {
+        transactional: value(e, 'postbox_email_queue_oldest_due_seconds', { lane: 'transactional' }),
+        campaign: value(e, 'postbox_email_queue_oldest_due_seconds', { lane: 'campaign' }),
+        outbox: value(e, 'postbox_event_outbox_oldest_due_seconds'),
+        workflows: value(e, 'postbox_workflow_executions_oldest_due_seconds'),
+        fanOut: value(e, 'postbox_job_queue_oldest_due_seconds', { queue: CAMPAIGN_FANOUT_QUEUE }),
+      };
+      return ready(ages) ? { e, ages } : undefined;
+    });
+  }
+
+  /** An age read at `seen` of an item created after `since` (both Date.now()): within that window. */
+  function expectAgeWithin(age: number | undefined, since: number, seen: number, what: string): void {
+    expect(age, what).toBeGreaterThan(0);
+    // The rows' times are stored to the millisecond.
+    expect(age, what).toBeLessThanOrEqual((seen - since) / 1000 + 0.002);
+  }
+
+  it('is 0 for every queue while nothing is due', async () => {
+    const { e, ages } = await scrapeAges(() => true);
+    for (const lane of LANES) {
+      expect(value(e, 'postbox_email_queue', { lane, state: 'due' }), lane).toBe(0);
+      expect(ages[lane], lane).toBe(0);
+    }
+    expect(value(e, 'postbox_event_outbox', { state: 'due' })).toBe(0);
+    expect(ages.outbox).toBe(0);
+    expect(value(e, 'postbox_workflow_executions', { state: 'due' })).toBe(0);
+    expect(ages.workflows).toBe(0);
+    for (const s of find(e, 'postbox_job_queue_oldest_due_seconds')) expect(s.value, s.labels.queue).toBe(0);
+    expect(e.types.get('postbox_email_queue_oldest_due_seconds')).toBe('gauge');
+  });
+
+  it('is the age of the next item of each queue: emails by lane, events, workflow steps and jobs', async () => {
+    const templateId = await numberedTemplate(api, FROM);
+    const workflow = await expectBody(
+      api.post('/workflows', { name: 'Welcome', triggerConfig: { event: 'signed_up' } }),
+      201,
+    );
+    await expectBody(api.post(`/workflows/${workflow.id}/steps`, sendEmail(templateId)), 201);
+    await expectBody(api.patch(`/workflows/${workflow.id}`, { enabled: true }));
+    await batchContacts(api, 'latency', ['one@rcpt.metrics.test', 'two@rcpt.metrics.test']);
+    const campaign = await batchCampaign(api, FROM, 'latency');
+
+    const first = Date.now();
+    await sendNow(api, campaign.id);
+    await sendOk(api, { to: ['reset@rcpt.metrics.test'], from: FROM, subject: 'Reset', body: '<p>Reset</p>' });
+    await expectBody(api.post('/v1/track', { email: 'new@rcpt.metrics.test', event: 'signed_up' }, publicKey));
+    const queued = await scrapeAges((a) => a.transactional! > 0 && a.outbox! > 0 && a.fanOut! > 0);
+    const seen = Date.now();
+    expect(value(queued.e, 'postbox_email_queue', { lane: 'transactional', state: 'due' })).toBe(1);
+    expectAgeWithin(queued.ages.transactional, first, seen, 'transactional');
+    expectAgeWithin(queued.ages.outbox, first, seen, 'outbox');
+    expect(value(queued.e, 'postbox_job_queue', { queue: CAMPAIGN_FANOUT_QUEUE, state: 'due' })).toBe(1);
+    expectAgeWithin(queued.ages.fanOut, first, seen, 'fan-out job');
+    // The campaign's mail is not made yet, and no event has reached the workflow.
+    expect(queued.ages.campaign).toBe(0);
+    expect(queued.ages.workflows).toBe(0);
+
+    // The fan-out stores the campaign's emails; the dispatcher hands every event on, starting an execution.
+    const fannedOut = Date.now();
+    await fanOutCampaign(queues.ctx, campaign.id, { heartbeat: async () => {}, signal: new AbortController().signal });
+    await subscribeWorkflowTriggers(queues.ctx);
+    const { ctx } = queues;
+    await new EventDispatcher(ctx.database, ctx.bus, ctx.clock, ctx.log).dispatchBatch();
+
+    const moved = await scrapeAges((a) => a.campaign! > 0 && a.workflows! > 0 && a.outbox === 0);
+    const later = Date.now();
+    expect(value(moved.e, 'postbox_email_queue', { lane: 'campaign', state: 'due' })).toBe(2);
+    expectAgeWithin(moved.ages.campaign, fannedOut, later, 'campaign');
+    expect(value(moved.e, 'postbox_workflow_executions', { state: 'due' })).toBe(1);
+    expectAgeWithin(moved.ages.workflows, fannedOut, later, 'workflow step');
+    expect(value(moved.e, 'postbox_event_outbox', { state: 'due' })).toBe(0);
+    // The transactional email is older than anything that came after it, and still waiting.
+    expect(value(moved.e, 'postbox_email_queue', { lane: 'transactional', state: 'due' })).toBe(1);
+    expect(moved.ages.transactional).toBeGreaterThan(moved.ages.campaign!);
+    expectAgeWithin(moved.ages.transactional, first, later, 'transactional');
   });
 });

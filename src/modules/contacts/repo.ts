@@ -20,6 +20,7 @@ export interface ContactRow {
 const jsonb = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 
 export interface UpsertRow {
+  projectId: string;
   email: string;
   /** null keeps an existing contact's subscription (and gives a new one the default). */
   subscribed: boolean | null;
@@ -27,15 +28,24 @@ export interface UpsertRow {
   unset: string[];
 }
 
-export interface Upsert {
+/** An event for a contact of the statement, with the id it is to have. */
+export interface UpsertEvent {
+  id: string;
   projectId: string;
-  /** One row per email: a statement cannot change the same contact twice. */
+  email: string;
+  name: string;
+  data: Record<string, unknown>;
+  at: Date;
+}
+
+export interface Upsert {
+  /** One row per project and email: a statement cannot change the same contact twice. */
   rows: UpsertRow[];
   subscribedByDefault: boolean;
-  /** Types of keys this project has not typed yet; the first one written wins. */
-  newTypes: Record<string, FieldType>;
-  /** An event to record for every contact of the batch (what /v1/track does). */
-  event?: { name: string; data: Record<string, unknown> };
+  /** Types of keys their project has not typed yet; the first one written wins. */
+  newTypes: { projectId: string; key: string; type: FieldType }[];
+  /** Events to record for contacts of the statement, stored in this order (what /v1/track does). */
+  events: UpsertEvent[];
   now: Date;
 }
 
@@ -43,63 +53,82 @@ export type UpsertedContactRow = ContactRow & {
   inserted: boolean;
   /** The subscription before this statement; null for new contacts. */
   old_subscribed: boolean | null;
-  event_id: string | null;
 };
 
+const byProjectAndEmail = (a: UpsertRow, b: UpsertRow) =>
+  a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.email < b.email ? -1 : a.email > b.email ? 1 : 0;
+
 /**
- * Creates or patches contacts by email in one statement: field types, the contacts, and the
- * optional event with its outbox entry.
- * Atomic on its own, so the hottest path (/v1/track) is one round trip.
+ * Creates or patches contacts by email in one statement, for any number of projects: field types,
+ * the contacts, and the events with their outbox entries.
+ * Atomic on its own, so the hottest path (/v1/track) is one round trip, for a whole batch of requests.
  */
 export async function upsertContacts(ex: Executor, u: Upsert): Promise<UpsertedContactRow[]> {
+  const rows = [...u.rows].sort(byProjectAndEmail).map((r) => ({
+    project_id: r.projectId,
+    email: r.email,
+    subscribed: r.subscribed,
+    set: r.set,
+    unset: r.unset,
+  }));
   const ctes: SQL[] = [
     sql`input as (
-      select * from jsonb_to_recordset(${jsonb([...u.rows].sort((a, b) => (a.email < b.email ? -1 : 1)))})
-        as r(email text, subscribed boolean, set jsonb, unset jsonb))`,
-    // Index lookups, locked in input (email) order so concurrent batches cannot deadlock.
+      select * from jsonb_to_recordset(${jsonb(rows)})
+        as r(project_id uuid, email text, subscribed boolean, set jsonb, unset jsonb))`,
+    // Index lookups, locked in input order so concurrent batches cannot deadlock.
     sql`old as (
       select c.id, c.subscribed from input i cross join lateral (
-        select id, subscribed from contacts where project_id = ${u.projectId} and email = i.email for update) c)`,
+        select id, subscribed from contacts where project_id = i.project_id and email = i.email for update) c)`,
     sql`upserted as (
       insert into contacts as c (project_id, email, subscribed, data, created_at, updated_at)
-      select ${u.projectId}, i.email, coalesce(i.subscribed, ${u.subscribedByDefault}), i.set, ${u.now}, ${u.now}
+      select i.project_id, i.email, coalesce(i.subscribed, ${u.subscribedByDefault}), i.set, ${u.now}, ${u.now}
       -- Counting old first makes it read the previous subscriptions before this insert changes them.
       from input i, (select count(*) from old) locked
       on conflict (project_id, email) do update set
-        data = (c.data || excluded.data)
-          - array(select jsonb_array_elements_text(i.unset) from input i where i.email = excluded.email),
-        subscribed = coalesce((select i.subscribed from input i where i.email = excluded.email), c.subscribed),
-        snoozed_until = case when (select i.subscribed from input i where i.email = excluded.email) is null
-          then c.snoozed_until end,
+        data = (c.data || excluded.data) - array(select jsonb_array_elements_text(i.unset) from input i
+          where i.project_id = excluded.project_id and i.email = excluded.email),
+        subscribed = coalesce((select i.subscribed from input i
+          where i.project_id = excluded.project_id and i.email = excluded.email), c.subscribed),
+        snoozed_until = case when (select i.subscribed from input i
+          where i.project_id = excluded.project_id and i.email = excluded.email) is null then c.snoozed_until end,
         updated_at = ${u.now}
       returning c.*, (xmax = 0) as inserted)`,
   ];
-  if (Object.keys(u.newTypes).length > 0) {
+  if (u.newTypes.length > 0) {
+    const types = u.newTypes.map((t) => ({ project_id: t.projectId, key: t.key, type: t.type }));
     ctes.push(sql`types as (
       insert into contact_fields (project_id, key, type)
-      select ${u.projectId}, key, value from jsonb_each_text(${jsonb(u.newTypes)})
+      select project_id, key, type from jsonb_to_recordset(${jsonb(types)}) as t(project_id uuid, key text, type text)
       on conflict do nothing)`);
   }
-  let eventColumn = sql`null::uuid`;
-  let eventJoin = sql``;
-  if (u.event) {
+  if (u.events.length > 0) {
+    const events = u.events.map((e, n) => ({
+      n,
+      id: e.id,
+      project_id: e.projectId,
+      email: e.email,
+      name: e.name,
+      data: e.data,
+      at: e.at.toISOString(),
+    }));
     ctes.push(
       storeEventsCte(
         'tracked',
-        sql`select ${u.projectId}::uuid, id, ${u.event.name}, ${jsonb(u.event.data)}, ${u.now}::timestamptz
-          from upserted`,
+        sql`select e.id, e.project_id, u.id, e.name, e.data, e.at
+          from jsonb_to_recordset(${jsonb(events)})
+            as e(n integer, id uuid, project_id uuid, email text, name text, data jsonb, at timestamptz)
+          join upserted u on u.project_id = e.project_id and u.email = e.email
+          order by e.n`,
         u.now,
+        { withIds: true },
       ),
     );
-    eventColumn = sql`t.id`;
-    eventJoin = sql`left join tracked t on t.contact_id = u.id`;
   }
   const r = await run(
     ex,
     sql`
     with ${sql.join(ctes, sql`, `)}
-    select u.*, o.subscribed as old_subscribed, ${eventColumn} as event_id
-    from upserted u left join old o on o.id = u.id ${eventJoin}`,
+    select u.*, o.subscribed as old_subscribed from upserted u left join old o on o.id = u.id`,
     { prepared: true },
   );
   return r.rows as UpsertedContactRow[];

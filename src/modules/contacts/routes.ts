@@ -13,15 +13,16 @@ import * as fields from './fields.js';
 import * as jobs from './jobs.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
-import { trackEvent } from './track.js';
+import { trackerOf } from './track.js';
 
 const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
 export const contactRoutes = moduleRoutes('Contacts', async (app, ctx) => {
   await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10 } });
 
+  const tracker = trackerOf(ctx);
   const track = async (req: FastifyRequest & { body: z.infer<typeof s.trackBody> }) =>
-    wrapped(await trackEvent(ctx, projectOf(req).id, req.body, requestIdentity(req)));
+    wrapped(await tracker.track(projectOf(req).id, req.body, requestIdentity(req)));
   const trackSchema = { tags: ['Events'], body: s.trackBody, response: { 200: s.trackResponse } };
   // The key header is checked before the body so a bad key is a 400 whatever the body holds.
   const checkKey = async (req: FastifyRequest) => void idempotencyKeyOf(req);

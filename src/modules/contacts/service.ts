@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type DataPatch,
   emptyPatch,
@@ -79,30 +80,92 @@ export async function emitSubscriptionChange(
   });
 }
 
+/** A contact change of a batch, with the events it records (each with the id it is to have). */
+export interface ContactWrite {
+  projectId: string;
+  input: UpsertInput;
+  events: { id: string; name: string; data: Record<string, unknown>; at: Date }[];
+}
+
+const contactKey = (w: ContactWrite) => `${w.projectId} ${w.input.email}`;
+
 /** The same email twice in one batch is one contact: its changes apply in order. */
-function mergeByEmail(inputs: UpsertInput[]): UpsertInput[] {
-  const merged = new Map<string, UpsertInput>();
-  for (const input of inputs) {
-    const prior = merged.get(input.email);
+function mergeByContact(writes: ContactWrite[]): ContactWrite[] {
+  const merged = new Map<string, ContactWrite>();
+  for (const write of writes) {
+    const prior = merged.get(contactKey(write));
     merged.set(
-      input.email,
+      contactKey(write),
       prior
         ? {
-            email: input.email,
-            subscribed: input.subscribed ?? prior.subscribed,
-            patch: mergeDataPatches(prior.patch, input.patch),
+            projectId: write.projectId,
+            input: {
+              email: write.input.email,
+              subscribed: write.input.subscribed ?? prior.input.subscribed,
+              patch: mergeDataPatches(prior.input.patch, write.input.patch),
+            },
+            events: [...prior.events, ...write.events],
           }
-        : input,
+        : write,
     );
   }
   return [...merged.values()];
 }
 
+/** Per project, the types of the keys a batch stores that the project has not typed yet. */
+async function newFieldTypes(ex: Executor, writes: ContactWrite[]) {
+  const byProject = new Map<string, Record<string, FieldType>>();
+  for (const w of writes) {
+    const types = byProject.get(w.projectId) ?? {};
+    for (const [k, t] of Object.entries(inferPatchTypes(w.input.patch))) types[k] ??= t;
+    byProject.set(w.projectId, types);
+  }
+  const rows: { projectId: string; key: string; type: FieldType }[] = [];
+  for (const [projectId, types] of byProject) {
+    for (const [key, type] of Object.entries(await knownFieldTypes.untyped(ex, projectId, types))) {
+      rows.push({ projectId, key, type });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Creates or updates contacts of any projects by email and records their events: one statement
+ * whatever the batch size, plus one per subscription that flipped. Pass a transaction when an input
+ * sets `subscribed`, so the flip events commit with the change. Results follow the order of `writes`.
+ */
+export async function writeContacts(
+  ctx: AppContext,
+  ex: Executor,
+  writes: ContactWrite[],
+  options: Omit<UpsertOptions, 'projectId'>,
+): Promise<Omit<UpsertResult, 'eventId'>[]> {
+  if (writes.length === 0) return [];
+  const unique = mergeByContact(writes);
+  const rows = await repo.upsertContacts(ex, {
+    rows: unique.map((w) => ({
+      projectId: w.projectId,
+      email: w.input.email,
+      subscribed: w.input.subscribed ?? null,
+      set: w.input.patch.set,
+      unset: w.input.patch.unset,
+    })),
+    subscribedByDefault: options.subscribedByDefault,
+    newTypes: await newFieldTypes(ex, unique),
+    events: unique.flatMap((w) => w.events.map((e) => ({ ...e, projectId: w.projectId, email: w.input.email }))),
+    now: options.at ?? ctx.clock.now(),
+  });
+  const results = new Map<string, Omit<UpsertResult, 'eventId'>>();
+  for (const row of rows) {
+    results.set(`${row.project_id} ${row.email}`, { contact: row, isNew: row.inserted });
+    await emitSubscriptionChange(ctx, ex, row.old_subscribed, row, { source: options.source });
+  }
+  return writes.map((w) => results.get(contactKey(w))!);
+}
+
 /**
  * The one way to create-or-update contacts by email (contacts, track, send, imports, workflows):
- * one statement whatever the batch size, plus one per subscription that flipped. Pass a transaction
- * when an input sets `subscribed`, so the flip events commit with the change. Results follow the
- * order of `inputs`.
+ * `writeContacts` for one project, with the optional event recorded once per contact.
  */
 export async function upsertContacts(
   ctx: AppContext,
@@ -110,29 +173,15 @@ export async function upsertContacts(
   inputs: UpsertInput[],
   options: UpsertOptions & { event?: { name: string; data: Record<string, unknown> } },
 ): Promise<UpsertResult[]> {
-  if (inputs.length === 0) return [];
-  const unique = mergeByEmail(inputs);
-  const types: Record<string, FieldType> = {};
-  for (const input of unique) for (const [k, t] of Object.entries(inferPatchTypes(input.patch))) types[k] ??= t;
-  const rows = await repo.upsertContacts(ex, {
-    projectId: options.projectId,
-    rows: unique.map((i) => ({
-      email: i.email,
-      subscribed: i.subscribed ?? null,
-      set: i.patch.set,
-      unset: i.patch.unset,
-    })),
-    subscribedByDefault: options.subscribedByDefault,
-    newTypes: await knownFieldTypes.untyped(ex, options.projectId, types),
-    event: options.event,
-    now: options.at ?? ctx.clock.now(),
+  const at = options.at ?? ctx.clock.now();
+  const eventIds = new Map<string, string>();
+  const writes = inputs.map((input): ContactWrite => {
+    const event = options.event && !eventIds.has(input.email) ? { id: randomUUID(), ...options.event, at } : null;
+    if (event) eventIds.set(input.email, event.id);
+    return { projectId: options.projectId, input, events: event ? [event] : [] };
   });
-  const results = new Map<string, UpsertResult>();
-  for (const row of rows) {
-    results.set(row.email, { contact: row, isNew: row.inserted, eventId: row.event_id });
-    await emitSubscriptionChange(ctx, ex, row.old_subscribed, row, { source: options.source });
-  }
-  return inputs.map((i) => results.get(i.email)!);
+  const results = await writeContacts(ctx, ex, writes, { ...options, at });
+  return results.map((r, i) => ({ ...r, eventId: eventIds.get(inputs[i]!.email) ?? null }));
 }
 
 export async function upsertContact(

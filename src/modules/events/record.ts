@@ -16,14 +16,16 @@ export interface NewEvent {
 
 /**
  * The CTE `<name>` (`id`, `contact_id` of each event stored) and `<name>_outbox`: one event per row
- * of `rows`, a select of (project_id, contact_id, name, data, created_at). For statements that store
+ * of `rows`, a select of (project_id, contact_id, name, data, created_at), or with `withIds` of
+ * (id, project_id, …) for a caller that must tell its events apart. For statements that store
  * events together with the change that caused them (a contact upsert, delivery outcomes).
  */
-export function storeEventsCte(name: string, rows: SQL, at: Date): SQL {
+export function storeEventsCte(name: string, rows: SQL, at: Date, options: { withIds?: boolean } = {}): SQL {
   const stored = sql.raw(name);
+  const columns = sql.raw(`${options.withIds ? 'id, ' : ''}project_id, contact_id, name, data, created_at`);
   return sql`
     ${stored} as (
-      insert into events (project_id, contact_id, name, data, created_at)
+      insert into events (${columns})
       ${rows}
       returning id, contact_id),
     ${sql.raw(`${name}_outbox`)} as (insert into event_outbox (event_id, available_at)

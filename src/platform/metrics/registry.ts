@@ -3,7 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Role } from '../../config.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/client.js';
-import { type Backlog, type QueueSnapshot, readQueues } from './queues.js';
+import { type Backlog, EMAIL_LANES, type QueueSnapshot, readQueues } from './queues.js';
 
 export interface MetricsDeps {
   role: Role;
@@ -103,14 +103,23 @@ export class Metrics {
       },
     });
 
-    this.backlogGauges('postbox_email_queue', 'emails with status queued', [], (s) => [[{}, s.emails]]);
-    this.backlogGauges('postbox_job_queue', 'background jobs of each queue', ['queue'], (s) =>
+    const lanes = EMAIL_LANES.map((lane) => ({ lane }));
+    this.backlogGauges(
+      'postbox_email_queue',
+      'emails with status queued, by delivery lane (transactional: mail without a campaign; campaign)',
+      ['lane'],
+      lanes,
+      (s) => lanes.map((l) => [l, s.emails[l.lane]]),
+    );
+    this.backlogGauges('postbox_job_queue', 'background jobs of each queue', ['queue'], [], (s) =>
       [...s.jobs].map(([queue, b]) => [{ queue }, b]),
     );
-    this.backlogGauges('postbox_event_outbox', 'events waiting in the outbox for their subscribers', [], (s) => [
+    this.backlogGauges('postbox_event_outbox', 'events waiting in the outbox for their subscribers', [], [{}], (s) => [
       [{}, s.outbox],
     ]);
-    this.backlogGauges('postbox_workflow_executions', 'workflow executions under way', [], (s) => [[{}, s.workflows]]);
+    this.backlogGauges('postbox_workflow_executions', 'workflow executions under way', [], [{}], (s) => [
+      [{}, s.workflows],
+    ]);
     const self = this;
     new Gauge({
       name: 'postbox_job_failed',
@@ -131,12 +140,14 @@ export class Metrics {
 
   /**
    * `<name>{state="due"|"scheduled"}` and `<name>_oldest_due_seconds` for one backlog of the whole
-   * database, from the one reading that every gauge of the scrape shares.
+   * database, from the one reading that every gauge of the scrape shares. `always`: the series that
+   * exist whatever the database holds, whose age reads NaN when it could not be read.
    */
   private backlogGauges(
     name: string,
     what: string,
     labelNames: string[],
+    always: Record<string, string>[],
     pick: (s: QueueSnapshot) => [Record<string, string>, Backlog][],
   ): void {
     const self = this;
@@ -160,16 +171,16 @@ export class Metrics {
     new Gauge({
       name: `${name}_oldest_due_seconds`,
       help:
-        `Seconds since the oldest due one of the ${what} became due; ` +
+        `Seconds since the next one of the ${what} to be taken became due (the queue's latency); ` +
         '0 when none is due, NaN when the database could not be read',
       labelNames,
       registers: [this.registry],
       async collect() {
         this.reset();
         const s = await self.queues();
-        // Without labels the gauge cannot be left out: NaN, rather than a reassuring 0.
-        if (!s) return labelNames.length === 0 ? this.set(NaN) : undefined;
-        for (const [labels, b] of pick(s)) this.set(labels, b.oldestDueSeconds);
+        // A series that always exists is NaN rather than a reassuring 0.
+        if (!s) for (const labels of always) this.set(labels, NaN);
+        else for (const [labels, b] of pick(s)) this.set(labels, b.oldestDueSeconds);
       },
     });
   }
