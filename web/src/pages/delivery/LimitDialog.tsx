@@ -1,19 +1,10 @@
-import { type FormEvent, useState } from 'react';
 import type { DeliverySettings } from '../../../../src/api.js';
-import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { Dialog } from '../../components/Dialog.js';
 import { DialogActions } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
-import { useUpdateDeliverySettings } from './delivery-api.js';
-import {
-  type DomainLimit,
-  itemErrors,
-  type LimitDraft,
-  limitDraft,
-  putLimitBody,
-  readLimit,
-} from './delivery-settings.js';
+import { type DomainLimit, type LimitDraft, limitDraft, putLimitBody, readLimit } from './delivery-settings.js';
+import { useListItemForm } from './useListItemForm.js';
 
 /** Adds a recipient domain's limit, or edits `limit`. */
 export function LimitDialog({
@@ -47,33 +38,18 @@ function LimitForm({
   limit: DomainLimit | null;
   onClose: () => void;
 }) {
-  const save = useUpdateDeliverySettings(projectId);
-  const [draft, setDraft] = useState<LimitDraft>(() => limitDraft(limit));
-  const [checked, setChecked] = useState(false);
-  const [index, setIndex] = useState(0);
   const others = settings.recipientDomains.map((l) => l.domain).filter((d) => d !== limit?.domain);
-
-  const read = readLimit(draft, others);
-  const local: Partial<Record<keyof DomainLimit, string>> = checked && !read.ok ? read.errors : {};
-  const server =
-    save.error instanceof ApiError ? itemErrors(fieldMessages(save.error.fieldErrors), 'recipientDomains', index) : {};
-  const error = (field: keyof DomainLimit) => local[field] ?? server[field];
-  const placed = ['domain', 'perMinute', 'concurrency'].map((f) => `recipientDomains.${index}.${f}`);
-  const message = formMessage(save.error, placed);
+  const { draft, change, error, message, submit, busy } = useListItemForm({
+    projectId,
+    list: 'recipientDomains',
+    fields: ['domain', 'perMinute', 'concurrency'],
+    initial: () => limitDraft(limit),
+    initialIndex: 0,
+    read: (d: LimitDraft) => readLimit(d, others),
+    body: (value) => putLimitBody(settings, value, limit?.domain ?? null),
+    onSaved: onClose,
+  });
   const fallback = settings.defaultConcurrency === null ? 'no limit' : String(settings.defaultConcurrency);
-
-  const change = (patch: Partial<LimitDraft>) => {
-    setDraft((d) => ({ ...d, ...patch }));
-    if (save.error) save.reset();
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setChecked(true);
-    if (!read.ok) return;
-    const { body, index: at } = putLimitBody(settings, read.value, limit?.domain ?? null);
-    setIndex(at);
-    save.mutate(body, { onSuccess: onClose });
-  };
 
   return (
     <form className="stack" noValidate onSubmit={submit}>
@@ -112,12 +88,7 @@ function LimitForm({
           error={error('concurrency')}
         />
       </div>
-      <DialogActions
-        busy={save.isPending}
-        label={limit ? 'Save limit' : 'Add limit'}
-        busyLabel="Saving…"
-        onCancel={onClose}
-      />
+      <DialogActions busy={busy} label={limit ? 'Save limit' : 'Add limit'} busyLabel="Saving…" onCancel={onClose} />
     </form>
   );
 }

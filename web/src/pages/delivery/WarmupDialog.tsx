@@ -1,25 +1,23 @@
-import { type FormEvent, useId, useState } from 'react';
+import { useId } from 'react';
 import { Link } from 'react-router-dom';
-import type { DeliverySettings, pacing } from '../../../../src/api.js';
+import type { DeliverySettings } from '../../../../src/api.js';
 import { dayOf } from '../../../../src/domain/pacing.js';
 import { useDomains } from '../../api/domains.js';
-import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { Dialog } from '../../components/Dialog.js';
 import { DialogActions } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
 import { QueryView } from '../../components/QueryView.js';
 import { SelectField } from '../../components/SelectField.js';
-import { useUpdateDeliverySettings } from './delivery-api.js';
 import {
   addWarmupBody,
   type GrowthUnit,
-  itemErrors,
   readWarmup,
   scheduleInWords,
   type WarmupDraft,
   warmupDraft,
 } from './delivery-settings.js';
+import { useListItemForm } from './useListItemForm.js';
 
 const GROWTH_UNITS = [
   { value: 'percent', label: '% more each day' },
@@ -92,34 +90,17 @@ function WarmupForm({
   domains: string[];
   onClose: () => void;
 }) {
-  const save = useUpdateDeliverySettings(projectId);
-  const [draft, setDraft] = useState<WarmupDraft>(() => warmupDraft(dayOf(new Date()), domains[0]));
-  const [checked, setChecked] = useState(false);
-  const [index, setIndex] = useState(settings.warmups.length);
   const warming = settings.warmups.map((w) => w.domain);
-
-  const read = readWarmup(draft, warming);
-  const local: Partial<Record<keyof pacing.Warmup, string>> = checked && !read.ok ? read.errors : {};
-  const server =
-    save.error instanceof ApiError ? itemErrors(fieldMessages(save.error.fieldErrors), 'warmups', index) : {};
-  const error = (field: keyof pacing.Warmup) => local[field] ?? server[field];
-  const placed = ['domain', 'startVolume', 'dailyGrowth', 'fullVolume', 'startedOn'].map(
-    (f) => `warmups.${index}.${f}`,
-  );
-  const message = formMessage(save.error, placed);
-
-  const change = (patch: Partial<WarmupDraft>) => {
-    setDraft((d) => ({ ...d, ...patch }));
-    if (save.error) save.reset();
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    setChecked(true);
-    if (!read.ok) return;
-    const { body, index: at } = addWarmupBody(settings, read.value);
-    setIndex(at);
-    save.mutate(body, { onSuccess: onClose });
-  };
+  const { draft, read, change, error, message, submit, busy } = useListItemForm({
+    projectId,
+    list: 'warmups',
+    fields: ['domain', 'startVolume', 'dailyGrowth', 'fullVolume', 'startedOn'],
+    initial: () => warmupDraft(dayOf(new Date()), domains[0]),
+    initialIndex: settings.warmups.length,
+    read: (d: WarmupDraft) => readWarmup(d, warming),
+    body: (value) => addWarmupBody(settings, value),
+    onSaved: onClose,
+  });
 
   return (
     <form className="stack" noValidate onSubmit={submit}>
@@ -178,7 +159,7 @@ function WarmupForm({
         error={error('startedOn')}
       />
       {read.ok && <p className="warmup-preview">{scheduleInWords(read.value)}</p>}
-      <DialogActions busy={save.isPending} label="Add warm-up" busyLabel="Saving…" onCancel={onClose} />
+      <DialogActions busy={busy} label="Add warm-up" busyLabel="Saving…" onCancel={onClose} />
     </form>
   );
 }

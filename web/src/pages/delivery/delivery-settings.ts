@@ -138,7 +138,7 @@ export function concurrencyInWords(limit: DomainLimit, defaultConcurrency: numbe
 // ---------------------------------------------------------------------------------------------
 // Forms: what was typed, read into what the API takes, or the problem of each field.
 
-type Read<T> = { ok: true; value: T } | { ok: false; errors: Partial<Record<keyof T, string>> };
+export type Read<T> = { ok: true; value: T } | { ok: false; errors: Partial<Record<keyof T, string>> };
 
 /** A whole number typed with or without thousands separators ("10,000"); NaN when it is not one. */
 function wholeNumber(text: string): number {
