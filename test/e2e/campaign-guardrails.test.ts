@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CampaignSettings } from '../../src/api.js';
+import { excludeStateChanges } from '../../src/modules/campaigns/fan-out-repo.js';
 import {
   allRecipients,
   batchCampaign,
@@ -249,6 +250,74 @@ describe('guardrails', () => {
     for (const r of held) expect(sinkMessagesTo(mail.sink, r.email!)).toEqual([]);
     await expectCountersAgree(project.api, c.id);
     expect((await getCampaign(project.api, c.id)).status).toBe('CANCELLED');
+  });
+});
+
+/** Holds a fan-out page's place in the campaign, as storing one does; resolves to its commit. */
+async function holdPage(campaignId: string): Promise<() => Promise<void>> {
+  let commit!: () => void;
+  const done = new Promise<void>((resolve) => (commit = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const page = mail.server.service.ctx.db.transaction(async (tx) => {
+    await excludeStateChanges(tx, campaignId, 'page');
+    held();
+    await done;
+  });
+  await holding;
+  return async () => {
+    commit();
+    await page;
+  };
+}
+
+describe('fan-out pages and state changes', () => {
+  it('a pause and a cancel wait for a fan-out page being stored, while delivery outcomes go on', async () => {
+    const batch = tag('page');
+    await batchContacts(
+      project.api,
+      batch,
+      Array.from({ length: 6 }, () => rcpt(batch)),
+    );
+    // The relay answers as many messages as it is allowed to, and keeps the others waiting.
+    let allowed = 0;
+    let accepted = 0;
+    mail.sink.respond(async () => {
+      while (accepted >= allowed) await new Promise((r) => setTimeout(r, 20));
+      accepted++;
+      return ACCEPT;
+    });
+    const c = await batchCampaign(project.api, FROM, batch);
+    await sendNow(project.api, c.id);
+    await pollUntil(
+      () => allRecipients(project.api, c.id),
+      (rs) => rs.length === 6 && rs.every((r) => r.emailId !== null),
+    );
+
+    // A page of another fan-out run holds its place, as storing one does.
+    const commitPage = await holdPage(c.id);
+
+    // The relay's answers are recorded meanwhile: the page does not hold the campaign's counters.
+    allowed = 2;
+    await campaignWhen(project.api, c.id, (x) => x.sentCount === 2);
+
+    const answersAtOnce = (res: Promise<unknown>) =>
+      Promise.race([res.then(() => true), new Promise((r) => setTimeout(() => r(false), 700))]);
+    const pause = project.api.post(`/campaigns/${c.id}/pause`);
+    expect(await answersAtOnce(pause)).toBe(false);
+    await commitPage();
+    const paused = await expectBody(pause);
+    expect(paused.data.status).toBe('PAUSED');
+    allowed = Number.POSITIVE_INFINITY;
+
+    // The same for a cancel.
+    const commitSecond = await holdPage(c.id);
+    const cancel = project.api.post(`/campaigns/${c.id}/cancel`);
+    expect(await answersAtOnce(cancel)).toBe(false);
+    await commitSecond();
+    expect((await expectBody(cancel)).data.status).toBe('CANCELLED');
+    mail.sink.respond(() => ACCEPT);
+    await expectCountersAgree(project.api, c.id);
   });
 });
 

@@ -59,15 +59,29 @@ export async function pendingRecipients(
   return r.rows;
 }
 
+/** The class of the advisory locks that keep a campaign's fan-out pages and state changes apart. */
+const PAGE_LOCK_CLASS = 727_003;
+
+/**
+ * Taken first in the transaction of a fan-out page (`shared`: pages go side by side) or of a pause
+ * or cancel (alone): a state change waits for the pages being stored, and a page started after it
+ * reads the new state. Not the campaign's row: delivery outcomes update its counters many times a
+ * second, and a page holding that row for as long as it was being stored stalled them all.
+ */
+export async function excludeStateChanges(tx: Executor, campaignId: string, mode: 'page' | 'change'): Promise<void> {
+  const lock = mode === 'page' ? sql`pg_advisory_xact_lock_shared` : sql`pg_advisory_xact_lock`;
+  await run(tx, sql`select ${lock}(${PAGE_LOCK_CLASS}, hashtext(${campaignId}::uuid::text))`);
+}
+
 /**
  * Stores a page of a campaign's emails in one statement. Each email is stored only if this
  * statement is the one that gives its recipient an email id, so two workers racing over one page
  * can never make two emails for a recipient. Recipients whose contact is gone are skipped as
  * `deleted`. Skipped emails and those recipients are added to the campaign's skipped count.
  *
- * The campaign's row is locked first and must be SENDING: a pause or a cancel waits for the page
- * to commit and then finds its emails queued (to park or skip), and a page that waited for them
- * sees the new state and stores nothing.
+ * The campaign must be SENDING. Called in a transaction that holds `excludeStateChanges` for the
+ * campaign, so a pause or a cancel waits for the page to commit and then finds its emails queued
+ * (to park or skip), and a page that waited for one sees the new state and stores nothing.
  */
 export async function storeCampaignEmails(
   ex: Executor,
@@ -84,13 +98,13 @@ export async function storeCampaignEmails(
       from input i
       where r.campaign_id = ${campaignId} and r.contact_id = i."contactId" and r.email_id is null
         and r.outcome = 'queued'
-        and exists (select 1 from campaigns where id = ${campaignId} and status = 'SENDING' for no key update)
+        and exists (select 1 from campaigns where id = ${campaignId} and status = 'SENDING')
       returning r.email_id),
     dropped as (
       update campaign_recipients set outcome = 'skipped', reason = 'deleted'
       where campaign_id = ${campaignId} and email_id is null and outcome = 'queued'
         and contact_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(goneContactIds)}::jsonb))
-        and exists (select 1 from campaigns where id = ${campaignId} and status = 'SENDING' for no key update)
+        and exists (select 1 from campaigns where id = ${campaignId} and status = 'SENDING')
       returning 1)`,
     admit: sql`i.id in (select email_id from claimed)`,
     after: sql`

@@ -3,6 +3,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { parkCampaignEmails } from '../emails/service.js';
 import { announceCampaign } from './events.js';
+import { excludeStateChanges } from './fan-out-repo.js';
 import type { GuardrailRow } from './guardrail-repo.js';
 import * as repo from './guardrail-repo.js';
 import type { CampaignRow } from './repo.js';
@@ -21,12 +22,12 @@ import { policyOf } from './settings.js';
  */
 
 /**
- * SENDING → PAUSED in the caller's transaction: parks the queued emails no live worker holds, marks the
- * campaign and announces `campaign.paused` with `data`. Emails are taken before the campaign, in
- * the order delivery outcomes and cancels take them, and never those a live worker holds, so a pause
- * does not wait for an outcome statement that waits for the campaign. A fan-out page being stored
- * meanwhile holds the campaign until it commits; the second pass parks its emails. Null (nothing
- * changed that matters) when the campaign was not sending.
+ * SENDING → PAUSED in the caller's transaction, of which it must be the first: parks the queued
+ * emails no live worker holds, marks the campaign and announces `campaign.paused` with `data`.
+ * Emails are taken before the campaign, in the order delivery outcomes and cancels take them, and
+ * never those a live worker holds, so a pause does not wait for an outcome statement that waits for
+ * the campaign. Fan-out pages being stored are waited for first (`excludeStateChanges`), so their
+ * emails are parked too. Null (nothing changed that matters) when the campaign was not sending.
  */
 export async function pauseInTransaction(
   ctx: AppContext,
@@ -36,10 +37,10 @@ export async function pauseInTransaction(
   now: Date,
   data: Record<string, unknown> = {},
 ): Promise<CampaignRow | null> {
+  await excludeStateChanges(tx, campaignId, 'change');
   await parkCampaignEmails(tx, [campaignId]);
   const row = await repo.markPaused(tx, campaignId, reason, now, reason !== 'manual');
   if (!row) return null;
-  await parkCampaignEmails(tx, [campaignId]);
   await announceCampaign(ctx, tx, 'campaign.paused', [row], now, () => ({
     reason,
     ...data,

@@ -272,6 +272,7 @@ async function storePage(ctx: AppContext, campaignId: string, made: Made[], gone
   const emails = made.map((m) => m.email);
   const reasons = made.flatMap((m) => (m.reason ? [{ id: m.email.id, reason: m.reason }] : []));
   await ctx.db.transaction(async (tx) => {
+    await fanOut.excludeStateChanges(tx, campaignId, 'page');
     const stored = await fanOut.storeCampaignEmails(tx, campaignId, emails, gone, ctx.clock.now(), true);
     if (stored.skipped === 0) return;
     await fanOut.markSkippedRecipients(

@@ -16,6 +16,7 @@ import { copyName } from '../templates/schemas.js';
 import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import { announceCampaign } from './events.js';
+import { excludeStateChanges } from './fan-out-repo.js';
 import { markResumed } from './guardrail-repo.js';
 import { pauseInTransaction } from './guardrails.js';
 import type { CampaignRow, CampaignValues } from './repo.js';
@@ -287,10 +288,11 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
 export async function cancelCampaign(ctx: AppContext, projectId: string, id: string) {
   const current = await requireCampaign(ctx.db, projectId, id);
   const now = ctx.clock.now();
-  // Queued emails no worker holds are skipped (those in flight finish). Emails are locked before
-  // the campaign, in the order delivery outcomes take them, so the two never deadlock; a fan-out
-  // page racing the cancel waits for the recipients' rows and then finds them gone.
+  // Queued emails no worker holds are skipped (those in flight finish), once the fan-out pages
+  // being stored have committed; a page started after the cancel stores nothing. Emails are locked
+  // before the campaign, in the order delivery outcomes take them, so the two never deadlock.
   const row = await ctx.db.transaction(async (tx) => {
+    await excludeStateChanges(tx, current.id, 'change');
     await skipQueuedCampaignEmails(tx, [id], CANCELLED_REASON, now);
     const cancelled = await repo.cancelCampaign(tx, projectId, id, now);
     if (!cancelled) {

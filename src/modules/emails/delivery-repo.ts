@@ -78,7 +78,9 @@ export async function claimDueEmails(
       limit greatest(0, least(${limits.campaign}::int, ${limits.total}::int - (select count(*) from transactional)::int))
       for update skip locked)
     update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
-    where e.id in (select id from transactional union all select id from campaign)
+    -- the ids as an array: the rows are reached by primary key whatever the plan thinks of the
+    -- table's size (planned while it was small, a semi-join read the whole table on every claim)
+    where e.id = any(array(select id from transactional union all select id from campaign))
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
       e.reply_to, e.subject, e.html, e.text, e.headers,
       (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts,
@@ -146,12 +148,17 @@ export async function holdSlots(ex: Executor, emails: PacedEmail[], owner: bigin
   const r = await run<{ id: string }>(
     ex,
     sql`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb)
+        as i(id uuid, slot timestamptz, at timestamptz, release boolean))
     update emails e set paced_at = i.slot, next_attempt_at = i.at,
       locked_by = case when i.release then null else e.locked_by end,
       locked_until = case when i.release then null else e.locked_until end,
       attempts = case when i.release then e.attempts - 1 else e.attempts end
-    from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as i(id uuid, slot timestamptz, at timestamptz, release boolean)
-    where e.id = i.id and e.status = 'queued' and e.locked_by = ${String(owner)}::bigint and not (i.release and ${keep})
+    from input i
+    -- by primary key, as in recordOutcomes
+    where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id
+      and e.status = 'queued' and e.locked_by = ${String(owner)}::bigint and not (i.release and ${keep})
     returning case when i.release then e.id end as id`,
   );
   return r.rows.flatMap((row) => (row.id ? [row.id] : []));
