@@ -196,8 +196,16 @@ export function renderPart(source: string, part: TemplatePart, scope: Record<str
   return part === 'subject' ? renderSubject(source, scope) : renderBody(source, scope);
 }
 
+/** liquidjs' own words for its limits, and ours: a render stopped between nodes reads like one stopped at the deadline. */
+const LIMIT_WORDS: [RegExp, string][] = [
+  [/template render limit exceeded/, 'Rendering took longer than 0.2 s (the limit) and was stopped'],
+  [/memory alloc limit exceeded/, 'Rendering needed more memory than allowed (the limit) and was stopped'],
+];
+
 function asTemplateError(error: unknown, part: TemplatePart): TemplateError {
-  return new TemplateError(part, error instanceof Error ? error.message : String(error));
+  const message = error instanceof Error ? error.message : String(error);
+  const limit = LIMIT_WORDS.find(([said]) => said.test(message));
+  return new TemplateError(part, limit ? limit[1] : message);
 }
 
 /** Throws TemplateError on a syntax error; used to validate templates when saved and to render. */

@@ -79,7 +79,9 @@ function expectTemplateError(res: ApiResponse, field: 'subject' | 'body', messag
   expect(res.body.error.errors).toEqual([{ field, code: 'invalid_template', message: expect.stringMatching(message) }]);
 }
 
-const RENDER_BOUND = /^Rendering took longer than 2 s \(the limit\) and was stopped$/;
+// Stopped by the thread's deadline, or by liquidjs between two nodes when one node alone took long
+// (the range of 100,000 on a busy machine).
+const RENDER_BOUND = /^Rendering took longer than (?:2|0\.2) s \(the limit\) and was stopped$/;
 
 /** Delivers a raw message to the inbound SMTP listener; resolves with the answer, accepted or not. */
 async function deliverInbound(to: string, raw: string): Promise<{ code: number; response: string }> {
