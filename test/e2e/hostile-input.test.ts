@@ -295,22 +295,24 @@ describe('attachments', () => {
 describe('domain keys', () => {
   it('generates RSA keys one at a time behind a bounded queue: a burst gets 503 with Retry-After, sign-in stays quick', async () => {
     const { result, latencies } = await whileProbingHealth(async () => {
-      const burst = Array.from({ length: 40 }, () =>
-        main.api.post('/domains', { domain: `k${randomUUID().slice(0, 8)}.burst.hostile.test` }),
-      );
+      const burst = Array.from({ length: 40 }, async () => {
+        const res = await main.api.post('/domains', { domain: `k${randomUUID().slice(0, 8)}.burst.hostile.test` });
+        return { res, at: performance.now() };
+      });
       await sleep(50);
       // Sign-in hashes the password with scrypt on the same libuv thread pool as key generation.
-      const started = performance.now();
       const login = await main.api.post(
         '/auth/login',
         { email: 'nobody@hostile.test', password: 'not the password' },
         null,
       );
-      return { answers: await Promise.all(burst), login, loginMs: performance.now() - started };
+      const loginAt = performance.now();
+      return { burst: await Promise.all(burst), login, loginAt };
     });
-    const created = result.answers.filter((r) => r.status === 201);
-    const refused = result.answers.filter((r) => r.status === 503);
-    expect(created.length + refused.length, JSON.stringify(result.answers.map((r) => r.status))).toBe(40);
+    const answers = result.burst.map((b) => b.res);
+    const created = answers.filter((r) => r.status === 201);
+    const refused = answers.filter((r) => r.status === 503);
+    expect(created.length + refused.length, JSON.stringify(answers.map((r) => r.status))).toBe(40);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const res of refused) {
@@ -327,7 +329,9 @@ describe('domain keys', () => {
       });
     }
     expect(result.login.status).toBe(401);
-    expect(result.loginMs).toBeLessThan(5_000);
+    // Sign-in does not wait behind the queue: it is answered while the queued keys are still made.
+    const lastKeyAt = Math.max(...result.burst.filter((b) => b.res.status === 201).map((b) => b.at));
+    expect(result.loginAt).toBeLessThan(lastKeyAt);
     expectResponsive(latencies);
   });
 });

@@ -153,13 +153,15 @@ export async function eventually<T>(
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  while (Date.now() < deadline) {
+  // Checks once more after the deadline: a process that was not scheduled for a while gets its answer.
+  for (;;) {
     try {
       const value = await check();
       if (value !== undefined) return value;
     } catch (err) {
       last = err;
     }
+    if (Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
