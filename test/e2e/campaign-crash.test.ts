@@ -4,7 +4,7 @@ import { useChildPeers } from '../support/mail-server.js';
 import { messageIdOf } from '../support/sending.js';
 import { type ChildServer, type Client, client, eventually, printedKeys, spawnService } from '../support/server.js';
 
-const RECIPIENTS = 10_000;
+const RECIPIENTS = 4_000;
 const DOMAIN = 'crash.campaign.test';
 /**
  * The most a kill can make go out twice: messages the relay accepted whose outcome was not yet

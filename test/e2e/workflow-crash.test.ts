@@ -5,7 +5,7 @@ import { messageIdOf } from '../support/sending.js';
 import { type ChildServer, type Client, client, eventually, printedKeys, spawnService } from '../support/server.js';
 import { numberedTemplate, trackEach } from '../support/workflows.js';
 
-const CONTACTS = 1_500;
+const CONTACTS = 800;
 const DOMAIN = 'crash.workflow.test';
 
 const peers = useChildPeers();

@@ -8,11 +8,8 @@ import { type ChildServer, type Client, client, printedKeys, spawnService } from
 
 /** Debian's Chromium (`apt-get install chromium`); nothing downloads a browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** `BROWSER_TESTS=skip` leaves them out of a run that repeats them on another database (`.ci/run`). */
-const skipped = process.env.BROWSER_TESTS === 'skip';
-export const hasChromium = !skipped && fs.existsSync(CHROMIUM);
-if (skipped) console.warn('Browser tests skipped: BROWSER_TESTS=skip');
-else if (!hasChromium) console.warn(`Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+export const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
 
 export const OWNER = { email: 'owner@example.com', password: 'owner-correct-horse' };
 
