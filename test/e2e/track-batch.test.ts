@@ -77,8 +77,20 @@ describe('concurrent /v1/track requests written in one batch', () => {
       held.push(track(p, { email: `held${held.length}@example.com`, event: 'held' }));
       await eventually(async () => ((await lockWaiters()) === held.length || tracker.waiting > 0 ? true : undefined));
     }
-    const sent = requests.map((request) => request());
-    await eventually(async () => (tracker.waiting === requests.length + 1 ? true : undefined));
+    const answered: number[] = [];
+    const sent = requests.map((request) =>
+      request().then((res) => {
+        answered.push(res.status);
+        return res;
+      }),
+    );
+    await eventually(async () => {
+      if (tracker.waiting === requests.length + 1) return true;
+      // Said when the requests never all queue up: what they are doing instead.
+      throw new Error(
+        `${tracker.waiting} waiting for a batch, ${await lockWaiters()} writers on the lock, answered: ${answered.join(' ')}`,
+      );
+    });
     await db.query('select pg_advisory_unlock($1)', [HOLD_LOCK]);
     return { answers: await Promise.all(sent), held: await Promise.all(held) };
   }
