@@ -62,6 +62,11 @@ export class GroupCommit<T, R> {
     return this.queue.length;
   }
 
+  /** Every batch writer is taken: what is submitted now waits for a batch to finish. */
+  get full(): boolean {
+    return this.inFlight >= this.options.maxInFlight;
+  }
+
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });

@@ -56,6 +56,11 @@ export class Tracker {
     return this.batches.waiting;
   }
 
+  /** Every batch writer is taken. */
+  get full(): boolean {
+    return this.batches.full;
+  }
+
   track(projectId: string, input: TrackBody, identity: RequestIdentity): Promise<Tracked> {
     if (isReservedEventName(input.event)) throw reservedEventError('event', input.event);
     return this.batches.submit({
