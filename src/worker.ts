@@ -34,7 +34,9 @@ import { JobRunner } from './platform/queue.js';
 /** Executions claimed per round by the workflow engine. */
 const WORKFLOW_BATCH = 200;
 /**
- * Longer than a webhook step's timeout (10 s), short enough that a crashed worker's executions resume within a minute.
+ * Longer than a webhook step's timeout (10 s). A crashed worker's executions do not wait for it:
+ * they are taken over as soon as its database session is gone. The lease covers a worker that is
+ * alive but stuck.
  */
 const WORKFLOW_LEASE_MS = 60_000;
 /** Short, renewed by the fan-out's heartbeat, so a crashed worker's campaign resumes within seconds. */

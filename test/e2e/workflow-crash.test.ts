@@ -59,7 +59,7 @@ describe('workflow executions whose worker is killed during a burst', () => {
     await trackEach(api, pk, emails, 'joined', 20);
 
     // Kills at random moments while executions run, early and later. What a killed worker had
-    // claimed waits for its lease (a minute): two kills close enough to share that wait.
+    // claimed is taken over by the next one as soon as the database has seen the process go.
     for (const [lo, hi] of [
       [0.05, 0.35],
       [0.4, 0.7],

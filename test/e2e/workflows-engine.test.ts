@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   Contact,
@@ -1116,6 +1117,52 @@ describe('cancelling and listing executions', () => {
     expect((await listExecutions(s.api, workflow.id, 'status=completed')).total).toBe(0);
     expectError(await s.api.get(`/workflows/${workflow.id}/executions?status=paused`), 422, 'VALIDATION_ERROR');
     expectError(await s.api.get(`/workflows/${workflow.id}/executions?cursor=garbage`), 422, 'VALIDATION_ERROR');
+  });
+});
+
+describe('executions claimed by another process', () => {
+  // Process keys as a worker's advisory lock carries them (see ownerGone): one no session holds,
+  // and one this test's session holds, standing for a worker that is alive.
+  const GONE = 8_000_000_001n;
+  const ALIVE = 8_000_000_002n;
+
+  it('are taken over at once when that process is gone, and not while it lives', async () => {
+    const s = await setup('owners');
+    const { workflow, steps } = await buildWorkflow(s.api, { pause: delay(1, 'hours') }, []);
+    const [gone, alive] = [
+      await startManually(s.api, workflow.id, { contactId: (await s.contact(rcpt('owners'))).id }),
+      await startManually(s.api, workflow.id, { contactId: (await s.contact(rcpt('owners'))).id }),
+    ];
+    for (const e of [gone, alive]) await executionWhen(s.api, workflow.id, e.id, (x) => x.status === 'waiting');
+
+    const session = new pg.Client({ connectionString: mail.server.service.ctx.config.databaseUrl });
+    await session.connect();
+    try {
+      await session.query('select pg_advisory_lock($1::bigint)', [String(ALIVE)]);
+      // Both delays are over, and each execution is leased for another hour to its process.
+      for (const [e, owner] of [
+        [gone, GONE],
+        [alive, ALIVE],
+      ] as const) {
+        await run(
+          mail.server.service.ctx.db,
+          sql`update workflow_executions set next_run_at = now(), locked_until = now() + interval '1 hour',
+            locked_by = ${String(owner)}::bigint where id = ${e.id}`,
+        );
+      }
+      const done = await executionWhen(s.api, workflow.id, gone.id, (x) => FINISHED.includes(x.status));
+      expect(done.status).toBe('completed');
+      expect(done.steps.map((h) => [h.type, h.stepId])).toEqual([['DELAY', steps.pause.id]]);
+      // Claimed in the same rounds, the living process's execution stayed where it was.
+      const held = await getExecution(s.api, workflow.id, alive.id);
+      expect(held.status).toBe('waiting');
+      expect(held.steps).toEqual([]);
+    } finally {
+      await session.end();
+    }
+    // Its process gone, the execution is taken over too.
+    const later = await executionWhen(s.api, workflow.id, alive.id, (x) => FINISHED.includes(x.status));
+    expect(later.steps.map((h) => [h.type, h.stepId])).toEqual([['DELAY', steps.pause.id]]);
   });
 });
 

@@ -27,7 +27,10 @@ import { type ContactUpdate, type StepResult, stepHandler } from './step-handler
 export interface WorkflowEngineOptions {
   /** Executions claimed per round. */
   batch: number;
-  /** How long a claimed execution stays with this worker; longer than a webhook's timeout. */
+  /**
+   * How long a claimed execution stays with this worker while it lives (one whose process is gone
+   * is taken over at once); longer than a webhook's timeout.
+   */
   leaseMs: number;
 }
 
@@ -80,6 +83,7 @@ export class WorkflowEngine {
     const now = this.ctx.clock.now();
     const claimed = await repo.claimDueExecutions(
       this.ctx.db,
+      this.ctx.database.processKey,
       now,
       new Date(now.getTime() + this.options.leaseMs),
       this.options.batch,

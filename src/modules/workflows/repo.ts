@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Branch, StepConfig, StepType } from '../../domain/workflows/step-types.js';
-import { type Executor, notify, run } from '../../platform/db/client.js';
+import { type Executor, notify, ownerGone, run } from '../../platform/db/client.js';
 import type { CursorValue } from '../../platform/http/pagination.js';
 import { type NewEmail, storeEmailsWith } from '../emails/service.js';
 import type { ExecutionStatus, TriggerType } from './schemas.js';
@@ -449,12 +449,14 @@ export type ClaimedExecution = Pick<
 > & { email: string; subscribed: boolean; data: Record<string, unknown>; contact_created_at: Date };
 
 /**
- * Leases up to `limit` due executions to this engine, with their contacts. The ids are picked
- * first (`array(…)`), so the update and the contact lookup go through the primary keys however
- * large the tables are.
+ * Leases up to `limit` due executions to the process `owner`, with their contacts. An execution
+ * leased to a process that is gone is taken over at once: its write would be dropped anyway if the
+ * process were still at work (see writeOutcomes). The ids are picked first (`array(…)`), so the
+ * update and the contact lookup go through the primary keys however large the tables are.
  */
 export async function claimDueExecutions(
   ex: Executor,
+  owner: bigint,
   now: Date,
   leaseUntil: Date,
   limit: number,
@@ -462,12 +464,14 @@ export async function claimDueExecutions(
   const r = await run<ClaimedExecution>(
     ex,
     sql`
-    update workflow_executions x set locked_until = ${leaseUntil}, attempts = x.attempts + 1
+    update workflow_executions x set locked_until = ${leaseUntil}, locked_by = ${String(owner)}::bigint,
+      attempts = x.attempts + 1
     from contacts c
     where x.id = any(array(
         select id from workflow_executions
         where status in ('running', 'waiting') and next_run_at <= ${now}
-          and (locked_until is null or locked_until <= ${now})
+          and (locked_until is null or locked_until <= ${now}
+            or (locked_by is not null and ${ownerGone(sql`locked_by`)}))
         order by next_run_at
         limit ${limit}
         for update skip locked))
@@ -539,7 +543,8 @@ export async function writeOutcomes(
         wait_arrived = w.id in (select id from arrived),
         next_run_at = case when w.id in (select id from arrived) then ${now}::timestamptz else w."nextRunAt" end,
         step_seq = x.step_seq + 1,
-        attempts = case when w.retry then x.attempts else 0 end, locked_until = null, last_error = w.error,
+        attempts = case when w.retry then x.attempts else 0 end, locked_until = null, locked_by = null,
+        last_error = w.error,
         finished_at = case when w.finished then ${now}::timestamptz end, updated_at = ${now}
       from writes w
       where x.id = any((select array_agg(id) from writes)::uuid[])
@@ -573,7 +578,7 @@ export async function releaseExecutions(ex: Executor, ids: string[]): Promise<vo
   await run(
     ex,
     sql`
-    update workflow_executions set locked_until = null, attempts = greatest(attempts - 1, 0)
+    update workflow_executions set locked_until = null, locked_by = null, attempts = greatest(attempts - 1, 0)
     where id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
   );
 }
