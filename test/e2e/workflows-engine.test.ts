@@ -1220,8 +1220,18 @@ describe('two workers on one database', () => {
     await trackEach(admin, keys.publicKey, emails, 'joined', 10);
 
     await eventually(
-      async () =>
-        (await listExecutions(admin, workflow.id, 'status=completed&limit=1')).total === CONTACTS ? true : undefined,
+      async () => {
+        if ((await listExecutions(admin, workflow.id, 'status=completed&limit=1')).total === CONTACTS) return true;
+        // Said when they never all complete: where the executions are instead.
+        const counts = await Promise.all(
+          [...FINISHED, 'running', 'waiting'].map(
+            async (status) =>
+              `${status} ${(await listExecutions(admin, workflow.id, `status=${status}&limit=1`)).total}`,
+          ),
+        );
+        const failed = (await listExecutions(admin, workflow.id, 'status=failed&limit=3')).data;
+        throw new Error(`executions: ${counts.join(', ')}; failed: ${failed.map((e) => e.lastError).join('; ')}`);
+      },
       120_000,
       250,
     );

@@ -11,8 +11,12 @@ import { TemplateRenderer } from '../../src/platform/untrusted/templates.js';
 let pool: UntrustedPool;
 let renderer: TemplateRenderer;
 
+const silent = pino({ level: 'silent' });
+/** A render that liquidjs' own limit, checked between nodes, does not stop: one filter call runs for minutes. */
+const ESCAPES_LIQUID_LIMIT = `{% assign a = (1..3000) %}{{ a | where_exp: "x", "a | where_exp: 'y', 'y == x' | size" | size }}`;
+
 beforeAll(() => {
-  pool = new UntrustedPool({ threads: 2, log: pino({ level: 'silent' }) });
+  pool = new UntrustedPool({ threads: 2, log: silent });
   renderer = new TemplateRenderer(pool);
 });
 afterAll(() => pool?.close());
@@ -77,9 +81,8 @@ describe('TemplateRenderer', () => {
   });
 
   it('stops a render that escapes liquidjs’ own limit at the deadline, with a TemplateError, and goes on', async () => {
-    const hostile = `{% assign a = (1..3000) %}{{ a | where_exp: "x", "a | where_exp: 'y', 'y == x' | size" | size }}`;
     const { result, lagMs } = await maxLoopLag(() =>
-      renderer.render('subject', hostile, {}).catch((err: unknown) => err),
+      renderer.render('subject', ESCAPES_LIQUID_LIMIT, {}).catch((err: unknown) => err),
     );
     expect(result).toBeInstanceOf(TemplateError);
     expect(result).toMatchObject({
@@ -132,6 +135,34 @@ describe('UntrustedPool', () => {
     const err = await pool.mail(big).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContentLimitError);
     expect(err).toMatchObject({ reason: 'invalid', code: 'EMAXLEN' });
+  });
+
+  it('counts the deadline of a task that waits for its thread to start from when the thread is ready', async () => {
+    // Starting a thread (loading its code) takes longer than this deadline; on a busy machine, seconds.
+    const cold = () => new UntrustedPool({ threads: 2, warmThreads: 0, deadlines: { template: 100 }, log: silent });
+    const ordinary = cold();
+    try {
+      const rendered = await Promise.all(
+        [1, 2].map((n) => ordinary.template({ part: 'subject', source: 'Hi {{ n }}', scope: { n } })),
+      );
+      expect(rendered).toEqual([
+        { ok: true, output: 'Hi 1' },
+        { ok: true, output: 'Hi 2' },
+      ]);
+    } finally {
+      await ordinary.close();
+    }
+    // Once the thread runs the task, the deadline stops it as always.
+    const hostile = cold();
+    try {
+      const result = await hostile
+        .template({ part: 'subject', source: ESCAPES_LIQUID_LIMIT, scope: {} })
+        .catch((err: unknown) => err);
+      expect(result).toBeInstanceOf(ContentLimitError);
+      expect(result).toMatchObject({ reason: 'time', message: 'took longer than 0.1 s (the limit) and was stopped' });
+    } finally {
+      await hostile.close();
+    }
   });
 
   it('generates RSA keys one at a time, eight waiting at most', async () => {

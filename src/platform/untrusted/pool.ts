@@ -8,8 +8,9 @@
  * with a ContentLimitError, which callers treat as a permanent failure with its reason.
  *
  * One thread is kept warm (none in a worker process); more (up to the cores, 2 to 4) start under
- * load and leave after 30 s idle.
- * A task that has to wait for a thread to start gets that time on top of its deadline.
+ * load and leave after 30 s idle. A task that needs a thread started has its deadline counted from
+ * when that thread is ready: on a busy machine, loading a thread's code at its lower priority took
+ * seconds, and ordinary content failed for it.
  *
  * Back-pressure is explicit: each kind of task has its own queue, bounded, and its own share of the
  * threads (inbound mail never takes them all, so a flood of hostile messages cannot stall delivery
@@ -101,8 +102,11 @@ export const INLINE_SUBMISSION_PARTS = 8;
 
 /** The heap of one thread: a task that needs more is refused. */
 export const HEAP_MB = 512;
-/** A thread started for a task (none was idle) has this much more time: loading its code takes a few hundred ms. */
-const SPAWN_ALLOWANCE_MS = 1_500;
+/**
+ * A backstop for a task waiting for its thread to start (its code loads in about half a second, 3 s
+ * with every core busy): a thread not ready by then is a fault of the machine, not of the content.
+ */
+const THREAD_START_MS = 15_000;
 /** Threads beyond the warm ones leave after this long without work. */
 const IDLE_MS = 30_000;
 
@@ -137,6 +141,8 @@ export class UntrustedPool {
   private running = 0;
   private turn = 0;
   private closed = false;
+  /** Tasks waiting for a thread to start, in order: each thread that becomes ready starts the first one's clock. */
+  private readonly awaitingThread: (() => void)[] = [];
 
   constructor(options: PoolOptions) {
     this.threads = options.threads ?? Math.max(2, Math.min(4, os.availableParallelism()));
@@ -163,6 +169,7 @@ export class UntrustedPool {
       resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 8 },
     });
     this.piscina.on('error', (err) => options.log.warn({ err }, 'untrusted-content worker failed'));
+    this.piscina.on('workerCreate', () => this.awaitingThread.shift()?.());
   }
 
   /** Renders (or, without a scope, only parses) one part of a template. */
@@ -239,21 +246,33 @@ export class UntrustedPool {
 
   private async run<R>(kind: TaskKind, name: string, input: unknown): Promise<R> {
     await this.slot(kind);
-    // More tasks running than threads: piscina starts one for this task, and its start is not the task's time.
-    const deadline = this.deadlines[kind] + (this.piscina.threads.length < this.running ? SPAWN_ALLOWANCE_MS : 0);
+    const deadline = this.deadlines[kind];
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), deadline);
+    let timer: NodeJS.Timeout | undefined;
+    const clock = (ms: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => abort.abort(), ms);
+    };
+    // More tasks running than threads: piscina starts one and hands it this task once its code is loaded.
+    let started = this.piscina.threads.length >= this.running;
+    const start = () => {
+      started = true;
+      clock(deadline);
+    };
+    if (started) clock(deadline);
+    else {
+      clock(THREAD_START_MS);
+      this.awaitingThread.push(start);
+    }
     try {
       return (await this.piscina.run(input, { name, signal: abort.signal })) as R;
     } catch (err) {
+      if (abort.signal.aborted && !started) throw new Error(`No thread started within ${seconds(THREAD_START_MS)}`);
       // Our own work, not the content's: a key that takes this long is a fault of the machine.
       if (abort.signal.aborted && kind === 'keys')
         throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
       if (abort.signal.aborted) {
-        throw new ContentLimitError(
-          'time',
-          `took longer than ${seconds(this.deadlines[kind])} (the limit) and was stopped`,
-        );
+        throw new ContentLimitError('time', `took longer than ${seconds(deadline)} (the limit) and was stopped`);
       }
       if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw new ContentLimitError('memory', `needed more than ${HEAP_MB} MB of memory (the limit) and was stopped`);
@@ -261,6 +280,8 @@ export class UntrustedPool {
       throw err;
     } finally {
       clearTimeout(timer);
+      const waiting = this.awaitingThread.indexOf(start);
+      if (waiting >= 0) this.awaitingThread.splice(waiting, 1);
       this.release(kind);
     }
   }
