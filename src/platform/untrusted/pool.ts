@@ -254,12 +254,12 @@ export class UntrustedPool {
       timer = setTimeout(() => abort.abort(), ms);
     };
     // More tasks running than threads: piscina starts one and hands it this task once its code is loaded.
-    let started = this.piscina.threads.length >= this.running;
+    let started = false;
     const start = () => {
       started = true;
       clock(deadline);
     };
-    if (started) clock(deadline);
+    if (this.piscina.threads.length >= this.running) start();
     else {
       clock(THREAD_START_MS);
       this.awaitingThread.push(start);
