@@ -35,3 +35,15 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'list-unsubscribe',
   'list-unsubscribe-post',
 ]);
+
+/**
+ * Whether a header is one the service writes itself (above), or part of a resent block (RFC 5322
+ * 3.6.6: Resent-From, -Sender, -Date, -To, -Cc, -Bcc, -Message-ID, and RFC 822's Resent-Reply-To).
+ * A resent block names who re-sent the message, as Sender names who sent it: the service sends it,
+ * so a block written by a client would vouch, under the project's DKIM signature, for an originator
+ * nobody checked (another project's domain); and a block is one unit, so all of it goes.
+ */
+export function isReservedHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return RESERVED_HEADERS.has(lower) || lower.startsWith('resent-');
+}

@@ -1,4 +1,4 @@
-import { type EmailType, emailTypeSchema, RESERVED_HEADERS } from './email.js';
+import { type EmailType, emailTypeSchema, isReservedHeader } from './email.js';
 
 /**
  * A message submitted over SMTP, turned into what `/v1/send` takes: the rules, without I/O. The
@@ -78,7 +78,7 @@ const CONTROL_PREFIX = 'x-postbox-';
  */
 function isReplaced(name: string): boolean {
   return (
-    RESERVED_HEADERS.has(name) ||
+    isReservedHeader(name) ||
     name.startsWith('content-') ||
     name.startsWith(CONTROL_PREFIX) ||
     name.startsWith('arc-') ||

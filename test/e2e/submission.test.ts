@@ -396,6 +396,46 @@ describe('refusals', () => {
     expect(page.data).toHaveLength(0);
   });
 
+  it('drops every Resent-* header, so a message cannot claim to be re-sent by another project’s domain', async () => {
+    // Another project, with a verified domain of its own, names the main project's domain.
+    const other = await projectWithDomain(mail, 'submission-resent', 'resent.submission.test');
+    const to = rcpt('resent');
+    const info = await submitter({}, other.secretKey).sendMail({
+      from: 'app@resent.submission.test',
+      to,
+      subject: 'Forwarded',
+      text: 't',
+      headers: {
+        'Resent-From': `hello@${DOMAIN}`,
+        'Resent-Sender': `hello@${DOMAIN}`,
+        'Resent-Reply-To': `hello@${DOMAIN}`,
+        'Resent-Date': 'Fri, 27 Nov 2026 10:00:00 +0000',
+        'Resent-To': to,
+        'Resent-Message-ID': `<resent@${DOMAIN}>`,
+        'X-Kept': 'yes',
+      },
+    });
+    const [id] = acceptedIds(info.response);
+    const block = headerBlock((await deliveredMessage(mail.sink, id!)).raw);
+    expect(block).not.toMatch(/^Resent-/im);
+    expect(block).not.toContain(DOMAIN);
+    expect(block).toMatch(/^X-Kept: yes$/m);
+    expect(block).toMatch(/^From: app@resent\.submission\.test$/m);
+
+    // /v1/send refuses them as it refuses Sender: the service writes who sends.
+    const refused = await other.api.post('/v1/send', {
+      from: 'app@resent.submission.test',
+      to,
+      subject: 's',
+      body: '<p>t</p>',
+      headers: { 'Resent-From': `hello@${DOMAIN}` },
+    });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body.error.errors).toEqual([
+      expect.objectContaining({ field: 'headers.Resent-From', code: 'reserved_header' }),
+    ]);
+  });
+
   it('more than 50 recipients: the 51st is refused with 452, the 50 others are sent', async () => {
     const recipients = Array.from({ length: 51 }, (_, i) => rcpt(`many-${i}`));
     const info = await submitter().sendMail({ from: FROM, to: recipients, subject: 'Many', text: 'Hello\n' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailSchema, emailTypeSchema, RESERVED_HEADERS } from '../../domain/email.js';
+import { emailSchema, emailTypeSchema, isReservedHeader } from '../../domain/email.js';
 
 export { type EmailType, emailTypeSchema } from '../../domain/email.js';
 
@@ -67,7 +67,7 @@ const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
         path: [name],
         message: 'Header names are printable ASCII without colon, spaces or line breaks',
       });
-    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+    } else if (isReservedHeader(name)) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: [name],
