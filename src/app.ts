@@ -40,6 +40,23 @@ import { instanceSecret } from './platform/secrets.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * The API docs load the Swagger UI's own files and the OpenAPI document from here and nothing else,
+ * and no other site may frame them (clickjacking). The UI sets inline styles, hence 'unsafe-inline'
+ * for styles only.
+ */
+const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join('; ');
+
 export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
@@ -52,7 +69,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
     // they still leave in the standard envelope, with the request id header.
     frameworkErrors: (error, request, reply) => {
       const status = error.statusCode ?? 400;
-      reply.header('x-request-id', request.id);
+      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
       return (reply as FastifyReply)
         .status(status)
         .send(errorBody(request, status, status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST', error.message));
@@ -71,8 +88,9 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
       .status(404)
       .send(errorBody(request, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
   );
+  // nosniff on every answer: a browser must never read JSON, an upload or a text page as HTML or script.
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
   });
   if (options.metrics) registerHttpMetrics(app, options.metrics);
 
@@ -118,7 +136,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
     docs.addHook('onRoute', (route) => {
       route.config = { ...(route.config as object), auth: 'none' };
     });
-    await docs.register(swaggerUi, { routePrefix: '/docs' });
+    await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CONTENT_SECURITY_POLICY });
     docs.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   });
 

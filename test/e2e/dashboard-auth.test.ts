@@ -152,4 +152,45 @@ describe('the web app', () => {
     }
     expect((await call('/app/assets/no-such-chunk.js')).status).toBe(404);
   });
+
+  it('sends nosniff everywhere, keeps the invitation link out of Referer, and lets nobody frame the docs', async () => {
+    const signedIn = await call('/auth/login', { method: 'POST', body: OWNER });
+    const cookie = `postbox_session=${sessionOf(signedIn.headers)}`;
+    const [project] = (await call('/users/@me/projects', { headers: { cookie } })).body as Project[];
+    const invite = await call(`/projects/${project!.id}/invites`, {
+      method: 'POST',
+      headers: { cookie },
+      body: { email: 'guest@example.com', role: 'member' },
+    });
+    const invitePage = new URL(invite.body.url).pathname;
+    expect(invitePage).toMatch(/^\/app\/invite\/[\w-]+$/);
+
+    const html = { accept: 'text/html' };
+    const answers = {
+      app: await call('/app/', { headers: html }),
+      invite: await call(invitePage, { headers: html }),
+      api: await call('/users/@me/projects', { headers: { cookie } }),
+      refused: await call('/contacts'),
+      docs: await call('/docs', { headers: html }),
+      docsScript: await call('/docs/static/swagger-ui-bundle.js'),
+      openapi: await call('/openapi.json'),
+      tracking: await call('/t/open/00000000-0000-4000-8000-000000000000/bad'),
+      unsubscribe: await call('/unsubscribe/nonsense', { headers: html }),
+      missing: await call('/no-such-route'),
+      malformed: await call('/contacts/%E0%A4%A'),
+    };
+    expect(answers.api.status).toBe(200);
+    expect(answers.docs.status).toBe(200);
+    expect(answers.docs.body).toContain('swagger-ui-bundle.js');
+    for (const [name, res] of Object.entries(answers)) {
+      expect(res.headers.get('x-content-type-options'), name).toBe('nosniff');
+    }
+    for (const res of [answers.app, answers.invite]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    }
+    const docsPolicy = answers.docs.headers.get('content-security-policy') ?? '';
+    expect(docsPolicy).toMatch(/frame-ancestors 'none'/);
+    expect(docsPolicy).toMatch(/script-src 'self'(;|$)/);
+  });
 });

@@ -35,8 +35,11 @@ export async function webAppRoutes(app: FastifyInstance) {
     route.config = { ...(route.config as object), auth: 'none' };
     route.schema = { ...route.schema, hide: true };
   });
+  // The invitation link's token is in the page's path (`/app/invite/<token>`): no request to another
+  // site (a link, an image in a previewed email) may carry it in Referer (docs/decisions.md).
   app.addHook('onSend', async (req, reply) => {
-    if (req.url.startsWith('/app')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    if (req.url.startsWith('/app'))
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('referrer-policy', 'same-origin');
   });
 
   app.get('/', (req, reply) => {
