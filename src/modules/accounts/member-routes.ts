@@ -33,11 +33,16 @@ export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) 
   );
   app.patch(
     '/projects/:id/members/:userId',
-    { ...mine, schema: { tags, params: s.memberParams, body: s.changeRoleBody, response: { 200: s.memberSchema } } },
+    {
+      ...mine,
+      schema: { tags, params: s.memberParams, body: s.changeRoleBody, response: { 200: s.changedMemberSchema } },
+    },
     (req) => members.changeRole(ctx, user(req), req.params.id, req.params.userId, req.body.role),
   );
-  app.delete('/projects/:id/members/:userId', { ...mine, schema: { tags, params: s.memberParams } }, (req, reply) =>
-    noContent(reply, members.removeMember(ctx, user(req), req.params.id, req.params.userId)),
+  app.delete(
+    '/projects/:id/members/:userId',
+    { ...mine, schema: { tags, params: s.memberParams, response: { 200: s.removedMemberSchema } } },
+    (req) => members.removeMember(ctx, user(req), req.params.id, req.params.userId),
   );
   app.get(
     '/projects/:id/invites',

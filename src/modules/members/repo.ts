@@ -21,6 +21,8 @@ export interface InviteRow {
   role: Role;
   invited_by: string | null;
   inviter_email: string | null;
+  /** The inviter's role in the project now; null once they left it. */
+  inviter_role: Role | null;
   created_at: Date;
   expires_at: Date;
   accepted_at: Date | null;
@@ -91,6 +93,7 @@ export async function deleteMember(ex: Executor, projectId: string, userId: stri
 }
 
 const inviteColumns = sql`i.id, i.project_id, i.email, i.role, i.invited_by, u.email as inviter_email,
+  (select m.role from project_members m where m.project_id = i.project_id and m.user_id = i.invited_by) as inviter_role,
   i.created_at, i.expires_at, i.accepted_at`;
 
 export async function insertInvite(
@@ -142,6 +145,30 @@ export async function inviteById(ex: Executor, projectId: string, id: string): P
       where i.project_id = ${projectId} and i.id = ${id}`,
   );
   return r.rows[0] ?? null;
+}
+
+/**
+ * Withdraws the pending invitations `inviterId` made of a role in `roles` (those they may no longer
+ * grant), returning them.
+ */
+export async function withdrawInvitesBy(
+  ex: Executor,
+  projectId: string,
+  inviterId: string,
+  roles: readonly Role[],
+): Promise<InviteRow[]> {
+  if (roles.length === 0) return [];
+  const r = await run<InviteRow>(
+    ex,
+    sql`with i as (
+      delete from project_invites
+      where project_id = ${projectId} and invited_by = ${inviterId} and accepted_at is null
+        and role = any(${`{${roles.join(',')}}`}::text[])
+      returning *)
+    select ${inviteColumns} from i left join users u on u.id = i.invited_by
+    order by i.created_at, i.id`,
+  );
+  return r.rows;
 }
 
 export async function deleteInvite(ex: Executor, id: string): Promise<void> {

@@ -24,6 +24,16 @@ export const inviteSchema = z.object({
   expiresAt: z.string(),
 });
 export type Invite = z.infer<typeof inviteSchema>;
+
+/**
+ * What removing or re-roling a member also did: the pending invitations they had made and may no
+ * longer grant were withdrawn (all of them when they leave the project), so their links open nothing.
+ */
+const withdrawn = { withdrawnInvites: z.array(inviteSchema) };
+export const changedMemberSchema = memberSchema.extend(withdrawn);
+export type ChangedMember = z.infer<typeof changedMemberSchema>;
+export const removedMemberSchema = z.object(withdrawn);
+export type RemovedMember = z.infer<typeof removedMemberSchema>;
 /** The link is shown once, when the invitation is made; only its hash is stored. */
 export const createdInviteSchema = inviteSchema.extend({
   url: z.string(),

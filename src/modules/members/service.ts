@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { iso } from '../../domain/formats.js';
-import { type Role, roleAtLeast } from '../../domain/roles.js';
+import { ROLES, type Role, roleAtLeast } from '../../domain/roles.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { forbiddenRole } from '../../platform/http/auth.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import * as repo from './repo.js';
-import type { CreatedInvite, Invite, Member } from './schemas.js';
+import type { ChangedMember, CreatedInvite, Invite, Member, RemovedMember } from './schemas.js';
 
 /**
  * Who may do what in a project (docs/decisions.md, ## Accounts): members do the everyday work,
@@ -58,9 +58,14 @@ export async function listMembers(ctx: AppContext, actorId: string, projectId: s
   return (await repo.listMembers(ctx.db, projectId)).map(toMember);
 }
 
+/** The role it takes to give `role` to someone: an admin gives member and admin, only an owner gives owner. */
+const neededToGrant = (role: Role): Role => (role === 'owner' ? 'owner' : 'admin');
+const mayGrant = (granter: Role | null | undefined, role: Role) =>
+  !!granter && roleAtLeast(granter, neededToGrant(role));
+
 /** Admins manage members and admins; only an owner makes, changes or removes an owner. */
 function checkManage(actor: Role, targetRole: Role, newRole?: Role): void {
-  const needed = targetRole === 'owner' || newRole === 'owner' ? 'owner' : 'admin';
+  const needed = targetRole === 'owner' ? 'owner' : neededToGrant(newRole ?? targetRole);
   if (!roleAtLeast(actor, needed)) throw forbiddenRole(needed, actor);
 }
 
@@ -74,15 +79,19 @@ const lastOwner = (leaving: boolean) =>
     { suggestion: 'Give the owner role to another member, then try again.' },
   );
 
-/** Applies a change to the project's members under their lock, refusing one that leaves no owner. */
+/**
+ * Applies a change to the project's members under their lock, refusing one that leaves no owner. The
+ * pending invitations the member made and may no longer grant (all, when they go) are withdrawn with
+ * it and returned: someone about to be removed must not keep a way back in.
+ */
 async function changeMembers(
   ctx: AppContext,
   actorId: string,
   projectId: string,
   targetId: string,
   change: { role: Role } | 'remove',
-): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
+): Promise<Invite[]> {
+  return ctx.db.transaction(async (tx) => {
     const members = await repo.lockMembers(tx, projectId);
     const actor = members.find((m) => m.user_id === actorId);
     if (!actor) throw notFound('Project');
@@ -96,19 +105,32 @@ async function changeMembers(
     if (target.role === 'owner' && !staysOwner && owners === 0) throw lastOwner(change === 'remove');
     if (change === 'remove') await repo.deleteMember(tx, projectId, targetId);
     else await repo.setRole(tx, projectId, targetId, change.role);
+    const lost = ROLES.filter((role) => change === 'remove' || !mayGrant(change.role, role));
+    return (await repo.withdrawInvitesBy(tx, projectId, targetId, lost)).map(toInvite);
   });
 }
 
-export async function changeRole(ctx: AppContext, actorId: string, projectId: string, userId: string, role: Role) {
-  await changeMembers(ctx, actorId, projectId, userId, { role });
+export async function changeRole(
+  ctx: AppContext,
+  actorId: string,
+  projectId: string,
+  userId: string,
+  role: Role,
+): Promise<ChangedMember> {
+  const withdrawnInvites = await changeMembers(ctx, actorId, projectId, userId, { role });
   const member = (await repo.listMembers(ctx.db, projectId)).find((m) => m.user_id === userId);
   if (!member) throw notFound('Member');
-  return toMember(member);
+  return { ...toMember(member), withdrawnInvites };
 }
 
 /** Removes a member, or the actor themselves (leaving); their next request to the project is refused. */
-export function removeMember(ctx: AppContext, actorId: string, projectId: string, userId: string): Promise<void> {
-  return changeMembers(ctx, actorId, projectId, userId, 'remove');
+export async function removeMember(
+  ctx: AppContext,
+  actorId: string,
+  projectId: string,
+  userId: string,
+): Promise<RemovedMember> {
+  return { withdrawnInvites: await changeMembers(ctx, actorId, projectId, userId, 'remove') };
 }
 
 const inviteUrl = (ctx: AppContext, token: string) => `${ctx.config.publicUrl.replace(/\/$/, '')}/app/invite/${token}`;
@@ -172,10 +194,13 @@ const inviteNotFound = () =>
     suggestion: 'Ask the person who invited you for a new link.',
   });
 
-/** The invitation a link stands for, in whatever state it is. */
+/**
+ * The invitation a link stands for, in whatever state it is. One whose inviter may no longer grant
+ * its role (removed or demoted since) is withdrawn, as if it had been deleted with the change.
+ */
 export async function findInvite(ex: Executor, token: string, now: Date): Promise<FoundInvite> {
   const row = await repo.inviteByTokenHash(ex, hashToken(token));
-  if (!row) throw inviteNotFound();
+  if (!row || (!row.accepted_at && !mayGrant(row.inviter_role, row.role))) throw inviteNotFound();
   const expired = new Date(row.expires_at).getTime() <= now.getTime();
   const status: InviteStatus = row.accepted_at ? 'accepted' : expired ? 'expired' : 'pending';
   return { invite: toInvite(row), status };
@@ -183,7 +208,8 @@ export async function findInvite(ex: Executor, token: string, now: Date): Promis
 
 /**
  * Accepts an invitation for a user whose address is the invited one: they become a member with its
- * role (a member already keeps a stronger role). Each link is accepted once, before it expires.
+ * role (a member already keeps a stronger role). Each link is accepted once, before it expires, and
+ * only while the person who made it may still grant its role.
  */
 export async function acceptInvite(
   tx: Executor,
@@ -191,6 +217,9 @@ export async function acceptInvite(
   user: { id: string; email: string },
   now: Date,
 ): Promise<{ projectId: string; role: Role }> {
+  // The members are locked first, so the inviter cannot be removed or demoted between the check and the join.
+  const row = await repo.inviteByTokenHash(tx, hashToken(token));
+  if (row) await repo.lockMembers(tx, row.project_id);
   const { invite } = refuseUnusable(await findInvite(tx, token, now));
   if (user.email !== invite.email) {
     throw new AppError(403, 'INVITE_EMAIL_MISMATCH', `This invitation is for ${invite.email}; you are ${user.email}`, {
