@@ -8,7 +8,13 @@ export type { Role } from './domain/roles.js';
 export { ROLES } from './domain/roles.js';
 export type { Branch, StepConfig, StepType } from './domain/workflows/step-types.js';
 export { BRANCHES, STEP_TYPES } from './domain/workflows/step-types.js';
-export type { Project, User } from './modules/accounts/schemas.js';
+export type {
+  InstanceSettings,
+  Permissions,
+  Project,
+  ProjectCreation,
+  User,
+} from './modules/accounts/schemas.js';
 export * as accounts from './modules/accounts/schemas.js';
 export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './modules/activity/schemas.js';
 export * as activity from './modules/activity/schemas.js';
@@ -33,7 +39,14 @@ export type { TrackedEvent } from './modules/events/schemas.js';
 export * as events from './modules/events/schemas.js';
 export type { InboundEmail } from './modules/inbound/schemas.js';
 export * as inbound from './modules/inbound/schemas.js';
-export type { CreatedInvite, Invite, InvitePreview, Member } from './modules/members/schemas.js';
+export type {
+  ChangedMember,
+  CreatedInvite,
+  Invite,
+  InvitePreview,
+  Member,
+  RemovedMember,
+} from './modules/members/schemas.js';
 export * as members from './modules/members/schemas.js';
 export type { DeliverySettings } from './modules/pacing/schemas.js';
 export * as pacing from './modules/pacing/schemas.js';

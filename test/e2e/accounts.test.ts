@@ -62,6 +62,7 @@ function dashboard(url: string, token: string | null) {
     get: (p: string) => c.request('GET', p, { key: null, headers }),
     post: (p: string, body?: unknown) => c.request('POST', p, { key: null, headers, body }),
     patch: (p: string, body: unknown) => c.request('PATCH', p, { key: null, headers, body }),
+    delete: (p: string) => c.request('DELETE', p, { key: null, headers }),
   };
 }
 
@@ -256,6 +257,44 @@ describe('dashboard accounts', () => {
       },
     ]);
     expect((await dashboard(server.url, bobToken).get('/users/@me/projects')).body).toEqual([]);
+  });
+
+  it('lets only instance admins create projects once there is a second user, until they let everyone', async () => {
+    const alices = dashboard(server.url, aliceToken);
+    const bobs = dashboard(server.url, bobToken);
+    expect((await alices.get('/users/@me/permissions')).body).toEqual({ instanceAdmin: true, createProjects: true });
+    expect((await bobs.get('/users/@me/permissions')).body).toEqual({ instanceAdmin: false, createProjects: false });
+
+    const refused = await bobs.post('/users/@me/projects', { name: 'Side business' });
+    expectError(refused, 403, 'PROJECT_CREATION_RESTRICTED');
+    const names = await run<{ name: string }>(server.service.ctx.db, sql`select name from projects`);
+    expect(names.rows.map((r) => r.name)).not.toContain('Side business');
+    // The setting is the instance admins' to read and change.
+    expectError(await bobs.get('/instance/settings'), 403, 'INSTANCE_ADMIN_REQUIRED');
+    expectError(
+      await bobs.patch('/instance/settings', { projectCreation: 'everyone' }),
+      403,
+      'INSTANCE_ADMIN_REQUIRED',
+    );
+    expectError(await bobs.post('/instance/admins', { email: BOB.email }), 403, 'INSTANCE_ADMIN_REQUIRED');
+    const first = { userId: alice.id, email: ALICE.email, first: true };
+    expect((await alices.get('/instance/settings')).body).toEqual({ projectCreation: 'admins', admins: [first] });
+    expectError(await alices.patch('/instance/settings', { projectCreation: 'anyone' }), 422, 'VALIDATION_ERROR');
+    expectError(await alices.post('/instance/admins', { email: 'nobody@example.com' }), 404, 'USER_NOT_FOUND');
+    expect((await alices.post('/users/@me/projects', { name: 'By the admin' })).status).toBe(201);
+
+    // Named an instance admin, Bob may create projects; un-named, no longer. The first stays.
+    const named = await alices.post('/instance/admins', { email: BOB.email });
+    expect(named.body.admins).toEqual([first, { userId: bob.id, email: BOB.email, first: false }]);
+    expect((await bobs.get('/users/@me/permissions')).body).toEqual({ instanceAdmin: true, createProjects: true });
+    expectError(await bobs.delete(`/instance/admins/${alice.id}`), 409, 'FIRST_INSTANCE_ADMIN');
+    const unnamed = await alices.delete(`/instance/admins/${bob.id}`);
+    expect(unnamed.body.admins).toEqual([first]);
+    expectError(await bobs.post('/users/@me/projects', { name: 'Side business' }), 403, 'PROJECT_CREATION_RESTRICTED');
+
+    const open = await alices.patch('/instance/settings', { projectCreation: 'everyone' });
+    expect(open.body).toEqual({ projectCreation: 'everyone', admins: [first] });
+    expect((await bobs.get('/users/@me/permissions')).body).toEqual({ instanceAdmin: false, createProjects: true });
   });
 
   it('creates a project whose keys work at once, listed for its owner only', async () => {

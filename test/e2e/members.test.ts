@@ -323,13 +323,15 @@ describe('project members', () => {
     expectError(await temp.get('/webhooks'), 403, 'FORBIDDEN_ROLE');
     expect((await temp.get('/contacts')).status).toBe(200);
 
-    expect((await as(BOB).delete(`/projects/${projectId}/members/${ids['temp@example.com']}`)).status).toBe(204);
+    expect((await as(BOB).delete(`/projects/${projectId}/members/${ids['temp@example.com']}`)).status).toBe(200);
     expectError(await temp.get('/contacts'), 401, 'INVALID_API_KEY');
     expectError(await as('temp@example.com').get(`/projects/${projectId}/members`), 404, 'NOT_FOUND');
     expect((await as('temp@example.com').get('/users/@me/projects')).body).toEqual([]);
   });
 
   it('keeps an owner: the last one cannot leave or be demoted, until another owner exists', async () => {
+    // Not an instance admin, Carol creates a project once the instance lets everyone.
+    expect((await as(ALICE).patch('/instance/settings', { projectCreation: 'everyone' })).status).toBe(200);
     const created = await as(CAROL).post('/users/@me/projects', { name: 'Carol’s' });
     expect(created.body.role).toBe('owner');
     const solo = created.body.id as string;
@@ -348,7 +350,7 @@ describe('project members', () => {
     expect((await as(BOB).post(`/invites/${token}/accept`)).body).toEqual({ projectId: solo, role: 'owner' });
     // With a second owner, the first may step down and leave.
     expect((await as(CAROL).patch(self, { role: 'admin' })).body.role).toBe('admin');
-    expect((await as(CAROL).delete(self)).status).toBe(204);
+    expect((await as(CAROL).delete(self)).status).toBe(200);
     expectError(await as(CAROL, solo).get('/contacts'), 401, 'INVALID_API_KEY');
     expect(await roleIn(CAROL, solo)).toBeUndefined();
     // Bob is now the last owner of it.
@@ -358,8 +360,85 @@ describe('project members', () => {
   it('lets anyone leave: a member leaving loses the project at once', async () => {
     await join('leaver@example.com', 'member');
     const res = await as('leaver@example.com').delete(`/projects/${projectId}/members/${ids['leaver@example.com']}`);
-    expect(res.status).toBe(204);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ withdrawnInvites: [] });
     expectError(await as('leaver@example.com', projectId).get('/contacts'), 401, 'INVALID_API_KEY');
+  });
+
+  it('withdraws the invitations of an admin who is removed, and tells the owner which', async () => {
+    await join('eve@example.com', 'admin');
+    const asAdmin = await invite('eve@example.com', 'frank@example.com', 'admin');
+    const asMember = await invite('eve@example.com', 'gina@example.com', 'member');
+    const byOwner = await invite(ALICE, 'hank@example.com', 'member');
+
+    const removed = await as(ALICE).delete(`/projects/${projectId}/members/${ids['eve@example.com']}`);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    const { url: _a, ...frank } = asAdmin;
+    const { url: _m, ...gina } = asMember;
+    expect(removed.body).toEqual({ withdrawnInvites: [frank, gina] });
+
+    // Their links open nothing, and cannot be accepted, with or without an account.
+    for (const made of [asAdmin, asMember]) {
+      expectError(await as(null).get(`/invites/${tokenOf(made)}`), 404, 'INVITE_NOT_FOUND');
+      expectError(
+        await as(null).post(`/invites/${tokenOf(made)}/accept`, { password: PASSWORD }),
+        404,
+        'INVITE_NOT_FOUND',
+      );
+    }
+    const pending = ((await as(ALICE).get(`/projects/${projectId}/invites`)).body as { email: string }[]).map(
+      (i) => i.email,
+    );
+    expect(pending).not.toContain('frank@example.com');
+    expect(pending).toContain('hank@example.com');
+    expect((await as(null).get(`/invites/${tokenOf(byOwner)}`)).body.status).toBe('pending');
+  });
+
+  it('withdraws, on a demotion, the invitations the new role may not grant', async () => {
+    await join('ivan@example.com', 'owner');
+    const owner = await invite('ivan@example.com', 'jane@example.com', 'owner');
+    const admin = await invite('ivan@example.com', 'karl@example.com', 'admin');
+    const demoted = await as(ALICE).patch(`/projects/${projectId}/members/${ids['ivan@example.com']}`, {
+      role: 'admin',
+    });
+    expect(demoted.status, JSON.stringify(demoted.body)).toBe(200);
+    const { url: _o, ...jane } = owner;
+    expect(demoted.body).toMatchObject({ email: 'ivan@example.com', role: 'admin', withdrawnInvites: [jane] });
+    expectError(await as(null).get(`/invites/${tokenOf(owner)}`), 404, 'INVITE_NOT_FOUND');
+    // An admin still grants admin: that link still works.
+    const karl = await as(null).post(`/invites/${tokenOf(admin)}/accept`, { password: PASSWORD });
+    expect(karl.body).toEqual({ projectId, role: 'admin' });
+
+    const member = await invite('ivan@example.com', 'lena@example.com', 'member');
+    const again = await as(ALICE).patch(`/projects/${projectId}/members/${ids['ivan@example.com']}`, {
+      role: 'member',
+    });
+    expect(again.body.withdrawnInvites.map((i: { email: string }) => i.email)).toEqual(['lena@example.com']);
+    expectError(await as(null).get(`/invites/${tokenOf(member)}`), 404, 'INVITE_NOT_FOUND');
+  });
+
+  it('accepts an invitation only while its inviter may still grant its role', async () => {
+    await join('olga@example.com', 'admin');
+    const made = await invite('olga@example.com', 'paul@example.com', 'admin');
+    // An invitation left over from before withdrawals: its inviter was demoted without it being withdrawn.
+    await run(
+      server.service.ctx.db,
+      sql`update project_members set role = 'member' where user_id = ${ids['olga@example.com']}`,
+    );
+    expectError(
+      await as(null).post(`/invites/${tokenOf(made)}/accept`, { password: PASSWORD }),
+      404,
+      'INVITE_NOT_FOUND',
+    );
+    const paul = await run(server.service.ctx.db, sql`select 1 from users where email = 'paul@example.com'`);
+    expect(paul.rows).toEqual([]);
+    // Made admin again, the inviter grants it once more.
+    await run(
+      server.service.ctx.db,
+      sql`update project_members set role = 'admin' where user_id = ${ids['olga@example.com']}`,
+    );
+    const accepted = await as(null).post(`/invites/${tokenOf(made)}/accept`, { password: PASSWORD });
+    expect(accepted.body).toEqual({ projectId, role: 'admin' });
   });
 
   it('answers 404 for projects the user is not in, 401 without a session, and refuses other origins', async () => {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import * as instance from './instance.js';
 import { memberRoutes } from './member-routes.js';
 import type { UserRow } from './repo.js';
 import * as s from './schemas.js';
@@ -112,6 +113,9 @@ export async function accountRoutes(
   app.get('/users/@me', { ...mine, schema: { tags, response: { 200: s.userSchema } } }, (req) =>
     service.me(ctx, user(req)),
   );
+  app.get('/users/@me/permissions', { ...mine, schema: { tags, response: { 200: s.permissionsSchema } } }, (req) =>
+    instance.permissions(ctx, user(req)),
+  );
   app.get('/users/@me/projects', { ...mine, schema: { tags, response: { 200: z.array(s.projectSchema) } } }, (req) =>
     service.listProjects(ctx, user(req)),
   );
@@ -132,6 +136,23 @@ export async function accountRoutes(
     '/users/@me/projects/:id/regenerate-keys',
     { ...mine, schema: { tags, params: s.projectIdParams, response: { 200: s.projectWithKeysSchema } } },
     (req) => service.regenerateKeys(ctx, user(req), req.params.id),
+  );
+
+  // The instance's settings and its admins: instance admins only.
+  const settings = { ...mine, schema: { tags: ['Instance'], response: { 200: s.instanceSettingsSchema } } };
+  app.get('/instance/settings', settings, (req) => instance.settings(ctx, user(req)));
+  app.patch(
+    '/instance/settings',
+    { ...settings, schema: { ...settings.schema, body: s.patchInstanceSettingsBody } },
+    (req) => instance.updateSettings(ctx, user(req), req.body),
+  );
+  app.post('/instance/admins', { ...settings, schema: { ...settings.schema, body: s.instanceAdminBody } }, (req) =>
+    instance.addAdmin(ctx, user(req), req.body.email),
+  );
+  app.delete(
+    '/instance/admins/:userId',
+    { ...settings, schema: { ...settings.schema, params: s.instanceAdminParams } },
+    (req) => instance.removeAdmin(ctx, user(req), req.params.userId),
   );
 
   memberRoutes(app, ctx, { signedIn, optionalUser, signIn });

@@ -31,3 +31,27 @@ export const patchProjectBody = z.object({
   disabled: z.boolean().optional(),
 });
 export const projectIdParams = z.object({ id: z.string().uuid() });
+
+/** Who may create projects on the instance (docs/operations.md, "Who may create projects"). */
+export const PROJECT_CREATION = ['everyone', 'admins'] as const;
+export const projectCreationSchema = z.enum(PROJECT_CREATION);
+export type ProjectCreation = z.infer<typeof projectCreationSchema>;
+
+export const instanceAdminSchema = z.object({
+  userId: z.string().uuid(),
+  email: z.string(),
+  /** The first user, who set the instance up: always an instance admin. */
+  first: z.boolean(),
+});
+export const instanceSettingsSchema = z.object({
+  projectCreation: projectCreationSchema,
+  admins: z.array(instanceAdminSchema),
+});
+export type InstanceSettings = z.infer<typeof instanceSettingsSchema>;
+export const patchInstanceSettingsBody = z.object({ projectCreation: projectCreationSchema });
+export const instanceAdminBody = z.object({ email: emailSchema });
+export const instanceAdminParams = z.object({ userId: z.string().uuid() });
+
+/** What the signed-in user may do on the instance, for the dashboard to show only that. */
+export const permissionsSchema = z.object({ instanceAdmin: z.boolean(), createProjects: z.boolean() });
+export type Permissions = z.infer<typeof permissionsSchema>;

@@ -11,6 +11,7 @@ import { assertVerifiedSender } from '../domains/service.js';
 import * as emails from '../emails/service.js';
 import * as members from '../members/service.js';
 import * as projects from '../projects/service.js';
+import { assertMayCreateProject } from './instance.js';
 import type { UserRow } from './repo.js';
 import * as repo from './repo.js';
 import type { Project } from './schemas.js';
@@ -63,6 +64,7 @@ export async function listProjects(ctx: AppContext, userId: string) {
 
 export async function createOwnedProject(ctx: AppContext, userId: string, name: string) {
   return ctx.db.transaction(async (tx) => {
+    await assertMayCreateProject(tx, userId);
     const created = await projects.createProject(tx, name, userId, ctx.clock.now());
     const row = await projects.projectById(tx, created.id);
     return { ...toProject(row!, 'owner'), publicKey: created.publicKey, secretKey: created.secretKey };
