@@ -142,4 +142,57 @@ describe.skipIf(!hasChromium)('members in a browser', () => {
     await notice.getByRole('link', { name: 'the email' }).click();
     await d.page.getByRole('heading', { name: 'Join Default project on Postbox', level: 1 }).waitFor();
   });
+
+  it('removing an admin withdraws the invitations they made, and the owner is told which', async () => {
+    await d.page.goto(`${d.service.url}/app/members`);
+    await d.page.getByRole('combobox', { name: `Role of ${MEMBER.email}` }).selectOption('admin');
+    await expect
+      .poll(() => d.page.getByRole('combobox', { name: `Role of ${MEMBER.email}` }).inputValue())
+      .toBe('admin');
+    // As an admin, they invite someone as an admin.
+    const [project] = await (await guest.request.get(new URL('/users/@me/projects', link).href)).json();
+    const made = await guest.request.post(new URL(`/projects/${project.id}/invites`, link).href, {
+      data: { email: 'newbie@example.com', role: 'admin' },
+    });
+    expect(made.status(), await made.text()).toBe(201);
+    await d.page.reload();
+    const pending = d.page.getByRole('table', { name: 'Pending invitations' });
+    await pending.getByText('newbie@example.com').waitFor();
+
+    await d.page.getByRole('button', { name: `Remove ${MEMBER.email}` }).click();
+    await d.page
+      .getByRole('dialog', { name: `Remove ${MEMBER.email}?` })
+      .getByRole('button', { name: 'Remove member' })
+      .click();
+    const notice = d.page.getByRole('status').filter({ hasText: 'Also withdrawn' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(
+      `Also withdrawn: the pending invitation ${MEMBER.email} had made, whose links no longer work: newbie@example.com (admin).`,
+    );
+    await expect.poll(() => d.page.getByText('newbie@example.com', { exact: true }).count()).toBe(0);
+    await d.expectAccessible('members-removed-withdrawn');
+  });
+
+  it('only instance admins see "New project", until the owner lets everyone create projects in Settings', async () => {
+    await guest.goto(new URL('/app/', link).href);
+    await guest.getByRole('heading', { name: 'You are not in a project yet' }).waitFor();
+    expect(await guest.getByRole('button', { name: 'New project' }).count()).toBe(0);
+    expect(await guest.getByRole('button', { name: 'Create project' }).count()).toBe(0);
+    expect(await accessibilityViolations(guest)).toEqual([]);
+    await screenshot(guest, 'no-project-no-creation');
+
+    await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const instance = d.page.getByRole('region', { name: 'This instance' });
+    const setting = instance.getByLabel('Who may create projects');
+    await expect.poll(() => setting.inputValue()).toBe('admins');
+    expect(await instance.textContent()).toContain(`Instance admins: ${OWNER.email}.`);
+    await d.expectAccessible('settings-instance');
+    await setting.selectOption('everyone');
+    await instance.getByRole('button', { name: 'Save' }).click();
+    await instance.getByText('Saved.').waitFor();
+
+    await guest.reload();
+    await guest.getByRole('button', { name: 'New project' }).waitFor();
+    await guest.getByRole('button', { name: 'Create project' }).waitFor();
+  });
 });

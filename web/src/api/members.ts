@@ -1,5 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { CreatedInvite, Invite, InvitePreview, Member, Role } from '../../../src/api.js';
+import type {
+  ChangedMember,
+  CreatedInvite,
+  Invite,
+  InvitePreview,
+  Member,
+  RemovedMember,
+  Role,
+} from '../../../src/api.js';
 import { api, isApiError } from './client.js';
 
 const membersKey = (projectId: string) => ['members', projectId] as const;
@@ -56,11 +64,12 @@ export function useChangeRole(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ userId, role }: { userId: string; role: Role }) =>
-      api<Member>('PATCH', `${base(projectId)}/members/${encodeURIComponent(userId)}`, { body: { role } }),
-    // One's own role may be the one that changed.
+      api<ChangedMember>('PATCH', `${base(projectId)}/members/${encodeURIComponent(userId)}`, { body: { role } }),
+    // One's own role may be the one that changed; invitations the member made may have been withdrawn.
     onSuccess: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: membersKey(projectId) }),
+        queryClient.invalidateQueries({ queryKey: invitesKey(projectId) }),
         queryClient.invalidateQueries({ queryKey: projectsKey }),
       ]),
     onError: useRoleRefresh(),
@@ -71,8 +80,14 @@ export function useChangeRole(projectId: string) {
 export function useRemoveMember(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (userId: string) => api<void>('DELETE', `${base(projectId)}/members/${encodeURIComponent(userId)}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: membersKey(projectId) }),
+    mutationFn: (userId: string) =>
+      api<RemovedMember>('DELETE', `${base(projectId)}/members/${encodeURIComponent(userId)}`),
+    // The invitations the member made are withdrawn with them.
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: membersKey(projectId) }),
+        queryClient.invalidateQueries({ queryKey: invitesKey(projectId) }),
+      ]),
     onError: useRoleRefresh(),
   });
 }

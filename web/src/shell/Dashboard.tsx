@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import type { User } from '../../../src/api.js';
+import { usePermissions } from '../api/instance.js';
 import { rememberedProject, rememberProject, useProjects } from '../api/projects.js';
 import { QueryView } from '../components/QueryView.js';
 // The page most people land on comes with the shell: lazy, React would hold it back ~300 ms.
@@ -50,6 +51,7 @@ export const NAV_ITEMS = [
 
 export function Dashboard({ user }: { user: User }) {
   const projects = useProjects();
+  const mayCreate = usePermissions().data?.createProjects ?? false;
   const [chosenId, setChosenId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [paletteOpen, setPaletteOpen] = useState(false);
@@ -84,13 +86,17 @@ export function Dashboard({ user }: { user: User }) {
         projects={list}
         project={project}
         onChooseProject={choose}
-        onCreateProject={() => setCreating(true)}
+        onCreateProject={mayCreate ? () => setCreating(true) : undefined}
         navItems={project ? NAV_ITEMS : []}
       />
       <main id="main" className="main" tabIndex={-1} aria-busy={projects.isPending || undefined}>
         <QueryView query={projects} loading={<p>Loading…</p>}>
           {() =>
-            project ? <ProjectPages projectId={project.id} /> : <FirstProject onCreate={() => setCreating(true)} />
+            project ? (
+              <ProjectPages projectId={project.id} />
+            ) : (
+              <FirstProject onCreate={mayCreate ? () => setCreating(true) : undefined} />
+            )
           }
         </QueryView>
       </main>
@@ -137,7 +143,17 @@ function ProjectPages({ projectId }: { projectId: string }) {
   );
 }
 
-function FirstProject({ onCreate }: { onCreate: () => void }) {
+function FirstProject({ onCreate }: { onCreate?: () => void }) {
+  if (!onCreate) {
+    return (
+      <section className="empty-state" aria-labelledby="first-project-title">
+        <h1 id="first-project-title">You are not in a project yet</h1>
+        <p className="muted">
+          On this instance, instance admins create projects. Ask one to invite you to a project, then open the link.
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="empty-state" aria-labelledby="first-project-title">
       <h1 id="first-project-title">Create your first project</h1>

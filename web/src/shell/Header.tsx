@@ -9,7 +9,8 @@ interface HeaderProps {
   projects: readonly Project[];
   project: Project | null;
   onChooseProject: (id: string) => void;
-  onCreateProject: () => void;
+  /** Absent when the user may not create projects on this instance. */
+  onCreateProject?: () => void;
   navItems: readonly { to: string; label: string }[];
 }
 
@@ -21,9 +22,11 @@ export function Header({ user, projects, project, onChooseProject, onCreateProje
         <span className="brand">Postbox</span>
         <div className="project-tools">
           {project && <ProjectSwitcher projects={projects} project={project} onChoose={onChooseProject} />}
-          <button type="button" className="button" onClick={onCreateProject}>
-            New project
-          </button>
+          {onCreateProject && (
+            <button type="button" className="button" onClick={onCreateProject}>
+              New project
+            </button>
+          )}
         </div>
         <div className="account-tools">
           <span className="header-user muted" title={user.email}>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
-import type { Member, Role } from '../../../../src/api.js';
+import type { Invite, Member, Role } from '../../../../src/api.js';
 import { useMe } from '../../api/auth.js';
 import { errorMessage } from '../../api/errors.js';
 import { useChangeRole, useMembers, usePendingInvites } from '../../api/members.js';
@@ -23,6 +23,9 @@ export default function MembersPage() {
   const manages = project.role !== 'member';
   const invites = usePendingInvites(project.id, manages);
   const [removing, setRemoving] = useState<Member | null>(null);
+  // What a removal or a role change also did, said to the person who made it.
+  const [notice, setNotice] = useState<string | null>(null);
+  const changed = (member: Member, withdrawn: Invite[]) => setNotice(withdrawnNotice(member.email, withdrawn));
   const navigate = useNavigate();
 
   return (
@@ -38,6 +41,10 @@ export default function MembersPage() {
 
       {manages && <InviteForm projectId={project.id} role={project.role} />}
 
+      <p className="notice" role="status" hidden={!notice}>
+        {notice}
+      </p>
+
       <div className="card stack" aria-busy={members.isPending || undefined}>
         <h2>People in this project</h2>
         <QueryView query={members} loading={<p>Loading…</p>}>
@@ -48,6 +55,7 @@ export default function MembersPage() {
               myId={me?.id ?? ''}
               myRole={project.role}
               onRemove={setRemoving}
+              onChanged={changed}
             />
           )}
         </QueryView>
@@ -64,6 +72,7 @@ export default function MembersPage() {
         leaving={removing !== null && removing.userId === me?.id}
         onClose={() => setRemoving(null)}
         onLeft={() => navigate('/', { replace: true })}
+        onRemoved={changed}
       />
     </section>
   );
@@ -75,12 +84,14 @@ function MembersTable({
   myId,
   myRole,
   onRemove,
+  onChanged,
 }: {
   projectId: string;
   members: readonly Member[];
   myId: string;
   myRole: Role;
   onRemove: (m: Member) => void;
+  onChanged: (m: Member, withdrawn: Invite[]) => void;
 }) {
   const change = useChangeRole(projectId);
   return (
@@ -106,7 +117,12 @@ function MembersTable({
                         aria-label={`Role of ${m.email}`}
                         value={m.role}
                         disabled={change.isPending}
-                        onChange={(e) => change.mutate({ userId: m.userId, role: e.target.value as Role })}
+                        onChange={(e) =>
+                          change.mutate(
+                            { userId: m.userId, role: e.target.value as Role },
+                            { onSuccess: (res) => onChanged(m, res.withdrawnInvites) },
+                          )
+                        }
                       >
                         {rolesGrantable(myRole).map((r) => (
                           <option key={r} value={r}>
@@ -145,4 +161,12 @@ function MembersTable({
       </div>
     </>
   );
+}
+
+/** Which invitations went with a removal or a demotion, or nothing to say when none did. */
+export function withdrawnNotice(email: string, withdrawn: readonly Invite[]): string | null {
+  if (withdrawn.length === 0) return null;
+  const list = withdrawn.map((i) => `${i.email} (${i.role})`).join(', ');
+  const which = withdrawn.length === 1 ? 'invitation' : `${withdrawn.length} invitations`;
+  return `Also withdrawn: the pending ${which} ${email} had made, whose links no longer work: ${list}.`;
 }

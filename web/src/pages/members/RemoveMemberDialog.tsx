@@ -1,4 +1,4 @@
-import type { Member } from '../../../../src/api.js';
+import type { Invite, Member } from '../../../../src/api.js';
 import { useRemoveMember } from '../../api/members.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 
@@ -10,6 +10,7 @@ export function RemoveMemberDialog({
   leaving,
   onClose,
   onLeft,
+  onRemoved,
 }: {
   projectId: string;
   projectName: string;
@@ -17,14 +18,17 @@ export function RemoveMemberDialog({
   leaving: boolean;
   onClose: () => void;
   onLeft: () => void;
+  /** The member was removed, and these invitations they had made were withdrawn with them. */
+  onRemoved: (member: Member, withdrawn: Invite[]) => void;
 }) {
   const remove = useRemoveMember(projectId);
   const confirm = () =>
     member &&
     remove.mutate(member.userId, {
-      onSuccess: () => {
+      onSuccess: ({ withdrawnInvites }) => {
         onClose();
         if (leaving) onLeft();
+        else onRemoved(member, withdrawnInvites);
       },
     });
 

@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
-import type { Project } from '../../../../src/api.js';
-import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
+import type { InstanceSettings, Project, ProjectCreation } from '../../../../src/api.js';
+import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
+import { useInstanceSettings, usePermissions, useUpdateInstanceSettings } from '../../api/instance.js';
 import type { ProjectWithKeys } from '../../api/projects.js';
 import { Alert } from '../../components/Alert.js';
 import { ConfirmDialog, ConfirmStep } from '../../components/ConfirmDialog.js';
@@ -8,6 +9,8 @@ import { Dialog } from '../../components/Dialog.js';
 import { DoneAction } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
 import { KeyRow } from '../../components/KeyRow.js';
+import { QueryView } from '../../components/QueryView.js';
+import { SelectField } from '../../components/SelectField.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { disableCopy, MAX_NAME, projectNameProblem, renameBody, settingsAllowed } from './project-settings.js';
@@ -17,6 +20,7 @@ import './settings.css';
 export default function SettingsPage() {
   usePageTitle('Settings');
   const project = useCurrentProject();
+  const instanceAdmin = usePermissions().data?.instanceAdmin ?? false;
   return (
     <section aria-labelledby="settings-title" className="stack settings">
       <div className="page-heading">
@@ -31,6 +35,7 @@ export default function SettingsPage() {
       <NameCard project={project} />
       <KeysCard project={project} />
       <StatusCard project={project} />
+      {instanceAdmin && <InstanceCard />}
     </section>
   );
 }
@@ -200,5 +205,65 @@ function StatusCard({ project }: { project: Project }) {
         <p>{copy.confirm}</p>
       </ConfirmDialog>
     </section>
+  );
+}
+
+const PROJECT_CREATION_OPTIONS: { value: ProjectCreation; label: string }[] = [
+  { value: 'admins', label: 'Instance admins only' },
+  { value: 'everyone', label: 'Everyone with an account' },
+];
+
+/** The instance's own settings, for its instance admins: who may create projects. */
+function InstanceCard() {
+  const project = useCurrentProject();
+  const settings = useInstanceSettings(true);
+  const headingId = useId();
+  return (
+    <section className="card stack" aria-labelledby={headingId} aria-busy={settings.isPending || undefined}>
+      <h2 id={headingId}>This instance</h2>
+      <p className="muted">
+        For every project on this instance, not only {project.name}. Each project has keys of its own that send through
+        this instance's mail relay.
+      </p>
+      <QueryView query={settings} loading={<p>Loading…</p>} retry="small">
+        {(found) => <ProjectCreationForm settings={found} />}
+      </QueryView>
+    </section>
+  );
+}
+
+function ProjectCreationForm({ settings }: { settings: InstanceSettings }) {
+  const update = useUpdateInstanceSettings();
+  const [draft, setDraft] = useState(settings.projectCreation);
+  const [saved, setSaved] = useState(false);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    update.mutate({ projectCreation: draft }, { onSuccess: () => setSaved(true) });
+  };
+  return (
+    <>
+      <form className="settings-row" noValidate onSubmit={submit}>
+        <SelectField
+          label="Who may create projects"
+          value={draft}
+          options={PROJECT_CREATION_OPTIONS}
+          onChange={(value) => {
+            setDraft(value as ProjectCreation);
+            setSaved(false);
+          }}
+        />
+        <button type="submit" className="button button-primary" disabled={update.isPending}>
+          {update.isPending ? 'Saving…' : 'Save'}
+        </button>
+      </form>
+      <p className="muted small">
+        Instance admins: {settings.admins.map((a) => a.email).join(', ')}. Others see no “New project” button.
+      </p>
+      {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
+      <p role="status" className="settings-saved">
+        {saved ? 'Saved.' : ''}
+      </p>
+    </>
   );
 }
