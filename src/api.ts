@@ -39,14 +39,8 @@ export type { TrackedEvent } from './modules/events/schemas.js';
 export * as events from './modules/events/schemas.js';
 export type { InboundEmail } from './modules/inbound/schemas.js';
 export * as inbound from './modules/inbound/schemas.js';
-export type {
-  ChangedMember,
-  CreatedInvite,
-  Invite,
-  InvitePreview,
-  Member,
-  RemovedMember,
-} from './modules/members/schemas.js';
+/** What removing or re-roling a member answers: the member's pending invitations it withdrew. */
+export type { CreatedInvite, Invite, InvitePreview, Member, WithdrawnInvites } from './modules/members/schemas.js';
 export * as members from './modules/members/schemas.js';
 export type { DeliverySettings } from './modules/pacing/schemas.js';
 export * as pacing from './modules/pacing/schemas.js';

@@ -33,7 +33,8 @@ const withdrawn = { withdrawnInvites: z.array(inviteSchema) };
 export const changedMemberSchema = memberSchema.extend(withdrawn);
 export type ChangedMember = z.infer<typeof changedMemberSchema>;
 export const removedMemberSchema = z.object(withdrawn);
-export type RemovedMember = z.infer<typeof removedMemberSchema>;
+/** What removing a member answers; re-roling one answers the member with it. */
+export type WithdrawnInvites = z.infer<typeof removedMemberSchema>;
 /** The link is shown once, when the invitation is made; only its hash is stored. */
 export const createdInviteSchema = inviteSchema.extend({
   url: z.string(),

@@ -6,7 +6,7 @@ import type { Executor } from '../../platform/db/client.js';
 import { forbiddenRole } from '../../platform/http/auth.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import * as repo from './repo.js';
-import type { ChangedMember, CreatedInvite, Invite, Member, RemovedMember } from './schemas.js';
+import type { ChangedMember, CreatedInvite, Invite, Member, WithdrawnInvites } from './schemas.js';
 
 /**
  * Who may do what in a project (docs/decisions.md, ## Accounts): members do the everyday work,
@@ -129,7 +129,7 @@ export async function removeMember(
   actorId: string,
   projectId: string,
   userId: string,
-): Promise<RemovedMember> {
+): Promise<WithdrawnInvites> {
   return { withdrawnInvites: await changeMembers(ctx, actorId, projectId, userId, 'remove') };
 }
 

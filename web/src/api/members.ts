@@ -1,13 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type {
-  ChangedMember,
-  CreatedInvite,
-  Invite,
-  InvitePreview,
-  Member,
-  RemovedMember,
-  Role,
-} from '../../../src/api.js';
+import type { CreatedInvite, Invite, InvitePreview, Member, Role, WithdrawnInvites } from '../../../src/api.js';
 import { api, isApiError } from './client.js';
 
 const membersKey = (projectId: string) => ['members', projectId] as const;
@@ -64,7 +56,9 @@ export function useChangeRole(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ userId, role }: { userId: string; role: Role }) =>
-      api<ChangedMember>('PATCH', `${base(projectId)}/members/${encodeURIComponent(userId)}`, { body: { role } }),
+      api<Member & WithdrawnInvites>('PATCH', `${base(projectId)}/members/${encodeURIComponent(userId)}`, {
+        body: { role },
+      }),
     // One's own role may be the one that changed; invitations the member made may have been withdrawn.
     onSuccess: () =>
       Promise.all([
@@ -81,7 +75,7 @@ export function useRemoveMember(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (userId: string) =>
-      api<RemovedMember>('DELETE', `${base(projectId)}/members/${encodeURIComponent(userId)}`),
+      api<WithdrawnInvites>('DELETE', `${base(projectId)}/members/${encodeURIComponent(userId)}`),
     // The invitations the member made are withdrawn with them.
     onSuccess: () =>
       Promise.all([
