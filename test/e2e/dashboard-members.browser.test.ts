@@ -1,6 +1,13 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, hasChromium, OWNER, screenshot, useDashboard } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  hasChromium,
+  OWNER,
+  screenshot,
+  sidewaysOverflow,
+  useDashboard,
+} from '../support/browser.js';
 
 /**
  * Members in Debian's Chromium against the real service: the owner invites someone and copies the
@@ -171,6 +178,13 @@ describe.skipIf(!hasChromium)('members in a browser', () => {
     );
     await expect.poll(() => d.page.getByText('newbie@example.com', { exact: true }).count()).toBe(0);
     await d.expectAccessible('members-removed-withdrawn');
+    await d.page.setViewportSize({ width: 375, height: 800 });
+    await d.page.emulateMedia({ colorScheme: 'dark' });
+    await notice.scrollIntoViewIfNeeded();
+    expect(await sidewaysOverflow(d.page)).toBeLessThanOrEqual(0);
+    await d.expectAccessible('members-removed-withdrawn-narrow-dark');
+    await d.page.setViewportSize({ width: 1280, height: 900 });
+    await d.page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('only instance admins see "New project", until the owner lets everyone create projects in Settings', async () => {
@@ -186,7 +200,17 @@ describe.skipIf(!hasChromium)('members in a browser', () => {
     const setting = instance.getByLabel('Who may create projects');
     await expect.poll(() => setting.inputValue()).toBe('admins');
     expect(await instance.textContent()).toContain(`Instance admins: ${OWNER.email}.`);
+    await instance.scrollIntoViewIfNeeded();
     await d.expectAccessible('settings-instance');
+    for (const scheme of ['light', 'dark'] as const) {
+      await d.page.setViewportSize({ width: 375, height: 800 });
+      await d.page.emulateMedia({ colorScheme: scheme });
+      await instance.scrollIntoViewIfNeeded();
+      expect(await sidewaysOverflow(d.page), scheme).toBeLessThanOrEqual(0);
+      await d.expectAccessible(`settings-instance-narrow-${scheme}`);
+    }
+    await d.page.setViewportSize({ width: 1280, height: 900 });
+    await d.page.emulateMedia({ colorScheme: 'light' });
     await setting.selectOption('everyone');
     await instance.getByRole('button', { name: 'Save' }).click();
     await instance.getByText('Saved.').waitFor();

@@ -51,9 +51,11 @@ export const NAV_ITEMS = [
 
 export function Dashboard({ user }: { user: User }) {
   const projects = useProjects();
-  const mayCreate = usePermissions().data?.createProjects ?? false;
   const [chosenId, setChosenId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  const permissions = usePermissions();
+  const create = () => setCreating(true);
+  const mayCreate = permissions.data?.createProjects ?? false;
   const [paletteOpen, setPaletteOpen] = useState(false);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -86,7 +88,7 @@ export function Dashboard({ user }: { user: User }) {
         projects={list}
         project={project}
         onChooseProject={choose}
-        onCreateProject={mayCreate ? () => setCreating(true) : undefined}
+        onCreateProject={mayCreate ? create : undefined}
         navItems={project ? NAV_ITEMS : []}
       />
       <main id="main" className="main" tabIndex={-1} aria-busy={projects.isPending || undefined}>
@@ -95,7 +97,9 @@ export function Dashboard({ user }: { user: User }) {
             project ? (
               <ProjectPages projectId={project.id} />
             ) : (
-              <FirstProject onCreate={mayCreate ? () => setCreating(true) : undefined} />
+              <QueryView query={permissions} loading={<p>Loading…</p>}>
+                {(may) => <FirstProject onCreate={may.createProjects ? create : undefined} />}
+              </QueryView>
             )
           }
         </QueryView>
