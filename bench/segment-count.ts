@@ -16,6 +16,7 @@ import type { FieldType } from '../src/domain/contact-data.js';
 import { compileCondition, type FilterCondition } from '../src/domain/filters/index.js';
 import { estimateFromSample, samplePercent } from '../src/domain/sample-estimate.js';
 import { fieldTypes } from '../src/modules/contacts/repo.js';
+import { MARKETING_RECIPIENT } from '../src/modules/segments/audience.js';
 import { contactTableRows, sampleMatching } from '../src/modules/segments/repo.js';
 import { type Db, run } from '../src/platform/db/client.js';
 import { migratedScratch } from './lib.js';
@@ -110,7 +111,10 @@ async function timeEstimates(db: Db, projectId: string, where: SQL, exact: numbe
     const tableRows = await contactTableRows(db);
     const percent = samplePercent(tableRows, ESTIMATE_SAMPLE_ROWS);
     if (percent === null) throw new Error('the table is too small to be sampled');
-    const answer = estimateFromSample(await sampleMatching(db, projectId, where, percent), tableRows);
+    const answer = estimateFromSample(
+      await sampleMatching(db, projectId, where, MARKETING_RECIPIENT, percent),
+      tableRows,
+    );
     if (i < WARMUP) continue;
     times.push(performance.now() - started);
     errors.push(Math.abs(answer.estimate - exact) / exact);
