@@ -10,8 +10,8 @@ export function DeveloperJson({ condition }: { condition: FilterCondition }) {
       <summary>Developer: the condition as JSON</summary>
       <div className="developer-json-body">
         <CopyButton value={json} label="Copy JSON" />
-        {/* Focusable so that a long tree can be scrolled by keyboard. */}
-        <section className="developer-json-code" aria-label="The condition as JSON" tabIndex={-1}>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region (a long tree) must be reachable by keyboard */}
+        <section className="developer-json-code" aria-label="The condition as JSON" tabIndex={0}>
           <pre>{json}</pre>
         </section>
       </div>

@@ -35,7 +35,8 @@ export function FieldPicker({
   label: string;
   invalid?: boolean;
 }) {
-  const [open, setOpen] = useState(false);
+  // A filter just added has no field yet: its picker opens at once, ready to be typed in.
+  const [open, setOpen] = useState(current === null);
   const [search, setSearch] = useState('');
   const [active, setActive] = useState(0);
   const button = useRef<HTMLButtonElement>(null);

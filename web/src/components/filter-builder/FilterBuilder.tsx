@@ -65,7 +65,7 @@ export function FilterBuilder({ value, onChange, excludeSegmentId, extraFields, 
   return (
     <fieldset className="filter-builder plain-fieldset">
       <legend className="filter-builder-legend">{label ?? 'Condition'}</legend>
-      <ConditionEditor value={value} onChange={onChange} path="" depth={1} shared={shared} />
+      <ConditionEditor value={value} onChange={onChange} path="" depth={1} parent="" shared={shared} />
       {messages[''] && <p className="field-error">{messages['']}</p>}
     </fieldset>
   );
@@ -76,15 +76,19 @@ function ConditionEditor({
   onChange,
   path,
   depth,
+  parent,
   shared,
 }: {
   value: FilterCondition;
   onChange: (next: FilterCondition) => void;
   path: string;
   depth: number;
+  /** The number of the group this condition is nested in ("1.2"), or "" at the top. */
+  parent: string;
   shared: Shared;
 }) {
   const other = value.logic === 'AND' ? 'OR' : 'AND';
+  const numberOf = (i: number) => (parent ? `${parent}.${i + 1}` : String(i + 1));
   return (
     <div className={`filter-condition depth-${Math.min(depth, 3)}`}>
       {value.groups.map((group, i) => (
@@ -94,7 +98,7 @@ function ConditionEditor({
             <button
               type="button"
               className={`logic-pill logic-${value.logic.toLowerCase()}`}
-              aria-label={`${value.logic}: switch these groups to ${other}`}
+              aria-label={`${value.logic} between groups ${numberOf(i - 1)} and ${numberOf(i)}: switch to ${other}`}
               title={`Switch to ${other}`}
               onClick={() => onChange(toggleLogic(value))}
             >
@@ -103,7 +107,7 @@ function ConditionEditor({
           )}
           <GroupEditor
             group={group}
-            number={i + 1}
+            name={`group ${numberOf(i)}`}
             onChange={(g) => onChange(replaceGroup(value, i, g))}
             onRemove={() => onChange(removeGroup(value, i))}
             path={`${path}groups.${i}.`}
@@ -115,6 +119,7 @@ function ConditionEditor({
       <div>
         <button type="button" className="button button-small" onClick={() => onChange(addGroup(value))}>
           + {value.groups.length > 1 ? `${value.logic} group` : 'Group'}
+          {parent && <span className="visually-hidden"> in group {parent}</span>}
         </button>
       </div>
     </div>
@@ -123,7 +128,7 @@ function ConditionEditor({
 
 function GroupEditor({
   group,
-  number,
+  name,
   onChange,
   onRemove,
   path,
@@ -131,7 +136,8 @@ function GroupEditor({
   shared,
 }: {
   group: FilterGroup;
-  number: number;
+  /** "group 1.2": how its controls name it. */
+  name: string;
   onChange: (next: FilterGroup) => void;
   onRemove: () => void;
   path: string;
@@ -139,9 +145,9 @@ function GroupEditor({
   shared: Shared;
 }) {
   const full = shared.total >= FILTER_LIMITS.maxFilters;
-  const groupName = `Group ${number}${depth > 1 ? ` (nested, level ${depth})` : ''}`;
+  const inGroup = <span className="visually-hidden"> in {name}</span>;
   return (
-    <section className="filter-group" aria-label={groupName}>
+    <section className="filter-group" aria-label={name[0]!.toUpperCase() + name.slice(1)}>
       {group.filters.length === 0 && !group.conditions && (
         <p className="muted small">No filter yet: this group matches every contact.</p>
       )}
@@ -151,7 +157,7 @@ function GroupEditor({
           {i > 0 && <span className="filter-and">and</span>}
           <FilterRow
             filter={filter}
-            number={i + 1}
+            name={`filter ${i + 1} of ${name}`}
             onChange={(f) => onChange(replaceFilter(group, i, f))}
             onRemove={() => onChange(removeFilter(group, i))}
             path={`${path}filters.${i}.`}
@@ -167,10 +173,11 @@ function GroupEditor({
             onChange={(c) => onChange(setNested(group, c))}
             path={`${path}conditions.`}
             depth={depth + 1}
+            parent={name.slice('group '.length)}
             shared={shared}
           />
           <button type="button" className="button button-small" onClick={() => onChange(setNested(group, undefined))}>
-            Remove nested groups
+            Remove nested groups{inGroup}
           </button>
         </div>
       )}
@@ -181,15 +188,15 @@ function GroupEditor({
           disabled={full}
           onClick={() => onChange(addFilter(group, { field: '', operator: 'equals' }))}
         >
-          + Filter
+          + Filter{inGroup}
         </button>
         {!group.conditions && depth < FILTER_LIMITS.maxDepth && (
           <button type="button" className="button button-small" onClick={() => onChange(nestCondition(group))}>
-            + Nested OR groups
+            + Nested OR groups{inGroup}
           </button>
         )}
         <button type="button" className="button button-small button-danger" onClick={onRemove}>
-          Remove {groupName.toLowerCase()}
+          Remove {name}
         </button>
       </div>
     </section>
@@ -198,14 +205,15 @@ function GroupEditor({
 
 function FilterRow({
   filter,
-  number,
+  name,
   onChange,
   onRemove,
   path,
   shared,
 }: {
   filter: Filter;
-  number: number;
+  /** "filter 2 of group 1.2". */
+  name: string;
   onChange: (next: Filter) => void;
   onRemove: () => void;
   path: string;
@@ -222,7 +230,7 @@ function FilterRow({
     shared.messages[path.slice(0, -1)];
   return (
     <fieldset className="filter-row plain-fieldset">
-      <legend className="visually-hidden">Filter {number}</legend>
+      <legend className="visually-hidden">{name[0]!.toUpperCase() + name.slice(1)}</legend>
       <FieldPicker
         groups={shared.groups}
         current={choice}
@@ -254,7 +262,7 @@ function FilterRow({
       <button
         type="button"
         className="button button-small filter-remove"
-        aria-label={`Remove filter ${number}`}
+        aria-label={`Remove ${name}`}
         onClick={onRemove}
       >
         ×

@@ -60,9 +60,13 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
     return () => window.removeEventListener('beforeunload', onLeave);
   }, [dirty]);
 
+  const [nameMissing, setNameMissing] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (save.isPending) return;
+    // The API answers a missing name with its legacy bare 400, which names no field: checked here.
+    setNameMissing(form.name.trim() === '');
+    if (form.name.trim() === '') return;
     save.mutate(segmentPayload(form, !segment), {
       onSuccess: (stored) => {
         setSaved(formOf(stored));
@@ -104,7 +108,7 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
             value={form.name}
             maxLength={100}
             required
-            error={errors.form.name}
+            error={nameMissing ? 'Name the segment' : errors.form.name}
             onChange={(e) => set('name', e.target.value)}
           />
           <Field
