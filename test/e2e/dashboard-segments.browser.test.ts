@@ -72,6 +72,9 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
 
     await group('Group 1').getByRole('button', { name: '+ Filter in group 1', exact: true }).click();
     const plan = filter('Filter 1 of group 1');
+    // The new filter's picker is open: fields grouped, with type badges.
+    await plan.getByRole('group', { name: 'Custom data' }).getByRole('option', { name: 'plan text' }).waitFor();
+    await d.expectAccessible('segment-field-picker');
     await pickField(plan, /^plan/);
     expect(await plan.getByLabel('Operator').inputValue()).toBe('equals');
     await plan.getByLabel('Value').fill('pro');

@@ -1,20 +1,8 @@
 import { type KeyboardEvent, useId, useRef, useState } from 'react';
-import type { ChoiceGroup } from './field-choices.js';
+import { type ChoiceGroup, searchChoices } from './field-choices.js';
 import type { FieldChoice } from './operator-words.js';
 
 const TYPE_BADGES: Record<string, string> = { string: 'text', number: 'number', boolean: 'yes/no', date: 'date' };
-
-/** The groups with the choices whose label or field contains the search, empty groups left out. */
-export function searchChoices(groups: readonly ChoiceGroup[], search: string): ChoiceGroup[] {
-  const q = search.trim().toLowerCase();
-  if (!q) return groups.filter((g) => g.choices.length > 0);
-  return groups
-    .map((g) => ({
-      ...g,
-      choices: g.choices.filter((c) => c.label.toLowerCase().includes(q) || c.field.toLowerCase().includes(q)),
-    }))
-    .filter((g) => g.choices.length > 0);
-}
 
 /**
  * The searchable field picker: a button naming the field, opening a search box over the grouped

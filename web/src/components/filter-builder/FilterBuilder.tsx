@@ -15,10 +15,10 @@ import {
   replaceGroup,
   setNested,
   toggleLogic,
+  treeIssues,
   withOperator,
 } from './filter-tree.js';
 import { choiceOf, type FieldChoice, operatorLabel, operatorsFor } from './operator-words.js';
-import { treeIssues } from './useLiveCount.js';
 import { ValueInput } from './ValueInput.js';
 import './filter-builder.css';
 

@@ -113,3 +113,15 @@ export function useFieldChoices(
     error: fields.error ?? events.error ?? segments.error,
   };
 }
+
+/** The groups with the choices whose label or field contains the search, empty groups left out. */
+export function searchChoices(groups: readonly ChoiceGroup[], search: string): ChoiceGroup[] {
+  const q = search.trim().toLowerCase();
+  if (!q) return groups.filter((g) => g.choices.length > 0);
+  return groups
+    .map((g) => ({
+      ...g,
+      choices: g.choices.filter((c) => c.label.toLowerCase().includes(q) || c.field.toLowerCase().includes(q)),
+    }))
+    .filter((g) => g.choices.length > 0);
+}

@@ -10,7 +10,7 @@ import type {
   Operator,
   TimeUnit,
 } from '../../../../src/domain/filters/schema.js';
-import { operandOf } from '../../../../src/domain/filters/schema.js';
+import { filterConditionSchema, operandOf } from '../../../../src/domain/filters/schema.js';
 import { type FieldChoice, operatorsFor } from './operator-words.js';
 
 /** A tree with one empty group: "every contact" until a filter is added. */
@@ -98,4 +98,25 @@ export function pruneEmpty(condition: FilterCondition): FilterCondition {
     return [nested ? { filters: g.filters, conditions: nested } : { filters: g.filters }];
   });
   return { logic: condition.logic, groups: groups.length > 0 ? groups : [{ filters: [] }] };
+}
+
+export interface FieldIssue {
+  /** `groups.0.filters.1.value`, relative to the tree. */
+  path: string;
+  message: string;
+  /** Nothing was entered there yet (no field picked, an empty value): to fill in rather than wrong. */
+  missing: boolean;
+}
+
+/** The faults the schema finds in a tree, by path, before any request is sent. */
+export function treeIssues(condition: FilterCondition): FieldIssue[] {
+  const parsed = filterConditionSchema.safeParse(condition);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((i) => {
+    const entered = i.path.reduce<unknown>(
+      (node, key) => (node as Record<string, unknown> | undefined)?.[key],
+      condition,
+    );
+    return { path: i.path.join('.'), message: i.message, missing: entered === undefined || entered === '' };
+  });
 }

@@ -1,9 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { FilterCondition } from '../../../../src/domain/filters/schema.js';
-import { filterConditionSchema } from '../../../../src/domain/filters/schema.js';
 import { api } from '../../api/client.js';
 import { useCurrentProject } from '../../shell/current-project.js';
-import { pruneEmpty } from './filter-tree.js';
+import { type FieldIssue, pruneEmpty, treeIssues } from './filter-tree.js';
 
 /** POST /segments/estimate: sampled in a large project (with margins), exact in a small one. */
 export interface Estimate {
@@ -31,28 +30,7 @@ export type LiveCount =
   | { status: 'incomplete'; issues: FieldIssue[] }
   | { status: 'error'; error: unknown };
 
-export interface FieldIssue {
-  /** `groups.0.filters.1.value`, relative to the tree. */
-  path: string;
-  message: string;
-  /** Nothing was entered there yet (no field picked, an empty value): to fill in rather than wrong. */
-  missing: boolean;
-}
-
 export const LIVE_COUNT_DEBOUNCE_MS = 300;
-
-/** The faults the schema finds in a tree, by path, before any request is sent. */
-export function treeIssues(condition: FilterCondition): FieldIssue[] {
-  const parsed = filterConditionSchema.safeParse(condition);
-  if (parsed.success) return [];
-  return parsed.error.issues.map((i) => {
-    const entered = i.path.reduce<unknown>(
-      (node, key) => (node as Record<string, unknown> | undefined)?.[key],
-      condition,
-    );
-    return { path: i.path.join('.'), message: i.message, missing: entered === undefined || entered === '' };
-  });
-}
 
 /**
  * The live count of a tree for the current project: after `debounceMs` without a change, the

@@ -6,6 +6,7 @@ import { TableHead, TableSkeleton } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { TYPE_LABELS } from './segment-labels.js';
+import './segments.css';
 import { useSegments } from './segments-api.js';
 
 const COLUMNS = ['Name', 'Type', 'Members', 'Updated'] as const;
