@@ -11,10 +11,8 @@
  * BENCH_EVENTS (5000000), BENCH_REPEAT (20).
  */
 import type { Page } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/start.js';
 import { launchChromium } from '../test/support/browser.js';
-import { migratedScratch } from './lib.js';
+import { migratedScratch, startScratchService } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { seedContactsAndEvents } from './seed.js';
 import { AGE_OVER, EVENT_KINDS, threeConditions } from './segment-data.js';
@@ -66,18 +64,8 @@ async function main(cleanup: Cleanup) {
   );
   log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events in ${round(seedMs / 1000)} s`);
 
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
-  });
   // The API alone: the worker's segment counts would only add noise to what the page waits for.
-  const service = await startService(config, 'serve');
-  cleanup.add(() => service.stop());
+  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'serve');
   if (!service.setupToken) throw new Error('the fresh instance has no setup token');
   const url = service.url!;
 

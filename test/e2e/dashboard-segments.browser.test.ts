@@ -135,6 +135,26 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
     await expect.poll(() => d.page.getByTestId('member-count').textContent()).toBe('4');
   });
 
+  it('tracks membership: compute says who entered, and the event names link to the workflows they start', async () => {
+    const workflow = await expectBody(
+      d.api().post('/workflows', { name: 'Welcome pro teams', triggerConfig: { event: 'segment.pro-teams.entry' } }),
+      201,
+    );
+    await d.page.getByLabel(/^Track membership/).check();
+    await d.page.getByRole('button', { name: 'Save changes' }).click();
+    await d.page.getByText('All changes saved').waitFor();
+    await d.page.getByRole('button', { name: 'Compute membership' }).click();
+    await expect
+      .poll(() => d.page.getByTestId('membership-change').textContent())
+      .toBe('4 added · 0 removed · 4 in total');
+    const events = d.page.getByRole('list').filter({ hasText: 'segment.pro-teams.entry' });
+    expect(await events.getByRole('listitem').first().textContent()).toContain('when a contact enters');
+    const link = events.getByRole('link', { name: 'Welcome pro teams' });
+    expect(await link.getAttribute('href')).toBe(`/app/workflows/${workflow.id}`);
+    expect(await events.getByRole('listitem').nth(1).textContent()).toContain('No workflow uses it yet.');
+    await d.expectAccessible('segment-tracked');
+  });
+
   it('shows a wrong value next to its filter and a save error next to the name', async () => {
     await d.page.goto(`${d.service.url}/app/segments/new`);
     await d.page.getByRole('button', { name: '+ Filter in group 1', exact: true }).click();

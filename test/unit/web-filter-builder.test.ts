@@ -109,6 +109,10 @@ describe('editing a filter tree one level at a time', () => {
       expect.objectContaining({ path: 'groups.0.conditions.groups.0.filters.0.value', missing: true }),
     );
     expect(tree.treeIssues({ logic: 'AND', groups: [{ filters: [plan] }] })).toEqual([]);
+    // A workflow's condition may read the execution's context; a segment's may not.
+    const context: FilterCondition = { logic: 'AND', groups: [{ filters: [{ ...plan, field: 'context.plan' }] }] };
+    expect(tree.treeIssues(context, true)).toEqual([]);
+    expect(tree.treeIssues(context)).toContainEqual(expect.objectContaining({ path: 'groups.0.filters.0.field' }));
   });
 });
 

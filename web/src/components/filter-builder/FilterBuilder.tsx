@@ -58,9 +58,10 @@ export function FilterBuilder({ value, onChange, excludeSegmentId, extraFields, 
   // Faults of values that are there but wrong (0 days, a bad date); missing values are only marked.
   const messages = useMemo(() => {
     const found: Record<string, string> = {};
-    for (const issue of treeIssues(value)) if (!issue.missing) found[issue.path] ??= issue.message;
+    const contextFields = extraFields?.fields.some((f) => f.field.startsWith('context.')) ?? false;
+    for (const issue of treeIssues(value, contextFields)) if (!issue.missing) found[issue.path] ??= issue.message;
     return { ...found, ...errors };
-  }, [value, errors]);
+  }, [value, errors, extraFields]);
   const shared: Shared = { groups, choices, messages, total: countFilters(value) };
   return (
     <fieldset className="filter-builder plain-fieldset">

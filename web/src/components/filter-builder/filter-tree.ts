@@ -10,7 +10,7 @@ import type {
   Operator,
   TimeUnit,
 } from '../../../../src/domain/filters/schema.js';
-import { filterConditionSchema, operandOf } from '../../../../src/domain/filters/schema.js';
+import { filterConditionSchema, operandOf, workflowConditionSchema } from '../../../../src/domain/filters/schema.js';
 import { type FieldChoice, operatorsFor } from './operator-words.js';
 
 /** A tree with one empty group: "every contact" until a filter is added. */
@@ -108,9 +108,12 @@ export interface FieldIssue {
   missing: boolean;
 }
 
-/** The faults the schema finds in a tree, by path, before any request is sent. */
-export function treeIssues(condition: FilterCondition): FieldIssue[] {
-  const parsed = filterConditionSchema.safeParse(condition);
+/**
+ * The faults the API's schema finds in a tree, by path, before any request is sent; with
+ * `contextFields`, as a workflow's CONDITION step, which may also read `context.<key>`.
+ */
+export function treeIssues(condition: FilterCondition, contextFields = false): FieldIssue[] {
+  const parsed = (contextFields ? workflowConditionSchema : filterConditionSchema).safeParse(condition);
   if (parsed.success) return [];
   return parsed.error.issues.map((i) => {
     const entered = i.path.reduce<unknown>(

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { Segment } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
@@ -16,7 +17,8 @@ export function MembershipCard({ projectId, segment }: { projectId: string; segm
   const refresh = useRefreshSegment(projectId, segment.id);
   const compute = useComputeSegment(projectId, segment.id);
   const computable = segment.type === 'DYNAMIC' && segment.trackMembership;
-  const before = segment.memberCount;
+  // The count before the last refresh: the segment shown is replaced by the refreshed one.
+  const [before, setBefore] = useState(segment.memberCount);
   return (
     <section className="card stack-tight membership-card" aria-labelledby="membership-title">
       <h2 id="membership-title">Members</h2>
@@ -29,7 +31,15 @@ export function MembershipCard({ projectId, segment }: { projectId: string; segm
         </span>
       </p>
       <div className="toolbar">
-        <button type="button" className="button" disabled={refresh.isPending} onClick={() => refresh.mutate()}>
+        <button
+          type="button"
+          className="button"
+          disabled={refresh.isPending}
+          onClick={() => {
+            setBefore(segment.memberCount);
+            refresh.mutate();
+          }}
+        >
           {refresh.isPending ? 'Counting…' : 'Refresh count'}
         </button>
         {computable && (

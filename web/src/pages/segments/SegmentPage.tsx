@@ -1,15 +1,16 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router-dom';
+import { useNavigate, useParams } from 'react-router-dom';
 import type { Segment } from '../../../../src/api.js';
 import { ApiError, formMessage } from '../../api/errors.js';
-import { Alert, RetryAlert } from '../../components/Alert.js';
+import { Alert } from '../../components/Alert.js';
+import { BackLink } from '../../components/BackLink.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Field } from '../../components/Field.js';
 import { DeveloperJson } from '../../components/filter-builder/DeveloperJson.js';
 import { FilterBuilder } from '../../components/filter-builder/FilterBuilder.js';
 import { LiveCount } from '../../components/filter-builder/LiveCount.js';
+import { RecordPage } from '../../components/RecordPage.js';
 import { useCurrentProject } from '../../shell/current-project.js';
-import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { MatchesDrawer } from './MatchesDrawer.js';
 import { MembershipCard } from './MembershipCard.js';
@@ -27,15 +28,32 @@ export default function SegmentPage() {
   const project = useCurrentProject();
   const segment = useSegment(project.id, id);
   usePageTitle(id === undefined ? 'New segment' : (segment.data?.name ?? 'Segment'));
+  const back = { to: '/segments', label: 'Segments' };
 
-  if (id === undefined) return <SegmentEditor key="new" projectId={project.id} segment={null} />;
-  if (segment.isPending) return <p aria-busy="true">Loading…</p>;
-  if (segment.isError) {
-    if (segment.error instanceof ApiError && (segment.error.status === 404 || segment.error.status === 422))
-      return <NotFoundPage />;
-    return <RetryAlert error={segment.error} onRetry={() => segment.refetch()} />;
+  if (id === undefined) {
+    return (
+      <section className="stack segment-page" aria-labelledby="segment-title">
+        <BackLink to={back.to}>{back.label}</BackLink>
+        <SegmentEditor key="new" projectId={project.id} segment={null} />
+      </section>
+    );
   }
-  return <SegmentEditor key={segment.data.id} projectId={project.id} segment={segment.data} />;
+  return (
+    <RecordPage
+      query={segment}
+      back={back}
+      labelledBy="segment-title"
+      className="segment-page"
+      title="Segment"
+      missing={{
+        heading: 'Segment not found',
+        title: 'No such segment in this project',
+        hint: 'It may have been deleted, or belong to another project.',
+      }}
+    >
+      {(found) => <SegmentEditor key={found.id} projectId={project.id} segment={found} />}
+    </RecordPage>
+  );
 }
 
 function SegmentEditor({ projectId, segment }: { projectId: string; segment: Segment | null }) {
@@ -77,12 +95,9 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
   };
 
   return (
-    <section className="stack segment-page" aria-labelledby="segment-title">
+    <>
       <div className="page-heading-row">
         <div className="page-heading">
-          <Link to="/segments" className="back-link">
-            ← Segments
-          </Link>
           <h1 id="segment-title">{segment ? saved.name : 'New segment'}</h1>
           <p className="muted small" aria-live="polite">
             {save.isPending ? 'Saving…' : dirty ? 'Unsaved changes' : segment ? 'All changes saved' : 'Not saved yet'}
@@ -200,6 +215,6 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
           </p>
         </ConfirmDialog>
       )}
-    </section>
+    </>
   );
 }
