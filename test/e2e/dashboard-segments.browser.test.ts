@@ -73,7 +73,7 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
     await group('Group 1').getByRole('button', { name: '+ Filter in group 1', exact: true }).click();
     const plan = filter('Filter 1 of group 1');
     // The new filter's picker is open: fields grouped, with type badges.
-    await plan.getByRole('group', { name: 'Custom data' }).getByRole('option', { name: 'plan text' }).waitFor();
+    await plan.getByRole('group', { name: 'Custom data' }).getByRole('option', { name: /^plan/ }).waitFor();
     await d.expectAccessible('segment-field-picker');
     await pickField(plan, /^plan/);
     expect(await plan.getByLabel('Operator').inputValue()).toBe('equals');
@@ -140,7 +140,7 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
       d.api().post('/workflows', { name: 'Welcome pro teams', triggerConfig: { event: 'segment.pro-teams.entry' } }),
       201,
     );
-    await d.page.getByLabel(/^Track membership/).check();
+    await d.page.getByLabel(/Track membership/).check();
     await d.page.getByRole('button', { name: 'Save changes' }).click();
     await d.page.getByText('All changes saved').waitFor();
     await d.page.getByRole('button', { name: 'Compute membership' }).click();
@@ -180,6 +180,7 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
     await d.page.keyboard.press('Enter');
     // The new filter's picker opens with its search box focused.
     await d.page.keyboard.type('seat');
+    await d.page.getByRole('option', { name: /^seats/ }).waitFor();
     await d.page.keyboard.press('Enter');
     const row = filter('Filter 1 of group 1');
     await expect.poll(() => row.getByRole('button', { name: /^Field:/ }).textContent()).toContain('seats');

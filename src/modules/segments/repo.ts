@@ -376,7 +376,8 @@ export async function contactTableRows(ex: Executor): Promise<number> {
 /**
  * The rows on `percent` % of the contacts table's pages, picked at random: how many there are, how
  * many are the project's contacts, how many of those match, and how many matching ones `recipient`
- * also admits.
+ * also admits. The condition is judged once per row (`offset 0` keeps the planner from copying it
+ * into each count).
  */
 export async function sampleMatching(
   ex: Executor,
@@ -387,11 +388,13 @@ export async function sampleMatching(
 ): Promise<SampleCounts & { matchedRecipients: number }> {
   const r = await run<SampleCounts & { matchedRecipients: number }>(
     ex,
-    sql`select count(*)::int as rows, (count(*) filter (where c.project_id = ${projectId}))::int as sampled,
-        (count(*) filter (where c.project_id = ${projectId} and (${condition})))::int as matched,
-        (count(*) filter (where c.project_id = ${projectId} and (${condition}) and ${recipient}))::int
-          as "matchedRecipients"
-      from contacts c tablesample system (${percent}::float4)`,
+    sql`select count(*)::int as rows, (count(*) filter (where s.mine))::int as sampled,
+        (count(*) filter (where s.matched))::int as matched,
+        (count(*) filter (where s.matched and s.recipient))::int as "matchedRecipients"
+      from (select c.project_id = ${projectId} as mine,
+              coalesce(c.project_id = ${projectId} and (${condition}), false) as matched,
+              coalesce(${recipient}, false) as recipient
+            from contacts c tablesample system (${percent}::float4) offset 0) s`,
   );
   return r.rows[0]!;
 }

@@ -15,8 +15,11 @@ export function FieldPicker({
   onPick,
   label,
   invalid,
+  loading = false,
 }: {
   groups: readonly ChoiceGroup[];
+  /** The choices are still being fetched. */
+  loading?: boolean;
   current: FieldChoice | null;
   onPick: (choice: FieldChoice) => void;
   /** What the button is for, read out before the field's name. */
@@ -108,10 +111,10 @@ export function FieldPicker({
             onKeyDown={onKeyDown}
           />
           <div id={`${id}-list`} role="listbox" aria-label="Fields, events and segments" className="field-picker-list">
-            {found.map((g) => (
+            {found.map((g, n) => (
               // biome-ignore lint/a11y/useSemanticElements: a listbox groups its options with role=group; a fieldset is no option container
-              <div key={g.label} role="group" aria-labelledby={`${id}-${g.label}`}>
-                <div id={`${id}-${g.label}`} className="field-picker-group" role="presentation">
+              <div key={g.label} role="group" aria-labelledby={`${id}-group-${n}`}>
+                <div id={`${id}-group-${n}`} className="field-picker-group" role="presentation">
                   {g.label}
                 </div>
                 {g.choices.map((c) => {
@@ -131,7 +134,8 @@ export function FieldPicker({
             {custom && (
               <ChoiceOption id={optionId(index)} choice={custom} active={index === activeIndex} onPick={pick} />
             )}
-            {flat.length === 0 && <p className="muted small field-picker-none">Nothing matches.</p>}
+            {loading && <p className="muted small field-picker-none">Loading fields…</p>}
+            {!loading && flat.length === 0 && <p className="muted small field-picker-none">Nothing matches.</p>}
           </div>
         </div>
       )}

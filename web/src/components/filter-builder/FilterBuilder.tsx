@@ -42,6 +42,7 @@ export interface FilterBuilderProps {
 
 interface Shared {
   groups: ChoiceGroup[];
+  loading: boolean;
   choices: FieldChoice[];
   messages: Record<string, string>;
   total: number;
@@ -54,7 +55,7 @@ interface Shared {
  * on the pills and buttons, arrows in the field picker.
  */
 export function FilterBuilder({ value, onChange, excludeSegmentId, extraFields, label, errors }: FilterBuilderProps) {
-  const { groups, choices } = useFieldChoices(excludeSegmentId, extraFields);
+  const { groups, choices, loading } = useFieldChoices(excludeSegmentId, extraFields);
   // Faults of values that are there but wrong (0 days, a bad date); missing values are only marked.
   const messages = useMemo(() => {
     const found: Record<string, string> = {};
@@ -62,7 +63,7 @@ export function FilterBuilder({ value, onChange, excludeSegmentId, extraFields, 
     for (const issue of treeIssues(value, contextFields)) if (!issue.missing) found[issue.path] ??= issue.message;
     return { ...found, ...errors };
   }, [value, errors, extraFields]);
-  const shared: Shared = { groups, choices, messages, total: countFilters(value) };
+  const shared: Shared = { groups, choices, loading, messages, total: countFilters(value) };
   return (
     <fieldset className="filter-builder plain-fieldset">
       <legend className="filter-builder-legend">{label ?? 'Condition'}</legend>
@@ -236,6 +237,7 @@ function FilterRow({
         groups={shared.groups}
         current={choice}
         label="Field"
+        loading={shared.loading}
         invalid={Boolean(shared.messages[`${path}field`])}
         onPick={(c) => onChange(filterFor(c))}
       />
