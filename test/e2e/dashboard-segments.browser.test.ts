@@ -1,7 +1,7 @@
 import type { Locator } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FilterCondition, Segment } from '../../src/api.js';
-import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { hasChromium, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { expectBody } from '../support/server.js';
 
 /**
@@ -264,6 +264,8 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
         await table.getByRole('link', { name: 'Pro teams' }).click();
         await expect.poll(() => liveCount().textContent()).toBe('4 match · 2 subscribed');
         await d.expectAccessible(`segment-builder-${width}-${scheme}`);
+        await d.page.getByRole('group', { name: 'Who is in this segment' }).scrollIntoViewIfNeeded();
+        await screenshot(d.page, `segment-tree-${width}-${scheme}`);
         expect(await sidewaysOverflow(d.page), `${width} ${scheme}`).toBeLessThanOrEqual(0);
       }
     }
