@@ -1151,6 +1151,22 @@ describe('POST /segments/count', () => {
     expectFieldError(await p.api.post('/segments/count', {}), 'condition', 'invalid_type');
   });
 
+  it('is documented in the OpenAPI document with the estimate’s subscribed figures', async () => {
+    const doc = await (await fetch(`${stack.server.url}/openapi.json`)).json();
+    const count = doc.paths['/segments/count'].post;
+    expect(Object.keys(count.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'condition',
+      'preview',
+    ]);
+    expect(Object.keys(count.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
+      'contacts',
+      'subscribed',
+      'total',
+    ]);
+    const estimate = doc.paths['/segments/estimate'].post.responses['200'].content['application/json'].schema;
+    expect(Object.keys(estimate.properties)).toEqual(expect.arrayContaining(['subscribed', 'subscribedMargin']));
+  });
+
   it('counts only the project’s own contacts', async () => {
     expect(await expectBody(other.api.post('/segments/count', { condition: nested }))).toMatchObject({
       total: 0,
