@@ -52,13 +52,15 @@ export function useLiveCount(
   // Compared as text: a tree rebuilt with the same content is the same question.
   const rawKey = JSON.stringify(condition);
   const key = JSON.stringify(pruneEmpty(condition));
-  // Checked as built (empty groups are valid), so the paths are the builder's.
-  const issues = useMemo(() => treeIssues(JSON.parse(rawKey)), [rawKey]);
+  // Checked as built (empty groups are valid), so the paths are the builder's; as text too, so an
+  // empty group added or removed (the same question) asks nothing again.
+  const issuesKey = useMemo(() => JSON.stringify(treeIssues(JSON.parse(rawKey))), [rawKey]);
   const [live, setLive] = useState<LiveCount>({ status: 'counting', last: null });
   const last = useRef<Estimate | null>(null);
 
   useEffect(() => {
     if (!enabled) return;
+    const issues: FieldIssue[] = JSON.parse(issuesKey);
     if (issues.length > 0) {
       setLive({ status: 'incomplete', issues });
       return;
@@ -84,7 +86,7 @@ export function useLiveCount(
       clearTimeout(timer);
       controller.abort();
     };
-  }, [key, issues, projectId, debounceMs, enabled]);
+  }, [key, issuesKey, projectId, debounceMs, enabled]);
 
   const [exact, setExact] = useState<{ key: string; data: ExactCount | null; pending: boolean; error: unknown }>({
     key: '',
