@@ -1,4 +1,4 @@
-import type { Locator } from 'playwright-core';
+import type { Locator, Request } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FilterCondition, Segment } from '../../src/api.js';
 import { hasChromium, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
@@ -77,8 +77,23 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
     await d.expectAccessible('segment-field-picker');
     await pickField(plan, /^plan/);
     expect(await plan.getByLabel('Operator').inputValue()).toBe('equals');
-    await plan.getByLabel('Value').fill('pro');
+    // Typed a key at a time with the page's clock held: the count waits for the pause after the
+    // last key, so only the whole word is asked about, whatever the machine's speed.
+    const asked: unknown[] = [];
+    const onRequest = (r: Request) => {
+      if (new URL(r.url()).pathname === '/segments/estimate') asked.push(r.postDataJSON().condition);
+    };
+    d.page.on('request', onRequest);
+    await d.page.clock.install();
+    await d.page.clock.pauseAt(Date.now() + 1000);
+    await plan.getByLabel('Value').pressSequentially('pro');
+    expect(asked).toEqual([]);
+    await d.page.clock.resume();
     await expect.poll(() => liveCount().textContent()).toBe('5 match · 3 subscribed');
+    d.page.off('request', onRequest);
+    expect(asked).toEqual([
+      { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+    ]);
 
     await d.page.getByRole('button', { name: '+ Nested OR groups in group 1' }).click();
     await d.page.getByRole('button', { name: '+ Filter in group 1.1', exact: true }).click();
