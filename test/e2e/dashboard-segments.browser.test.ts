@@ -134,8 +134,22 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
       .poll(() => drawer.getByRole('link').allTextContents())
       .toEqual(['ken@example.com', 'alan@example.com', 'grace@example.com', 'ada@example.com']);
     await d.expectAccessible('segment-builder-drawer');
+    // Editing beside it keeps the focus where it is, and the preview follows: Ken has 3 seats.
+    await seats.getByLabel('Value').fill('4');
+    await expect
+      .poll(() => drawer.getByRole('link').allTextContents())
+      .toEqual(['alan@example.com', 'grace@example.com', 'ada@example.com']);
+    expect(await seats.getByLabel('Value').evaluate((el) => el === document.activeElement)).toBe(true);
+    await seats.getByLabel('Value').fill('2');
+    await expect.poll(() => liveCount().textContent()).toBe('4 match · 2 subscribed');
     await d.page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'detached' });
+    // Focus goes back to the button that opened it.
+    expect(
+      await d.page
+        .getByRole('button', { name: 'Preview matching contacts' })
+        .evaluate((el) => el === document.activeElement),
+    ).toBe(true);
 
     await d.expectAccessible('segment-builder');
     await d.page.getByRole('button', { name: 'Create segment' }).click();

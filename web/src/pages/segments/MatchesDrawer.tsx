@@ -32,12 +32,15 @@ export function MatchesDrawer({ condition, onClose }: { condition: FilterConditi
     enabled: complete,
   });
   const closeButton = useRef<HTMLButtonElement>(null);
+  const latestClose = useRef(onClose);
+  latestClose.current = onClose;
+  // Once, on opening: the builder beside it keeps the focus while it is edited.
   useEffect(() => {
     closeButton.current?.focus();
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && onClose();
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && latestClose.current();
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
+  }, []);
 
   return (
     <aside className="matches-drawer" aria-labelledby="matches-title">

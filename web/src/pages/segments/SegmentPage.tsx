@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import type { Segment } from '../../../../src/api.js';
 import { ApiError, formMessage } from '../../api/errors.js';
@@ -66,6 +66,11 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
   const remove = useDeleteSegment(projectId);
   const [deleting, setDeleting] = useState(false);
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const drawerButton = useRef<HTMLButtonElement>(null);
+  const closeDrawer = () => {
+    setDrawerOpen(false);
+    drawerButton.current?.focus();
+  };
   const formId = useId();
   const errors = splitErrors(save.error instanceof ApiError ? save.error.fieldErrors : []);
   const message = formMessage(save.error, [...FORM_FIELDS, 'condition']);
@@ -180,6 +185,7 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
           <aside className="card segment-count-card" aria-label="How many contacts match">
             <LiveCount condition={form.condition} />
             <button
+              ref={drawerButton}
               type="button"
               className="button button-small"
               aria-expanded={drawerOpen}
@@ -191,7 +197,7 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment: Seg
         </div>
       )}
       {dynamic && <DeveloperJson condition={form.condition} />}
-      {dynamic && drawerOpen && <MatchesDrawer condition={form.condition} onClose={() => setDrawerOpen(false)} />}
+      {dynamic && drawerOpen && <MatchesDrawer condition={form.condition} onClose={closeDrawer} />}
 
       {!dynamic && !segment && (
         <p className="muted">Create the segment, then add its members by pasting addresses or a CSV.</p>
