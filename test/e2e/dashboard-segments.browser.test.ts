@@ -283,6 +283,15 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
     expect(await table.getByRole('row', { name: /Beta testers/ }).textContent()).toContain('Static');
     await d.expectAccessible('segments-list');
 
+    // The picker offers the other segments with their member counts, never the one being edited.
+    await table.getByRole('link', { name: 'Pro teams' }).click();
+    await d.page.getByRole('button', { name: '+ Filter in group 1', exact: true }).click();
+    const segments = d.page.getByRole('group', { name: 'Segments' });
+    await expect.poll(() => segments.getByRole('option').allTextContents()).toEqual(['Beta testers1 member']);
+    await d.page.keyboard.press('Escape');
+    await d.page.getByRole('button', { name: 'Remove filter 2 of group 1' }).click();
+    await d.page.getByText('All changes saved').waitFor();
+
     for (const scheme of ['light', 'dark'] as const) {
       await d.page.emulateMedia({ colorScheme: scheme });
       for (const width of [1280, 375]) {

@@ -102,7 +102,7 @@ export function useFieldChoices(
           label: s.name,
           kind: 'segment' as const,
           segmentId: s.id,
-          detail: `${countFormat.format(s.memberCount)} members`,
+          detail: `${countFormat.format(s.memberCount)} member${s.memberCount === 1 ? '' : 's'}`,
         })),
     },
   ];
