@@ -11,10 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/start.js';
 import { launchChromium } from '../test/support/browser.js';
-import { BENCH_ROOT, migratedScratch } from './lib.js';
+import { BENCH_ROOT, migratedScratch, startScratchService } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { seedContactsAndEvents } from './seed.js';
 
@@ -291,18 +289,8 @@ async function main(cleanup: Cleanup) {
   );
   log(`${CONTACTS.toLocaleString('en')} contacts in ${round(seedMs / 1000)} s`);
 
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
-  });
   // The API alone: the worker's polling would only add noise to what the page waits for.
-  const service = await startService(config, 'serve');
-  cleanup.add(() => service.stop());
+  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'serve');
   if (!service.setupToken) throw new Error('the fresh instance has no setup token');
   const url = service.url!;
 

@@ -13,14 +13,16 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { FieldType } from '../src/domain/contact-data.js';
-import { compileCondition, type FilterCondition } from '../src/domain/filters/index.js';
+import { compileCondition } from '../src/domain/filters/index.js';
 import { estimateFromSample, samplePercent } from '../src/domain/sample-estimate.js';
 import { fieldTypes } from '../src/modules/contacts/repo.js';
+import { MARKETING_RECIPIENT } from '../src/modules/segments/audience.js';
 import { contactTableRows, sampleMatching } from '../src/modules/segments/repo.js';
 import { type Db, run } from '../src/platform/db/client.js';
 import { migratedScratch } from './lib.js';
 import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
-import { DAY_MS, type EventKinds, type Population, seedContactsAndEvents } from './seed.js';
+import { DAY_MS, type Population, seedContactsAndEvents } from './seed.js';
+import { AGE_OVER, CITY_PART, EVENT_KINDS, EVENT_NAME, threeConditions, WINDOW_DAYS } from './segment-data.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
@@ -35,44 +37,15 @@ const ESTIMATE_SAMPLE_ROWS = 20_000;
 /** Time windows are measured back from this instant, and the data is generated around it. */
 const NOW = new Date('2025-06-15T12:00:00.000Z');
 
-const AGE_OVER = 30;
-const CITY_PART = 'on'; // London, Toronto, Barcelona, Boston, Lisbon, Montreal, San Antonio: about 23 %
-const EVENT_NAME = 'purchase';
-const WINDOW_DAYS = 30;
-
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 const POPULATION: Population = { contacts: CONTACTS, events: EVENTS, now: NOW };
-
-/**
- * page_view 45 %, login 18 %, email_opened 14 %, add_to_cart 8 %, purchase 12 % (with an amount),
- * subscription_renewed 3 %.
- */
-const EVENT_KINDS: EventKinds = {
-  seed: 0.42,
-  name: `case when r.kind < 0.45 then 'page_view' when r.kind < 0.63 then 'login'
-               when r.kind < 0.77 then 'email_opened' when r.kind < 0.85 then 'add_to_cart'
-               when r.kind < 0.97 then 'purchase' else 'subscription_renewed' end`,
-  data: `case when x.name = 'purchase' then jsonb_build_object('amount', round((5 + r.amount * 195)::numeric, 2)) else '{}' end`,
-};
 
 // ---------------------------------------------------------------------------------------------
 // The two queries
 
 function compiledCondition(projectId: string, types: Record<string, FieldType>): SQL {
-  const condition: FilterCondition = {
-    logic: 'AND',
-    groups: [
-      {
-        filters: [
-          { field: 'data.age', operator: 'greaterThan', value: AGE_OVER },
-          { field: 'data.city', operator: 'contains', value: CITY_PART },
-          { field: EVENT_NAME, operator: 'triggeredWithin', value: WINDOW_DAYS, unit: 'days' },
-        ],
-      },
-    ],
-  };
-  return compileCondition(condition, { projectId, fieldTypes: types, now: NOW, segments: () => undefined });
+  return compileCondition(threeConditions(), { projectId, fieldTypes: types, now: NOW, segments: () => undefined });
 }
 
 /**
@@ -110,7 +83,10 @@ async function timeEstimates(db: Db, projectId: string, where: SQL, exact: numbe
     const tableRows = await contactTableRows(db);
     const percent = samplePercent(tableRows, ESTIMATE_SAMPLE_ROWS);
     if (percent === null) throw new Error('the table is too small to be sampled');
-    const answer = estimateFromSample(await sampleMatching(db, projectId, where, percent), tableRows);
+    const answer = estimateFromSample(
+      await sampleMatching(db, projectId, where, MARKETING_RECIPIENT, percent),
+      tableRows,
+    );
     if (i < WARMUP) continue;
     times.push(performance.now() - started);
     errors.push(Math.abs(answer.estimate - exact) / exact);

@@ -991,18 +991,26 @@ describe('POST /segments/estimate', () => {
     const project = await stack.server.project('estimate-small');
     for (const plan of ['pro', 'pro', 'free']) await createContact(project.api, uniqueEmail('estimate'), { plan });
     const answer = await expectBody(project.api.post('/segments/estimate', { condition: planIs('pro') }));
-    expect(answer).toEqual({ estimate: 2, margin: 0, exact: true, contacts: 3, sampled: 3 });
+    expect(answer).toEqual({
+      estimate: 2,
+      margin: 0,
+      subscribed: 2,
+      subscribedMargin: 0,
+      exact: true,
+      contacts: 3,
+      sampled: 3,
+    });
     expect(await expectBody(project.api.get('/segments'))).toEqual([]);
   });
 
   it('estimates from a sample of a large table, within its margin, saying so', async () => {
     const project = await stack.server.project('estimate-large');
     const CONTACTS = 60_000;
-    // A quarter on the pro plan, spread evenly over the table's pages.
+    // A quarter on the pro plan, spread evenly over the table's pages; every other contact unsubscribed.
     await run(
       stack.server.service.ctx.db,
       sql`insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
-        select ${project.id}::uuid, 'e' || g || '@estimate.test', true,
+        select ${project.id}::uuid, 'e' || g || '@estimate.test', g % 2 = 0,
           jsonb_build_object('plan', case when g % 4 = 0 then 'pro' else 'free' end), now(), now()
         from generate_series(1, ${CONTACTS}) g`,
     );
@@ -1014,6 +1022,26 @@ describe('POST /segments/estimate', () => {
     expect(answer.margin).toBeGreaterThan(0);
     expect(Math.abs(answer.estimate - CONTACTS / 4)).toBeLessThanOrEqual(Math.max(answer.margin * 2, CONTACTS / 100));
     expect(Math.abs(answer.contacts - CONTACTS)).toBeLessThan(CONTACTS / 10);
+    // Every pro contact (g % 4 = 0) is subscribed, so the subscribed share is the same sample's.
+    expect(answer.subscribed).toBe(answer.estimate);
+    expect(answer.subscribedMargin).toBe(answer.margin);
+    const free = await expectBody(project.api.post('/segments/estimate', { condition: planIs('free') }));
+    // Free contacts: g % 4 in 1, 2, 3, of which only g % 4 = 2 is subscribed, a third.
+    expect(free.subscribed).toBeLessThan(free.estimate);
+    expect(Math.abs(free.subscribed - CONTACTS / 4)).toBeLessThanOrEqual(
+      Math.max(free.subscribedMargin * 2, CONTACTS / 100),
+    );
+  });
+
+  it('splits the count by subscription: unsubscribed and snoozed contacts match but are not subscribed', async () => {
+    const project = await stack.server.project('estimate-split');
+    await createContact(project.api, uniqueEmail('split'), { plan: 'pro' });
+    await createContact(project.api, uniqueEmail('split'), { plan: 'pro' }, false);
+    const snoozed = await createContact(project.api, uniqueEmail('split'), { plan: 'pro' });
+    const until = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await project.api.patch(`/contacts/${snoozed.id}`, { snoozedUntil: until })).status).toBe(200);
+    const answer = await expectBody(project.api.post('/segments/estimate', { condition: planIs('pro') }));
+    expect(answer).toMatchObject({ estimate: 3, subscribed: 1, exact: true });
   });
 
   it('refuses a condition the filter engine refuses, as a segment would be', async () => {
@@ -1021,6 +1049,129 @@ describe('POST /segments/estimate', () => {
       condition: where({ field: 'segment', operator: 'memberOfSegment', value: UNKNOWN_ID }),
     });
     expectFieldError(res, 'condition', 'unknown_segment');
+  });
+});
+
+describe('POST /segments/count', () => {
+  let p: TestProject;
+  const DOMAIN = 'count.segments.test';
+  /** pro AND (seats > 2 OR city contains "on"): an OR group inside an AND, as the builder nests it. */
+  const nested: FilterCondition = {
+    logic: 'AND',
+    groups: [
+      {
+        filters: [equals('data.plan', 'pro')],
+        conditions: {
+          logic: 'OR',
+          groups: [
+            { filters: [{ field: 'data.seats', operator: 'greaterThan', value: 2 }] },
+            { filters: [{ field: 'data.city', operator: 'contains', value: 'on' }] },
+          ],
+        },
+      },
+    ],
+  };
+  const matching: string[] = [];
+  beforeAll(async () => {
+    p = await stack.server.project('segments-count');
+    await verifiedDomain(p.api, stack.dns, DOMAIN);
+    const people: [Record<string, unknown>, boolean, boolean][] = [
+      // data, subscribed, matches
+      [{ plan: 'pro', seats: 5, city: 'Paris' }, true, true],
+      [{ plan: 'pro', seats: 1, city: 'London' }, true, true],
+      [{ plan: 'pro', seats: 9, city: 'Boston' }, false, true],
+      [{ plan: 'pro', seats: 1, city: 'Paris' }, true, false],
+      [{ plan: 'free', seats: 9, city: 'London' }, true, false],
+      [{ plan: 'pro', seats: 3 }, false, true],
+    ];
+    for (const [data, subscribed, matches] of people) {
+      const c = await createContact(p.api, uniqueEmail('count'), data, subscribed);
+      if (matches) matching.push(c.email);
+    }
+  });
+
+  it('counts exactly, split by subscription, with the newest matching contacts when asked', async () => {
+    expect(await expectBody(p.api.post('/segments/count', { condition: nested }))).toEqual({
+      total: 4,
+      subscribed: 2,
+      contacts: [],
+    });
+    const previewed = await expectBody(p.api.post('/segments/count', { condition: nested, preview: 3 }));
+    expect(previewed.total).toBe(4);
+    expect(previewed.contacts.map((c: Contact) => c.email)).toEqual(matching.slice(-3).reverse());
+    expect(Object.keys(previewed.contacts[0]).sort()).toEqual(CONTACT_KEYS);
+    // The sampled estimate of a small project is the same exact count.
+    expect(await expectBody(p.api.post('/segments/estimate', { condition: nested }))).toMatchObject({
+      estimate: 4,
+      subscribed: 2,
+      exact: true,
+    });
+  });
+
+  it('agrees with the recipients of a MARKETING and a TRANSACTIONAL campaign sent to the same tree', async () => {
+    const counted = await expectBody(p.api.post('/segments/count', { condition: nested }));
+    for (const [type, expected] of [
+      ['MARKETING', counted.subscribed],
+      ['TRANSACTIONAL', counted.total],
+    ] as const) {
+      const created = await p.api.post('/campaigns', {
+        name: `Counted ${type}`,
+        subject: 'News',
+        body: '<p>Hello</p>',
+        from: `news@${DOMAIN}`,
+        type,
+        audienceType: 'FILTERED',
+        audienceCondition: nested,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id = created.body.data.id;
+      expect((await p.api.post(`/campaigns/${id}/send`)).status).toBe(200);
+      const sent = await eventually(async () => {
+        const c = await expectBody(p.api.get(`/campaigns/${id}`));
+        return c.status === 'SENT' ? c : undefined;
+      });
+      expect(sent.totalRecipients, type).toBe(expected);
+    }
+  });
+
+  it('refuses what a segment would refuse, and a preview above 50, with 422 field errors', async () => {
+    expectFieldError(
+      await p.api.post('/segments/count', {
+        condition: where({ field: 'segment', operator: 'memberOfSegment', value: UNKNOWN_ID }),
+      }),
+      'condition',
+      'unknown_segment',
+    );
+    expectFieldError(
+      await p.api.post('/segments/count', { condition: where({ field: 'data.x', operator: 'within', value: 0 }) }),
+      'condition.groups.0.filters.0.value',
+      'too_small',
+    );
+    expectFieldError(await p.api.post('/segments/count', { condition: nested, preview: 51 }), 'preview', 'too_big');
+    expectFieldError(await p.api.post('/segments/count', {}), 'condition', 'invalid_type');
+  });
+
+  it('is documented in the OpenAPI document with the estimate’s subscribed figures', async () => {
+    const doc = await (await fetch(`${stack.server.url}/openapi.json`)).json();
+    const count = doc.paths['/segments/count'].post;
+    expect(Object.keys(count.requestBody.content['application/json'].schema.properties).sort()).toEqual([
+      'condition',
+      'preview',
+    ]);
+    expect(Object.keys(count.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
+      'contacts',
+      'subscribed',
+      'total',
+    ]);
+    const estimate = doc.paths['/segments/estimate'].post.responses['200'].content['application/json'].schema;
+    expect(Object.keys(estimate.properties)).toEqual(expect.arrayContaining(['subscribed', 'subscribedMargin']));
+  });
+
+  it('counts only the project’s own contacts', async () => {
+    expect(await expectBody(other.api.post('/segments/count', { condition: nested }))).toMatchObject({
+      total: 0,
+      subscribed: 0,
+    });
   });
 });
 

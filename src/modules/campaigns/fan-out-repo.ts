@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, run } from '../../platform/db/client.js';
 import { type NewEmail, storeEmailsWith, wakeDelivery } from '../emails/service.js';
+import { MARKETING_RECIPIENT } from '../segments/audience.js';
 import type { CampaignRow } from './repo.js';
 import type { RecipientReason } from './schemas.js';
 
@@ -11,11 +12,11 @@ import type { RecipientReason } from './schemas.js';
 
 /**
  * Writes the recipient list once, from the audience condition compiled for this moment, and stores
- * its size; marketing campaigns leave out contacts that are unsubscribed (snoozed ones included).
+ * its size; marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`).
  * Returns false when the list was already written.
  */
 export async function freezeAudience(ex: Executor, c: CampaignRow, audience: SQL, now: Date): Promise<boolean> {
-  const subscribedOnly = c.type === 'MARKETING' ? sql` and c.subscribed` : sql``;
+  const subscribedOnly = c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``;
   const r = await run(
     ex,
     sql`

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import {
   type CompileContext,
   compileCondition,
@@ -33,6 +33,13 @@ export async function filterContext(
     segments: (id) => byId.get(id),
   };
 }
+
+/**
+ * Whom a MARKETING campaign sends to among its audience's contacts (`contacts c`): the subscribed
+ * ones (a snoozed contact is unsubscribed until its snooze ends). The campaign's fan-out and the
+ * segment builder's counts read this one declaration, so a count never disagrees with a send.
+ */
+export const MARKETING_RECIPIENT: SQL = sql`c.subscribed`;
 
 /**
  * A tree ready to be saved: every segment it names belongs to the project, and inlining the

@@ -135,6 +135,24 @@ export async function deleteSegment(ex: Executor, projectId: string, id: string)
 // Counting and listing
 
 /** Contacts of the project matching a compiled condition (see domain/filters/compile). */
+/**
+ * The contacts matching `condition`, and how many of them `recipient` also admits (the subscribed
+ * rule of MARKETING campaigns), in one scan.
+ */
+export async function countMatchingSplit(
+  ex: Executor,
+  projectId: string,
+  condition: SQL,
+  recipient: SQL,
+): Promise<{ total: number; subscribed: number }> {
+  const r = await run<{ total: number; subscribed: number }>(
+    ex,
+    sql`select count(*)::int as total, (count(*) filter (where ${recipient}))::int as subscribed
+      from contacts c where c.project_id = ${projectId} and (${condition})`,
+  );
+  return r.rows[0]!;
+}
+
 export async function countMatching(ex: Executor, projectId: string, condition: SQL): Promise<number> {
   const r = await run<{ n: number }>(
     ex,
@@ -357,19 +375,26 @@ export async function contactTableRows(ex: Executor): Promise<number> {
 
 /**
  * The rows on `percent` % of the contacts table's pages, picked at random: how many there are, how
- * many are the project's contacts, and how many of those match.
+ * many are the project's contacts, how many of those match, and how many matching ones `recipient`
+ * also admits. The condition is judged once per row (`offset 0` keeps the planner from copying it
+ * into each count).
  */
 export async function sampleMatching(
   ex: Executor,
   projectId: string,
   condition: SQL,
+  recipient: SQL,
   percent: number,
-): Promise<SampleCounts> {
-  const r = await run<SampleCounts>(
+): Promise<SampleCounts & { matchedRecipients: number }> {
+  const r = await run<SampleCounts & { matchedRecipients: number }>(
     ex,
-    sql`select count(*)::int as rows, (count(*) filter (where c.project_id = ${projectId}))::int as sampled,
-        (count(*) filter (where c.project_id = ${projectId} and (${condition})))::int as matched
-      from contacts c tablesample system (${percent}::float4)`,
+    sql`select count(*)::int as rows, (count(*) filter (where s.mine))::int as sampled,
+        (count(*) filter (where s.matched))::int as matched,
+        (count(*) filter (where s.matched and s.recipient))::int as "matchedRecipients"
+      from (select c.project_id = ${projectId} as mine,
+              coalesce(c.project_id = ${projectId} and (${condition}), false) as matched,
+              coalesce(${recipient}, false) as recipient
+            from contacts c tablesample system (${percent}::float4) offset 0) s`,
   );
   return r.rows[0]!;
 }

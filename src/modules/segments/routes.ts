@@ -36,6 +36,9 @@ export const segmentRoutes = moduleRoutes('Segments', async (app, ctx) => {
   app.post('/segments/estimate', { schema: { body: s.estimateBody, response: { 200: s.estimateResponse } } }, (req) =>
     service.estimateSegment(ctx, projectOf(req).id, req.body),
   );
+  app.post('/segments/count', { schema: { body: s.countBody, response: { 200: s.countResponse } } }, (req) =>
+    service.countCondition(ctx, projectOf(req).id, req.body),
+  );
   app.get('/segments', { schema: { response: { 200: z.array(s.segmentSchema) } } }, (req) =>
     service.listSegments(ctx, projectOf(req).id),
   );

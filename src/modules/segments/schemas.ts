@@ -99,14 +99,40 @@ export const contactSegmentsResponse = z.object({
 
 export const estimateBody = z.object({ condition: filterConditionSchema });
 
-/** POST /segments/estimate: an exact count for small projects, a sampled estimate for large ones. */
+/**
+ * POST /segments/estimate: an exact count for small projects, a sampled estimate for large ones.
+ * `subscribed` counts the matching contacts a MARKETING campaign to this condition would send to.
+ */
 export const estimateResponse = z.object({
   estimate: z.number().int(),
   /** Half-width of the 95 % interval around `estimate`; 0 when exact. */
   margin: z.number().int(),
+  /** Of `estimate`, the subscribed contacts: the recipients of a MARKETING campaign. */
+  subscribed: z.number().int(),
+  /** Half-width of the 95 % interval around `subscribed`; 0 when exact. */
+  subscribedMargin: z.number().int(),
   exact: z.boolean(),
   /** The project's contacts (estimated too when sampled). */
   contacts: z.number().int(),
   /** The project's contacts read to answer. */
   sampled: z.number().int(),
+});
+
+/** Matching contacts a count may show with it, for a preview beside the builder. */
+export const MAX_COUNT_PREVIEW = 50;
+
+export const countBody = z.object({
+  condition: filterConditionSchema,
+  /** How many of the matching contacts to return, newest first; 0 (the default) for the counts only. */
+  preview: z.number().int().min(0).max(MAX_COUNT_PREVIEW).default(0),
+});
+
+/** POST /segments/count: exact counts of an unsaved condition, computed as a campaign computes its audience. */
+export const countResponse = z.object({
+  /** The contacts matching the condition: the recipients of a TRANSACTIONAL campaign to it. */
+  total: z.number().int(),
+  /** Of those, the subscribed ones: the recipients of a MARKETING campaign to it. */
+  subscribed: z.number().int(),
+  /** The first `preview` matching contacts, newest first. */
+  contacts: z.array(contactSchema),
 });

@@ -11,7 +11,7 @@ import { enqueue } from '../../platform/queue.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import type { Contact } from '../contacts/schemas.js';
 import { type ContactRow, findContact, lookupEmails, toContact, upsertContacts } from '../contacts/service.js';
-import { checkAudience, compileAudience, filterContext, registerFilterUsage } from './audience.js';
+import { checkAudience, compileAudience, filterContext, MARKETING_RECIPIENT, registerFilterUsage } from './audience.js';
 import type { SegmentRow } from './repo.js';
 import * as repo from './repo.js';
 import type { Segment, SegmentInput, SegmentPatch } from './schemas.js';
@@ -270,26 +270,67 @@ const ESTIMATE_MIN_SAMPLED = 2_000;
 
 /**
  * POST /segments/estimate, for the segment builder while a condition is edited: the count in about
- * the same time at any size. Reads a random ~20,000 rows' worth of the table's pages and scales up;
- * where that would read most of the table, or finds too few of the project's contacts, it counts.
+ * the same time at any size, with how many of those a MARKETING campaign would send to. Reads a
+ * random ~20,000 rows' worth of the table's pages and scales up; where that would read most of the
+ * table, or finds too few of the project's contacts, it counts.
  */
 export async function estimateSegment(ctx: AppContext, projectId: string, input: { condition: FilterCondition }) {
-  const filters = await filterContext(ctx.db, projectId, ctx.clock.now());
-  checkAudience(input.condition, filters, 'condition');
-  const condition = compileAudience(input.condition, filters, 'condition');
+  const condition = await compiledForCount(ctx, projectId, input.condition);
   const tableRows = await repo.contactTableRows(ctx.db);
   const percent = samplePercent(tableRows, ESTIMATE_SAMPLE_ROWS);
   if (percent !== null) {
-    const counts = await repo.sampleMatching(ctx.db, projectId, condition, percent);
+    const counts = await repo.sampleMatching(ctx.db, projectId, condition, MARKETING_RECIPIENT, percent);
     if (counts.sampled >= ESTIMATE_MIN_SAMPLED) {
-      return { ...estimateFromSample(counts, tableRows), exact: false, sampled: counts.sampled };
+      const all = estimateFromSample(counts, tableRows);
+      const recipients = estimateFromSample({ ...counts, matched: counts.matchedRecipients }, tableRows);
+      return {
+        ...all,
+        subscribed: recipients.estimate,
+        subscribedMargin: recipients.margin,
+        exact: false,
+        sampled: counts.sampled,
+      };
     }
   }
-  const [estimate, contacts] = await Promise.all([
-    repo.countMatching(ctx.db, projectId, condition),
+  const [split, contacts] = await Promise.all([
+    repo.countMatchingSplit(ctx.db, projectId, condition, MARKETING_RECIPIENT),
     repo.countContacts(ctx.db, projectId),
   ]);
-  return { estimate, margin: 0, exact: true, contacts, sampled: contacts };
+  return {
+    estimate: split.total,
+    margin: 0,
+    subscribed: split.subscribed,
+    subscribedMargin: 0,
+    exact: true,
+    contacts,
+    sampled: contacts,
+  };
+}
+
+/**
+ * POST /segments/count: the exact number of contacts matching a tree, and of those a MARKETING
+ * campaign to the same tree would send to, with the first `preview` matching contacts (newest first).
+ */
+export async function countCondition(
+  ctx: AppContext,
+  projectId: string,
+  input: { condition: FilterCondition; preview: number },
+) {
+  const condition = await compiledForCount(ctx, projectId, input.condition);
+  const [split, rows] = await Promise.all([
+    repo.countMatchingSplit(ctx.db, projectId, condition, MARKETING_RECIPIENT),
+    input.preview > 0
+      ? repo.matchingContacts(ctx.db, projectId, condition, { offset: 0, limit: input.preview })
+      : Promise.resolve([]),
+  ]);
+  return { ...split, contacts: rows.map(toContact) };
+}
+
+/** A tree the builder has not saved, checked as a save would check it and compiled for now. */
+async function compiledForCount(ctx: AppContext, projectId: string, tree: FilterCondition) {
+  const filters = await filterContext(ctx.db, projectId, ctx.clock.now());
+  checkAudience(tree, filters, 'condition');
+  return compileAudience(tree, filters, 'condition');
 }
 
 function requireStatic(row: SegmentRow): void {

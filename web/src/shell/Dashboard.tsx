@@ -32,10 +32,13 @@ const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
 const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
+const SegmentsPage = lazy(() => import('../pages/segments/SegmentsPage.js'));
+const SegmentPage = lazy(() => import('../pages/segments/SegmentPage.js'));
 
 export const NAV_ITEMS = [
   { to: '/overview', label: 'Overview' },
   { to: '/contacts', label: 'Contacts' },
+  { to: '/segments', label: 'Segments' },
   { to: '/templates', label: 'Templates' },
   { to: '/emails', label: 'Emails' },
   { to: '/activity', label: 'Activity' },
@@ -141,6 +144,9 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="overview" element={<OverviewPage />} />
         <Route path="activity" element={<ActivityPage />} />
         <Route path="events" element={<EventsPage />} />
+        <Route path="segments" element={<SegmentsPage />} />
+        <Route path="segments/new" element={<SegmentPage />} />
+        <Route path="segments/:id" element={<SegmentPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>
