@@ -1703,6 +1703,7 @@ describe('counters and GET /campaigns/{id}/stats', () => {
       status: 'DRAFT',
       ...NO_CAMPAIGN_FIGURES,
       skipped: 0,
+      unsubscribed: 0,
       pending: 0,
     });
 
