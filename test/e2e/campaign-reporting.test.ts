@@ -264,11 +264,13 @@ describe('GET /campaigns/{id}/progress', () => {
 
 describe('clicks per link and engagement over time', () => {
   let campaign: Campaign;
+  let contacts: { id: string; email: string }[];
   let html: string[];
 
   beforeAll(async () => {
     const made = await campaignFor(3);
     campaign = made.campaign;
+    contacts = made.contacts;
     await sendNow(project.api, campaign.id);
     await campaignWhen(project.api, campaign.id, (c) => c.status === 'SENT');
     html = await Promise.all(made.contacts.map((c) => htmlTo(c.email)));
@@ -327,6 +329,32 @@ describe('clicks per link and engagement over time', () => {
     expect(byDay.data).toHaveLength(1);
     expect(byDay.data[0]).toMatchObject({ opens: 3, clicks: 2 });
     expect(byDay.data[0]!.at).toMatch(/T00:00:00\.000Z$/);
+  });
+
+  it('lists the recipients who opened or clicked, with their count', async () => {
+    const opened = await expectBody(project.api.get(`/campaigns/${campaign.id}/recipients?engagement=opened`));
+    expect(opened.total).toBe(3);
+    expect(opened.data).toHaveLength(3);
+    const clicked = await expectBody(
+      project.api.get(`/campaigns/${campaign.id}/recipients?engagement=clicked&limit=1`),
+    );
+    expect(clicked.total).toBe(2);
+    const next = await expectBody(
+      project.api.get(`/campaigns/${campaign.id}/recipients?engagement=clicked&limit=1&cursor=${clicked.cursor}`),
+    );
+    const emails = [...clicked.data, ...next.data].map((r: { email: string }) => r.email);
+    expect(next.hasMore).toBe(false);
+    // The first two clicked (the third only opened).
+    expect(emails.sort()).toEqual([contacts[0]!.email, contacts[1]!.email].sort());
+    const both = await expectBody(
+      project.api.get(`/campaigns/${campaign.id}/recipients?engagement=clicked&outcome=delivered`),
+    );
+    expect(both.total).toBe(2);
+    expectErrorEnvelope(
+      await project.api.get(`/campaigns/${campaign.id}/recipients?engagement=bounced`),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('counts an unsubscribe through the email’s link once, however often it is posted', async () => {

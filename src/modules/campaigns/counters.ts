@@ -133,7 +133,7 @@ export async function countEngagement(
     sql`
     with minute as (
       insert into campaign_engagement (campaign_id, minute, opens, clicks)
-      values (${campaignId}, date_trunc('minute', ${at}::timestamptz), ${opens}, ${clicks})
+      select id, date_trunc('minute', ${at}::timestamptz), ${opens}, ${clicks} from campaigns where id = ${campaignId}
       on conflict (campaign_id, minute) do update set
         opens = campaign_engagement.opens + excluded.opens, clicks = campaign_engagement.clicks + excluded.clicks)
     update campaigns set opened_count = opened_count + ${opens}, clicked_count = clicked_count + ${clicks}
@@ -150,13 +150,14 @@ export async function countLinkClick(ex: Executor, campaignId: string, emailId: 
     ex,
     sql`
     insert into campaign_links (campaign_id, url, clicks, last_clicked_at)
-    values (${campaignId}, ${url}, 1, ${at})
+    select id, ${url}, 1, ${at}::timestamptz from campaigns where id = ${campaignId}
     on conflict (campaign_id, md5(url)) do update set
       clicks = campaign_links.clicks + 1, last_clicked_at = excluded.last_clicked_at
     returning id`,
   );
   // A statement of its own: in the same statement, the update would not see a link row just inserted.
-  const id = link.rows[0]!.id;
+  const id = link.rows[0]?.id;
+  if (!id) return; // the campaign is gone
   await run(
     ex,
     sql`

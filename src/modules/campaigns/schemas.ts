@@ -237,9 +237,14 @@ export const recipientSchema = z.object({
 });
 export type CampaignRecipient = z.infer<typeof recipientSchema>;
 
+export const RECIPIENT_ENGAGEMENTS = ['opened', 'clicked'] as const;
+export type RecipientEngagement = (typeof RECIPIENT_ENGAGEMENTS)[number];
+
 export const recipientsQuery = z.object({
   outcome: recipientOutcomeSchema.optional(),
   reason: recipientReasonSchema.optional(),
+  /** Only recipients whose email was opened (or clicked) at least once. */
+  engagement: z.enum(RECIPIENT_ENGAGEMENTS).optional(),
   limit: limitQuery,
   cursor: cursorQuery,
 });

@@ -31,10 +31,13 @@ const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
 const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
+const CampaignsPage = lazy(() => import('../pages/campaigns/CampaignsPage.js'));
+const CampaignPage = lazy(() => import('../pages/campaigns/CampaignPage.js'));
 
 export const NAV_ITEMS = [
   { to: '/overview', label: 'Overview' },
   { to: '/contacts', label: 'Contacts' },
+  { to: '/campaigns', label: 'Campaigns' },
   { to: '/templates', label: 'Templates' },
   { to: '/emails', label: 'Emails' },
   { to: '/activity', label: 'Activity' },
@@ -131,6 +134,9 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="overview" element={<OverviewPage />} />
         <Route path="activity" element={<ActivityPage />} />
         <Route path="events" element={<EventsPage />} />
+        {/* One route for new and existing campaigns: the composer stays mounted when its first save names it. */}
+        <Route path="campaigns" element={<CampaignsPage />} />
+        <Route path="campaigns/:id" element={<CampaignPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

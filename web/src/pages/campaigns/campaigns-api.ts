@@ -7,6 +7,7 @@ import type {
   CampaignRecipient,
   CampaignStats,
   CampaignStatus,
+  Contact,
   FilterCondition,
   Segment,
 } from '../../../../src/api.js';
@@ -77,19 +78,27 @@ export function useCampaign(projectId: string, id: string | undefined) {
   });
 }
 
-export function useCampaignProgress(projectId: string, id: string, live: boolean) {
+/**
+ * Figures that change while a campaign sends are read every few seconds; `status` is part of their
+ * key, so the campaign's last change of state (to SENT) reads them once more, final.
+ */
+export function useCampaignProgress(projectId: string, id: string, status: CampaignStatus) {
+  const live = LIVE.has(status);
   return useQuery({
-    queryKey: [...campaignKey(projectId, id), 'progress'],
+    queryKey: [...campaignKey(projectId, id), 'progress', status],
     queryFn: ({ signal }) => api<CampaignProgress>('GET', `${path(id)}/progress`, { projectId, signal }),
     refetchInterval: live ? POLL_MS : false,
+    placeholderData: keepPreviousData,
   });
 }
 
-export function useCampaignStats(projectId: string, id: string, live: boolean) {
+export function useCampaignStats(projectId: string, id: string, status: CampaignStatus) {
+  const live = LIVE.has(status);
   return useQuery({
-    queryKey: [...campaignKey(projectId, id), 'stats'],
+    queryKey: [...campaignKey(projectId, id), 'stats', status],
     queryFn: ({ signal }) => api<CampaignStats>('GET', `${path(id)}/stats`, { projectId, signal }),
     refetchInterval: live ? POLL_MS : false,
+    placeholderData: keepPreviousData,
   });
 }
 
@@ -111,7 +120,7 @@ export function useCampaignLinks(projectId: string, id: string, page: number) {
 
 export interface RecipientFilter {
   outcome?: CampaignRecipient['outcome'];
-  reason?: NonNullable<CampaignRecipient['reason']>;
+  engagement?: 'opened' | 'clicked';
 }
 
 export function recipientsPage(
@@ -129,12 +138,7 @@ export function recipientsPage(
   });
 }
 
-export function useRecipientsPage(
-  projectId: string,
-  id: string,
-  filter: RecipientFilter,
-  cursor: string | undefined,
-) {
+export function useRecipientsPage(projectId: string, id: string, filter: RecipientFilter, cursor: string | undefined) {
   return useQuery({
     queryKey: [...campaignKey(projectId, id), 'recipients', filter, cursor],
     queryFn: ({ signal }) => recipientsPage(projectId, id, filter, 25, cursor, signal),
@@ -146,6 +150,23 @@ export function useSegments(projectId: string) {
   return useQuery({
     queryKey: ['segments', projectId, 'all'],
     queryFn: ({ signal }) => api<Segment[]>('GET', '/segments', { projectId, signal }),
+  });
+}
+
+/** A few contacts to preview the email as: the segment's first members, or the project's first contacts. */
+export function useAudiencePreviewContacts(projectId: string, segmentId: string | null) {
+  return useQuery({
+    queryKey: ['campaign-preview-contacts', projectId, segmentId],
+    queryFn: async ({ signal }) =>
+      segmentId
+        ? (
+            await api<NumberedPage<Contact>>('GET', `/segments/${encodeURIComponent(segmentId)}/contacts`, {
+              projectId,
+              signal,
+              query: { pageSize: 10 },
+            })
+          ).data
+        : (await api<CursorPage<Contact>>('GET', '/contacts', { projectId, signal, query: { limit: 10 } })).data,
   });
 }
 
