@@ -72,11 +72,15 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
 
   /** Accessible at 1280 and 375 px, light and dark; saved as screenshots when asked. */
   async function expectAccessibleEverywhere(name: string) {
+    // The screenshots show the page from its top.
+    const top = () => d.page.evaluate(() => window.scrollTo(0, 0));
     for (const scheme of ['light', 'dark'] as const) {
       await d.page.emulateMedia({ colorScheme: scheme });
       await d.page.setViewportSize({ width: 1280, height: 900 });
+      await top();
       await d.expectAccessible(`${name}-${scheme}`);
       await d.page.setViewportSize({ width: 375, height: 800 });
+      await top();
       await d.expectAccessible(`${name}-375-${scheme}`);
       expect(await sidewaysOverflow(d.page), `${name} at 375 px (${scheme})`).toBeLessThanOrEqual(0);
     }
