@@ -400,3 +400,21 @@ describe('clicks per link and engagement over time', () => {
     expect(bad.body.error.errors[0].field).toBe('interval');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the reporting endpoints, unschedule and bodySource', async () => {
+    const doc = await (await fetch(`${mail.server.url}/openapi.json`)).json();
+    for (const path of ['progress', 'engagement', 'links']) {
+      expect(doc.paths[`/campaigns/{id}/${path}`]?.get?.responses?.['200'], path).toBeDefined();
+    }
+    expect(doc.paths['/campaigns/{id}/unschedule']?.post?.responses?.['200']).toBeDefined();
+    const engagement = doc.paths['/campaigns/{id}/engagement'].get.parameters;
+    expect(engagement.find((p: { name: string }) => p.name === 'interval')?.schema.enum).toEqual([
+      'minute',
+      'hour',
+      'day',
+    ]);
+    const body = doc.paths['/campaigns'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.bodySource).toBeDefined();
+  });
+});

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Campaign } from '../../src/api.js';
-import { hasChromium, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { hasChromium, replaceEditorText, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { sinkMessagesTo } from '../support/sending.js';
@@ -44,13 +44,7 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
   const sendButton = () => d.page.getByRole('button', { name: /^(Send|Sending)$/ });
   const previewFrame = () => d.page.frameLocator('iframe[title="Email preview"]');
 
-  /** Replaces the whole body in the code editor, as typing would. */
-  async function typeBody(text: string) {
-    await editor().click();
-    await d.page.keyboard.press('ControlOrMeta+A');
-    await d.page.keyboard.press('Delete');
-    await d.page.keyboard.insertText(text);
-  }
+  const typeBody = (text: string) => replaceEditorText(d.page, text);
 
   /** Opens the Send menu from the keyboard and picks `item` with the arrow keys and Enter. */
   async function chooseByKeyboard(item: string) {

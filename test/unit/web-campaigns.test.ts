@@ -10,23 +10,15 @@ import {
   wallClock,
 } from '../../web/src/pages/campaigns/campaign-words.js';
 import { csvField } from '../../web/src/pages/campaigns/export-csv.js';
+import { NO_CAMPAIGN_FIGURES } from '../support/figures.js';
 
 const stats = (over: Partial<CampaignStats>): CampaignStats => ({
+  ...NO_CAMPAIGN_FIGURES,
   campaignId: '00000000-0000-4000-8000-000000000000',
   status: 'SENT',
-  totalRecipients: 0,
-  sent: 0,
-  delivered: 0,
-  opened: 0,
-  clicked: 0,
-  bounced: 0,
-  complained: 0,
   unsubscribed: 0,
   skipped: 0,
   pending: 0,
-  openRate: 0,
-  clickRate: 0,
-  bounceRate: 0,
   ...over,
 });
 

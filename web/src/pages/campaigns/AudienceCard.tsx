@@ -47,27 +47,38 @@ export function AudienceCard({
         <legend id={`${name}-title`} className="section-legend">
           Audience
         </legend>
-        <label className="audience-option">
-          <input
-            type="radio"
-            name={name}
-            checked={form.audienceType === 'ALL'}
-            onChange={() => onChange({ audienceType: 'ALL' })}
-          />
-          <span>
-            <strong>All contacts</strong>
-            <span className="muted small"> {marketing ? 'who are subscribed' : 'of the project'}</span>
-          </span>
-        </label>
-        <label className="audience-option">
-          <input
-            type="radio"
-            name={name}
-            checked={form.audienceType === 'SEGMENT'}
-            onChange={() => onChange({ audienceType: 'SEGMENT' })}
-          />
-          <strong>A segment</strong>
-        </label>
+        <div className="radio-row">
+          <label>
+            <input
+              type="radio"
+              name={name}
+              checked={form.audienceType === 'ALL'}
+              onChange={() => onChange({ audienceType: 'ALL' })}
+            />
+            <span>
+              <strong>All contacts</strong>
+              <span className="muted small"> {marketing ? 'who are subscribed' : 'of the project'}</span>
+            </span>
+          </label>
+          <label>
+            <input
+              type="radio"
+              name={name}
+              checked={form.audienceType === 'SEGMENT'}
+              onChange={() => onChange({ audienceType: 'SEGMENT' })}
+            />
+            <strong>A segment</strong>
+          </label>
+          {form.audienceType === 'FILTERED' && (
+            <label>
+              <input type="radio" name={name} checked readOnly />
+              <span>
+                <strong>A condition</strong>
+                <span className="muted small"> set through the API; kept as it is</span>
+              </span>
+            </label>
+          )}
+        </div>
         {form.audienceType === 'SEGMENT' && (
           <div className="field audience-segment">
             <label htmlFor={segmentSelect}>Segment</label>
@@ -93,15 +104,6 @@ export function AudienceCard({
               </p>
             )}
           </div>
-        )}
-        {form.audienceType === 'FILTERED' && (
-          <label className="audience-option">
-            <input type="radio" name={name} checked readOnly />
-            <span>
-              <strong>A condition</strong>
-              <span className="muted small"> set through the API; kept as it is</span>
-            </span>
-          </label>
         )}
       </fieldset>
       <div aria-live="polite" className="audience-count">

@@ -7,6 +7,7 @@ import { usePreview, useTemplatesPage } from '../../api/templates.js';
 import { Alert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
 import { SelectField } from '../../components/SelectField.js';
+import { useLeaveGuard } from '../../components/useLeaveGuard.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
 import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
@@ -71,12 +72,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
   }, [settled, saved, id, campaign, save, navigate]);
 
   // Leaving the page: the browser asks while changes are unsaved; leaving within the dashboard saves them.
-  useEffect(() => {
-    if (!dirty && !save.isPending) return;
-    const onLeave = (e: BeforeUnloadEvent) => e.preventDefault();
-    window.addEventListener('beforeunload', onLeave);
-    return () => window.removeEventListener('beforeunload', onLeave);
-  }, [dirty, save.isPending]);
+  useLeaveGuard(dirty || save.isPending);
   useEffect(
     () => () => {
       const last = latest.current;

@@ -58,13 +58,16 @@ export default function EngagementChart({ engagement }: { engagement: CampaignEn
       ticks: { stroke: line },
     };
     const step = STEP_SECONDS[engagement.interval];
+    const columns = chartColumns(engagement);
+    const first = columns[0][0] ?? 0;
+    const last = columns[0][columns[0].length - 1] ?? 0;
     const chart = new uPlot(
       {
         width: el.clientWidth,
         height: 220,
         scales: {
           // One point alone still gets a span of time around it.
-          x: { time: true, range: (_u, min, max) => (min === max ? [min - step, max + step] : [min, max]) },
+          x: { time: true, range: first === last ? [first - 5 * step, last + 5 * step] : [first, last] },
           y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
         },
         series: [
@@ -75,7 +78,7 @@ export default function EngagementChart({ engagement }: { engagement: CampaignEn
         axes: [axis, { ...axis, incrs: COUNT_STEPS }],
         legend: { show: true },
       },
-      chartColumns(engagement),
+      columns,
       el,
     );
     const resize = new ResizeObserver(() => chart.setSize({ width: el.clientWidth, height: 220 }));

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import type { Campaign } from '../../../../src/api.js';
 import { useMe } from '../../api/auth.js';
 import { ApiError, errorMessage } from '../../api/errors.js';
@@ -11,6 +11,7 @@ import { Field } from '../../components/Field.js';
 import { recipientWords } from './AudienceCard.js';
 import {
   cancelWords,
+  count,
   dateTime,
   instantIn,
   schedulePresets,
@@ -83,21 +84,21 @@ export function SendMenu({
       )}
 
       <TestDialog projectId={projectId} campaign={campaign} open={step === 'test'} onClose={close} />
-      <ConfirmDialog
-        open={step === 'send'}
-        title="Send the campaign now?"
-        onClose={close}
-        mutation={action}
-        tone="primary"
-        confirmLabel={`Send to ${who}`}
-        pendingLabel="Starting…"
-        onConfirm={() => run('send')}
-      >
-        <p>
-          “{campaign.subject}” goes to <strong>{who}</strong> now. The audience is counted again as sending starts;
-          every recipient gets it once.
-        </p>
-      </ConfirmDialog>
+      {confirmations(campaign, who).map((c) => (
+        <ConfirmDialog
+          key={c.step}
+          open={step === c.step}
+          title={c.title}
+          onClose={close}
+          mutation={action}
+          tone={c.step === 'cancel' ? 'danger' : 'primary'}
+          confirmLabel={c.confirm}
+          pendingLabel={c.pending}
+          onConfirm={() => run(c.step)}
+        >
+          <p>{c.text}</p>
+        </ConfirmDialog>
+      ))}
       <ScheduleDialog
         open={step === 'schedule'}
         campaign={campaign}
@@ -106,63 +107,57 @@ export function SendMenu({
         onClose={close}
         onSchedule={(at) => run('send', { scheduledFor: at.toISOString() })}
       />
-      <ConfirmDialog
-        open={step === 'unschedule'}
-        title="Unschedule the campaign?"
-        onClose={close}
-        mutation={action}
-        tone="primary"
-        confirmLabel="Unschedule"
-        pendingLabel="Unscheduling…"
-        onConfirm={() => run('unschedule')}
-      >
-        <p>
-          It goes back to draft: nothing is sent at the scheduled time, and you can edit it, schedule it or send it
-          again.
-        </p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={step === 'cancel'}
-        title="Cancel the campaign?"
-        onClose={close}
-        mutation={action}
-        confirmLabel="Cancel the campaign"
-        pendingLabel="Cancelling…"
-        onConfirm={() => run('cancel')}
-      >
-        <p>{cancelWords(campaign)}</p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={step === 'pause'}
-        title="Pause sending?"
-        onClose={close}
-        mutation={action}
-        tone="primary"
-        confirmLabel="Pause"
-        pendingLabel="Pausing…"
-        onConfirm={() => run('pause')}
-      >
-        <p>
-          The messages still waiting are held until you resume; messages already handed to the mail server still go out.
-        </p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={step === 'resume'}
-        title="Resume sending?"
-        onClose={close}
-        mutation={action}
-        tone="primary"
-        confirmLabel="Resume"
-        pendingLabel="Resuming…"
-        onConfirm={() => run('resume')}
-      >
-        <p>
-          Sending goes on where it stopped, to the {campaign.totalRecipients - campaign.sentCount} recipients not sent
-          to yet. The guardrails judge what is sent from now on.
-        </p>
-      </ConfirmDialog>
     </div>
   );
+}
+
+type Confirmed = 'send' | 'unschedule' | 'cancel' | 'pause' | 'resume';
+
+/** The actions that need only a yes: what each one does, in words. */
+function confirmations(campaign: Campaign, who: string) {
+  const list: { step: Confirmed; title: string; confirm: string; pending: string; text: ReactNode }[] = [
+    {
+      step: 'send',
+      title: 'Send the campaign now?',
+      confirm: `Send to ${who}`,
+      pending: 'Starting…',
+      text: (
+        <>
+          “{campaign.subject}” goes to <strong>{who}</strong> now. The audience is counted again as sending starts;
+          every recipient gets it once.
+        </>
+      ),
+    },
+    {
+      step: 'unschedule',
+      title: 'Unschedule the campaign?',
+      confirm: 'Unschedule',
+      pending: 'Unscheduling…',
+      text: 'It goes back to draft: nothing is sent at the scheduled time, and you can edit it, schedule it or send it again.',
+    },
+    {
+      step: 'cancel',
+      title: 'Cancel the campaign?',
+      confirm: 'Cancel the campaign',
+      pending: 'Cancelling…',
+      text: cancelWords(campaign),
+    },
+    {
+      step: 'pause',
+      title: 'Pause sending?',
+      confirm: 'Pause',
+      pending: 'Pausing…',
+      text: 'The messages still waiting are held until you resume; messages already handed to the mail server still go out.',
+    },
+    {
+      step: 'resume',
+      title: 'Resume sending?',
+      confirm: 'Resume',
+      pending: 'Resuming…',
+      text: `Sending goes on where it stopped, to the ${count(campaign.totalRecipients - campaign.sentCount)} recipients not sent to yet. The guardrails judge what is sent from now on.`,
+    },
+  ];
+  return list;
 }
 
 function TestDialog({

@@ -1,56 +1,34 @@
-import type { Campaign, EmailType, FilterCondition, Template } from '../../../../src/api.js';
+import type { Campaign, FilterCondition, Template } from '../../../../src/api.js';
+import {
+  formOf as contentFormOf,
+  EMPTY_FORM as EMPTY_TEMPLATE,
+  STARTER_BODY,
+  FORM_FIELDS as TEMPLATE_FIELDS,
+  type TemplateForm,
+  templatePayload,
+} from '../templates/template-form.js';
 import type { CampaignInput } from './campaigns-api.js';
 
-/** What the composer holds: every field as typed, optional ones empty when unset. */
-export interface CampaignForm {
-  name: string;
-  subject: string;
-  from: string;
-  fromName: string;
-  replyTo: string;
-  type: EmailType;
-  body: string;
+/** What the composer holds: the content as the template editor holds it, and the audience. */
+export interface CampaignForm extends TemplateForm {
   audienceType: Campaign['audienceType'];
   segmentId: string;
 }
 
-export const FORM_FIELDS = [
-  'name',
-  'subject',
-  'from',
-  'fromName',
-  'replyTo',
-  'type',
-  'body',
-  'audienceType',
-  'segmentId',
-] as const;
+export const FORM_FIELDS = [...TEMPLATE_FIELDS, 'audienceType', 'segmentId'] as const;
 
 export const EMPTY_FORM: CampaignForm = {
-  name: '',
-  subject: '',
-  from: '',
-  fromName: '',
-  replyTo: '',
-  type: 'MARKETING',
-  body: '<h1>Hello {{ firstName ?? "there" }}</h1>\n<p>Write your message here.</p>\n<p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>\n',
+  ...EMPTY_TEMPLATE,
+  body: `${STARTER_BODY}<p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>\n`,
   audienceType: 'ALL',
   segmentId: '',
 };
 
-export function formOf(c: Campaign): CampaignForm {
-  return {
-    name: c.name,
-    subject: c.subject,
-    from: c.from,
-    fromName: c.fromName ?? '',
-    replyTo: c.replyTo ?? '',
-    type: c.type,
-    body: c.body,
-    audienceType: c.audienceType,
-    segmentId: c.segmentId ?? '',
-  };
-}
+export const formOf = (c: Campaign): CampaignForm => ({
+  ...contentFormOf(c),
+  audienceType: c.audienceType,
+  segmentId: c.segmentId ?? '',
+});
 
 /** The content of a template, copied into the form. */
 export const withTemplate = (form: CampaignForm, t: Template): CampaignForm => ({
@@ -76,29 +54,18 @@ export function missingForSave(form: CampaignForm): string[] {
   return missing;
 }
 
-const orNull = (v: string) => (v.trim() === '' ? null : v.trim());
-
 /**
  * The body of POST /campaigns or PUT /campaigns/{id}. A PUT replaces everything, so what the
- * composer does not edit (the description, the block document, a condition set through the API) is
- * sent back as it was.
+ * composer does not edit (the block document, a condition set through the API) is sent back as it was.
  */
 export function campaignPayload(form: CampaignForm, kept: Campaign | null): CampaignInput {
-  const condition: FilterCondition | null =
-    form.audienceType === 'FILTERED' ? ((kept?.audienceCondition as FilterCondition | null) ?? null) : null;
   return {
-    name: form.name.trim(),
-    subject: form.subject,
-    body: form.body,
+    ...templatePayload(form),
     bodySource: kept?.bodySource ?? null,
-    from: form.from.trim(),
-    fromName: orNull(form.fromName),
-    replyTo: orNull(form.replyTo),
-    description: kept?.description ?? null,
-    type: form.type,
     audienceType: form.audienceType,
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
-    audienceCondition: condition,
+    audienceCondition:
+      form.audienceType === 'FILTERED' ? ((kept?.audienceCondition as FilterCondition | null) ?? null) : null,
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from '../../api/templates.js';
 import { Alert, RetryAlert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
+import { useLeaveGuard } from '../../components/useLeaveGuard.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
@@ -144,12 +145,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
-  useEffect(() => {
-    if (!dirty) return;
-    const onLeave = (e: BeforeUnloadEvent) => e.preventDefault();
-    window.addEventListener('beforeunload', onLeave);
-    return () => window.removeEventListener('beforeunload', onLeave);
-  }, [dirty]);
+  useLeaveGuard(dirty);
 
   const insertImage = (file: File) =>
     upload.mutate(file, { onSuccess: ({ url }) => editor.current?.insert(`<img src="${url}" alt="">`) });
