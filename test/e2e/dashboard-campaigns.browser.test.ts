@@ -144,6 +144,8 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
       type: 'MARKETING',
     });
     expect(stored.body).toContain(LINK);
+    // Saves made while the first one was under way changed it: they made no second campaign.
+    expect((await expectBody(d.api().get('/campaigns'))).total).toBe(1);
 
     // The preview renders as a member of the segment, chosen in "Preview as".
     const previewAs = d.page.getByLabel('Preview as');
@@ -280,5 +282,64 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     expect(cells[2]).toBe('3 recipients');
     expect(cells[4]).toMatch(/^33(\.3)?\s?%$/);
     await expectAccessibleEverywhere('campaigns');
+  });
+
+  it('pauses and resumes a sending campaign from the menu, and says why it cannot be deleted meanwhile', async () => {
+    const api = d.api();
+    const team = ['dee@readers.test', 'eve@readers.test'];
+    for (const email of team) {
+      await expectBody(api.post('/contacts', { email, subscribed: true, data: { team: 'gamma' } }), 201);
+    }
+    const created = await expectBody(
+      api.post('/campaigns', {
+        name: 'Gamma note',
+        subject: 'Note',
+        body: '<p>Note</p>',
+        from: FROM,
+        audienceType: 'FILTERED',
+        audienceCondition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'data.team', operator: 'equals', value: 'gamma' }] }],
+        },
+      }),
+      201,
+    );
+    const id: string = created.data.id;
+    // The sink holds its answers, so the campaign stays SENDING until it is let go.
+    let release: () => void = () => {};
+    const held = new Promise<{ accept: true }>((resolve) => {
+      release = () => resolve({ accept: true });
+    });
+    sink.respond(() => held);
+    try {
+      await expectBody(api.post(`/campaigns/${id}/send`));
+      await d.page.goto(`${d.service.url}/app/campaigns/${id}`);
+      await d.page.getByRole('heading', { name: 'Sending', exact: true }).waitFor();
+
+      await d.page.getByRole('button', { name: 'Delete' }).click();
+      const remove = d.page.getByRole('dialog', { name: 'Delete the campaign?' });
+      await remove.getByRole('button', { name: 'Delete' }).click();
+      await remove.getByText('is being sent, so it cannot be deleted. Cancel it first').waitFor();
+      await remove.getByRole('button', { name: 'Cancel' }).click();
+
+      await chooseByKeyboard('Pause…');
+      await d.page.getByRole('dialog', { name: 'Pause sending?' }).getByRole('button', { name: 'Pause' }).click();
+      await d.page
+        .getByTestId('pause-reason')
+        .getByText(/^Paused by hand/)
+        .waitFor();
+      expect((await expectBody<Campaign>(api.get(`/campaigns/${id}`))).status).toBe('PAUSED');
+
+      await chooseByKeyboard('Resume…');
+      await d.page.getByRole('dialog', { name: 'Resume sending?' }).getByRole('button', { name: 'Resume' }).click();
+      await d.page.getByTestId('pause-reason').waitFor({ state: 'detached' });
+    } finally {
+      release();
+      sink.respond(() => ({ accept: true }));
+    }
+    await expect
+      .poll(() => d.page.getByTestId('progress-text').textContent(), { timeout: 30_000 })
+      .toMatch(/^100\s?% · 2 of 2 recipients sent/);
+    for (const member of team) expect(sinkMessagesTo(sink, member)).toHaveLength(1);
   });
 });

@@ -46,26 +46,40 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
   const [form, setForm] = useState<CampaignForm>(saved);
   const set = (patch: Partial<CampaignForm>) => setForm((f) => ({ ...f, ...patch }));
   const save = useSaveCampaign(projectId);
-  const id = campaign?.id ?? null;
+  // The id of the campaign the first save created, known before the address and the props follow.
+  const [createdId, setCreatedId] = useState<string | null>(null);
+  const id = campaign?.id ?? createdId;
   const dirty = isDirty(form, saved);
   const missing = missingForSave(form);
   const audience = useAudienceCount(projectId, form, campaign);
   const ids = { body: useId(), bodyError: useId() };
 
   // Autosave: once typing pauses, what is in the form is sent; what changed meanwhile is sent next.
-  const latest = useRef({ form, saved, id, campaign, pending: false });
-  latest.current = { form, saved, id, campaign, pending: save.isPending };
+  // One save at a time, until its answer is taken in: the mutation reports itself done a render
+  // before its callbacks run, and a second create in that gap would make a second campaign.
+  const inFlight = useRef(false);
+  const latest = useRef({ form, saved, id, campaign });
+  latest.current = { form, saved, id, campaign };
   const settled = useDebounced(form, AUTOSAVE_MS);
   useEffect(() => {
-    if (save.isPending || !isDirty(settled, saved) || missingForSave(settled).length > 0) return;
+    if (inFlight.current || !isDirty(settled, saved) || missingForSave(settled).length > 0) return;
     if (save.isError && save.variables && sameForm(save.variables.input, settled, campaign)) return;
     const sent = settled;
+    inFlight.current = true;
     save.mutate(
       { id, input: campaignPayload(sent, campaign) },
       {
         onSuccess: (stored) => {
+          // Cleared before the state it goes with, so the render that follows may save what came since.
+          inFlight.current = false;
           setSaved(sent);
-          if (!id) navigate(`/campaigns/${stored.id}`, { replace: true });
+          if (!id) {
+            setCreatedId(stored.id);
+            navigate(`/campaigns/${stored.id}`, { replace: true });
+          }
+        },
+        onError: () => {
+          inFlight.current = false;
         },
       },
     );
@@ -76,7 +90,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
   useEffect(
     () => () => {
       const last = latest.current;
-      if (last.id && !last.pending && isDirty(last.form, last.saved) && missingForSave(last.form).length === 0)
+      if (last.id && !inFlight.current && isDirty(last.form, last.saved) && missingForSave(last.form).length === 0)
         void api('PUT', `/campaigns/${last.id}`, { projectId, body: campaignPayload(last.form, last.campaign) });
     },
     [projectId],

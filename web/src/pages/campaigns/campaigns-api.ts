@@ -212,7 +212,8 @@ export function useCampaignAction(projectId: string, id: string) {
       api<Action>('POST', `${path(id)}/${action}`, { projectId, body }),
     onSuccess: (answer, { action }) => {
       if (action !== 'duplicate') queryClient.setQueryData(campaignKey(projectId, id), answer.data);
-      return queryClient.invalidateQueries({ queryKey: campaignsKey(projectId) });
+      // Read again in the background: the dialog closes on the server's answer, not on these.
+      void queryClient.invalidateQueries({ queryKey: campaignsKey(projectId) });
     },
   });
 }
