@@ -1,5 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
+import type { RecipientReason } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { CursorPager } from '../../components/CursorPager.js';
@@ -13,6 +14,7 @@ import {
   count,
   dateTime,
   OUTCOME_LABELS,
+  OUTCOME_REASONS,
   OUTCOME_TONES,
   REASON_LABELS,
   RECIPIENT_VIEWS,
@@ -25,8 +27,8 @@ import { recipientsCsv } from './export-csv.js';
 const COLUMNS = ['Recipient', 'Outcome', 'Sent'] as const;
 
 /**
- * Who got what: each recipient's outcome and its reason, filtered by outcome (the report's figures
- * set the filter), paged by cursor, and exported as CSV a page at a time.
+ * Who got what: each recipient's outcome and its reason, filtered by outcome and reason (the
+ * report's figures set the outcome), paged by cursor, and exported as CSV a page at a time.
  */
 export function RecipientsCard({
   projectId,
@@ -41,8 +43,15 @@ export function RecipientsCard({
 }) {
   const [trail, setTrail] = useState<string[]>([]);
   const cursor = trail[trail.length - 1];
+  const [reason, setReason] = useState<RecipientReason | ''>('');
+  const reasons: readonly RecipientReason[] =
+    view && view in OUTCOME_REASONS ? OUTCOME_REASONS[view as keyof typeof OUTCOME_REASONS] : [];
   const filter: RecipientFilter =
-    view === 'opened' || view === 'clicked' ? { engagement: view } : view ? { outcome: view } : {};
+    view === 'opened' || view === 'clicked'
+      ? { engagement: view }
+      : view
+        ? { outcome: view, ...(reason && reasons.includes(reason) ? { reason } : {}) }
+        : {};
   const page = useRecipientsPage(projectId, campaignId, filter, cursor);
   const titleId = useId();
   const regionId = useId();
@@ -87,9 +96,25 @@ export function RecipientsCard({
             ]}
             onChange={(v) => {
               setTrail([]);
+              setReason('');
               onView((v || null) as RecipientView | null);
             }}
           />
+          {reasons.length > 0 && (
+            <SelectField
+              label="Reason"
+              value={reason}
+              controls={regionId}
+              options={[
+                { value: '', label: 'Any reason' },
+                ...reasons.map((r) => ({ value: r, label: REASON_LABELS[r] })),
+              ]}
+              onChange={(r) => {
+                setTrail([]);
+                setReason(r as RecipientReason | '');
+              }}
+            />
+          )}
           <button type="button" className="button" onClick={exportCsv} disabled={exported?.done === false}>
             {exported?.done === false ? `Exporting… ${count(exported.rows)}` : 'Export CSV'}
           </button>

@@ -75,6 +75,13 @@ export const REASON_LABELS: Record<RecipientReason, string> = {
   cancelled: 'the campaign was cancelled',
 };
 
+/** The reasons each outcome can have (GET /campaigns/{id}/recipients `reason`). */
+export const OUTCOME_REASONS = {
+  bounced: ['hard', 'soft'],
+  failed: ['rejected', 'undeliverable'],
+  skipped: ['unsubscribed', 'suppressed', 'capped', 'unrenderable', 'deleted', 'cancelled'],
+} as const satisfies Partial<Record<RecipientOutcome, readonly RecipientReason[]>>;
+
 /** What the recipient list can show: one outcome, or those who opened or clicked. */
 export type RecipientView = RecipientOutcome | 'opened' | 'clicked';
 export const VIEW_LABELS: Record<RecipientView, string> = {

@@ -120,6 +120,7 @@ export function useCampaignLinks(projectId: string, id: string, page: number) {
 
 export interface RecipientFilter {
   outcome?: CampaignRecipient['outcome'];
+  reason?: NonNullable<CampaignRecipient['reason']>;
   engagement?: 'opened' | 'clicked';
 }
 
