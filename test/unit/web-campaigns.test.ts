@@ -7,8 +7,10 @@ import {
   funnel,
   hasUnsubscribeLink,
   instantIn,
+  pauseWords,
   wallClock,
 } from '../../web/src/pages/campaigns/campaign-words.js';
+import { chartColumns } from '../../web/src/pages/campaigns/EngagementChart.js';
 import { csvField } from '../../web/src/pages/campaigns/export-csv.js';
 import { NO_CAMPAIGN_FIGURES } from '../support/figures.js';
 
@@ -70,6 +72,14 @@ describe('words', () => {
     expect(cancelWords({ status: 'SENDING', sentCount: 1204 })).toMatch(/1,204 messages already went out/);
   });
 
+  it('gives the guardrail’s reason for a pause, or says it was by hand', () => {
+    expect(pauseWords({ pausedReason: 'bounce_rate', pausedAt: null })).toMatch(
+      /^Paused by its guardrail: too many messages bounced/,
+    );
+    expect(pauseWords({ pausedReason: 'complaint_rate', pausedAt: null })).toContain('reported it as spam');
+    expect(pauseWords({ pausedReason: 'manual', pausedAt: null })).toMatch(/^Paused by hand/);
+  });
+
   it('finds an unsubscribe or preferences link in Liquid', () => {
     expect(hasUnsubscribeLink('<a href="{{ unsubscribeUrl }}">x</a>')).toBe(true);
     expect(hasUnsubscribeLink('<a href="{{manageUrl}}">x</a>')).toBe(true);
@@ -117,5 +127,22 @@ describe('CSV fields', () => {
     expect(csvField(null)).toBe('');
     expect(csvField('a, "b"')).toBe('"a, ""b"""');
     expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+  });
+});
+
+describe('the chart’s columns', () => {
+  it('fills the intervals without opens or clicks with zeros', () => {
+    const at = (m: number) => new Date(Date.UTC(2030, 0, 1, 9, m)).toISOString();
+    const [times, opens, clicks] = chartColumns({
+      campaignId: 'c',
+      interval: 'minute',
+      data: [
+        { at: at(0), opens: 3, clicks: 1 },
+        { at: at(3), opens: 1, clicks: 0 },
+      ],
+    });
+    expect(times.map((t) => t - times[0]!)).toEqual([0, 60, 120, 180]);
+    expect(opens).toEqual([3, 0, 0, 1]);
+    expect(clicks).toEqual([1, 0, 0, 0]);
   });
 });
