@@ -10,7 +10,7 @@ import {
   pauseWords,
   wallClock,
 } from '../../web/src/pages/campaigns/campaign-words.js';
-import { chartColumns } from '../../web/src/pages/campaigns/EngagementChart.js';
+import { chartColumns } from '../../web/src/pages/campaigns/chart-columns.js';
 import { csvField } from '../../web/src/pages/campaigns/export-csv.js';
 import { NO_CAMPAIGN_FIGURES } from '../support/figures.js';
 
