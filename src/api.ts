@@ -21,6 +21,9 @@ export * as activity from './modules/activity/schemas.js';
 export type {
   AudienceType,
   Campaign,
+  CampaignEngagement,
+  CampaignLink,
+  CampaignProgress,
   CampaignRecipient,
   CampaignSettings,
   CampaignStats,

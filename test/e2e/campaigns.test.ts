@@ -355,6 +355,7 @@ async function expectCounters(
     bounced,
     complained: 0,
     skipped,
+    unsubscribed: 0,
     pending: want.total - want.sent - bounced - skipped,
     openRate: expect.closeTo(rate(opened, want.sent), 4),
     clickRate: expect.closeTo(rate(clicked, want.sent), 4),
@@ -447,6 +448,7 @@ describe('POST /campaigns', () => {
         description: null,
         subject: SUBJECT,
         body: BODY,
+        bodySource: null,
         from: FROM,
         fromName: null,
         replyTo: null,
@@ -1703,6 +1705,7 @@ describe('counters and GET /campaigns/{id}/stats', () => {
       status: 'DRAFT',
       ...NO_CAMPAIGN_FIGURES,
       skipped: 0,
+      unsubscribed: 0,
       pending: 0,
     });
 

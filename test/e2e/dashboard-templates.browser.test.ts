@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, OWNER, useDashboard } from '../support/browser.js';
+import { hasChromium, OWNER, replaceEditorText, useDashboard } from '../support/browser.js';
 import { pollUntil } from '../support/server.js';
 
 /**
@@ -18,13 +18,7 @@ describe.skipIf(!hasChromium)('the templates pages in a browser', () => {
   const d = useDashboard();
   const editor = () => d.page.locator('.cm-content');
   const previewFrame = () => d.page.frameLocator('iframe[title="Email preview"]');
-  /** Replaces the whole body in the code editor, as typing would. */
-  async function typeBody(text: string) {
-    await editor().click();
-    await d.page.keyboard.press('ControlOrMeta+A');
-    await d.page.keyboard.press('Delete');
-    await d.page.keyboard.insertText(text);
-  }
+  const typeBody = (text: string) => replaceEditorText(d.page, text);
   beforeAll(async () => {
     // A contact whose data fields the editor offers as completions.
     const contact = await d.api().post('/contacts', { email: 'ada@example.com', data: { firstName: 'Ada' } });

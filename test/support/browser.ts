@@ -65,6 +65,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }
 
+/** Replaces the whole text of the page's code editor (CodeMirror), as typing would. */
+export async function replaceEditorText(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+}
+
 export interface Dashboard {
   service: ChildServer;
   page: Page;

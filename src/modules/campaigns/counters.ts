@@ -19,6 +19,7 @@ import type { CampaignRow } from './repo.js';
  *   complainedCount  messages reported as spam                   (`countComplaint`)
  *   openedCount      emails opened at least once                 (tracking, `countEngagement`)
  *   clickedCount     emails with at least one click              (tracking, `countEngagement`)
+ *   unsubscribedCount recipients who unsubscribed from its email (subscriptions, `countUnsubscribe`)
  *   skippedCount     recipients not sent to: unsubscribed or deleted before their turn, or cancelled
  *   rejectedCount    messages the relay refused for good (5xx)    (delivery outcomes) } the guardrails'
  *   hardBouncedCount accepted messages reported as hard bounces   (`countBounce`)     } bounce rate
@@ -104,20 +105,67 @@ export async function countComplaint(ex: Executor, campaignId: string, emailId: 
   );
 }
 
-/** A first open or first click of a campaign's email, in the transaction that records it. */
+/** An unsubscribe from the link in a campaign's email (none for another email). */
+export async function countUnsubscribe(ex: Executor, emailId: string): Promise<void> {
+  await run(
+    ex,
+    sql`
+    update campaigns c set unsubscribed_count = c.unsubscribed_count + 1
+    from emails e where e.id = ${emailId} and c.id = e.campaign_id`,
+  );
+}
+
+/**
+ * A first open or first click of a campaign's email, in the transaction that records it: the
+ * campaign's counters and the minute's figures of its report (`campaign_engagement`).
+ */
 export async function countEngagement(
   ex: Executor,
   campaignId: string,
   first: { open: boolean; click: boolean },
+  at: Date,
 ): Promise<void> {
   if (!first.open && !first.click) return;
+  const opens = first.open ? 1 : 0;
+  const clicks = first.click ? 1 : 0;
   await run(
     ex,
     sql`
-    update campaigns set
-      opened_count = opened_count + ${first.open ? 1 : 0},
-      clicked_count = clicked_count + ${first.click ? 1 : 0}
+    with minute as (
+      insert into campaign_engagement (campaign_id, minute, opens, clicks)
+      select id, date_trunc('minute', ${at}::timestamptz), ${opens}, ${clicks} from campaigns where id = ${campaignId}
+      on conflict (campaign_id, minute) do update set
+        opens = campaign_engagement.opens + excluded.opens, clicks = campaign_engagement.clicks + excluded.clicks)
+    update campaigns set opened_count = opened_count + ${opens}, clicked_count = clicked_count + ${clicks}
     where id = ${campaignId}`,
+  );
+}
+
+/**
+ * A click on `url` in a campaign's email: the link's clicks, and its clickers when this email had
+ * not clicked it before (`campaign_link_clickers` remembers who did).
+ */
+export async function countLinkClick(ex: Executor, campaignId: string, emailId: string, url: string, at: Date) {
+  const link = await run<{ id: string }>(
+    ex,
+    sql`
+    insert into campaign_links (campaign_id, url, clicks, last_clicked_at)
+    select id, ${url}, 1, ${at}::timestamptz from campaigns where id = ${campaignId}
+    on conflict (campaign_id, md5(url)) do update set
+      clicks = campaign_links.clicks + 1, last_clicked_at = excluded.last_clicked_at
+    returning id`,
+  );
+  // A statement of its own: in the same statement, the update would not see a link row just inserted.
+  const id = link.rows[0]?.id;
+  if (!id) return; // the campaign is gone
+  await run(
+    ex,
+    sql`
+    with clicker as (
+      insert into campaign_link_clickers (link_id, email_id) values (${id}, ${emailId})
+      on conflict do nothing
+      returning link_id)
+    update campaign_links set unique_clicks = unique_clicks + 1 where id in (select link_id from clicker)`,
   );
 }
 

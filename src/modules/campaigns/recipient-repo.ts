@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, run } from '../../platform/db/client.js';
 import { COUNTS_NOW } from './guardrail-repo.js';
 import type { CampaignRow } from './repo.js';
-import type { RecipientOutcome, RecipientReason } from './schemas.js';
+import type { RecipientEngagement, RecipientOutcome, RecipientReason } from './schemas.js';
 
 /** The queries of reconciliation on `campaign_recipients`: each recipient's outcome, and reopening for a resend. */
 
@@ -22,6 +22,7 @@ export interface RecipientRow {
 export interface RecipientQuery {
   outcome?: RecipientOutcome;
   reason?: RecipientReason;
+  engagement?: RecipientEngagement;
   /** The contact id of the last recipient of the previous page. */
   after?: string;
   limit: number;
@@ -31,6 +32,11 @@ function recipientFilter(campaignId: string, q: Omit<RecipientQuery, 'after' | '
   const parts = [sql`r.campaign_id = ${campaignId}`];
   if (q.outcome) parts.push(sql`r.outcome = ${q.outcome}`);
   if (q.reason) parts.push(sql`r.reason = ${q.reason}`);
+  // Through the recipient's email, by primary key: read in contact order, a page stops at its limit.
+  if (q.engagement) {
+    const at = q.engagement === 'opened' ? sql`opened_at` : sql`clicked_at`;
+    parts.push(sql`exists (select 1 from emails x where x.id = r.email_id and x.${at} is not null)`);
+  }
   return sql.join(parts, sql` and `);
 }
 

@@ -6,7 +6,7 @@ import { assertVerifiedSender } from '../domains/service.js';
 import type { RecipientRow } from './recipient-repo.js';
 import * as recipientRepo from './recipient-repo.js';
 import * as repo from './repo.js';
-import type { CampaignRecipient, RecipientOutcome, RecipientReason } from './schemas.js';
+import type { CampaignRecipient, RecipientEngagement, RecipientOutcome, RecipientReason } from './schemas.js';
 import { enqueueFanOut } from './sending.js';
 import { toCampaign } from './service.js';
 
@@ -30,21 +30,36 @@ function toRecipient(row: RecipientRow): CampaignRecipient {
 
 /**
  * GET /campaigns/{id}/recipients: the recipients in contact id order, a cursor page at a time,
- * optionally of one outcome and reason; `total` (first page only) counts the matching recipients.
+ * optionally of one outcome and reason, or those who opened or clicked; `total` (first page only)
+ * counts the matching recipients.
  */
 export async function listRecipients(
   ctx: AppContext,
   projectId: string,
   id: string,
-  q: { outcome?: RecipientOutcome; reason?: RecipientReason; limit: number; cursor?: CursorValue[] },
+  q: {
+    outcome?: RecipientOutcome;
+    reason?: RecipientReason;
+    engagement?: RecipientEngagement;
+    limit: number;
+    cursor?: CursorValue[];
+  },
 ): Promise<CursorPage<CampaignRecipient>> {
   const after = q.cursor?.[0];
   if (q.cursor && (q.cursor.length !== 1 || typeof after !== 'string' || !isUuid(after))) throw invalidCursorError();
-  if (!(await repo.findCampaign(ctx.db, projectId, id))) throw notFound('Campaign');
-  const filter = { outcome: q.outcome, reason: q.reason };
+  const campaign = await repo.findCampaign(ctx.db, projectId, id);
+  if (!campaign) throw notFound('Campaign');
+  const filter = { outcome: q.outcome, reason: q.reason, engagement: q.engagement };
+  // Opened or clicked alone is counted by the campaign's counters, not by reading every recipient's email.
+  const counted =
+    q.engagement && !q.outcome && !q.reason
+      ? q.engagement === 'opened'
+        ? campaign.opened_count
+        : campaign.clicked_count
+      : null;
   const [rows, total] = await Promise.all([
     recipientRepo.listRecipients(ctx.db, id, { ...filter, after: after as string | undefined, limit: q.limit }),
-    q.cursor ? Promise.resolve(0) : recipientRepo.countRecipients(ctx.db, id, filter),
+    q.cursor ? Promise.resolve(0) : (counted ?? recipientRepo.countRecipients(ctx.db, id, filter)),
   ]);
   return { ...cursorPage(rows, q.limit, (r) => [r.contact_id], toRecipient), total };
 }

@@ -14,6 +14,7 @@ import type { AudienceType, CampaignStatus } from './schemas.js';
  */
 
 export interface CampaignRow extends EmailContentRow {
+  body_source: Record<string, unknown> | null;
   status: CampaignStatus;
   audience_type: AudienceType;
   audience_condition: FilterCondition | null;
@@ -27,6 +28,7 @@ export interface CampaignRow extends EmailContentRow {
   bounced_count: number;
   complained_count: number;
   skipped_count: number;
+  unsubscribed_count: number;
   /** Messages the relay refused for good, and accepted ones reported later as hard bounces (the guardrails). */
   rejected_count: number;
   hard_bounced_count: number;
@@ -40,12 +42,13 @@ export interface CampaignRow extends EmailContentRow {
 }
 
 export interface CampaignValues extends TemplateValues {
+  bodySource: Record<string, unknown> | null;
   audienceType: AudienceType;
   segmentId: string | null;
   audienceCondition: FilterCondition | null;
 }
 
-const conditionJson = (c: FilterCondition | null) => (c === null ? null : JSON.stringify(c));
+const json = (c: object | null) => (c === null ? null : JSON.stringify(c));
 
 export async function insertCampaign(
   ex: Executor,
@@ -56,10 +59,11 @@ export async function insertCampaign(
   const r = await run<CampaignRow>(
     ex,
     sql`
-    insert into campaigns (project_id, name, description, subject, body, from_email, from_name, reply_to, type,
-      audience_type, segment_id, audience_condition, created_at, updated_at)
-    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo},
-      ${v.type}, ${v.audienceType}, ${v.segmentId}, ${conditionJson(v.audienceCondition)}::jsonb, ${now}, ${now})
+    insert into campaigns (project_id, name, description, subject, body, body_source, from_email, from_name, reply_to,
+      type, audience_type, segment_id, audience_condition, created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${json(v.bodySource)}::jsonb, ${v.from},
+      ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.audienceType}, ${v.segmentId}, ${json(v.audienceCondition)}::jsonb,
+      ${now}, ${now})
     returning *`,
   );
   return r.rows[0]!;
@@ -102,9 +106,9 @@ export async function replaceCampaign(
     ex,
     sql`
     update campaigns set name = ${v.name}, description = ${v.description}, subject = ${v.subject}, body = ${v.body},
-      from_email = ${v.from}, from_name = ${v.fromName}, reply_to = ${v.replyTo}, type = ${v.type},
+      body_source = ${json(v.bodySource)}::jsonb, from_email = ${v.from}, from_name = ${v.fromName}, reply_to = ${v.replyTo}, type = ${v.type},
       audience_type = ${v.audienceType}, segment_id = ${v.segmentId},
-      audience_condition = ${conditionJson(v.audienceCondition)}::jsonb, updated_at = ${now}
+      audience_condition = ${json(v.audienceCondition)}::jsonb, updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
     returning *`,
   );
@@ -208,6 +212,23 @@ export async function markScheduled(
     sql`
     update campaigns set status = 'SCHEDULED', scheduled_for = ${at}, updated_at = ${now}
     where project_id = ${projectId} and id = ${id} and status in ('DRAFT', 'SCHEDULED')
+    returning *`,
+  );
+  return r.rows[0] ?? null;
+}
+
+/** SCHEDULED → DRAFT: its start job then finds nothing to start. Null when it was not scheduled. */
+export async function markUnscheduled(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  now: Date,
+): Promise<CampaignRow | null> {
+  const r = await run<CampaignRow>(
+    ex,
+    sql`
+    update campaigns set status = 'DRAFT', scheduled_for = null, updated_at = ${now}
+    where project_id = ${projectId} and id = ${id} and status = 'SCHEDULED'
     returning *`,
   );
   return r.rows[0] ?? null;

@@ -2,12 +2,13 @@ import { projectOf } from '../../platform/http/auth.js';
 import { created, wrapped } from '../../platform/http/envelope.js';
 import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
 import * as recipients from './recipients.js';
+import * as report from './report.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 import * as settings from './settings.js';
 
 /**
- * Create, duplicate and the actions (send, cancel, pause, resume, resend, test) answer
+ * Create, duplicate and the actions (send, unschedule, cancel, pause, resume, resend, test) answer
  * `{ success, data }` (actions add a `message`, resend its count); reads and the replace answer
  * the campaign itself.
  */
@@ -46,6 +47,14 @@ export const campaignRoutes = moduleRoutes('Campaigns', async (app, ctx) => {
     { schema: { params: s.idParams, response: { 200: s.campaignAction } } },
     async (req) => {
       const { campaign, message } = await service.cancelCampaign(ctx, projectOf(req).id, req.params.id);
+      return wrapped(campaign, message);
+    },
+  );
+  app.post(
+    '/campaigns/:id/unschedule',
+    { schema: { params: s.idParams, response: { 200: s.campaignAction } } },
+    async (req) => {
+      const { campaign, message } = await service.unscheduleCampaign(ctx, projectOf(req).id, req.params.id);
       return wrapped(campaign, message);
     },
   );
@@ -100,6 +109,19 @@ export const campaignRoutes = moduleRoutes('Campaigns', async (app, ctx) => {
   );
   app.get('/campaigns/:id/stats', { schema: { params: s.idParams, response: { 200: s.statsSchema } } }, (req) =>
     service.campaignStats(ctx, projectOf(req).id, req.params.id),
+  );
+  app.get('/campaigns/:id/progress', { schema: { params: s.idParams, response: { 200: s.progressSchema } } }, (req) =>
+    report.campaignProgress(ctx, projectOf(req).id, req.params.id),
+  );
+  app.get(
+    '/campaigns/:id/engagement',
+    { schema: { params: s.idParams, querystring: s.engagementQuery, response: { 200: s.engagementSchema } } },
+    (req) => report.campaignEngagement(ctx, projectOf(req).id, req.params.id, req.query.interval),
+  );
+  app.get(
+    '/campaigns/:id/links',
+    { schema: { params: s.idParams, querystring: s.linksQuery, response: { 200: s.linkPageSchema } } },
+    (req) => report.campaignLinks(ctx, projectOf(req).id, req.params.id, req.query),
   );
   resourceById(
     app,

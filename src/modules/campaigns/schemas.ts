@@ -20,8 +20,32 @@ export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
 export const pauseReasonSchema = z.enum(PAUSE_REASONS);
 export type AudienceType = z.infer<typeof audienceTypeSchema>;
 
+/** The largest block document kept beside a body, as JSON text (half of the request body limit). */
+export const MAX_BODY_SOURCE_CHARS = 512 * 1024;
+
+/**
+ * The block editor's document, kept beside the HTML body it produced: stored and answered as it was
+ * sent; sending and previews use `body` alone.
+ */
+export const bodySourceSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((doc, ctx) => {
+    if (JSON.stringify(doc).length > MAX_BODY_SOURCE_CHARS) {
+      ctx.addIssue({
+        code: 'too_big',
+        type: 'string',
+        maximum: MAX_BODY_SOURCE_CHARS,
+        inclusive: true,
+        message: `At most ${MAX_BODY_SOURCE_CHARS} characters as JSON`,
+      });
+    }
+  })
+  .describe('The block editor document the body was made from; stored unchanged, not used to send');
+
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
 export const campaignBody = emailContentBody.extend({
+  /** Absent or null: none (a PUT without it clears it, as a replace does). */
+  bodySource: bodySourceSchema.nullable().optional(),
   audienceType: audienceTypeSchema,
   /** Required when audienceType is SEGMENT (400 otherwise). */
   segmentId: z.string().uuid().nullable().optional(),
@@ -33,6 +57,7 @@ export type CampaignBody = z.infer<typeof campaignBody>;
 export { idParams } from '../../platform/http/params.js';
 
 export const campaignSchema = emailContentSchema.extend({
+  bodySource: z.record(z.string(), z.unknown()).nullable(),
   status: campaignStatusSchema,
   audienceType: audienceTypeSchema,
   audienceCondition: z.unknown().nullable(),
@@ -107,10 +132,65 @@ export const statsSchema = campaignFiguresSchema.extend({
   campaignId: z.string().uuid(),
   status: campaignStatusSchema,
   skipped: z.number().int(),
+  /** Recipients who unsubscribed through the campaign's email. */
+  unsubscribed: z.number().int(),
   /** Recipients whose email has no outcome yet. */
   pending: z.number().int(),
 });
 export type CampaignStats = z.infer<typeof statsSchema>;
+
+/** GET /campaigns/{id}/progress: how far sending is, how fast it goes and when it should end. */
+export const progressSchema = z.object({
+  campaignId: z.string().uuid(),
+  status: campaignStatusSchema,
+  totalRecipients: z.number().int(),
+  /** Recipients with an outcome (delivered, bounced, failed or skipped): `done / totalRecipients` is the progress. */
+  done: z.number().int(),
+  /** Messages the relay accepted. */
+  sent: z.number().int(),
+  /** Recipients without an outcome yet. */
+  pending: z.number().int(),
+  /** Messages accepted in the last minute. */
+  sentLastMinute: z.number().int(),
+  /** Messages accepted per minute over the last five minutes (or since sending started, if later). */
+  ratePerMinute: z.number(),
+  /** Queued messages whose recipient domain's pacing holds them for a later slot. */
+  deferred: z.number().int(),
+  /** The latest slot pacing holds for this campaign; null when none is held. */
+  deferredUntil: z.string().nullable(),
+  /** When the pending messages should have gone at the current rate (not before the last held slot); null when not sending or no rate yet. */
+  estimatedCompletionAt: z.string().nullable(),
+  /** Seconds until `estimatedCompletionAt`. */
+  etaSeconds: z.number().int().nullable(),
+});
+export type CampaignProgress = z.infer<typeof progressSchema>;
+
+export const ENGAGEMENT_INTERVALS = ['minute', 'hour', 'day'] as const;
+export const engagementQuery = z.object({
+  /** The width of each point; by default the widest that gives the campaign's span at least a few points. */
+  interval: z.enum(ENGAGEMENT_INTERVALS).optional(),
+});
+
+/** GET /campaigns/{id}/engagement: first opens and first clicks per interval (intervals without any are left out). */
+export const engagementSchema = z.object({
+  campaignId: z.string().uuid(),
+  interval: z.enum(ENGAGEMENT_INTERVALS),
+  data: z.array(z.object({ at: z.string(), opens: z.number().int(), clicks: z.number().int() })),
+});
+export type CampaignEngagement = z.infer<typeof engagementSchema>;
+
+/** One link of GET /campaigns/{id}/links. */
+export const campaignLinkSchema = z.object({
+  url: z.string(),
+  /** Every tracked click on the link. */
+  clicks: z.number().int(),
+  /** Emails that clicked it at least once. */
+  uniqueClicks: z.number().int(),
+  lastClickedAt: z.string(),
+});
+export type CampaignLink = z.infer<typeof campaignLinkSchema>;
+export const linksQuery = offsetPageQuery;
+export const linkPageSchema = offsetPageSchema(campaignLinkSchema);
 
 // ---------------------------------------------------------------------------------------------
 // Recipients: each one's outcome (GET /campaigns/{id}/recipients).
@@ -157,9 +237,14 @@ export const recipientSchema = z.object({
 });
 export type CampaignRecipient = z.infer<typeof recipientSchema>;
 
+export const RECIPIENT_ENGAGEMENTS = ['opened', 'clicked'] as const;
+export type RecipientEngagement = (typeof RECIPIENT_ENGAGEMENTS)[number];
+
 export const recipientsQuery = z.object({
   outcome: recipientOutcomeSchema.optional(),
   reason: recipientReasonSchema.optional(),
+  /** Only recipients whose email was opened (or clicked) at least once. */
+  engagement: z.enum(RECIPIENT_ENGAGEMENTS).optional(),
   limit: limitQuery,
   cursor: cursorQuery,
 });

@@ -25,12 +25,13 @@ import { CAMPAIGN_STATUSES, type Campaign, type CampaignBody, type CampaignStatu
 import { campaignContent, enqueueFanOut, enqueueStart } from './sending.js';
 
 /** Counters other modules move when what they count happens there. */
-export { countBounce, countComplaint, countEngagement } from './counters.js';
+export { countBounce, countComplaint, countEngagement, countLinkClick, countUnsubscribe } from './counters.js';
 export type { CampaignRow } from './repo.js';
 
 export function toCampaign(row: CampaignRow): Campaign {
   return {
     ...toEmailContent(row),
+    bodySource: row.body_source,
     status: row.status,
     audienceType: row.audience_type,
     audienceCondition: row.audience_condition,
@@ -70,6 +71,7 @@ function valuesOf(body: CampaignBody): CampaignValues {
   if (body.audienceType === 'FILTERED' && !body.audienceCondition) throw missing('audienceCondition', 'FILTERED');
   return {
     ...contentOf(body),
+    bodySource: body.bodySource ?? null,
     audienceType: body.audienceType,
     segmentId: body.audienceType === 'SEGMENT' ? body.segmentId!.toLowerCase() : null,
     audienceCondition: body.audienceType === 'FILTERED' ? body.audienceCondition! : null,
@@ -200,6 +202,7 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
     projectId,
     {
       ...contentValues(source),
+      bodySource: source.body_source,
       name: copyName(source.name),
       audienceType: source.audience_type,
       segmentId: source.segment_id,
@@ -278,6 +281,22 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
     await enqueueStart(tx, id, at);
     return { campaign: toCampaign(row), message: `The campaign is scheduled for ${at.toISOString()}` };
   });
+}
+
+/**
+ * POST /campaigns/{id}/unschedule: SCHEDULED → DRAFT, to edit it or send it another time; unlike a
+ * cancel, which is final, the campaign can be sent again.
+ */
+export async function unscheduleCampaign(ctx: AppContext, projectId: string, id: string) {
+  const current = await requireCampaign(ctx.db, projectId, id);
+  const row = await repo.markUnscheduled(ctx.db, projectId, id, ctx.clock.now());
+  if (!row) {
+    throw new AppError(400, 'CAMPAIGN_NOT_SCHEDULED', `A ${current.status} campaign has no schedule to take back`, {
+      details: { status: current.status },
+      suggestion: 'Only a SCHEDULED campaign can be unscheduled; cancel stops one that is sending.',
+    });
+  }
+  return { campaign: toCampaign(row), message: 'The campaign is a draft again' };
 }
 
 /**
@@ -426,6 +445,7 @@ export async function campaignStats(ctx: AppContext, projectId: string, id: stri
     status: c.status,
     ...campaignFigures(c),
     skipped: c.skipped_count,
+    unsubscribed: c.unsubscribed_count,
     // Each email ends delivered, bounced (refused, or reported later) or skipped.
     pending: Math.max(0, c.total_recipients - c.delivered_count - c.bounced_count - c.skipped_count),
   };

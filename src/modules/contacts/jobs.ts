@@ -170,7 +170,7 @@ async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
   const done = new Set(
     job.kind === 'delete'
       ? await repo.deleteContacts(tx, job.project_id, ids)
-      : await setSubscription(ctx, tx, job.project_id, ids, job.kind === 'subscribe', 'bulk'),
+      : (await setSubscription(ctx, tx, job.project_id, ids, job.kind === 'subscribe', 'bulk')).map((r) => r.id),
   );
   for (const id of ids) {
     if (done.has(id)) result.updated++;

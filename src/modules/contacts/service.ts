@@ -299,7 +299,7 @@ export async function changeContact(
   return row;
 }
 
-/** Sets the subscription of contacts by id; returns the ids found. */
+/** Sets the subscription of contacts by id; returns the contacts found, and whether each one's changed. */
 export async function setSubscription(
   ctx: AppContext,
   tx: Tx,
@@ -315,7 +315,8 @@ export async function setSubscription(
     ctx.clock.now(),
   );
   for (const row of rows) await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source });
-  return rows.map((r) => r.id);
+  // `changed`: the subscription flipped (a repeated unsubscribe changes nothing).
+  return rows.map((r) => ({ id: r.id, changed: r.old_subscribed !== null && r.old_subscribed !== r.subscribed }));
 }
 
 /** Resubscribes a contact whose snooze has passed; a later or cancelled snooze makes this a no-op. */

@@ -2,6 +2,7 @@ import { emptyPatch } from '../../domain/contact-data.js';
 import type { SubscriberRef } from '../../domain/signed-links.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
+import { countUnsubscribe } from '../campaigns/service.js';
 import type { Contact } from '../contacts/schemas.js';
 import { getContact, setSubscription, updateContactById } from '../contacts/service.js';
 import type { SNOOZE_DAYS } from './pages.js';
@@ -49,9 +50,12 @@ export async function setSubscribed(
   subscribed: boolean,
   source: ChangeSource,
 ): Promise<Contact | null> {
-  const found = await ctx.db.transaction((tx) =>
-    setSubscription(ctx, tx, ref.projectId, [ref.contactId], subscribed, source),
-  );
+  const found = await ctx.db.transaction(async (tx) => {
+    const rows = await setSubscription(ctx, tx, ref.projectId, [ref.contactId], subscribed, source);
+    // An unsubscribe from a campaign's email counts in that campaign's report.
+    if (!subscribed && ref.emailId && rows[0]?.changed) await countUnsubscribe(tx, ref.emailId);
+    return rows;
+  });
   return found.length === 0 ? null : findContact(ctx, ref);
 }
 

@@ -1,7 +1,7 @@
 import { isUuid } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
-import { countEngagement } from '../campaigns/service.js';
+import { countEngagement, countLinkClick } from '../campaigns/service.js';
 import { countHit, type Engagement } from '../emails/service.js';
 import { recordEvent } from '../events/record.js';
 
@@ -35,6 +35,7 @@ export async function recordClick(ctx: AppContext, emailId: string, url: string)
     const hit = await countHit(tx, emailId, 'click', now);
     if (!hit) return false;
     await recordFirsts(tx, hit, now);
+    if (hit.campaign_id) await countLinkClick(tx, hit.campaign_id, emailId, url, now);
     if (hit.contact_id) {
       await recordEvent(tx, {
         projectId: hit.project_id,
@@ -53,7 +54,7 @@ export async function recordClick(ctx: AppContext, emailId: string, url: string)
  * contact leaves `contact_id` null on its emails: they still count, but emit no event.
  */
 async function recordFirsts(tx: Tx, hit: Engagement, at: Date): Promise<void> {
-  if (hit.campaign_id) await countEngagement(tx, hit.campaign_id, { open: hit.first_open, click: hit.first_click });
+  if (hit.campaign_id) await countEngagement(tx, hit.campaign_id, { open: hit.first_open, click: hit.first_click }, at);
   if (!hit.first_open || !hit.contact_id) return;
   await recordEvent(tx, {
     projectId: hit.project_id,

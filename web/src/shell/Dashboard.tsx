@@ -34,11 +34,14 @@ const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
 const SegmentsPage = lazy(() => import('../pages/segments/SegmentsPage.js'));
 const SegmentPage = lazy(() => import('../pages/segments/SegmentPage.js'));
+const CampaignsPage = lazy(() => import('../pages/campaigns/CampaignsPage.js'));
+const CampaignPage = lazy(() => import('../pages/campaigns/CampaignPage.js'));
 
 export const NAV_ITEMS = [
   { to: '/overview', label: 'Overview' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/segments', label: 'Segments' },
+  { to: '/campaigns', label: 'Campaigns' },
   { to: '/templates', label: 'Templates' },
   { to: '/emails', label: 'Emails' },
   { to: '/activity', label: 'Activity' },
@@ -147,6 +150,9 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="segments" element={<SegmentsPage />} />
         <Route path="segments/new" element={<SegmentPage />} />
         <Route path="segments/:id" element={<SegmentPage />} />
+        {/* One route for new and existing campaigns: the composer stays mounted when its first save names it. */}
+        <Route path="campaigns" element={<CampaignsPage />} />
+        <Route path="campaigns/:id" element={<CampaignPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { EmailRecord } from '../../../../src/api.js';
 import { api } from '../../api/client.js';
 import { parseApiError } from '../../api/errors.js';
+import { saveFile } from '../../components/save-file.js';
 import { emlFileName } from './email-status.js';
 
 export interface EmailPage {
@@ -66,13 +67,5 @@ export async function downloadEml(projectId: string, email: Pick<EmailRecord, 'i
     const isJson = (response.headers.get('content-type') ?? '').includes('json');
     throw parseApiError(response.status, isJson ? await response.json().catch(() => undefined) : undefined);
   }
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = emlFileName(email);
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The browser has taken the file once the click is handled; a minute is ample.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveFile(await response.blob(), emlFileName(email));
 }

@@ -1,7 +1,6 @@
 import { type FormEvent, lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { EmailType, Template } from '../../../../src/api.js';
-import { useContactFields } from '../../api/contacts.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
 import {
   type Preview,
@@ -15,30 +14,30 @@ import {
 } from '../../api/templates.js';
 import { Alert, RetryAlert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
+import { useLeaveGuard } from '../../components/useLeaveGuard.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import type { CodeEditorHandle, TemplateVariables } from './CodeEditor.js';
+import type { CodeEditorHandle } from './CodeEditor.js';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog.js';
 import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
 import { parseSampleData, transientData } from './sample-data.js';
 import {
-  dataFieldNames,
   EMPTY_FORM,
   errorLine,
   FORM_FIELDS,
   formOf,
   isDirty,
   renderErrors,
-  SERVICE_VARIABLES,
   type TemplateForm,
   templatePayload,
   usageSentence,
 } from './template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from './template-list.js';
 import { useDebounced } from './useDebounced.js';
+import { useTemplateCompletions } from './useTemplateCompletions.js';
 
 // CodeMirror is most of this page's code: the form is usable while it loads.
 const CodeEditor = lazy(() => import('./CodeEditor.js'));
@@ -110,18 +109,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
       : `The preview failed: ${errorMessage(preview.error)}`
     : null;
 
-  const fields = useContactFields(projectId);
-  const completions = useMemo<TemplateVariables>(() => {
-    const names = dataFieldNames(fields.data?.fields ?? []);
-    return {
-      variables: [
-        ...names.filter((n) => n.identifier).map((n) => ({ label: n.key, type: 'variable', detail: n.type })),
-        ...SERVICE_VARIABLES.map((v) => ({ label: v.name, type: 'constant', detail: v.detail })),
-        { label: 'data', type: 'namespace', detail: 'all fields' },
-      ],
-      dataKeys: names.map((n) => ({ label: n.key, type: 'property', detail: n.type })),
-    };
-  }, [fields.data]);
+  const completions = useTemplateCompletions(projectId);
 
   // Save errors beside their fields; a sender domain refused (403) is about the From field.
   const saveFields = save.error instanceof ApiError ? fieldMessages(save.error.fieldErrors) : {};
@@ -157,12 +145,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
-  useEffect(() => {
-    if (!dirty) return;
-    const onLeave = (e: BeforeUnloadEvent) => e.preventDefault();
-    window.addEventListener('beforeunload', onLeave);
-    return () => window.removeEventListener('beforeunload', onLeave);
-  }, [dirty]);
+  useLeaveGuard(dirty);
 
   const insertImage = (file: File) =>
     upload.mutate(file, { onSuccess: ({ url }) => editor.current?.insert(`<img src="${url}" alt="">`) });

@@ -1,4 +1,4 @@
-import type { EmailRecord, EmailType, Template } from '../../../../src/api.js';
+import type { EmailContent, EmailRecord, EmailType } from '../../../../src/api.js';
 import type { FieldError } from '../../api/errors.js';
 
 /** What the editor holds: every field as typed, optional ones empty when unset. */
@@ -30,7 +30,8 @@ export const EMPTY_FORM: TemplateForm = {
   body: STARTER_BODY,
 };
 
-export function formOf(t: Template): TemplateForm {
+/** The form of a template's (or a campaign's) content. */
+export function formOf(t: EmailContent): TemplateForm {
   return {
     name: t.name,
     subject: t.subject,
