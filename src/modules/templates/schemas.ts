@@ -26,7 +26,22 @@ export const emailContentBody = z.object({
 });
 export type EmailContentBody = z.infer<typeof emailContentBody>;
 
-export const createTemplateBody = emailContentBody;
+/** The most a block document may take, as JSON: far above an email written in blocks, and leaving room for its HTML in a 1 MB request. */
+export const MAX_BODY_SOURCE_CHARS = 512 * 1024;
+
+/**
+ * A visual editor's document of the body (the dashboard's block editor writes one), stored beside
+ * the HTML as given and returned as stored; sending and previews use only `body`.
+ */
+export const bodySourceSchema = z
+  .record(z.unknown())
+  .refine((v) => JSON.stringify(v).length <= MAX_BODY_SOURCE_CHARS, {
+    message: `Must be at most ${MAX_BODY_SOURCE_CHARS} characters as JSON`,
+  })
+  .nullable();
+
+export const createTemplateBody = emailContentBody.extend({ bodySource: bodySourceSchema.optional() });
+export type CreateTemplateBody = z.infer<typeof createTemplateBody>;
 
 /** A new name for a copy: "<name> (copy)", cut to fit. */
 export function copyName(source: string): string {
@@ -43,6 +58,7 @@ export const patchTemplateBody = z.object({
   fromName: fromName.nullable().optional(),
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.optional(),
+  bodySource: bodySourceSchema.optional(),
 });
 
 export const listTemplatesQuery = offsetPageQuery.extend({
@@ -70,6 +86,7 @@ export const emailContentSchema = z.object({
 export type EmailContent = z.infer<typeof emailContentSchema>;
 
 export const templateSchema = emailContentSchema.extend({
+  bodySource: z.record(z.unknown()).nullable(),
   projectId: z.string().uuid(),
   createdAt: z.string(),
   updatedAt: z.string(),
