@@ -211,19 +211,24 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
       .getByRole('button', { name: 'Switch to blocks' })
       .click();
     await canvas().waitFor();
-    // From the canvas, Shift+Tab reaches the controls; a heading is inserted with Enter.
-    await canvas().click();
-    const heading = d.page.getByRole('button', { name: 'Heading', exact: true });
-    await heading.focus();
+    await d.page.getByRole('button', { name: 'Keep the blocks' }).click();
+    // The controls are buttons and fields: a heading is inserted from the keyboard, and typed into.
+    await canvas().locator('p.node-paragraph').first().click();
+    await d.page.keyboard.press('End');
+    await d.page.getByRole('button', { name: 'Heading', exact: true }).focus();
     await d.page.keyboard.press('Enter');
-    await expect.poll(() => canvas().locator('h2').count()).toBeGreaterThan(0);
-    await d.page.keyboard.type(' for you');
+    await expect.poll(() => canvas().locator('h2').count()).toBe(1);
+    await d.page.keyboard.press('Shift+Home');
+    await d.page.keyboard.type('Early access');
+    await canvas().locator('h2').getByText('Early access').waitFor();
 
     await d.page.getByRole('radio', { name: 'Mobile' }).first().check();
     await d.expectAccessible('template-blocks');
     await d.page.emulateMedia({ colorScheme: 'dark' });
     await d.expectAccessible('template-blocks-dark');
     await d.page.setViewportSize({ width: 375, height: 800 });
+    await d.page.getByRole('group', { name: 'Insert a block' }).scrollIntoViewIfNeeded();
+    await d.page.mouse.wheel(0, 350);
     await d.expectAccessible('template-blocks-narrow-dark');
     await d.page.emulateMedia({ colorScheme: 'light' });
     await d.expectAccessible('template-blocks-narrow');

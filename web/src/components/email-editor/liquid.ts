@@ -97,16 +97,6 @@ export function fieldLiquid({ field, fallback }: FieldAttrs): string {
   return fallback ? `{{ ${name} ?? ${liquidString(fallback)} }}` : `{{ ${name} }}`;
 }
 
-const FIELD_OUTPUT =
-  /^\{\{\s*(?:([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)|data\[\s*"([^"]*)"\s*\])\s*(?:\?\?\s*(?:"([^"]*)"|'([^']*)')\s*)?\}\}$/;
-
-/** The field and fallback of a typed `{{ field ?? "fallback" }}`, or null for any other Liquid. */
-export function parseFieldLiquid(text: string): FieldAttrs | null {
-  const m = FIELD_OUTPUT.exec(text.trim());
-  if (!m) return null;
-  return { field: (m[1] ?? m[2])!, fallback: m[3] ?? m[4] ?? null };
-}
-
 export const COMPARISONS = {
   present: 'has a value',
   absent: 'has no value',
