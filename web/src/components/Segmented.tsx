@@ -31,3 +31,9 @@ export function Segmented<T extends string>({
     </fieldset>
   );
 }
+
+/** The widths an email is shown at: a desktop client's, and a phone's. */
+export const WIDTH_OPTIONS: { value: 'desktop' | 'mobile'; label: string }[] = [
+  { value: 'desktop', label: 'Desktop' },
+  { value: 'mobile', label: 'Mobile' },
+];

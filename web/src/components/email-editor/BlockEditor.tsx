@@ -4,7 +4,7 @@ import { type FocusScopesStorage, StarterKit } from '@react-email/editor/extensi
 import { EmailTheming } from '@react-email/editor/plugins';
 import { EditorFocusScope, FocusScopeContext } from '@react-email/editor/ui';
 import { useEffect, useId, useMemo, useReducer, useRef, useState } from 'react';
-import { Segmented } from '../Segmented.js';
+import { Segmented, WIDTH_OPTIONS } from '../Segmented.js';
 import { BlockSettings } from './BlockSettings.js';
 import { CUSTOM_BLOCKS } from './blocks.js';
 import {
@@ -154,15 +154,7 @@ export default function BlockEditor({ source, initialHtml, onChange, fields, onU
         </FocusScopeContext.Provider>
       )}
       <div className="block-editor-width">
-        <Segmented
-          legend="Editing width"
-          value={width}
-          options={[
-            { value: 'desktop', label: 'Desktop' },
-            { value: 'mobile', label: 'Mobile' },
-          ]}
-          onChange={setWidth}
-        />
+        <Segmented legend="Editing width" value={width} options={WIDTH_OPTIONS} onChange={setWidth} />
       </div>
       <div className={`block-canvas block-canvas-${width}`} data-testid="block-canvas">
         {canvas}

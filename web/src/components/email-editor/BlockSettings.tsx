@@ -1,5 +1,8 @@
 import { type ReactNode, useId, useRef, useState } from 'react';
+import { Field } from '../Field.js';
+import { ImageFileInput } from '../ImageFileInput.js';
 import { Segmented } from '../Segmented.js';
+import { SelectField, type SelectOption } from '../SelectField.js';
 import type { BlockField, Editor } from './BlockEditor.js';
 import { SOCIAL_NETWORKS } from './blocks.js';
 import { COMPARISONS, type Comparison, type ConditionAttrs } from './liquid.js';
@@ -152,18 +155,7 @@ export function BlockSettings({
             {b.label === 'Image' && uploading ? 'Uploading…' : b.label}
           </button>
         ))}
-        <input
-          ref={fileInput}
-          type="file"
-          accept="image/png,image/jpeg,image/gif,image/webp"
-          hidden
-          aria-label="Image file"
-          onChange={(e) => {
-            const file = e.target.files?.[0];
-            e.target.value = '';
-            if (file) void upload(file);
-          }}
-        />
+        <ImageFileInput inputRef={fileInput} onFile={(file) => void upload(file)} />
       </fieldset>
       {uploadError && (
         <p className="field-error" role="alert">
@@ -371,38 +363,13 @@ function FieldSelect({
   );
 }
 
-function SelectInput({
-  label,
-  value,
-  options,
-  onChange,
-}: {
-  label: string;
-  value: string;
-  options: { value: string; label: string }[];
-  onChange: (v: string) => void;
-}) {
-  const id = useId();
-  return (
-    <div className="field block-prop">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
+function SelectInput(props: { label: string; value: string; options: SelectOption[]; onChange: (v: string) => void }) {
+  return <SelectField {...props} className="field block-prop" />;
 }
 
 function TextInput({
-  label,
-  value,
   onChange,
-  type = 'text',
-  placeholder,
+  ...input
 }: {
   label: string;
   value: string;
@@ -410,20 +377,14 @@ function TextInput({
   type?: string;
   placeholder?: string;
 }) {
-  const id = useId();
   return (
-    <div className="field block-prop">
-      <label htmlFor={id}>{label}</label>
-      <input
-        id={id}
-        type={type}
-        value={value}
-        placeholder={placeholder}
-        spellCheck={false}
-        autoComplete="off"
-        onChange={(e) => onChange(e.target.value)}
-      />
-    </div>
+    <Field
+      {...input}
+      className="block-prop"
+      spellCheck={false}
+      autoComplete="off"
+      onChange={(e) => onChange(e.target.value)}
+    />
   );
 }
 

@@ -3,6 +3,7 @@ import { errorMessage } from '../../api/errors.js';
 import { Dialog } from '../../components/Dialog.js';
 import { DialogActions } from '../../components/DialogActions.js';
 import { isStale, readBlockSource } from '../../components/email-editor/liquid.js';
+import { ImageFileInput } from '../../components/ImageFileInput.js';
 import { Segmented } from '../../components/Segmented.js';
 import type { CodeEditorHandle, TemplateVariables } from './CodeEditor.js';
 
@@ -102,17 +103,7 @@ export function BodyField({
             >
               {uploading ? 'Uploading…' : 'Insert image'}
             </button>
-            <input
-              ref={fileInput}
-              type="file"
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              hidden
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                e.target.value = '';
-                if (file) void insertImage(file);
-              }}
-            />
+            <ImageFileInput inputRef={fileInput} onFile={(file) => void insertImage(file)} />
           </>
         )}
       </div>

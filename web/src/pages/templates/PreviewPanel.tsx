@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { Preview } from '../../api/templates.js';
-import { Segmented } from '../../components/Segmented.js';
+import { Segmented, WIDTH_OPTIONS } from '../../components/Segmented.js';
 
 type View = 'html' | 'text';
 type Width = 'desktop' | 'mobile';
@@ -41,17 +41,7 @@ export function PreviewPanel({
           ]}
           onChange={setView}
         />
-        {view === 'html' && (
-          <Segmented
-            legend="Width"
-            value={width}
-            options={[
-              { value: 'desktop', label: 'Desktop' },
-              { value: 'mobile', label: 'Mobile' },
-            ]}
-            onChange={setWidth}
-          />
-        )}
+        {view === 'html' && <Segmented legend="Width" value={width} options={WIDTH_OPTIONS} onChange={setWidth} />}
       </div>
       {problem && (
         <p className="preview-problem" role="status">
