@@ -67,7 +67,7 @@ describe.skipIf(!hasChromium)('the templates pages in a browser', () => {
     await expect.poll(() => d.page.getByTestId('preview-subject').textContent()).toBe('Welcome, Grace');
     await d.page.getByRole('radio', { name: 'Text' }).check();
     await expect.poll(() => d.page.getByTestId('preview-text').textContent()).toContain('Fixed');
-    await d.page.getByRole('radio', { name: 'HTML' }).check();
+    await d.page.getByRole('radio', { name: 'HTML', exact: true }).check();
 
     // As a contact of the project, found by email, instead of the sample (Grace).
     await d.page.getByRole('radio', { name: 'A contact' }).check();

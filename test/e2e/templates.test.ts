@@ -24,6 +24,7 @@ beforeAll(async () => {
 
 const TEMPLATE_KEYS = [
   'body',
+  'bodySource',
   'createdAt',
   'description',
   'from',
@@ -87,6 +88,7 @@ describe('POST /templates', () => {
       fromName: null,
       replyTo: null,
       type: 'MARKETING',
+      bodySource: null,
       projectId: main.id,
     });
     expect(res.body.id).toMatch(UUID);
@@ -332,6 +334,50 @@ describe('POST /templates/{id}/duplicate', () => {
     const t = await create(main.api, valid());
     expectEnvelope(await other.api.post(`/templates/${t.id}/duplicate`), 404, 'NOT_FOUND');
     expectFieldError(await main.api.post('/templates/1/duplicate'), 'id');
+  });
+});
+
+describe('bodySource', () => {
+  const doc = {
+    editor: 'blocks',
+    version: 1,
+    bodyHash: 'abc',
+    document: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hi "you" & <me>' }] }] },
+  };
+
+  it('is stored as given beside the body, returned, replaced, cleared and copied; sending uses the body', async () => {
+    const t = await create(main.api, valid({ bodySource: doc }));
+    expect(t.bodySource).toEqual(doc);
+    expect((await main.api.get(`/templates/${t.id}`)).body.bodySource).toEqual(doc);
+    const listed = await list(main.api, `?search=${encodeURIComponent(t.name)}&pageSize=100`);
+    expect(listed.data.find((x) => x.id === t.id)?.bodySource).toEqual(doc);
+
+    const copy = await main.api.post(`/templates/${t.id}/duplicate`);
+    expect(copy.body.bodySource).toEqual(doc);
+
+    // A body changed without the document keeps the document (the dashboard sees it is stale).
+    const bodyOnly = await main.api.patch(`/templates/${t.id}`, { body: '<p>Edited as code</p>' });
+    expect(bodyOnly.status, JSON.stringify(bodyOnly.body)).toBe(200);
+    expect(bodyOnly.body).toMatchObject({ body: '<p>Edited as code</p>', bodySource: doc });
+
+    const next = { ...doc, bodyHash: 'def' };
+    const replaced = await main.api.patch(`/templates/${t.id}`, { bodySource: next });
+    expect(replaced.body.bodySource).toEqual(next);
+    const cleared = await main.api.patch(`/templates/${t.id}`, { bodySource: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.bodySource).toBeNull();
+    expect((await main.api.get(`/templates/${t.id}`)).body.bodySource).toBeNull();
+  });
+
+  it('refuses a document that is not an object, or too large, with 422 on bodySource and changes nothing', async () => {
+    for (const bad of ['<p>html</p>', [1, 2], 42]) {
+      expectFieldError(await main.api.post('/templates', valid({ bodySource: bad })), 'bodySource');
+    }
+    const t = await create(main.api, valid({ bodySource: doc }));
+    const huge = { document: 'x'.repeat(600_000) };
+    expectFieldError(await main.api.patch(`/templates/${t.id}`, { bodySource: huge }), 'bodySource');
+    expectFieldError(await main.api.patch(`/templates/${t.id}`, { bodySource: 'text' }), 'bodySource');
+    expect((await main.api.get(`/templates/${t.id}`)).body).toEqual(t);
   });
 });
 

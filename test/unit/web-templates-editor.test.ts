@@ -51,6 +51,15 @@ describe('the template form', () => {
     expect(form.isDirty(form.EMPTY_FORM, { ...form.EMPTY_FORM })).toBe(false);
     expect(form.isDirty({ ...form.EMPTY_FORM, body: 'x' }, form.EMPTY_FORM)).toBe(true);
   });
+
+  it('compares block documents by content: the server gives their keys back in another order', () => {
+    const saved = { ...form.EMPTY_FORM, bodySource: { editor: 'react-email', document: { type: 'doc', content: [] } } };
+    const reordered = { ...saved, bodySource: { document: { content: [], type: 'doc' }, editor: 'react-email' } };
+    expect(form.isDirty(reordered, saved)).toBe(false);
+    expect(form.isDirty({ ...saved, bodySource: { ...saved.bodySource, editor: 'other' } }, saved)).toBe(true);
+    expect(form.isDirty({ ...saved, bodySource: null }, saved)).toBe(true);
+    expect(form.templatePayload(saved).bodySource).toEqual(saved.bodySource);
+  });
 });
 
 describe('render errors', () => {

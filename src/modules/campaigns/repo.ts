@@ -14,7 +14,6 @@ import type { AudienceType, CampaignStatus } from './schemas.js';
  */
 
 export interface CampaignRow extends EmailContentRow {
-  body_source: Record<string, unknown> | null;
   status: CampaignStatus;
   audience_type: AudienceType;
   audience_condition: FilterCondition | null;

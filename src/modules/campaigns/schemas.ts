@@ -20,32 +20,8 @@ export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
 export const pauseReasonSchema = z.enum(PAUSE_REASONS);
 export type AudienceType = z.infer<typeof audienceTypeSchema>;
 
-/** The largest block document kept beside a body, as JSON text (half of the request body limit). */
-export const MAX_BODY_SOURCE_CHARS = 512 * 1024;
-
-/**
- * The block editor's document, kept beside the HTML body it produced: stored and answered as it was
- * sent; sending and previews use `body` alone.
- */
-export const bodySourceSchema = z
-  .record(z.string(), z.unknown())
-  .superRefine((doc, ctx) => {
-    if (JSON.stringify(doc).length > MAX_BODY_SOURCE_CHARS) {
-      ctx.addIssue({
-        code: 'too_big',
-        type: 'string',
-        maximum: MAX_BODY_SOURCE_CHARS,
-        inclusive: true,
-        message: `At most ${MAX_BODY_SOURCE_CHARS} characters as JSON`,
-      });
-    }
-  })
-  .describe('The block editor document the body was made from; stored unchanged, not used to send');
-
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
 export const campaignBody = emailContentBody.extend({
-  /** Absent or null: none (a PUT without it clears it, as a replace does). */
-  bodySource: bodySourceSchema.nullable().optional(),
   audienceType: audienceTypeSchema,
   /** Required when audienceType is SEGMENT (400 otherwise). */
   segmentId: z.string().uuid().nullable().optional(),
@@ -57,7 +33,6 @@ export type CampaignBody = z.infer<typeof campaignBody>;
 export { idParams } from '../../platform/http/params.js';
 
 export const campaignSchema = emailContentSchema.extend({
-  bodySource: z.record(z.string(), z.unknown()).nullable(),
   status: campaignStatusSchema,
   audienceType: audienceTypeSchema,
   audienceCondition: z.unknown().nullable(),

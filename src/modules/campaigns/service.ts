@@ -31,7 +31,6 @@ export type { CampaignRow } from './repo.js';
 export function toCampaign(row: CampaignRow): Campaign {
   return {
     ...toEmailContent(row),
-    bodySource: row.body_source,
     status: row.status,
     audienceType: row.audience_type,
     audienceCondition: row.audience_condition,

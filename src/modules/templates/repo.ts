@@ -16,9 +16,13 @@ export interface EmailContentRow {
   from_name: string | null;
   reply_to: string | null;
   type: EmailType;
+  body_source: BodySource | null;
   created_at: Date;
   updated_at: Date;
 }
+
+/** A block editor's document of the body (the server never reads inside it). */
+export type BodySource = Record<string, unknown>;
 
 export type TemplateRow = EmailContentRow;
 
@@ -48,6 +52,14 @@ export function contentValues(row: EmailContentRow): TemplateValues {
   };
 }
 
+/** A template's values: the shared content and its body's block document. */
+export interface TemplateFields extends TemplateValues {
+  bodySource: BodySource | null;
+}
+
+/** A JSON value as a jsonb parameter; null stays SQL null rather than JSON `null`. */
+const jsonb = (v: BodySource | null) => (v === null ? sql`null` : sql`${JSON.stringify(v)}::jsonb`);
+
 const COLUMNS: Record<keyof TemplateValues, SQL> = {
   name: sql`name`,
   description: sql`description`,
@@ -62,16 +74,16 @@ const COLUMNS: Record<keyof TemplateValues, SQL> = {
 export async function insertTemplate(
   ex: Executor,
   projectId: string,
-  v: TemplateValues,
+  v: TemplateFields,
   now: Date,
 ): Promise<TemplateRow> {
   const r = await run(
     ex,
     sql`
-    insert into templates (project_id, name, description, subject, body, from_email, from_name, reply_to, type,
-      created_at, updated_at)
-    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${v.from}, ${v.fromName}, ${v.replyTo},
-      ${v.type}, ${now}, ${now})
+    insert into templates (project_id, name, description, subject, body, body_source, from_email, from_name,
+      reply_to, type, created_at, updated_at)
+    values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${jsonb(v.bodySource)}, ${v.from},
+      ${v.fromName}, ${v.replyTo}, ${v.type}, ${now}, ${now})
     returning *`,
   );
   return r.rows[0] as TemplateRow;
@@ -87,12 +99,13 @@ export async function updateTemplate(
   ex: Executor,
   projectId: string,
   id: string,
-  change: Partial<TemplateValues>,
+  change: Partial<TemplateFields>,
   now: Date,
 ): Promise<TemplateRow | null> {
   const sets = (Object.keys(COLUMNS) as (keyof TemplateValues)[])
     .filter((k) => change[k] !== undefined)
     .map((k) => sql`${COLUMNS[k]} = ${change[k]}`);
+  if (change.bodySource !== undefined) sets.push(sql`body_source = ${jsonb(change.bodySource)}`);
   const r = await run(
     ex,
     sql`

@@ -13,6 +13,28 @@ const subject = z.string().min(1).max(998).regex(NO_LINE_BREAKS, 'Must not conta
 const body = z.string().min(1);
 const fromName = z.string().max(255).regex(NO_LINE_BREAKS, 'Must not contain line breaks');
 
+/** The most a block document may take, as JSON: far above an email written in blocks, and leaving room for its HTML in a 1 MB request. */
+export const MAX_BODY_SOURCE_CHARS = 512 * 1024;
+
+/**
+ * A visual editor's document of the body (the dashboard's block editor writes one), stored beside
+ * the HTML as given and returned as stored; sending and previews use only `body`.
+ */
+const bodySourceSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((doc, ctx) => {
+    if (JSON.stringify(doc).length > MAX_BODY_SOURCE_CHARS) {
+      ctx.addIssue({
+        code: 'too_big',
+        type: 'string',
+        maximum: MAX_BODY_SOURCE_CHARS,
+        inclusive: true,
+        message: `At most ${MAX_BODY_SOURCE_CHARS} characters as JSON`,
+      });
+    }
+  })
+  .describe('The block editor document the body was made from; stored unchanged, not used to send');
+
 /** The content a template and a campaign share, as POST takes it. */
 export const emailContentBody = z.object({
   name,
@@ -23,10 +45,12 @@ export const emailContentBody = z.object({
   fromName: fromName.nullable().optional(),
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.default('MARKETING'),
+  bodySource: bodySourceSchema.nullable().optional(),
 });
 export type EmailContentBody = z.infer<typeof emailContentBody>;
 
 export const createTemplateBody = emailContentBody;
+export type CreateTemplateBody = z.infer<typeof createTemplateBody>;
 
 /** A new name for a copy: "<name> (copy)", cut to fit. */
 export function copyName(source: string): string {
@@ -43,6 +67,7 @@ export const patchTemplateBody = z.object({
   fromName: fromName.nullable().optional(),
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.optional(),
+  bodySource: bodySourceSchema.nullable().optional(),
 });
 
 export const listTemplatesQuery = offsetPageQuery.extend({
@@ -65,6 +90,7 @@ export const emailContentSchema = z.object({
   fromName: z.string().nullable(),
   replyTo: z.string().nullable(),
   type: emailTypeSchema,
+  bodySource: z.record(z.string(), z.unknown()).nullable(),
 });
 
 export type EmailContent = z.infer<typeof emailContentSchema>;

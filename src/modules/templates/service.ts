@@ -5,15 +5,21 @@ import type { Executor } from '../../platform/db/client.js';
 import { type FieldError, notFound, validationError } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import { assertVerifiedSender } from '../domains/service.js';
-import type { EmailContentRow, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
+import type { EmailContentRow, TemplateFields, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
 import * as repo from './repo.js';
-import { copyName, type EmailContent, type EmailContentBody, type Template } from './schemas.js';
+import {
+  type CreateTemplateBody,
+  copyName,
+  type EmailContent,
+  type EmailContentBody,
+  type Template,
+} from './schemas.js';
 
 /** The content columns campaigns share with templates. */
 export { contentValues, type EmailContentRow, type TemplateValues } from './repo.js';
 
 export function toEmailContent(row: EmailContentRow): EmailContent {
-  return { id: row.id, ...repo.contentValues(row) };
+  return { id: row.id, ...repo.contentValues(row), bodySource: row.body_source };
 }
 
 /** The content of a create request as stored: optional fields absent are null. */
@@ -58,10 +64,11 @@ export async function checkSyntax(ctx: AppContext, parts: { subject?: string; bo
   if (errors.length) throw validationError(errors);
 }
 
-export async function createTemplate(ctx: AppContext, projectId: string, input: EmailContentBody): Promise<Template> {
+export async function createTemplate(ctx: AppContext, projectId: string, input: CreateTemplateBody): Promise<Template> {
   await checkSyntax(ctx, input);
   await assertVerifiedSender(ctx, ctx.db, projectId, input.from);
-  const row = await repo.insertTemplate(ctx.db, projectId, contentOf(input), ctx.clock.now());
+  const values = { ...contentOf(input), bodySource: input.bodySource ?? null };
+  const row = await repo.insertTemplate(ctx.db, projectId, values, ctx.clock.now());
   return toTemplate(row);
 }
 
@@ -95,7 +102,7 @@ export async function updateTemplate(
   ctx: AppContext,
   projectId: string,
   id: string,
-  change: Partial<TemplateValues>,
+  change: Partial<TemplateFields>,
 ): Promise<Template> {
   const current = await repo.findTemplate(ctx.db, projectId, id);
   if (!current) throw notFound('Template');
@@ -122,7 +129,7 @@ export async function duplicateTemplate(ctx: AppContext, projectId: string, id: 
   const row = await repo.insertTemplate(
     ctx.db,
     projectId,
-    { ...repo.contentValues(source), name: copyName(source.name) },
+    { ...repo.contentValues(source), bodySource: source.body_source, name: copyName(source.name) },
     ctx.clock.now(),
   );
   return toTemplate(row);

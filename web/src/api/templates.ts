@@ -29,6 +29,7 @@ export interface TemplateInput {
   replyTo: string | null;
   description: string | null;
   type: EmailType;
+  bodySource: Record<string, unknown> | null;
 }
 
 export interface TemplateUsage {

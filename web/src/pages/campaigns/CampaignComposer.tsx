@@ -184,7 +184,7 @@ function ContentCard({
   errors: Record<string, string>;
   ids: { body: string; bodyError: string };
 }) {
-  const completions = useTemplateCompletions(projectId);
+  const { completions } = useTemplateCompletions(projectId);
   const warnUnsubscribe = form.type === 'MARKETING' && !hasUnsubscribeLink(form.body);
   return (
     <div className="card stack">

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { Preview } from '../../api/templates.js';
+import { Segmented, WIDTH_OPTIONS } from '../../components/Segmented.js';
 
 type View = 'html' | 'text';
 type Width = 'desktop' | 'mobile';
@@ -40,17 +41,7 @@ export function PreviewPanel({
           ]}
           onChange={setView}
         />
-        {view === 'html' && (
-          <Segmented
-            legend="Width"
-            value={width}
-            options={[
-              { value: 'desktop', label: 'Desktop' },
-              { value: 'mobile', label: 'Mobile' },
-            ]}
-            onChange={setWidth}
-          />
-        )}
+        {view === 'html' && <Segmented legend="Width" value={width} options={WIDTH_OPTIONS} onChange={setWidth} />}
       </div>
       {problem && (
         <p className="preview-problem" role="status">
@@ -77,36 +68,5 @@ export function PreviewPanel({
         <p className="muted">{updating ? 'Rendering…' : 'Nothing to show yet.'}</p>
       )}
     </section>
-  );
-}
-
-function Segmented<T extends string>({
-  legend,
-  value,
-  options,
-  onChange,
-}: {
-  legend: string;
-  value: T;
-  options: { value: T; label: string }[];
-  onChange: (value: T) => void;
-}) {
-  const name = useId();
-  return (
-    <fieldset className="segmented">
-      <legend className="visually-hidden">{legend}</legend>
-      {options.map((o) => (
-        <label key={o.value} className={o.value === value ? 'is-checked' : undefined}>
-          <input
-            type="radio"
-            name={name}
-            value={o.value}
-            checked={o.value === value}
-            onChange={() => onChange(o.value)}
-          />
-          {o.label}
-        </label>
-      ))}
-    </fieldset>
   );
 }

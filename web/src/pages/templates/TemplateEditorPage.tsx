@@ -1,4 +1,4 @@
-import { type FormEvent, lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { EmailType, Template } from '../../../../src/api.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
@@ -18,7 +18,7 @@ import { useLeaveGuard } from '../../components/useLeaveGuard.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import type { CodeEditorHandle } from './CodeEditor.js';
+import { BodyField } from './BodyField.js';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog.js';
 import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
@@ -38,9 +38,6 @@ import {
 import { TEMPLATE_TYPES, TYPE_LABELS } from './template-list.js';
 import { useDebounced } from './useDebounced.js';
 import { useTemplateCompletions } from './useTemplateCompletions.js';
-
-// CodeMirror is most of this page's code: the form is usable while it loads.
-const CodeEditor = lazy(() => import('./CodeEditor.js'));
 
 const PREVIEW_DEBOUNCE_MS = 300;
 const SAMPLE_DATA = '{\n  "firstName": "Ada"\n}';
@@ -74,9 +71,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
   const duplicate = useDuplicateTemplate(projectId);
   const upload = useUploadImage(projectId);
   const [deleting, setDeleting] = useState(false);
-  const editor = useRef<CodeEditorHandle | null>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
-  const ids = { body: useId(), bodyError: useId(), uploadStatus: useId(), form: useId() };
+  const ids = { form: useId() };
 
   // Preview: what is typed, once typing pauses, for sample data or a contact.
   const [source, setSource] = useState<PreviewSourceChoice>({ kind: 'sample' });
@@ -109,7 +104,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
       : `The preview failed: ${errorMessage(preview.error)}`
     : null;
 
-  const completions = useTemplateCompletions(projectId);
+  const { dataFields, completions } = useTemplateCompletions(projectId);
 
   // Save errors beside their fields; a sender domain refused (403) is about the From field.
   const saveFields = save.error instanceof ApiError ? fieldMessages(save.error.fieldErrors) : {};
@@ -146,9 +141,6 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
     return () => window.removeEventListener('keydown', onKey);
   }, []);
   useLeaveGuard(dirty);
-
-  const insertImage = (file: File) =>
-    upload.mutate(file, { onSuccess: ({ url }) => editor.current?.insert(`<img src="${url}" alt="">`) });
 
   return (
     <section className="stack template-editor" aria-labelledby="template-title">
@@ -246,60 +238,17 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
               />
             </div>
 
-            <div className="field body-field">
-              <div className="body-label-row">
-                <span id={ids.body} className="field-label">
-                  Body (HTML with Liquid)
-                </span>
-                <button
-                  type="button"
-                  className="button button-small"
-                  onClick={() => fileInput.current?.click()}
-                  disabled={upload.isPending}
-                >
-                  {upload.isPending ? 'Uploading…' : 'Insert image'}
-                </button>
-                <input
-                  ref={fileInput}
-                  type="file"
-                  accept="image/png,image/jpeg,image/gif,image/webp"
-                  hidden
-                  onChange={(e) => {
-                    const file = e.target.files?.[0];
-                    e.target.value = '';
-                    if (file) insertImage(file);
-                  }}
-                />
-              </div>
-              <p className="field-hint">
-                <code>{'{{ firstName ?? "there" }}'}</code> prints a field with a default; Ctrl+Space lists the
-                contact’s fields. Drop or paste an image to upload it.
-              </p>
-              <Suspense fallback={<div className="code-editor code-editor-loading">Loading the editor…</div>}>
-                <CodeEditor
-                  value={form.body}
-                  onChange={(v) => set('body', v)}
-                  labelledBy={ids.body}
-                  describedBy={bodyError ? ids.bodyError : undefined}
-                  invalid={Boolean(bodyError)}
-                  errorLine={markedLine}
-                  completions={completions}
-                  onImage={insertImage}
-                  handle={editor}
-                />
-              </Suspense>
-              <div aria-live="polite">
-                {bodyError && (
-                  <p id={ids.bodyError} className="field-error render-error">
-                    {markedLine ? <strong>Line {markedLine}: </strong> : null}
-                    {bodyError}
-                  </p>
-                )}
-                {upload.isError && (
-                  <p className="field-error">The image was not uploaded: {errorMessage(upload.error)}</p>
-                )}
-              </div>
-            </div>
+            <BodyField
+              value={{ body: form.body, bodySource: form.bodySource }}
+              onChange={(next) => setForm((f) => (isDirty({ ...f, ...next }, f) ? { ...f, ...next } : f))}
+              fields={dataFields}
+              completions={completions}
+              bodyError={bodyError}
+              errorLine={markedLine}
+              uploadImage={(file) => upload.mutateAsync(file)}
+              uploading={upload.isPending}
+              uploadError={upload.error}
+            />
           </form>
           {template && <UsageNote projectId={projectId} id={template.id} />}
         </div>

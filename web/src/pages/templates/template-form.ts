@@ -11,9 +11,21 @@ export interface TemplateForm {
   type: EmailType;
   description: string;
   body: string;
+  /** The block editor's document of the body, as `bodySource` stores it; null for a body written as code. */
+  bodySource: Record<string, unknown> | null;
 }
 
-export const FORM_FIELDS = ['name', 'subject', 'from', 'fromName', 'replyTo', 'type', 'description', 'body'] as const;
+export const FORM_FIELDS = [
+  'name',
+  'subject',
+  'from',
+  'fromName',
+  'replyTo',
+  'type',
+  'description',
+  'body',
+  'bodySource',
+] as const;
 
 export const STARTER_BODY = `<h1>Hello {{ firstName ?? "there" }}</h1>
 <p>Write your message here.</p>
@@ -28,6 +40,7 @@ export const EMPTY_FORM: TemplateForm = {
   type: 'MARKETING',
   description: '',
   body: STARTER_BODY,
+  bodySource: null,
 };
 
 /** The form of a template's (or a campaign's) content. */
@@ -41,6 +54,7 @@ export function formOf(t: EmailContent): TemplateForm {
     type: t.type,
     description: t.description ?? '',
     body: t.body,
+    bodySource: t.bodySource,
   };
 }
 
@@ -57,10 +71,24 @@ export function templatePayload(form: TemplateForm) {
     type: form.type,
     description: orNull(form.description),
     body: form.body,
+    bodySource: form.bodySource,
   };
 }
 
-export const isDirty = (form: TemplateForm, saved: TemplateForm) => FORM_FIELDS.some((f) => form[f] !== saved[f]);
+/** JSON with object keys in one order: the server's jsonb gives a document back with its keys reordered. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const sameValue = (a: unknown, b: unknown) => a === b || stableJson(a) === stableJson(b);
+
+export const isDirty = (form: TemplateForm, saved: TemplateForm) =>
+  FORM_FIELDS.some((f) => !sameValue(form[f], saved[f]));
 
 /** The line a render error points at (liquidjs writes `line:3, col:5`), or null. */
 export function errorLine(message: string): number | null {
@@ -151,7 +179,13 @@ const IDENTIFIER = /^[A-Za-z_][\w-]*$/;
  * The contact's data fields as template variables, from GET /contacts/fields: custom fields (`data.plan`)
  * are `plan` at the top level; a key that is no Liquid identifier is reached through `data["…"]` only.
  */
-export function dataFieldNames(fields: readonly { field: string; isCustom: boolean; type: string }[]) {
+export interface DataFieldName {
+  key: string;
+  type: string;
+  identifier: boolean;
+}
+
+export function dataFieldNames(fields: readonly { field: string; isCustom: boolean; type: string }[]): DataFieldName[] {
   return fields
     .filter((f) => f.isCustom && f.field.startsWith('data.'))
     .map((f) => ({ key: f.field.slice('data.'.length), type: f.type }))

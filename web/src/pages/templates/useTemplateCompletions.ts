@@ -1,14 +1,20 @@
 import { useMemo } from 'react';
 import { useContactFields } from '../../api/contacts.js';
 import type { TemplateVariables } from './CodeEditor.js';
-import { dataFieldNames, SERVICE_VARIABLES } from './template-form.js';
+import { type DataFieldName, dataFieldNames, SERVICE_VARIABLES } from './template-form.js';
 
-/** What Ctrl+Space offers in a body: the project's contact fields and the service's own variables. */
-export function useTemplateCompletions(projectId: string): TemplateVariables {
+/**
+ * The project's contact fields (the block editor inserts them) and what Ctrl+Space offers in a body:
+ * those fields and the service's own variables.
+ */
+export function useTemplateCompletions(projectId: string): {
+  dataFields: DataFieldName[];
+  completions: TemplateVariables;
+} {
   const fields = useContactFields(projectId);
-  return useMemo<TemplateVariables>(() => {
+  return useMemo(() => {
     const names = dataFieldNames(fields.data?.fields ?? []);
-    return {
+    const completions: TemplateVariables = {
       variables: [
         ...names.filter((n) => n.identifier).map((n) => ({ label: n.key, type: 'variable', detail: n.type })),
         ...SERVICE_VARIABLES.map((v) => ({ label: v.name, type: 'constant', detail: v.detail })),
@@ -16,5 +22,6 @@ export function useTemplateCompletions(projectId: string): TemplateVariables {
       ],
       dataKeys: names.map((n) => ({ label: n.key, type: 'property', detail: n.type })),
     };
+    return { dataFields: names, completions };
   }, [fields.data]);
 }
