@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NAV_GROUPS, NAV_ITEMS } from '../../web/src/shell/navigation.js';
-import { hasChromium, OWNER, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { hasChromium, OWNER, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { expectBody } from '../support/server.js';
 
 /**
@@ -108,6 +108,9 @@ describe.skipIf(!hasChromium)('the dashboard’s navigation in a browser', () =>
     expect(await drawer.evaluate((el) => el.contains(document.activeElement))).toBe(true);
     expect(await sidewaysOverflow(d.page)).toBeLessThanOrEqual(0);
     await d.expectAccessible('nav-drawer');
+    await d.page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(d.page, 'nav-drawer-narrow-dark');
+    await d.page.emulateMedia({ colorScheme: 'light' });
 
     await d.page.keyboard.press('Escape');
     await expect.poll(() => drawer.count()).toBe(0);

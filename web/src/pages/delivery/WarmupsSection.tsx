@@ -44,7 +44,7 @@ export function WarmupsSection({
           <p className="muted">Every sender domain sends campaigns without a daily limit.</p>
         </EmptyState>
       ) : (
-        <ul className="warmup-list" aria-label="Warm-ups">
+        <ul className="plain-list" aria-label="Warm-ups">
           {settings.warmups.map((w) => {
             const now = todayInWords(w, today);
             return (

@@ -69,7 +69,7 @@ export function FirstSteps() {
         <h2 id="first-steps-title">First steps</h2>
         <p className="muted">{`${done} of ${steps.length} done. This list goes away once all are.`}</p>
       </div>
-      <ol className="first-steps-list">
+      <ol className="plain-list first-steps-list">
         {steps.map((step) => (
           <li key={step.to} className={step.done ? 'is-done' : undefined}>
             <span className="first-steps-mark" aria-hidden="true">

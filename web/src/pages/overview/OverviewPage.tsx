@@ -54,7 +54,7 @@ export default function OverviewPage() {
         </>
       )}
 
-      <div className="overview-columns">
+      <div className="columns">
         {!fresh && <RecentActivity projectId={project.id} />}
         <div className="stack">
           {!fresh && <TopCampaignsCard projectId={project.id} />}
