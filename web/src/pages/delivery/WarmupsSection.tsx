@@ -48,7 +48,7 @@ export function WarmupsSection({
           {settings.warmups.map((w) => {
             const now = todayInWords(w, today);
             return (
-              <li key={w.domain} className="card warmup">
+              <li key={w.domain} className="card spread warmup">
                 <div className="warmup-text">
                   <h3 className="domain-name">{w.domain}</h3>
                   <p className={`status status-${now.tone}`}>

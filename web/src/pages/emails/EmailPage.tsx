@@ -41,7 +41,7 @@ export default function EmailPage() {
     >
       {(e) => (
         <>
-          <div className="email-heading">
+          <div className="spread">
             <div className="page-heading">
               <h1 id="email-title" className="email-subject">
                 {e.subject || '(no subject)'}
