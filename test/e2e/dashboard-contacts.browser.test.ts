@@ -25,7 +25,7 @@ function peopleCsv(): Buffer {
 
 describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
   const d = useDashboard();
-  beforeAll(() => d.page.goto(`${d.service.url}/app/`));
+  beforeAll(() => d.page.goto(`${d.service.url}/app/contacts`));
   async function contactByEmail(email: string): Promise<Contact> {
     const res = await d.api().get(`/contacts?search=${encodeURIComponent(email)}`);
     return (res.body.data as Contact[]).find((c) => c.email === email)!;
@@ -359,27 +359,24 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
       { url: '/app/contacts/fields', heading: 'Contact fields', name: 'fields' },
       { url: '/app/contacts', heading: 'Contacts', name: 'contacts' },
     ];
-    for (const scheme of ['light', 'dark'] as const) {
-      await d.page.emulateMedia({ colorScheme: scheme });
-      for (const p of pages) {
-        await d.page.goto(`${d.service.url}${p.url}`);
-        await d.page.getByRole('heading', { name: p.heading, exact: true, level: 1 }).waitFor();
-        if (p.name === 'import') {
-          await d.page
-            .getByLabel('Choose a CSV file')
-            .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: peopleCsv() });
-          await d.page.getByRole('table', { name: 'How each column is imported' }).waitFor();
-        }
-        if (p.name === 'contacts') await d.page.getByRole('checkbox').nth(1).check();
-        const overflow = await sidewaysOverflow(d.page);
-        expect(overflow, `${p.name} ${scheme}`).toBeLessThanOrEqual(0);
-        await d.expectAccessible(`${p.name}-narrow-${scheme}`);
+    // Each scan covers 1280 and 375 px, light and dark; the overflow is measured in both schemes here.
+    for (const p of pages) {
+      await d.page.goto(`${d.service.url}${p.url}`);
+      await d.page.getByRole('heading', { name: p.heading, exact: true, level: 1 }).waitFor();
+      if (p.name === 'import') {
+        await d.page
+          .getByLabel('Choose a CSV file')
+          .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: peopleCsv() });
+        await d.page.getByRole('table', { name: 'How each column is imported' }).waitFor();
       }
+      if (p.name === 'contacts') await d.page.getByRole('checkbox').nth(1).check();
+      for (const scheme of ['light', 'dark'] as const) {
+        await d.page.emulateMedia({ colorScheme: scheme });
+        expect(await sidewaysOverflow(d.page), `${p.name} ${scheme}`).toBeLessThanOrEqual(0);
+      }
+      await d.expectAccessible(`${p.name}-narrow-dark`);
     }
     await d.page.setViewportSize({ width: 1280, height: 900 });
-    await d.page.emulateMedia({ colorScheme: 'dark' });
-    await d.page.goto(`${d.service.url}/app/contacts/${id}`);
-    await d.page.getByRole('heading', { name: person(7), level: 1 }).waitFor();
-    await d.expectAccessible('contact-dark');
+    await d.page.emulateMedia({ colorScheme: 'light' });
   });
 });

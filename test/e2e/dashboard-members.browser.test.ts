@@ -69,7 +69,7 @@ describe.skipIf(!hasChromium)('members in a browser', () => {
     await expect.poll(() => guest.getByLabel('Choose a password').getAttribute('aria-invalid')).toBe('true');
     await guest.getByLabel('Choose a password').fill(MEMBER.password);
     await guest.getByRole('button', { name: 'Create account and join' }).click();
-    await guest.getByRole('heading', { name: 'Contacts', exact: true }).waitFor();
+    await guest.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(await guest.getByLabel('Project').inputValue()).toBeTruthy();
     await expect
       .poll(() => guest.getByLabel('Project').locator('option:checked').textContent())
@@ -83,7 +83,7 @@ describe.skipIf(!hasChromium)('members in a browser', () => {
     await guest.getByLabel('Email').fill(MEMBER.email);
     await guest.getByLabel('Password').fill(MEMBER.password);
     await guest.getByRole('button', { name: 'Sign in' }).click();
-    await guest.getByRole('heading', { name: 'Contacts', exact: true }).waitFor();
+    await guest.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 
     // The link worked once.
     await guest.goto(link);

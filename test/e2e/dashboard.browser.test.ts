@@ -20,7 +20,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
   const defaultProjectId = async (): Promise<string> =>
     (await d.page.evaluate(async () => (await fetch('/users/@me/projects')).json()))[0].id;
 
-  it('first run: / leads to the owner setup, which needs the printed token', async () => {
+  it('first run: / leads to the owner setup, which needs the printed token, then to Overview', async () => {
     await d.page.goto(`${d.service.url}/`);
     expect(new URL(d.page.url()).pathname).toMatch(/^\/app\//);
     await d.page.getByRole('heading', { name: 'Create the owner account' }).waitFor();
@@ -36,7 +36,8 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
 
     await d.page.getByLabel('Setup token').fill(d.setupToken());
     await d.page.getByRole('button', { name: 'Create account' }).click();
-    await d.page.getByRole('heading', { name: 'Contacts', exact: true }).waitFor();
+    await d.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
     await d.page.getByRole('heading', { name: 'No contacts yet' }).waitFor();
     await d.expectAccessible('contacts-empty');
   });
@@ -110,7 +111,7 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
 
     const [domain] = (await d.api().get(`/domains/project/${await defaultProjectId()}`)).body as Domain[];
     publishRecords(dns, domain!);
-    await d.page.getByRole('button', { name: 'Verify news.example.org now' }).click();
+    await d.page.getByRole('button', { name: 'Verify now: news.example.org' }).click();
     await d.page.getByText('Verified: ready to send').waitFor();
     expect(await records.getByText('Found', { exact: true }).count()).toBe(domain!.records.length);
   });

@@ -19,13 +19,39 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * The serious and critical accessibility violations axe finds on the page as it is now. Frames that
- * show an email or a preview are left out: their HTML is the sender's, not the dashboard's, and axe
- * cannot run inside a frame sandboxed without scripts (it would wait for ever).
+ * The serious and critical accessibility violations axe finds on the page as it is now, at each
+ * width of `SCAN_WIDTHS` in the light and the dark scheme (each prefixed with where it was found);
+ * the page is left at the size and scheme it had. Frames that show an email or a preview are left
+ * out: their HTML is the sender's, not the dashboard's, and axe cannot run inside a frame sandboxed
+ * without scripts (it would wait for ever). With SCREENSHOTS=<folder> and a `name`, each variant is
+ * saved there too, to look at.
  */
-export async function accessibilityViolations(page: Page): Promise<string[]> {
+export async function accessibilityViolations(page: Page, name?: string): Promise<string[]> {
+  const viewport = page.viewportSize()!;
+  const dark = await page.evaluate(() => window.matchMedia('(prefers-color-scheme: dark)').matches);
+  const found: string[] = [];
+  try {
+    for (const width of SCAN_WIDTHS) {
+      await page.setViewportSize({ width, height: viewport.height });
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        found.push(...(await violationsAsShown(page)).map((v) => `${width} px, ${colorScheme}: ${v}`));
+        if (name && process.env.SCREENSHOTS !== '1') await screenshot(page, `${name}@${width}-${colorScheme}`);
+      }
+    }
+  } finally {
+    await page.setViewportSize(viewport);
+    await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+  }
+  return found;
+}
+
+/** The widths every accessibility scan covers: a laptop, and a phone (where the drawer replaces the sidebar). */
+export const SCAN_WIDTHS = [1280, 375] as const;
+
+async function violationsAsShown(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa'])
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .exclude('iframe[sandbox]')
     .analyze();
   return violations
@@ -82,7 +108,10 @@ export interface Dashboard {
   /** A client with the default project's secret key. */
   api(): Client;
   setupToken(): string;
-  /** No serious or critical accessibility violation on the page; saved as a screenshot when asked. */
+  /**
+   * No serious or critical accessibility violation on the page, at 1280 and 375 px, light and dark;
+   * saved as a screenshot as it is shown when asked.
+   */
   expectAccessible(name: string): Promise<void>;
 }
 
@@ -99,8 +128,8 @@ export function useDashboard(options: { env?: () => Record<string, string>; sign
     api: () => client(d.service.url, d.keys().secretKey),
     setupToken: () => /setup token:\n\s+(\S+)/.exec(d.service.output())![1]!,
     async expectAccessible(name: string) {
-      expect(await accessibilityViolations(d.page), name).toEqual([]);
       await screenshot(d.page, name);
+      expect(await accessibilityViolations(d.page, name), name).toEqual([]);
     },
   } as Dashboard;
   beforeAll(async () => {

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import * as palette from '../../web/src/shell/palette/palette-items.js';
 
 const PAGES = [
-  { to: '/contacts', label: 'Contacts' },
-  { to: '/templates', label: 'Templates' },
-  { to: '/emails', label: 'Emails' },
+  { to: '/contacts', label: 'Contacts', group: 'Audience', description: 'People' },
+  { to: '/templates', label: 'Templates', group: 'Messaging', description: 'Reusable emails' },
+  { to: '/emails', label: 'Emails', group: 'Messaging', description: 'Every message' },
 ];
 
 describe('the command palette', () => {
@@ -13,6 +13,25 @@ describe('the command palette', () => {
     expect(palette.matchingPages('  TEM ', PAGES).map((p) => p.to)).toEqual(['/templates']);
     expect(palette.matchingPages('con acts', PAGES).map((p) => p.to)).toEqual(['/contacts']);
     expect(palette.matchingPages('nothing', PAGES)).toEqual([]);
+  });
+
+  it('finds a group’s pages by its name, each page with its group and description', () => {
+    expect(palette.matchingPages('messaging', PAGES).map((p) => [p.label, p.group, p.hint])).toEqual([
+      ['Templates', 'Messaging', 'Reusable emails'],
+      ['Emails', 'Messaging', 'Every message'],
+    ]);
+  });
+
+  it('sections the results by consecutive group, in their order', () => {
+    const items = [
+      ...palette.matchingPages('', PAGES),
+      { id: 'c1', group: 'Contacts', label: 'ada@example.com', to: '/contacts/c1' },
+    ];
+    expect(palette.groupItems(items).map((g) => [g.group, g.items.map((i) => i.label)])).toEqual([
+      ['Audience', ['Contacts']],
+      ['Messaging', ['Templates', 'Emails']],
+      ['Contacts', ['ada@example.com']],
+    ]);
   });
 
   it('asks the server only from two characters on', () => {

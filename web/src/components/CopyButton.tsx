@@ -29,14 +29,16 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
     return () => clearTimeout(timer);
   }, [state]);
 
+  const word = state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy';
   return (
     <button
       type="button"
       className="button button-small"
-      aria-label={label}
+      // The name holds the words shown (voice control says what it sees): "Copied: Copy the link…".
+      aria-label={state === 'idle' ? label : `${word}: ${label}`}
       onClick={async () => setState((await copyText(value)) ? 'copied' : 'failed')}
     >
-      <span aria-hidden="true">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}</span>
+      <span aria-hidden="true">{word}</span>
       <span className="visually-hidden" aria-live="polite">
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : ''}
       </span>

@@ -1,18 +1,21 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-dom';
 import type { User } from '../../../src/api.js';
 import { usePermissions } from '../api/instance.js';
 import { rememberedProject, rememberProject, useProjects } from '../api/projects.js';
 import { QueryView } from '../components/QueryView.js';
 // The page most people land on comes with the shell: lazy, React would hold it back ~300 ms.
-import ContactsPage from '../pages/contacts/ContactsPage.js';
+import OverviewPage from '../pages/overview/OverviewPage.js';
 import { CreateProjectDialog } from './CreateProjectDialog.js';
 import { CurrentProjectContext } from './current-project.js';
 import { Header } from './Header.js';
+import { MainNav, NavDrawer } from './MainNav.js';
 import { NotFoundPage } from './NotFoundPage.js';
+import { OpenPaletteContext } from './palette/open-palette.js';
 import { opensPalette } from './palette/palette-items.js';
 
 const CommandPalette = lazy(() => import('./palette/CommandPalette.js'));
+const ContactsPage = lazy(() => import('../pages/contacts/ContactsPage.js'));
 const ContactPage = lazy(() => import('../pages/contacts/ContactPage.js'));
 const ImportContactsPage = lazy(() => import('../pages/contacts/ImportContactsPage.js'));
 const FieldsPage = lazy(() => import('../pages/contacts/FieldsPage.js'));
@@ -29,31 +32,12 @@ const SuppressionsPage = lazy(() => import('../pages/suppressions/SuppressionsPa
 const InboundPage = lazy(() => import('../pages/inbound/InboundPage.js'));
 const InboundMessagePage = lazy(() => import('../pages/inbound/InboundMessagePage.js'));
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
-const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
 const SegmentsPage = lazy(() => import('../pages/segments/SegmentsPage.js'));
 const SegmentPage = lazy(() => import('../pages/segments/SegmentPage.js'));
 const CampaignsPage = lazy(() => import('../pages/campaigns/CampaignsPage.js'));
 const CampaignPage = lazy(() => import('../pages/campaigns/CampaignPage.js'));
-
-export const NAV_ITEMS = [
-  { to: '/overview', label: 'Overview' },
-  { to: '/contacts', label: 'Contacts' },
-  { to: '/segments', label: 'Segments' },
-  { to: '/campaigns', label: 'Campaigns' },
-  { to: '/templates', label: 'Templates' },
-  { to: '/emails', label: 'Emails' },
-  { to: '/activity', label: 'Activity' },
-  { to: '/events', label: 'Events' },
-  { to: '/domains', label: 'Domains' },
-  { to: '/delivery', label: 'Delivery' },
-  { to: '/members', label: 'Members' },
-  { to: '/inbound', label: 'Inbound' },
-  { to: '/suppressions', label: 'Suppressions' },
-  { to: '/webhooks', label: 'Webhooks' },
-  { to: '/settings', label: 'Settings' },
-] as const;
 
 export function Dashboard({ user }: { user: User }) {
   const projects = useProjects();
@@ -63,6 +47,9 @@ export function Dashboard({ user }: { user: User }) {
   const create = () => setCreating(true);
   const mayCreate = permissions.data?.createProjects ?? false;
   const [paletteOpen, setPaletteOpen] = useState(false);
+  const openPalette = useCallback(() => setPaletteOpen(true), []);
+  // The drawer remembers the button that opened it, to give focus back when it closes.
+  const [drawerFrom, setDrawerFrom] = useState<HTMLButtonElement | null>(null);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!opensPalette(event)) return;
@@ -86,36 +73,46 @@ export function Dashboard({ user }: { user: User }) {
 
   return (
     <CurrentProjectContext.Provider value={project}>
-      <a className="skip-link" href="#main">
-        Skip to content
-      </a>
-      <Header
-        user={user}
-        projects={list}
-        project={project}
-        onChooseProject={choose}
-        onCreateProject={mayCreate ? create : undefined}
-        navItems={project ? NAV_ITEMS : []}
-      />
-      <main id="main" className="main" tabIndex={-1} aria-busy={projects.isPending || undefined}>
-        <QueryView query={projects} loading={<p>Loading…</p>}>
-          {() =>
-            project ? (
-              <ProjectPages projectId={project.id} />
-            ) : (
-              <QueryView query={permissions} loading={<p>Loading…</p>}>
-                {(may) => <FirstProject onCreate={may.createProjects ? create : undefined} />}
-              </QueryView>
-            )
-          }
-        </QueryView>
-      </main>
-      {paletteOpen && project && (
-        <Suspense fallback={null}>
-          <CommandPalette pages={NAV_ITEMS} onClose={() => setPaletteOpen(false)} />
-        </Suspense>
-      )}
-      <CreateProjectDialog open={creating} onClose={() => setCreating(false)} onCreated={(p) => choose(p.id)} />
+      <OpenPaletteContext.Provider value={openPalette}>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <Header
+          user={user}
+          projects={list}
+          project={project}
+          onChooseProject={choose}
+          onCreateProject={mayCreate ? create : undefined}
+          menu={project ? { open: drawerFrom !== null, onOpen: setDrawerFrom } : null}
+        />
+        <div className={project ? 'app-body' : undefined}>
+          {project && (
+            <aside className="app-sidebar">
+              <MainNav />
+            </aside>
+          )}
+          <main id="main" className="main" tabIndex={-1} aria-busy={projects.isPending || undefined}>
+            <QueryView query={projects} loading={<p>Loading…</p>}>
+              {() =>
+                project ? (
+                  <ProjectPages projectId={project.id} />
+                ) : (
+                  <QueryView query={permissions} loading={<p>Loading…</p>}>
+                    {(may) => <FirstProject onCreate={may.createProjects ? create : undefined} />}
+                  </QueryView>
+                )
+              }
+            </QueryView>
+          </main>
+        </div>
+        {drawerFrom && project && <NavDrawer onClose={() => setDrawerFrom(null)} returnFocusTo={drawerFrom} />}
+        {paletteOpen && project && (
+          <Suspense fallback={null}>
+            <CommandPalette onClose={() => setPaletteOpen(false)} />
+          </Suspense>
+        )}
+        <CreateProjectDialog open={creating} onClose={() => setCreating(false)} onCreated={(p) => choose(p.id)} />
+      </OpenPaletteContext.Provider>
     </CurrentProjectContext.Provider>
   );
 }
@@ -125,7 +122,7 @@ function ProjectPages({ projectId }: { projectId: string }) {
     <Suspense fallback={<p aria-busy="true">Loading…</p>}>
       {/* A new project starts its pages afresh, dropping the state of the last one. */}
       <Routes key={projectId}>
-        <Route index element={<Navigate to="/contacts" replace />} />
+        <Route index element={<Navigate to="/overview" replace />} />
         <Route path="contacts" element={<ContactsPage />} />
         <Route path="contacts/import" element={<ImportContactsPage />} />
         <Route path="contacts/fields" element={<FieldsPage />} />

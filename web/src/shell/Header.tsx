@@ -1,8 +1,8 @@
-import { useId, useState } from 'react';
-import { NavLink, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
 import type { Project, User } from '../../../src/api.js';
 import { useSignOut } from '../api/auth.js';
 import { SelectField } from '../components/SelectField.js';
+import { currentNavItem } from './navigation.js';
 
 interface HeaderProps {
   user: User;
@@ -11,14 +11,16 @@ interface HeaderProps {
   onChooseProject: (id: string) => void;
   /** Absent when the user may not create projects on this instance. */
   onCreateProject?: () => void;
-  navItems: readonly { to: string; label: string }[];
+  /** The drawer of pages: whether it is open, and how to open it (absent without a project). */
+  menu: { open: boolean; onOpen: (button: HTMLButtonElement) => void } | null;
 }
 
-export function Header({ user, projects, project, onChooseProject, onCreateProject, navItems }: HeaderProps) {
+export function Header({ user, projects, project, onChooseProject, onCreateProject, menu }: HeaderProps) {
   const signOut = useSignOut();
   return (
     <header className="app-header">
       <div className="app-header-row">
+        {menu && <MenuButton {...menu} />}
         <span className="brand">Postbox</span>
         <div className="project-tools">
           {project && <ProjectSwitcher projects={projects} project={project} onChoose={onChooseProject} />}
@@ -37,47 +39,28 @@ export function Header({ user, projects, project, onChooseProject, onCreateProje
           </button>
         </div>
       </div>
-      {navItems.length > 0 && <MainNav items={navItems} />}
     </header>
   );
 }
 
-/**
- * The pages of a project. Wide, a row of links that wraps when there are many; on a phone, a menu
- * button that shows the current page and opens the links as a grid, closing again on navigation.
- */
-function MainNav({ items }: { items: readonly { to: string; label: string }[] }) {
-  const listId = useId();
+/** Below 768 px, where the sidebar hides, the button that opens the pages in a drawer; it names the current page. */
+function MenuButton({ open, onOpen }: { open: boolean; onOpen: (button: HTMLButtonElement) => void }) {
   const { pathname } = useLocation();
-  // Open for the page it was opened on: moving to another page closes it without an effect.
-  const [openOn, setOpenOn] = useState<string | null>(null);
-  const open = openOn === pathname;
-  const current = items.find((item) => pathname === item.to || pathname.startsWith(`${item.to}/`));
+  const current = currentNavItem(pathname);
   return (
-    <nav aria-label="Main" className={`app-nav${open ? ' is-open' : ''}`}>
-      <button
-        type="button"
-        className="button app-nav-toggle"
-        aria-expanded={open}
-        aria-controls={listId}
-        onClick={() => setOpenOn(open ? null : pathname)}
-      >
-        <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">
-          <path d="M2 4h12M2 8h12M2 12h12" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
-        </svg>
-        Menu
-        {current && <span className="app-nav-current">{current.label}</span>}
-      </button>
-      <ul id={listId}>
-        {items.map((item) => (
-          <li key={item.to}>
-            <NavLink to={item.to} onClick={() => setOpenOn(null)}>
-              {item.label}
-            </NavLink>
-          </li>
-        ))}
-      </ul>
-    </nav>
+    <button
+      type="button"
+      className="button menu-button"
+      aria-haspopup="dialog"
+      aria-expanded={open}
+      onClick={(event) => onOpen(event.currentTarget)}
+    >
+      <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">
+        <path d="M2 4h12M2 8h12M2 12h12" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" />
+      </svg>
+      Menu
+      {current && <span className="menu-button-current">{current.label}</span>}
+    </button>
   );
 }
 

@@ -65,7 +65,7 @@ export function BulkActions({
 
   if (running) {
     return (
-      <section className="bulk-bar card stack" aria-label="Bulk action">
+      <section className="spread bulk-bar card stack" aria-label="Bulk action">
         {job.data ? (
           <JobProgress job={job.data} label={`${LABELS[running.action]} ${count(job.data.total || selected.length)}`} />
         ) : job.isError ? (
@@ -87,7 +87,7 @@ export function BulkActions({
 
   if (selected.length === 0) return null;
   return (
-    <section className="bulk-bar card" aria-label="Bulk actions">
+    <section className="spread bulk-bar card" aria-label="Bulk actions">
       <p className="bulk-count" aria-live="polite">
         <strong>{`${selected.length} selected`}</strong>
       </p>

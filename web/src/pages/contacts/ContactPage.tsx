@@ -52,7 +52,7 @@ export default function ContactPage() {
             </button>
           </div>
 
-          <div className="contact-grid">
+          <div className="columns-record">
             <div className="stack">
               <SubscriptionCard projectId={project.id} contact={c} />
               <ContactDataCard projectId={project.id} contact={c} />

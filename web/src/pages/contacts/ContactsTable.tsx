@@ -51,7 +51,9 @@ export function ContactsTable({
   const ids = contacts.map((c) => c.id);
   return (
     <div className="table-scroll">
-      <table className={`table contacts-table${stale ? ' is-stale' : ''}${selection ? ' is-selectable' : ''}`}>
+      <table
+        className={`table table-cards contacts-table${stale ? ' is-stale' : ''}${selection ? ' is-selectable' : ''}`}
+      >
         <caption className="visually-hidden">Contacts</caption>
         <TableHead
           columns={COLUMNS}

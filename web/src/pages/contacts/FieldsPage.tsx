@@ -191,7 +191,7 @@ function FieldDetails({ projectId, field }: { projectId: string; field: FieldDes
       <h2 id={titleId}>
         Field <code>{name}</code>
       </h2>
-      <div className="field-details">
+      <div className="columns-record field-details">
         <div className="stack">
           <h3>Top values</h3>
           {!listable ? (

@@ -154,7 +154,7 @@ function DefaultConcurrency({ projectId, value, admin }: { projectId: string; va
 
   return (
     <form className="card stack delivery-default" noValidate onSubmit={submit} aria-label="Default in flight">
-      <div className="delivery-default-row">
+      <div className="form-row">
         <Field
           label="In flight per domain, by default"
           name="defaultConcurrency"

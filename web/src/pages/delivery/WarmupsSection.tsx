@@ -44,11 +44,11 @@ export function WarmupsSection({
           <p className="muted">Every sender domain sends campaigns without a daily limit.</p>
         </EmptyState>
       ) : (
-        <ul className="warmup-list" aria-label="Warm-ups">
+        <ul className="plain-list" aria-label="Warm-ups">
           {settings.warmups.map((w) => {
             const now = todayInWords(w, today);
             return (
-              <li key={w.domain} className="card warmup">
+              <li key={w.domain} className="card spread warmup">
                 <div className="warmup-text">
                   <h3 className="domain-name">{w.domain}</h3>
                   <p className={`status status-${now.tone}`}>

@@ -19,7 +19,7 @@ export function AddDomainForm({ projectId }: { projectId: string }) {
     <form className="card add-domain" onSubmit={submit} noValidate aria-labelledby="add-domain-title">
       <h2 id="add-domain-title">Add domain</h2>
       {message && !fields.domain && <Alert>{message}</Alert>}
-      <div className="add-domain-row">
+      <div className="form-row">
         <Field
           label="Domain name"
           name="domain"

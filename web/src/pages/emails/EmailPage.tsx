@@ -41,7 +41,7 @@ export default function EmailPage() {
     >
       {(e) => (
         <>
-          <div className="email-heading">
+          <div className="spread">
             <div className="page-heading">
               <h1 id="email-title" className="email-subject">
                 {e.subject || '(no subject)'}
@@ -56,7 +56,7 @@ export default function EmailPage() {
             </p>
           </div>
 
-          <div className="email-grid">
+          <div className="columns-record email-grid">
             <div className="stack">
               <MessageCard projectId={project.id} email={e} />
             </div>
@@ -129,7 +129,7 @@ function MessageCard({ projectId, email }: { projectId: string; email: EmailReco
           <>
             {/* sandbox="": no scripts, forms or popups, and an origin of its own; the HTML never joins this page. */}
             <iframe
-              className="email-frame"
+              className="message-frame email-frame"
               title={`The email as sent: ${email.subject || '(no subject)'}`}
               sandbox=""
               referrerPolicy="no-referrer"
@@ -153,7 +153,7 @@ function DeliveryCard({ email }: { email: EmailRecord }) {
   return (
     <section className="card stack" aria-labelledby={headingId}>
       <h2 id={headingId}>Delivery</h2>
-      <ol className="story" aria-live="polite">
+      <ol className="timeline story" aria-live="polite">
         {steps.map((step) => (
           <StoryItem key={step.key} step={step} />
         ))}
@@ -164,7 +164,7 @@ function DeliveryCard({ email }: { email: EmailRecord }) {
 
 function StoryItem({ step }: { step: StoryStep }) {
   return (
-    <li className={`story-item ${TONE_CLASS[step.tone]}`}>
+    <li className={`timeline-item story-item ${TONE_CLASS[step.tone]}`}>
       <p className="story-title">{step.title}</p>
       {step.at && (
         <p className="muted small">

@@ -10,7 +10,7 @@ const COLUMNS = ['Recipient', 'Subject', 'Status', 'Date'] as const;
 export function EmailsTable({ emails, stale }: { emails: readonly EmailRecord[]; stale: boolean }) {
   return (
     <div className="table-scroll">
-      <table className={`table emails-table${stale ? ' is-stale' : ''}`}>
+      <table className={`table table-cards emails-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Emails</caption>
         <TableHead columns={COLUMNS} />
         <tbody>

@@ -44,7 +44,7 @@ export default function EventsPage() {
           records itself. Segments and workflows can start from them.
         </p>
       </div>
-      <div className="events-columns">
+      <div className="columns">
         <EventNames projectId={project.id} chosen={filters.name} />
         {filters.name && <EventUsagePanel projectId={project.id} name={filters.name} />}
       </div>
@@ -268,7 +268,7 @@ function RecentEvents({
 function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale: boolean }) {
   return (
     <div className="table-scroll">
-      <table className={`table events-table${stale ? ' is-stale' : ''}`}>
+      <table className={`table table-cards events-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Events, newest first</caption>
         <TableHead columns={['Event', 'Contact', 'Data', 'When']} />
         <tbody>

@@ -38,7 +38,7 @@ export default function InboundMessagePage() {
               Received <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
             </p>
           </div>
-          <div className="inbound-grid">
+          <div className="columns-record inbound-grid">
             <MessageBody message={m} />
             <Envelope message={m} />
           </div>
@@ -143,7 +143,7 @@ function MessageBody({ message: m }: { message: InboundEmail }) {
         <>
           {/* sandbox="": no scripts, forms or popups, an origin of its own; the HTML never joins this page. */}
           <iframe
-            className="inbound-frame"
+            className="message-frame inbound-frame"
             title={`The received email: ${m.subject || '(no subject)'}`}
             sandbox=""
             referrerPolicy="no-referrer"
@@ -165,7 +165,7 @@ function MessageBody({ message: m }: { message: InboundEmail }) {
           )}
         </>
       ) : m.text ? (
-        <pre className="inbound-text">{m.text}</pre>
+        <pre className="text-block">{m.text}</pre>
       ) : (
         <p className="muted">The message has no text.</p>
       )}

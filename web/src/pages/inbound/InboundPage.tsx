@@ -92,7 +92,7 @@ export default function InboundPage() {
 function InboundTable({ messages, stale }: { messages: readonly InboundEmail[]; stale: boolean }) {
   return (
     <div className="table-scroll">
-      <table className={`table inbound-table${stale ? ' is-stale' : ''}`}>
+      <table className={`table table-cards inbound-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Received mail</caption>
         <TableHead columns={['From', 'Subject', 'To', 'Received']} />
         <tbody>

@@ -7,6 +7,7 @@ import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { ActivityFeed, ActivityFeedSkeleton } from '../activity/ActivityFeed.js';
 import { useActivityPage, useActivityTypes } from '../activity/activity-api.js';
+import { FirstSteps } from './FirstSteps.js';
 import { LineChart, type Series } from './LineChart.js';
 import { useActivityStats, useTimeseries } from './overview-api.js';
 import { parseRange, RANGES, type Range, type RangeKey, rangeApiQuery, rangeToQuery } from './range.js';
@@ -45,16 +46,15 @@ export default function OverviewPage() {
         {!fresh && <RangeSelect value={range.key} onChange={chooseRange} />}
       </div>
 
-      {fresh ? (
-        <GettingStarted />
-      ) : (
+      <FirstSteps />
+      {!fresh && (
         <>
           <Figures projectId={project.id} range={range} query={query} />
           <Charts projectId={project.id} range={range} query={query} />
         </>
       )}
 
-      <div className="overview-columns">
+      <div className="columns">
         {!fresh && <RecentActivity projectId={project.id} />}
         <div className="stack">
           {!fresh && <TopCampaignsCard projectId={project.id} />}
@@ -179,31 +179,6 @@ function RecentActivity({ projectId }: { projectId: string }) {
       >
         {(found) => <ActivityFeed items={found.data} label="Recent activity, newest first" />}
       </QueryView>
-    </section>
-  );
-}
-
-/** A project with no email activity at all: what to do first, instead of a wall of zeros. */
-function GettingStarted() {
-  return (
-    <section className="card stack getting-started" aria-labelledby="getting-started-title">
-      <h2 id="getting-started-title">Nothing sent yet</h2>
-      <p className="muted">
-        Once this project sends email, this page shows how much went out, who opened and clicked, and what bounced.
-      </p>
-      <ol className="getting-started-steps">
-        <li>
-          <Link to="/domains">Add your sending domain</Link> and publish its DNS records, so mail is signed and trusted.
-        </li>
-        <li>
-          Send an email with the API (<code>POST /v1/send</code> with the project's secret key), or a test from a{' '}
-          <Link to="/templates">template</Link>.
-        </li>
-        <li>
-          Track what people do in your product with <code>POST /v1/track</code> (the public key); the{' '}
-          <Link to="/events">events page</Link> lists them.
-        </li>
-      </ol>
     </section>
   );
 }

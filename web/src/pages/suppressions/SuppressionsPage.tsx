@@ -137,7 +137,7 @@ function SuppressionsTable({
 }) {
   return (
     <div className="table-scroll">
-      <table className={`table suppressions-table${stale ? ' is-stale' : ''}`}>
+      <table className={`table table-cards suppressions-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Suppressed addresses</caption>
         <TableHead columns={['Address', 'Reason', 'Detail', 'Added']} actions="Actions" />
         <tbody>

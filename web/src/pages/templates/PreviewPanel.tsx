@@ -59,7 +59,7 @@ export function PreviewPanel({
               <iframe className="preview-frame" title="Email preview" sandbox="" srcDoc={preview.html} />
             </div>
           ) : (
-            <pre className="preview-text" data-testid="preview-text">
+            <pre className="text-block" data-testid="preview-text">
               {preview.text}
             </pre>
           )}

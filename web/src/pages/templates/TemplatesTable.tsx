@@ -11,7 +11,7 @@ const COLUMNS = ['Name', 'Subject', 'Type', 'Updated'] as const;
 export function TemplatesTable({ templates, stale }: { templates: readonly Template[]; stale: boolean }) {
   return (
     <div className="table-scroll">
-      <table className={stale ? 'table templates-table is-stale' : 'table templates-table'}>
+      <table className={stale ? 'table table-cards templates-table is-stale' : 'table table-cards templates-table'}>
         <caption className="visually-hidden">Templates</caption>
         <TableHead columns={COLUMNS} />
         <tbody>

@@ -240,7 +240,7 @@ function Deliveries({ projectId, webhookId }: { projectId: string; webhookId: st
 function DeliveriesTable({ deliveries, stale }: { deliveries: readonly WebhookDelivery[]; stale: boolean }) {
   return (
     <div className="table-scroll">
-      <table className={`table deliveries-table${stale ? ' is-stale' : ''}`}>
+      <table className={`table table-cards deliveries-table${stale ? ' is-stale' : ''}`}>
         <caption className="visually-hidden">Deliveries</caption>
         <TableHead columns={['Event', 'Status', 'Response', 'Attempts', 'Time']} />
         <tbody>

@@ -62,7 +62,7 @@ export default function WebhooksPage() {
 function WebhooksTable({ hooks }: { hooks: readonly Webhook[] }) {
   return (
     <div className="table-scroll">
-      <table className="table webhooks-table">
+      <table className="table table-cards webhooks-table">
         <caption className="visually-hidden">Webhooks</caption>
         <TableHead columns={['URL', 'Events', 'State', 'Created']} />
         <tbody>

@@ -2,21 +2,17 @@ import { useDeferredValue, useEffect, useId, useRef, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { errorMessage } from '../../api/errors.js';
 import { useCurrentProject } from '../current-project.js';
-import { matchingPages, moveActive, type PaletteItem, searchTerm } from './palette-items.js';
+import { NAV_ITEMS } from '../navigation.js';
+import { groupItems, matchingPages, moveActive, type PaletteItem, searchTerm } from './palette-items.js';
 import { usePaletteSearch } from './usePaletteSearch.js';
 import './palette.css';
 
-interface CommandPaletteProps {
-  pages: readonly { to: string; label: string }[];
-  onClose: () => void;
-}
-
 /**
- * Jump anywhere by typing: a page by name, a contact by email, a template or campaign by name.
+ * Jump anywhere by typing: a page by name or group, a contact by email, a template or campaign by name.
  * A combobox in the browser's own modal dialog: focus stays inside, Escape closes, arrows move
  * through the options and Enter opens the active one.
  */
-export default function CommandPalette({ pages, onClose }: CommandPaletteProps) {
+export default function CommandPalette({ onClose }: { onClose: () => void }) {
   const project = useCurrentProject();
   const navigate = useNavigate();
   const dialog = useRef<HTMLDialogElement>(null);
@@ -25,7 +21,7 @@ export default function CommandPalette({ pages, onClose }: CommandPaletteProps) 
   const [activeId, setActiveId] = useState<string | null>(null);
   const term = searchTerm(useDeferredValue(query));
   const found = usePaletteSearch(project.id, term);
-  const items: PaletteItem[] = [...matchingPages(query, pages), ...(term ? (found.data ?? []) : [])];
+  const items: PaletteItem[] = [...matchingPages(query, NAV_ITEMS), ...(term ? (found.data ?? []) : [])];
   const active = items.find((i) => i.id === activeId) ?? items[0] ?? null;
 
   useEffect(() => {
@@ -77,23 +73,29 @@ export default function CommandPalette({ pages, onClose }: CommandPaletteProps) 
         }}
       />
       <div id={listId} role="listbox" aria-label="Results" className="palette-results">
-        {items.map((item, index) => (
-          <div
-            key={item.id}
-            id={`${listId}-${item.id}`}
-            role="option"
-            tabIndex={-1}
-            aria-selected={item.id === active?.id}
-            className="palette-option"
-            onMouseMove={() => setActiveId(item.id)}
-            onClick={() => open(item)}
-            onKeyDown={(event) => event.key === 'Enter' && open(item)}
-          >
-            {index === 0 || items[index - 1]!.group !== item.group ? (
-              <span className="palette-group">{item.group}</span>
-            ) : null}
-            <span className="palette-label">{item.label}</span>
-            {item.hint && <span className="palette-hint">{item.hint}</span>}
+        {/* Each group's label sits above its options, outside them: never inside the highlighted one. */}
+        {groupItems(items).map(({ group, items: options }) => (
+          // biome-ignore lint/a11y/useSemanticElements: a listbox's groups are ARIA groups; a fieldset is for form controls
+          <div key={group} role="group" aria-labelledby={`${listId}-group-${group}`} className="palette-section">
+            <div id={`${listId}-group-${group}`} role="presentation" className="palette-group">
+              {group}
+            </div>
+            {options.map((item) => (
+              <div
+                key={item.id}
+                id={`${listId}-${item.id}`}
+                role="option"
+                tabIndex={-1}
+                aria-selected={item.id === active?.id}
+                className="palette-option"
+                onMouseMove={() => setActiveId(item.id)}
+                onClick={() => open(item)}
+                onKeyDown={(event) => event.key === 'Enter' && open(item)}
+              >
+                <span className="palette-label">{item.label}</span>
+                {item.hint && <span className="palette-hint">{item.hint}</span>}
+              </div>
+            ))}
           </div>
         ))}
       </div>

@@ -1,7 +1,10 @@
+import type { NavPage } from '../navigation.js';
+
 /** One place the palette can jump to. */
 export interface PaletteItem {
   id: string;
-  group: 'Pages' | 'Contacts' | 'Templates' | 'Campaigns';
+  /** A page's group in the navigation (Audience, Setup…), or the kind of thing found. */
+  group: string;
   label: string;
   /** Where it leads, below /app. */
   to: string;
@@ -10,12 +13,26 @@ export interface PaletteItem {
 
 const normalise = (s: string) => s.trim().toLowerCase();
 
-/** Pages whose name contains every word typed, in the order of the nav; all of them for an empty query. */
-export function matchingPages(query: string, pages: readonly { to: string; label: string }[]): PaletteItem[] {
+/**
+ * Pages whose name or group holds every word typed ("audience" lists its pages), in the order of the
+ * nav; all of them for an empty query.
+ */
+export function matchingPages(query: string, pages: readonly NavPage[]): PaletteItem[] {
   const words = normalise(query).split(/\s+/).filter(Boolean);
   return pages
-    .filter((p) => words.every((w) => p.label.toLowerCase().includes(w)))
-    .map((p) => ({ id: `page:${p.to}`, group: 'Pages', label: p.label, to: p.to }));
+    .filter((p) => words.every((w) => `${p.label} ${p.group}`.toLowerCase().includes(w)))
+    .map((p) => ({ id: `page:${p.to}`, group: p.group, label: p.label, to: p.to, hint: p.description }));
+}
+
+/** Consecutive items of one group together, in their order: the palette's sections. */
+export function groupItems(items: readonly PaletteItem[]): { group: string; items: PaletteItem[] }[] {
+  const groups: { group: string; items: PaletteItem[] }[] = [];
+  for (const item of items) {
+    const last = groups.at(-1);
+    if (last?.group === item.group) last.items.push(item);
+    else groups.push({ group: item.group, items: [item] });
+  }
+  return groups;
 }
 
 /** What the server is asked for: nothing for an empty query or a single character (too many matches to help). */

@@ -36,14 +36,13 @@ export function usePaletteSearch(projectId: string, term: string | null) {
             hint: t.subject,
           }),
         ),
-        // Until campaigns have pages of their own, a campaign leads to the emails it sent.
         ...campaigns.data.map(
           (c): PaletteItem => ({
             id: c.id,
             group: 'Campaigns',
             label: c.name,
-            to: `/emails?campaignId=${c.id}`,
-            hint: 'its emails',
+            to: `/campaigns/${c.id}`,
+            hint: c.status.toLowerCase(),
           }),
         ),
       ];
