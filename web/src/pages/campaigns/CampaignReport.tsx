@@ -116,9 +116,10 @@ function FigureTile({ figure: f, onOpen }: { figure: Figure; onOpen: (v: Recipie
           type="button"
           className="figure-button"
           onClick={() => onOpen(f.view!)}
-          aria-label={`${f.label}: ${count(f.value)}, ${percent(f.rate)} ${f.of}${f.alarm ? ', too high' : ''}. Show these recipients`}
         >
           {body}
+          {/* Read after the visible words, so the name a speech user says matches what they see. */}
+          <span className="visually-hidden">{f.alarm ? ', too high.' : '.'} Show these recipients</span>
         </button>
       ) : (
         <div className="figure-button">{body}</div>
