@@ -2,11 +2,9 @@ import { useEffect, useRef } from 'react';
 import { Link } from 'react-router-dom';
 import type { Contact } from '../../../../src/api.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDate, formatDateTime } from '../../format/dates.js';
 import { contactName, subscriptionLabel } from './contact-format.js';
 import { type PageSelection, pageSelection } from './selection.js';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const COLUMNS = ['Email', 'Name', 'Subscription', 'Created'] as const;
 
@@ -104,8 +102,8 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
         <SubscriptionBadge contact={contact} />
       </td>
       <td className="cell-created">
-        <time dateTime={contact.createdAt} title={dateTimeFormat.format(created)}>
-          {dateFormat.format(created)}
+        <time dateTime={contact.createdAt} title={formatDateTime(created)}>
+          {formatDate(created)}
         </time>
       </td>
     </tr>
@@ -114,7 +112,7 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
 
 function SubscriptionBadge({ contact }: { contact: Contact }) {
   const label = subscriptionLabel(contact);
-  const until = contact.snoozedUntil ? ` until ${dateTimeFormat.format(new Date(contact.snoozedUntil))}` : '';
+  const until = contact.snoozedUntil ? ` until ${formatDateTime(contact.snoozedUntil)}` : '';
   return <span className={contact.subscribed ? 'badge badge-ok' : 'badge'}>{label + until}</span>;
 }
 

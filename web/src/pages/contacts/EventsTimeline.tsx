@@ -2,9 +2,8 @@ import type { TrackedEvent } from '../../../../src/api.js';
 import { useContactEvents } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
+import { formatDateTime } from '../../format/dates.js';
 import { valueText } from './data-editor.js';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** The contact's events, newest first, a page at a time from GET /events/contact/{id}. */
 export function EventsTimeline({ projectId, contactId }: { projectId: string; contactId: string }) {
@@ -61,7 +60,7 @@ function TimelineItem({ event }: { event: TrackedEvent }) {
       <div className="timeline-head">
         <span className="timeline-name">{event.name}</span>
         <time dateTime={event.createdAt} className="muted small">
-          {dateTimeFormat.format(new Date(event.createdAt))}
+          {formatDateTime(event.createdAt)}
         </time>
       </div>
       {entries.length > 0 && (

@@ -13,11 +13,10 @@ import { downloadEml, useEmailContent, useEmailRecord } from './emails-api.js';
 import { withoutTracking } from './preview-html.js';
 import { StatusBadge } from './StatusBadge.js';
 import './emails.css';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+import { formatDateTime } from '../../format/dates.js';
 
 function When({ at }: { at: string }) {
-  return <time dateTime={at}>{dateTimeFormat.format(new Date(at))}</time>;
+  return <time dateTime={at}>{formatDateTime(at)}</time>;
 }
 
 export default function EmailPage() {

@@ -21,9 +21,9 @@ import {
 } from './event-filters.js';
 import { useEventNames, useEventStats, useEventsPage, useEventUsage } from './events-api.js';
 import './events.css';
+import { formatDateTime } from '../../format/dates.js';
 
 const PAGE_SIZE = 50;
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const nameSearch = (name: string | null) => {
   const query = eventFiltersToQuery({ name, cursor: null });
@@ -104,7 +104,7 @@ function EventNames({ projectId, chosen }: { projectId: string; chosen: string |
                     <td className="numeric">{n.count.toLocaleString()}</td>
                     <td className="numeric wide-only">{n.uniqueContacts.toLocaleString()}</td>
                     <td className="muted wide-only">
-                      <time dateTime={n.lastSeenAt}>{dateTimeFormat.format(new Date(n.lastSeenAt))}</time>
+                      <time dateTime={n.lastSeenAt}>{formatDateTime(n.lastSeenAt)}</time>
                     </td>
                   </tr>
                 ))}
@@ -280,7 +280,7 @@ function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale
               </td>
               <td className="cell-event-data muted">{dataSummary(e.data)}</td>
               <td className="cell-when">
-                <time dateTime={e.createdAt}>{dateTimeFormat.format(new Date(e.createdAt))}</time>
+                <time dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
               </td>
             </tr>
           ))}
