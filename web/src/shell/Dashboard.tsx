@@ -3,8 +3,9 @@ import { Navigate, Route, Routes, useLocation, useNavigate } from 'react-router-
 import type { User } from '../../../src/api.js';
 import { rememberedProject, rememberProject, useProjects } from '../api/projects.js';
 import { QueryView } from '../components/QueryView.js';
-// The page most people land on comes with the shell: lazy, React would hold it back ~300 ms.
+// The pages most people land on come with the shell: lazy, React would hold them back ~300 ms.
 import ContactsPage from '../pages/contacts/ContactsPage.js';
+import OverviewPage from '../pages/overview/OverviewPage.js';
 import { CreateProjectDialog } from './CreateProjectDialog.js';
 import { CurrentProjectContext } from './current-project.js';
 import { Header } from './Header.js';
@@ -28,7 +29,6 @@ const SuppressionsPage = lazy(() => import('../pages/suppressions/SuppressionsPa
 const InboundPage = lazy(() => import('../pages/inbound/InboundPage.js'));
 const InboundMessagePage = lazy(() => import('../pages/inbound/InboundMessagePage.js'));
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
-const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
 
