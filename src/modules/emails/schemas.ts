@@ -3,7 +3,7 @@ import { emailSchema, emailTypeSchema, RESERVED_HEADERS } from '../../domain/ema
 
 export { type EmailType, emailTypeSchema } from '../../domain/email.js';
 
-import { cursorQuery, limitQuery } from '../../platform/http/pagination.js';
+import { cursorQuery, idsQuery, limitQuery } from '../../platform/http/pagination.js';
 import { dataSchema } from '../contacts/schemas.js';
 
 const NO_NEWLINE = /^[^\r\n]*$/;
@@ -195,24 +195,13 @@ export const emailRecordSchema = z.object({
 export type EmailRecord = z.infer<typeof emailRecordSchema>;
 
 /** `GET /emails`: newest first, narrowed by status, campaign or recipient. */
-/** `?ids=<uuid>,<uuid>` (comma-separated, or repeated): up to 100 emails by id, as a page names them. */
-const emailIdsQuery = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) =>
-    (Array.isArray(v) ? v : [v])
-      .flatMap((s) => s.split(','))
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(z.string().uuid()).min(1).max(100));
-
 export const listEmailsQuery = z.object({
   limit: limitQuery,
   cursor: cursorQuery,
   status: emailStatusSchema.optional(),
   campaignId: z.string().uuid().optional(),
   to: emailSchema.optional(),
-  ids: emailIdsQuery.optional(),
+  ids: idsQuery,
 });
 /** Without a total: counting a project's mail would cost more than the page itself at millions of emails. */
 export const emailPageSchema = z.object({
