@@ -1,5 +1,5 @@
-import { useEffect, useRef } from 'react';
-import { Link } from 'react-router-dom';
+import { type MouseEvent, useEffect, useRef } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
 import type { Contact } from '../../../../src/api.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
 import { formatDate, formatDateTime } from '../../format/dates.js';
@@ -79,8 +79,16 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
   const name = contactName(contact.data);
   const created = new Date(contact.createdAt);
   const selected = selection?.selected.has(contact.id) ?? false;
+  const navigate = useNavigate();
+  const to = `/contacts/${encodeURIComponent(contact.id)}`;
+  // The whole row opens the contact; the address is the row's link for the keyboard and screen readers.
+  const openRow = (e: MouseEvent) => {
+    const target = e.target as HTMLElement;
+    if (target.closest('a, button, input, label') || window.getSelection()?.toString()) return;
+    navigate(to);
+  };
   return (
-    <tr className={selected ? 'is-selected' : undefined}>
+    <tr className={`contact-row${selected ? ' is-selected' : ''}`} onClick={openRow}>
       {selection && (
         <td className="cell-select">
           <label className="select-box">
@@ -95,7 +103,7 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
         </td>
       )}
       <td className="cell-email">
-        <Link to={`/contacts/${encodeURIComponent(contact.id)}`}>{contact.email}</Link>
+        <Link to={to}>{contact.email}</Link>
       </td>
       <td className="cell-name">{name ?? <span className="muted">—</span>}</td>
       <td className="cell-subscription">

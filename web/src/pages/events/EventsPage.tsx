@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { Link } from 'react-router-dom';
 import type { TrackedEvent } from '../../../../src/api.js';
+import { referencesIn, useRecordNames } from '../../api/record-names.js';
 import { CursorPager } from '../../components/CursorPager.js';
 import { type ListPosition, nextPage, pageNumber, previousPage, type Trail } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
@@ -10,9 +11,9 @@ import { TableHead } from '../../components/TableHead.js';
 import { useListPosition } from '../../components/useListPosition.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
+import { EventData, EventName } from './EventData.js';
 import {
   ALL_EVENTS,
-  dataSummary,
   type EventFilters,
   eventFiltersToQuery,
   eventsApiQuery,
@@ -248,7 +249,7 @@ function RecentEvents({
             )
           }
         >
-          {(found) => <EventsTable events={found.data} stale={page.isPlaceholderData} />}
+          {(found) => <EventsTable projectId={projectId} events={found.data} stale={page.isPlaceholderData} />}
         </QueryView>
       </div>
       {page.data && (
@@ -265,7 +266,16 @@ function RecentEvents({
   );
 }
 
-function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale: boolean }) {
+function EventsTable({
+  projectId,
+  events,
+  stale,
+}: {
+  projectId: string;
+  events: readonly TrackedEvent[];
+  stale: boolean;
+}) {
+  const nameOf = useRecordNames(projectId, referencesIn(events.map((e) => e.data)));
   return (
     <div className="table-scroll">
       <table className={`table events-table${stale ? ' is-stale' : ''}`}>
@@ -274,11 +284,15 @@ function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale
         <tbody>
           {events.map((e) => (
             <tr key={e.id}>
-              <td className="cell-event-name">{e.name}</td>
+              <td className="cell-event-name">
+                <EventName name={e.name} />
+              </td>
               <td className="cell-event-contact">
                 <Link to={`/contacts/${encodeURIComponent(e.contactId)}`}>{e.email}</Link>
               </td>
-              <td className="cell-event-data muted">{dataSummary(e.data)}</td>
+              <td className="cell-event-data muted">
+                <EventData data={e.data} nameOf={nameOf} />
+              </td>
               <td className="cell-when">
                 <time dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
               </td>
