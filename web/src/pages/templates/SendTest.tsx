@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { useMe } from '../../api/auth.js';
 import { ApiError } from '../../api/errors.js';
 import { useEmail, useSendEmail } from '../../api/send.js';
@@ -14,10 +14,13 @@ export function SendTest({
   projectId,
   form,
   data,
+  warning,
 }: {
   projectId: string;
   form: TemplateForm;
   data: Record<string, unknown> | undefined;
+  /** What the test would print nothing for, said before it is sent. */
+  warning: ReactNode;
 }) {
   const me = useMe();
   const [to, setTo] = useState<string | null>(null);
@@ -65,6 +68,7 @@ export function SendTest({
         Sends the content as it is in the editor, saved or not. The address becomes a contact of this project if it is
         not one yet.
       </p>
+      {warning}
       <div className="send-test-row">
         <Field
           label="Send to"

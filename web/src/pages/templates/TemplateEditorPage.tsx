@@ -1,7 +1,9 @@
 import { type FormEvent, lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { EmailType, Template } from '../../../../src/api.js';
-import { useContactFields } from '../../api/contacts.js';
+import { templateScope } from '../../../../src/domain/render.js';
+import { useMe } from '../../api/auth.js';
+import { useContactFields, useContactsPage } from '../../api/contacts.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
 import {
   type Preview,
@@ -20,6 +22,8 @@ import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import type { CodeEditorHandle, TemplateVariables } from './CodeEditor.js';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog.js';
+import { EmptyPlaceholders } from './EmptyPlaceholders.js';
+import { emptyPlaceholders } from './empty-placeholders.js';
 import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
@@ -44,6 +48,8 @@ import { useDebounced } from './useDebounced.js';
 const CodeEditor = lazy(() => import('./CodeEditor.js'));
 
 const PREVIEW_DEBOUNCE_MS = 300;
+// The links a template may print are never empty; their values do not matter for what is.
+const PREVIEW_URLS = { unsubscribeUrl: '#', subscribeUrl: '#', manageUrl: '#' };
 const SAMPLE_DATA = '{\n  "firstName": "Ada"\n}';
 
 /** `/templates/new` and `/templates/:id`. */
@@ -79,8 +85,12 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
   const fileInput = useRef<HTMLInputElement>(null);
   const ids = { body: useId(), bodyError: useId(), uploadStatus: useId(), form: useId() };
 
-  // Preview: what is typed, once typing pauses, for sample data or a contact.
-  const [source, setSource] = useState<PreviewSourceChoice>({ kind: 'sample' });
+  // Preview: what is typed, once typing pauses, for a contact (the newest, until one is chosen) or sample data.
+  const [chosenSource, setSource] = useState<PreviewSourceChoice | null>(null);
+  const latest = useContactsPage(projectId, { limit: 1, sort: 'createdAt', dir: 'desc' });
+  const newest = latest.data?.data[0];
+  const source: PreviewSourceChoice | null =
+    chosenSource ?? (newest ? { kind: 'contact', contact: newest } : latest.isPending ? null : { kind: 'sample' });
   const [sampleText, setSampleText] = useState(SAMPLE_DATA);
   const sample = useMemo(() => parseSampleData(sampleText), [sampleText]);
   const lastGoodSample = useRef<Record<string, unknown>>({});
@@ -94,13 +104,24 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
     () => JSON.parse(contentKey) as { subject: string; body: string; type: EmailType; data: Record<string, unknown> },
     [contentKey],
   );
-  const previewInput: PreviewInput | null =
-    source.kind === 'contact'
+  const previewInput: PreviewInput | null = !source
+    ? null
+    : source.kind === 'contact'
       ? source.contact
         ? { subject: content.subject, body: content.body, type: content.type, contactId: source.contact.id }
         : null
       : { subject: content.subject, body: content.body, type: content.type, data: content.data };
   const preview = usePreview(projectId, previewInput);
+  const me = useMe();
+  const empty = useMemo(() => {
+    const recipient =
+      source?.kind === 'contact'
+        ? source.contact
+        : source && { id: '', email: me.data?.email ?? 'test@example.com', data: content.data };
+    return recipient ? emptyPlaceholders(content, templateScope(recipient, {}, PREVIEW_URLS)) : [];
+  }, [content, source, me.data]);
+  const emptyFor =
+    source?.kind === 'contact' ? (source.contact?.email ?? null) : source?.kind === 'sample' ? 'the sample data' : null;
   const lastGoodPreview = useRef<Preview | undefined>(undefined);
   if (preview.data) lastGoodPreview.current = preview.data;
   const previewErrors = preview.error instanceof ApiError ? renderErrors(preview.error.fieldErrors) : {};
@@ -326,10 +347,11 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
             preview={preview.data ?? lastGoodPreview.current}
             updating={preview.isFetching}
             problem={previewProblem}
+            empty={emptyFor ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null}
           />
           <PreviewSource
             projectId={projectId}
-            choice={source}
+            choice={source ?? { kind: 'contact', contact: null }}
             onChoice={setSource}
             sampleText={sampleText}
             onSampleText={setSampleText}
@@ -338,7 +360,10 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
           <SendTest
             projectId={projectId}
             form={form}
-            data={source.kind === 'sample' ? transientData(lastGoodSample.current) : undefined}
+            data={source?.kind === 'sample' ? transientData(lastGoodSample.current) : undefined}
+            warning={
+              emptyFor && empty.length > 0 ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null
+            }
           />
         </aside>
       </div>
