@@ -7,8 +7,8 @@ import { Field } from '../../components/Field.js';
 import { deliveryWords, type TemplateForm } from './template-form.js';
 
 /**
- * Sends what is in the editor (saved or not) by POST /v1/send to one address, with the preview's
- * sample data for this send only; then follows the email record to say where it went.
+ * Sends what is in the editor (saved or not) by POST /v1/send to one address, with the data of the
+ * preview (the contact's, or the sample) for this send only; then follows the email record to say where it went.
  */
 export function SendTest({
   projectId,

@@ -360,7 +360,13 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
           <SendTest
             projectId={projectId}
             form={form}
-            data={source?.kind === 'sample' ? transientData(lastGoodSample.current) : undefined}
+            data={
+              source?.kind === 'sample'
+                ? transientData(lastGoodSample.current)
+                : source?.contact
+                  ? transientData(source.contact.data)
+                  : undefined
+            }
             warning={
               emptyFor && empty.length > 0 ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null
             }
