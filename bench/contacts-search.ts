@@ -9,10 +9,9 @@
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS (1000000), BENCH_REPEAT (20).
  */
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
 import * as repo from '../src/modules/contacts/repo.js';
 import type { Executor } from '../src/platform/db/client.js';
-import { startService } from '../src/start.js';
+import { startBenchService } from './dashboard-lib.js';
 import { explainStatements, migratedScratch } from './lib.js';
 import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 
@@ -130,17 +129,7 @@ async function main(cleanup: Cleanup) {
   const { db: scratch, dataDir, project } = await migratedScratch(cleanup, 'search');
   const seedMs = await seed(scratch.url, project.id);
 
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
-  });
-  const service = await startService(config, 'all');
-  cleanup.add(() => service.stop());
+  const service = await startBenchService(cleanup, scratch.url, dataDir, 'all');
   const headers = { authorization: `Bearer ${project.secretKey}` };
 
   const results: Record<string, unknown> = {};

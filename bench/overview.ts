@@ -12,10 +12,8 @@
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS, BENCH_EVENTS, BENCH_REPEAT (10).
  */
 import pg from 'pg';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/start.js';
-import { launchChromium } from '../test/support/browser.js';
+import type { Browser, Page } from 'playwright-core';
+import { dashboardSession, type Storage } from './dashboard-lib.js';
 import { migratedScratch } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { rollupBackfill, seedContactsAndEvents } from './seed.js';
@@ -24,10 +22,6 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? CONTACTS * 2);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
 const WARMUP = 1;
-const OWNER = { email: 'owner@example.com', password: 'bench-correct-horse-battery' };
-
-type Storage = Awaited<ReturnType<BrowserContext['storageState']>>;
-
 /** When (the page's performance.now()) the totals, three charts and recent activity are all shown. */
 async function contentShownAt(page: Page): Promise<number> {
   const handle = await page.waitForFunction(
@@ -44,15 +38,6 @@ async function contentShownAt(page: Page): Promise<number> {
     { polling: 'raf', timeout: 120_000 },
   );
   return (await handle.jsonValue()) as number;
-}
-
-async function signedIn(browser: Browser, url: string, token: string): Promise<Storage> {
-  const context = await browser.newContext();
-  const res = await context.request.post(`${url}/auth/setup`, { data: { token, ...OWNER } });
-  if (!res.ok()) throw new Error(`POST /auth/setup answered ${res.status()}: ${await res.text()}`);
-  const storage = await context.storageState();
-  await context.close();
-  return storage;
 }
 
 interface Step {
@@ -103,22 +88,7 @@ async function main(cleanup: Cleanup) {
   await c.end();
   log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events in ${round(seedMs / 1000)} s`);
 
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
-  });
-  const service = await startService(config, 'serve');
-  cleanup.add(() => service.stop());
-  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
-  const url = service.url!;
-  const browser = await launchChromium();
-  cleanup.add(() => browser.close());
-  const storage = await signedIn(browser, url, service.setupToken);
+  const { url, browser, storage } = await dashboardSession(cleanup, scratch.url, dataDir);
 
   const busyBeforePct = await waitForQuiet(60_000);
   const times: number[] = [];

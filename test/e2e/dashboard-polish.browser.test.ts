@@ -25,6 +25,7 @@ describe.skipIf(!hasChromium)('the dashboard’s finishing touches in a browser'
   let email: EmailRecord;
   let templateId: string;
   const contacts: Record<string, Contact> = {};
+  const create = (path: string, body: unknown) => expectBody(d.api().post(path, body), 201);
 
   beforeAll(async () => {
     // Oldest first: cy is the project's newest contact, and has no plan.
@@ -33,19 +34,16 @@ describe.skipIf(!hasChromium)('the dashboard’s finishing touches in a browser'
       ['bob@example.com', { firstName: 'Bob', plan: 'team' }],
       ['cy@example.com', { firstName: 'Cy' }],
     ] as const) {
-      contacts[address] = await expectBody(d.api().post('/contacts', { email: address, data }), 201);
+      contacts[address] = await create('/contacts', { email: address, data });
     }
     campaign = (
-      await expectBody(
-        d.api().post('/campaigns', {
-          name: 'Spring news',
-          subject: 'What is new this spring',
-          body: '<p>Hello {{ firstName }}</p>',
-          from: FROM,
-          audienceType: 'ALL',
-        }),
-        201,
-      )
+      await create('/campaigns', {
+        name: 'Spring news',
+        subject: 'What is new this spring',
+        body: '<p>Hello {{ firstName }}</p>',
+        from: FROM,
+        audienceType: 'ALL',
+      })
     ).data;
     await expectBody(d.api().post(`/campaigns/${campaign.id}/send`, {}));
     const sent = await pollUntil(
@@ -56,15 +54,12 @@ describe.skipIf(!hasChromium)('the dashboard’s finishing touches in a browser'
     const ada = sent.find((e) => e.email === 'ada@example.com')!;
     email = await expectBody(d.api().get(`/emails/${ada.data.emailId}`));
     templateId = (
-      await expectBody(
-        d.api().post('/templates', {
-          name: 'Plan reminder',
-          subject: 'Your {{ plan }} plan',
-          body: '<p>Hi {{ firstName }}, you are on the {{ plan }} plan in {{ city ?? "your city" }}.</p>',
-          from: FROM,
-        }),
-        201,
-      )
+      await create('/templates', {
+        name: 'Plan reminder',
+        subject: 'Your {{ plan }} plan',
+        body: '<p>Hi {{ firstName }}, you are on the {{ plan }} plan in {{ city ?? "your city" }}.</p>',
+        from: FROM,
+      })
     ).id;
   }, 60_000);
 
