@@ -8,19 +8,9 @@
  */
 
 import { normalizeEmail } from '../../../../src/domain/email.js';
+import { RESERVED_DATA_KEYS } from './data-editor.js';
 
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
-
-/** Keys the API drops from `data` without an error (the spec's data rule 6). */
-export const RESERVED_DATA_KEYS: ReadonlySet<string> = new Set([
-  'id',
-  'svc_id',
-  'svc_email',
-  'email',
-  'unsubscribeUrl',
-  'subscribeUrl',
-  'manageUrl',
-]);
 
 const MB = 1024 * 1024;
 

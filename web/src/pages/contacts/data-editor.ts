@@ -5,7 +5,16 @@
  * and a key's type is fixed by the project the first time it is seen (`GET /contacts/fields`).
  */
 
-import { RESERVED_DATA_KEYS } from './csv-preview.js';
+/** Keys the API drops from `data` without an error (the spec's data rule 6). */
+export const RESERVED_DATA_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'svc_id',
+  'svc_email',
+  'email',
+  'unsubscribeUrl',
+  'subscribeUrl',
+  'manageUrl',
+]);
 
 export type ValueType = 'string' | 'number' | 'boolean' | 'date' | 'json';
 
