@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatDay } from '../../web/src/format/dates.js';
+import { formatDate, formatDateTime, formatDay, formatDayShort } from '../../web/src/format/dates.js';
 
 const lateEvening = '2026-11-27T23:30:00Z';
 
@@ -27,5 +27,10 @@ describe('the dashboard writes dates one way', () => {
     expect(formatDay(new Date('2026-03-01T00:00:00Z'), { locale: 'en-US', timeZone: 'America/New_York' })).toBe(
       'Mar 1, 2026',
     );
+  });
+
+  it('a chart’s axis says the day without its year', () => {
+    expect(formatDayShort('2026-03-01', { locale: 'en-US', timeZone: 'Pacific/Honolulu' })).toBe('Mar 1');
+    expect(formatDayShort('2026-03-01', { locale: 'en-GB' })).toBe('1 Mar');
   });
 });

@@ -14,15 +14,15 @@ export interface Where {
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-function format(kind: 'date' | 'dateTime' | 'day', where: Where): Intl.DateTimeFormat {
+function format(kind: 'date' | 'dateTime' | 'day' | 'tick', where: Where): Intl.DateTimeFormat {
   const key = `${kind} ${where.locale ?? ''} ${where.timeZone ?? ''}`;
   let f = formats.get(key);
   if (!f) {
     f = new Intl.DateTimeFormat(where.locale, {
-      dateStyle: 'medium',
+      ...(kind === 'tick' ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' }),
       ...(kind === 'dateTime' ? { timeStyle: 'short' } : {}),
       // A calendar day is stored as its UTC midnight: read back in UTC it stays the same day.
-      timeZone: kind === 'day' ? 'UTC' : where.timeZone,
+      timeZone: kind === 'day' || kind === 'tick' ? 'UTC' : where.timeZone,
     });
     formats.set(key, f);
   }
@@ -39,8 +39,11 @@ export const formatDate = (value: string | number | Date, where: Where = {}) =>
 export const formatDateTime = (value: string | number | Date, where: Where = {}) =>
   format('dateTime', where).format(asDate(value));
 
+const asDay = (day: string | Date) =>
+  typeof day === 'string' && day.length === 10 ? new Date(`${day}T00:00:00Z`) : asDate(day);
+
 /** A calendar day stored as `YYYY-MM-DD` (or a UTC midnight), in the date format, never shifted a day. */
-export const formatDay = (day: string | Date, where: Where = {}) =>
-  format('day', where).format(
-    typeof day === 'string' && day.length === 10 ? new Date(`${day}T00:00:00Z`) : asDate(day),
-  );
+export const formatDay = (day: string | Date, where: Where = {}) => format('day', where).format(asDay(day));
+
+/** A calendar day without its year ("Nov 27"), where room is short: a chart's axis. */
+export const formatDayShort = (day: string | Date, where: Where = {}) => format('tick', where).format(asDay(day));

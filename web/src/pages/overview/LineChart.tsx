@@ -1,5 +1,5 @@
 import { useId, useLayoutEffect, useRef, useState } from 'react';
-import { formatDay } from '../../format/dates.js';
+import { formatDay, formatDayShort } from '../../format/dates.js';
 import { type Frame, labelIndices, linePath, xOf, yOf, yTicks } from './chart-scale.js';
 
 export type SeriesTone = 'accent' | 'alt' | 'warn' | 'danger';
@@ -11,9 +11,7 @@ export interface Series {
 }
 
 const HEIGHT = 180;
-const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const countFormat = new Intl.NumberFormat(undefined, { notation: 'compact' });
-const dayOf = (date: string) => new Date(`${date}T00:00:00Z`);
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 /** The width the chart has, followed as the window changes. */
@@ -170,7 +168,7 @@ function Plot({
             y={HEIGHT - 6}
             textAnchor={n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle'}
           >
-            {dayFormat.format(dayOf(dates[i]!))}
+            {formatDayShort(dates[i]!)}
           </text>
         ))}
       </g>
