@@ -7,8 +7,8 @@
  * mapping: this page shows the one it will apply.
  */
 
+import { RESERVED_DATA_KEYS } from '../../../../src/domain/contact-data.js';
 import { normalizeEmail } from '../../../../src/domain/email.js';
-import { RESERVED_DATA_KEYS } from './data-editor.js';
 
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 

@@ -4,17 +4,7 @@
  * removing the field), reserved keys are dropped silently (so they are refused here, with a reason),
  * and a key's type is fixed by the project the first time it is seen (`GET /contacts/fields`).
  */
-
-/** Keys the API drops from `data` without an error (the spec's data rule 6). */
-export const RESERVED_DATA_KEYS: ReadonlySet<string> = new Set([
-  'id',
-  'svc_id',
-  'svc_email',
-  'email',
-  'unsubscribeUrl',
-  'subscribeUrl',
-  'manageUrl',
-]);
+import { RESERVED_DATA_KEYS } from '../../../../src/domain/contact-data.js';
 
 export type ValueType = 'string' | 'number' | 'boolean' | 'date' | 'json';
 
