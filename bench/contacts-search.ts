@@ -11,8 +11,7 @@
 import pg from 'pg';
 import * as repo from '../src/modules/contacts/repo.js';
 import type { Executor } from '../src/platform/db/client.js';
-import { startBenchService } from './dashboard-lib.js';
-import { explainStatements, migratedScratch } from './lib.js';
+import { explainStatements, migratedScratch, startScratchService } from './lib.js';
 import { type Cleanup, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -129,7 +128,7 @@ async function main(cleanup: Cleanup) {
   const { db: scratch, dataDir, project } = await migratedScratch(cleanup, 'search');
   const seedMs = await seed(scratch.url, project.id);
 
-  const service = await startBenchService(cleanup, scratch.url, dataDir, 'all');
+  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'all');
   const headers = { authorization: `Bearer ${project.secretKey}` };
 
   const results: Record<string, unknown> = {};

@@ -7,9 +7,11 @@ import { Worker } from 'node:worker_threads';
 import { type SQL, sql } from 'drizzle-orm';
 import { simpleParser } from 'mailparser';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
 import { createProject, type ProjectWithKeys } from '../src/modules/projects/service.js';
 import { type Database, type Executor, openDatabase } from '../src/platform/db/client.js';
 import { freePort } from '../src/platform/free-port.js';
+import { startService } from '../src/start.js';
 import { type DnsServer, startDnsServer } from '../test/support/dns-server.js';
 import { admin } from '../test/support/global-setup.js';
 import { type ReceivedMessage, type SmtpSink, startSmtpSink } from '../test/support/smtp-sink.js';
@@ -78,6 +80,29 @@ export async function migratedScratch(cleanup: Cleanup, name: string): Promise<M
   cleanup.add(() => database.close());
   await database.migrate();
   return { db, dataDir, database, project: await createProject(database.db, 'bench') };
+}
+
+/**
+ * The service in this process on a migrated scratch database, on a free port, silent and with rate
+ * limits out of the way, stopped by `cleanup`.
+ */
+export async function startScratchService(
+  cleanup: Cleanup,
+  scratch: { db: ScratchPg; dataDir: string },
+  role: 'serve' | 'all',
+) {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+    DATA_DIR: scratch.dataDir,
+    DATABASE_URL: scratch.db.url,
+  });
+  const service = await startService(config, role);
+  cleanup.add(() => service.stop());
+  return service;
 }
 
 /** A client on `url` for the benchmark's own queries, closed by `cleanup`. */

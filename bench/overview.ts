@@ -13,10 +13,11 @@
  */
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
-import { dashboardSession, type Storage } from './dashboard-lib.js';
-import { migratedScratch } from './lib.js';
+import { launchChromium } from '../test/support/browser.js';
+import { migratedScratch, startScratchService } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { rollupBackfill, seedContactsAndEvents } from './seed.js';
+import { type Storage, signedIn } from './session.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? CONTACTS * 2);
@@ -88,7 +89,12 @@ async function main(cleanup: Cleanup) {
   await c.end();
   log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events in ${round(seedMs / 1000)} s`);
 
-  const { url, browser, storage } = await dashboardSession(cleanup, scratch.url, dataDir);
+  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'serve');
+  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
+  const browser = await launchChromium();
+  cleanup.add(() => browser.close());
+  const url = service.url!;
+  const storage = await signedIn(browser, url, service.setupToken);
 
   const busyBeforePct = await waitForQuiet(60_000);
   const times: number[] = [];
