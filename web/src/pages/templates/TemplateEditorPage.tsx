@@ -1,9 +1,7 @@
 import { type FormEvent, lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import type { EmailType, Template } from '../../../../src/api.js';
-import { templateScope } from '../../../../src/domain/render.js';
-import { useMe } from '../../api/auth.js';
-import { useContactFields, useContactsPage } from '../../api/contacts.js';
+import { useContactFields } from '../../api/contacts.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
 import {
   type Preview,
@@ -22,8 +20,7 @@ import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import type { CodeEditorHandle, TemplateVariables } from './CodeEditor.js';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog.js';
-import { EmptyPlaceholders } from './EmptyPlaceholders.js';
-import { emptyPlaceholders } from './empty-placeholders.js';
+import { EmptyPlaceholders, useEmptyPlaceholders, useNewestContact } from './EmptyPlaceholders.js';
 import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
@@ -48,8 +45,6 @@ import { useDebounced } from './useDebounced.js';
 const CodeEditor = lazy(() => import('./CodeEditor.js'));
 
 const PREVIEW_DEBOUNCE_MS = 300;
-// The links a template may print are never empty; their values do not matter for what is.
-const PREVIEW_URLS = { unsubscribeUrl: '#', subscribeUrl: '#', manageUrl: '#' };
 const SAMPLE_DATA = '{\n  "firstName": "Ada"\n}';
 
 /** `/templates/new` and `/templates/:id`. */
@@ -87,10 +82,9 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
 
   // Preview: what is typed, once typing pauses, for a contact (the newest, until one is chosen) or sample data.
   const [chosenSource, setSource] = useState<PreviewSourceChoice | null>(null);
-  const latest = useContactsPage(projectId, { limit: 1, sort: 'createdAt', dir: 'desc' });
-  const newest = latest.data?.data[0];
+  const newest = useNewestContact(projectId);
   const source: PreviewSourceChoice | null =
-    chosenSource ?? (newest ? { kind: 'contact', contact: newest } : latest.isPending ? null : { kind: 'sample' });
+    chosenSource ?? (newest ? { kind: 'contact', contact: newest } : newest === null ? { kind: 'sample' } : null);
   const [sampleText, setSampleText] = useState(SAMPLE_DATA);
   const sample = useMemo(() => parseSampleData(sampleText), [sampleText]);
   const lastGoodSample = useRef<Record<string, unknown>>({});
@@ -112,16 +106,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
         : null
       : { subject: content.subject, body: content.body, type: content.type, data: content.data };
   const preview = usePreview(projectId, previewInput);
-  const me = useMe();
-  const empty = useMemo(() => {
-    const recipient =
-      source?.kind === 'contact'
-        ? source.contact
-        : source && { id: '', email: me.data?.email ?? 'test@example.com', data: content.data };
-    return recipient ? emptyPlaceholders(content, templateScope(recipient, {}, PREVIEW_URLS)) : [];
-  }, [content, source, me.data]);
-  const emptyFor =
-    source?.kind === 'contact' ? (source.contact?.email ?? null) : source?.kind === 'sample' ? 'the sample data' : null;
+  const { empty, emptyFor } = useEmptyPlaceholders(content, source);
   const lastGoodPreview = useRef<Preview | undefined>(undefined);
   if (preview.data) lastGoodPreview.current = preview.data;
   const previewErrors = preview.error instanceof ApiError ? renderErrors(preview.error.fieldErrors) : {};
