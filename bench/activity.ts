@@ -34,21 +34,11 @@
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_CONTACTS, BENCH_EVENTS, BENCH_REPEAT,
  * BENCH_EXPLAIN, BENCH_SQL.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import * as repo from '../src/modules/activity/repo.js';
 import { ACTIVITY_TYPES } from '../src/modules/activity/schemas.js';
 import type { Executor } from '../src/platform/db/client.js';
-import {
-  BENCH_ROOT,
-  benchServiceEnv,
-  connectPg,
-  explainStatements,
-  freePort,
-  migratedScratch,
-  startServiceChild,
-} from './lib.js';
+import { benchServiceEnv, connectPg, explainStatements, freePort, migratedScratch, startServiceChild } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import {
   contactIdSql,
@@ -56,6 +46,7 @@ import {
   EVENT_SPAN_DAYS,
   type EventKinds,
   type Population,
+  rollupBackfill,
   seedContactsAndEvents,
 } from './seed.js';
 
@@ -134,15 +125,6 @@ const HTML = `<!doctype html><html><body><h1>News from Bench</h1>${'<p>Lorem ips
 
 // ---------------------------------------------------------------------------------------------
 // Data beyond contacts and events
-
-/** The last statement of the migration that created `event_daily_counts`: its backfill from `events`. */
-function rollupBackfill(): string {
-  const file = path.join(BENCH_ROOT, 'src/platform/db/migrations/0010_activity_rollup.sql');
-  const statement = fs.readFileSync(file, 'utf8').split('--> statement-breakpoint').pop()!.trim();
-  if (!/^INSERT INTO "event_daily_counts"/.test(statement))
-    throw new Error(`unexpected last statement in ${file}: ${statement.slice(0, 80)}`);
-  return statement;
-}
 
 async function insertCampaigns(c: pg.Client, projectId: string): Promise<void> {
   // Counters as delivery and tracking keep them: per campaign, from its events.

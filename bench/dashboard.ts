@@ -15,6 +15,7 @@ import { launchChromium } from '../test/support/browser.js';
 import { BENCH_ROOT, migratedScratch, startScratchService } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { seedContactsAndEvents } from './seed.js';
+import { signedIn } from './session.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
@@ -23,8 +24,6 @@ const PAGE_ROWS = 50;
 const GOAL_JS_GZIP_BYTES = 250_000;
 const GOAL_MS = 1000;
 const DIST = path.join(BENCH_ROOT, 'web/dist');
-
-const OWNER = { email: 'owner@example.com', password: 'bench-correct-horse-battery' };
 
 type Storage = Awaited<ReturnType<BrowserContext['storageState']>>;
 
@@ -96,16 +95,6 @@ async function lastContactsRequest(page: Page, search?: string): Promise<{ start
   }, search ?? null);
   if (!timing) throw new Error(`the page made no GET /contacts for ${search ?? 'its first page'}`);
   return timing;
-}
-
-/** The owner account made with the printed setup token, signed in: the browser's cookies for it. */
-async function signedIn(browser: Browser, url: string, token: string): Promise<Storage> {
-  const context = await browser.newContext();
-  const res = await context.request.post(`${url}/auth/setup`, { data: { token, ...OWNER } });
-  if (!res.ok()) throw new Error(`POST /auth/setup answered ${res.status()}: ${await res.text()}`);
-  const storage = await context.storageState();
-  await context.close();
-  return storage;
 }
 
 interface ScriptFile {

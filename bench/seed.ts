@@ -9,6 +9,8 @@
  * by a contact who had signed up by then, half by the most active tenth of the contacts. What an
  * event is called and carries is the caller's.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import type { FieldType } from '../src/domain/contact-data.js';
 import { round } from './run.js';
@@ -252,4 +254,13 @@ export async function seedContactsAndEvents(
     await Promise.all([a.end(), b.end()]);
   }
   return Date.now() - seedStarted;
+}
+
+/** The last statement of the migration that created `event_daily_counts`: its backfill from `events`. */
+export function rollupBackfill(): string {
+  const file = path.resolve(import.meta.dirname, '../src/platform/db/migrations/0010_activity_rollup.sql');
+  const statement = fs.readFileSync(file, 'utf8').split('--> statement-breakpoint').pop()!.trim();
+  if (!/^INSERT INTO "event_daily_counts"/.test(statement))
+    throw new Error(`unexpected last statement in ${file}: ${statement.slice(0, 80)}`);
+  return statement;
 }

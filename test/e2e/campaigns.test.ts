@@ -836,6 +836,17 @@ describe('GET /campaigns', () => {
     expect(names(await list('?sort=updatedAt&dir=asc')).at(-1)).toBe('alpha launch');
   });
 
+  it('answers the campaigns of a list of ids, of its own project only; a malformed list is a 422', async () => {
+    const [alpha, delta] = [byName['alpha launch']!.id, byName['Delta digest']!.id];
+    const page = await list(`?ids=${alpha},${delta},${randomUUID()}&sort=name&dir=asc`);
+    expect(names(page)).toEqual(['alpha launch', 'Delta digest']);
+    expect(page.total).toBe(2);
+    expect((await expectBody<CampaignPage>(main.api.get(`/campaigns?ids=${alpha}`))).data).toEqual([]);
+    for (const bad of ['ids=x', 'ids=', `ids=${Array.from({ length: 101 }, () => alpha).join(',')}`]) {
+      expectError(await lists.api.get(`/campaigns?${bad}`), 422, 'VALIDATION_ERROR');
+    }
+  });
+
   it('lists only the project’s own campaigns', async () => {
     const ours = await list('?pageSize=100');
     expect(ours.data.every((c) => c.projectId === lists.id)).toBe(true);

@@ -60,8 +60,12 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
     ]);
     await d.page.getByText('people.csv · 202 rows').waitFor();
     expect(await d.page.getByRole('table', { name: 'First rows of the file' }).getByRole('row').count()).toBe(11);
-    await d.page.getByRole('heading', { name: '1 row will not be imported' }).waitFor();
+    await d.page.getByRole('heading', { name: '2 rows will not be imported' }).waitFor();
     await d.page.getByText('Row 52: email is empty').waitFor();
+    await d.page.getByText('Row 123: "not-an-address" is not a valid email address').waitFor();
+    await expect
+      .poll(() => d.page.getByRole('region', { name: 'What the import will do' }).locator('dl').textContent())
+      .toBe('New200Updated0Refused2');
     await d.expectAccessible('import-preview');
 
     // Every progress text the page showed, until the job ended.

@@ -38,12 +38,13 @@ describe.skipIf(!hasChromium)('the templates pages in a browser', () => {
   it('previews the body as it is typed, and shows a render error with its line until it is fixed', async () => {
     await editor().waitFor();
     await typeBody('<h1>Hello {{ firstName }}</h1>\n<p>First version</p>');
-    // The sample data names Ada.
+    // The project's newest contact, Ada, until another is chosen.
     await expect.poll(() => previewFrame().locator('h1').textContent()).toBe('Hello Ada');
     await typeBody('<h1>Hi {{ firstName }}!</h1>\n<p>Second version</p>');
     await expect.poll(() => previewFrame().locator('p').first().textContent()).toBe('Second version');
     expect(await previewFrame().locator('h1').textContent()).toBe('Hi Ada!');
 
+    await d.page.getByRole('radio', { name: 'Sample data' }).check();
     await d.page.getByLabel('Sample data (JSON)').fill('{"firstName": "Grace"');
     await d.page.getByText(/Not valid JSON/).waitFor();
     await d.page.getByLabel('Sample data (JSON)').fill('{"firstName": "Grace"}');

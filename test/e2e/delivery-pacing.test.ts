@@ -75,7 +75,7 @@ async function slotsOf(campaignId: string): Promise<Map<string, number>> {
 describe('delivery settings', () => {
   it('starts with nothing paced, refuses a bad change whole, and keeps a good one', async () => {
     const p = await projectWithDomain(mail, 'pacing-settings', 'settings.pacing.test');
-    const empty: DeliverySettings = { defaultConcurrency: null, recipientDomains: [], warmups: [] };
+    const empty: DeliverySettings = { mode: 'relay', defaultConcurrency: null, recipientDomains: [], warmups: [] };
     expect(await expectBody(p.api.get('/delivery-settings'))).toEqual(empty);
 
     for (const bad of [
@@ -110,6 +110,7 @@ describe('delivery settings', () => {
       }),
     );
     expect(saved).toEqual({
+      mode: 'relay',
       defaultConcurrency: 8,
       recipientDomains: [{ domain: 'gmail.com', perMinute: 600, concurrency: 4 }],
       warmups: [

@@ -61,8 +61,25 @@ describe('GET /emails', () => {
     expect((await expectBody<EmailPage>(project.api.get(`/emails?campaignId=${UNKNOWN_ID}`))).data).toEqual([]);
   });
 
-  it('refuses an unknown status, a malformed recipient and a forged cursor with 422', async () => {
-    for (const query of ['status=lost', 'to=not-an-address', 'campaignId=x', `cursor=${btoa('[1,2,3]')}`]) {
+  it('answers the emails of a list of ids, of its own project only', async () => {
+    const wanted = await expectBody<EmailPage>(project.api.get(`/emails?ids=${sent[0]},${sent[3]},${UNKNOWN_ID}`));
+    expect(wanted.data.map((e) => e.subject)).toEqual(['Letter 4', 'Letter 1']);
+    const repeated = await expectBody<EmailPage>(project.api.get(`/emails?ids=${sent[1]}&ids=${sent[2]}`));
+    expect(repeated.data.map((e) => e.id).sort()).toEqual([sent[1], sent[2]].sort());
+    expect((await expectBody<EmailPage>(other.api.get(`/emails?ids=${sent[0]}`))).data).toEqual([]);
+  });
+
+  it('refuses an unknown status, a malformed recipient or id and a forged cursor with 422', async () => {
+    const tooMany = Array.from({ length: 101 }, () => UNKNOWN_ID).join(',');
+    for (const query of [
+      'status=lost',
+      'to=not-an-address',
+      'campaignId=x',
+      'ids=x',
+      'ids=',
+      `ids=${tooMany}`,
+      `cursor=${btoa('[1,2,3]')}`,
+    ]) {
       expectErrorEnvelope(await project.api.get(`/emails?${query}`), 422, 'VALIDATION_ERROR');
     }
   });

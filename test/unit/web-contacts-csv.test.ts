@@ -5,7 +5,9 @@ import {
   cellType,
   checkImportFile,
   coerceCell,
+  distinctEmails,
   importMapping,
+  importOutcome,
   MAX_IMPORT_BYTES,
   previewCsv,
   readCsv,
@@ -94,6 +96,8 @@ describe('the column mapping is the one the server applies', () => {
       ['b@x.io', 'maybe', ''],
       ['c@x.io', '', ''],
       ['  ', '', ''],
+      ['not-an-email', '', ''],
+      ['d@x', 'yes', ''],
     ];
     for (const cells of rows) {
       const server = csvRowToContact(Object.fromEntries(header.map((h, i) => [h, cells[i]!])));
@@ -148,5 +152,35 @@ describe('the file is checked before upload', () => {
     );
     expect(checkImportFile(file('empty.csv', 0))).toBe('empty.csv is empty.');
     expect(checkImportFile(file('photo.png', 10, 'image/png'))).toBe('photo.png is not a CSV file.');
+  });
+});
+
+describe('what an import will do, before it starts', () => {
+  const csv = [
+    'email,plan',
+    'Known@X.io,pro',
+    'new@x.io,free',
+    'not-an-email,free',
+    'NEW@x.io,team',
+    ',free',
+    'other@x.io,',
+  ].join('\n');
+
+  it('reads each row’s address as the server stores it, null for a refused row', () => {
+    const p = previewCsv(csv);
+    expect(p.emails).toEqual(['known@x.io', 'new@x.io', null, 'new@x.io', null, 'other@x.io']);
+    expect(p.problems).toEqual([
+      { row: 4, message: '"not-an-email" is not a valid email address' },
+      { row: 6, message: 'email is empty' },
+    ]);
+    expect(distinctEmails(p.emails)).toEqual(['known@x.io', 'new@x.io', 'other@x.io']);
+  });
+
+  it('creates the first row of a new address, updates known ones and repeats, refuses the rest', () => {
+    const p = previewCsv(csv);
+    const outcome = importOutcome(p.emails, new Set(['known@x.io']));
+    expect(outcome.rows).toEqual(['update', 'create', 'refuse', 'update', 'refuse', 'create']);
+    expect(outcome.totals).toEqual({ create: 2, update: 2, refuse: 2 });
+    expect(importOutcome([], new Set()).totals).toEqual({ create: 0, update: 0, refuse: 0 });
   });
 });

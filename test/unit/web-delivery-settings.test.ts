@@ -13,6 +13,7 @@ const warmup = (over: Partial<DeliverySettings['warmups'][number]> = {}): Delive
 });
 
 const settings: DeliverySettings = {
+  mode: 'relay',
   defaultConcurrency: 5,
   recipientDomains: [
     { domain: 'gmail.com', perMinute: 600, concurrency: 4 },

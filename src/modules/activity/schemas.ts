@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
+import { commaListQuery, cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
 import { campaignFiguresSchema } from '../campaigns/schemas.js';
 import { dateTimeQuery } from '../events/schemas.js';
 
@@ -17,15 +17,7 @@ export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 const activityType = z.enum(ACTIVITY_TYPES);
 
 /** `?type=email.opened,email.clicked` (comma-separated, or repeated). */
-const typesQuery = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) =>
-    (Array.isArray(v) ? v : [v])
-      .flatMap((s) => s.split(','))
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(activityType).min(1));
+const typesQuery = commaListQuery.pipe(z.array(activityType).min(1));
 
 export const activityQuery = z.object({
   limit: limitQuery,

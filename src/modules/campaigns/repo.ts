@@ -3,7 +3,7 @@ import type { GuardCounts, PauseReason } from '../../domain/campaign-guardrails.
 import { type FilterCondition, filterReferences } from '../../domain/filters/index.js';
 import { likePattern } from '../../domain/formats.js';
 import { type Executor, run } from '../../platform/db/client.js';
-import { listOrder, type NamedListQuery } from '../../platform/db/list-order.js';
+import { idIn, listOrder, type NamedListQuery } from '../../platform/db/list-order.js';
 import type { EmailContentRow, TemplateValues } from '../templates/service.js';
 import type { AudienceType, CampaignStatus } from './schemas.js';
 
@@ -120,11 +120,14 @@ export async function deleteCampaign(ex: Executor, projectId: string, id: string
 
 export interface CampaignListQuery extends NamedListQuery {
   status?: CampaignStatus;
+  /** Only these campaigns: how a page that mentions campaigns names them. */
+  ids?: string[];
 }
 
 function listFilter(q: CampaignListQuery): SQL {
   const parts: SQL[] = [sql`project_id = ${q.projectId}`];
   if (q.status) parts.push(sql`status = ${q.status}`);
+  if (q.ids) parts.push(idIn(q.ids));
   if (q.search) {
     const pattern = likePattern(q.search);
     parts.push(sql`(name ilike ${pattern} or subject ilike ${pattern} or from_email ilike ${pattern})`);

@@ -6,6 +6,7 @@ import {
   cursorPageSchema,
   cursorQuery,
   dirQuery,
+  idsQuery,
   limitQuery,
   offsetPageQuery,
   offsetPageSchema,
@@ -67,6 +68,7 @@ export const listCampaignsQuery = offsetPageQuery.extend({
   search: z.string().max(200).optional(),
   sort: z.enum(['name', 'createdAt', 'updatedAt']).catch('createdAt').default('createdAt'),
   dir: dirQuery,
+  ids: idsQuery,
 });
 
 export const campaignPageSchema = offsetPageSchema(campaignSchema);

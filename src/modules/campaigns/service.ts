@@ -121,6 +121,7 @@ export async function listCampaigns(
     search?: string;
     sort: repo.CampaignListQuery['sort'];
     dir: 'asc' | 'desc';
+    ids?: string[];
   },
 ) {
   if (q.status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(q.status)) {
@@ -144,6 +145,7 @@ export async function listCampaigns(
     projectId: q.projectId,
     status: q.status as CampaignStatus | undefined,
     search: q.search,
+    ids: q.ids,
     sort: q.sort,
     dir: q.dir,
     ...pageWindow(q),

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, run } from '../../platform/db/client.js';
+import { idIn } from '../../platform/db/list-order.js';
 import type { BounceType, EmailStatus, EmailType, StoredAttachment } from './schemas.js';
 
 /**
@@ -175,6 +176,8 @@ export interface EmailListQuery {
   campaignId?: string;
   /** The recipient's address, matched through their contact (indexed) rather than by scanning. */
   to?: string;
+  /** Only these emails (by primary key): how a page of events names the emails it mentions. */
+  ids?: string[];
   /** The `[created_at, id]` of the last email of the previous page. */
   after?: [string, string];
   limit: number;
@@ -188,6 +191,7 @@ export async function listEmails(ex: Executor, q: EmailListQuery): Promise<Email
   if (q.to) {
     filters.push(sql`contact_id = (select id from contacts where project_id = ${q.projectId} and email = ${q.to})`);
   }
+  if (q.ids) filters.push(idIn(q.ids));
   if (q.after) filters.push(sql`(created_at, id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const r = await run<EmailRow>(
     ex,

@@ -3,7 +3,7 @@ import { emailSchema, emailTypeSchema, isReservedHeader } from '../../domain/ema
 
 export { type EmailType, emailTypeSchema } from '../../domain/email.js';
 
-import { cursorQuery, limitQuery } from '../../platform/http/pagination.js';
+import { cursorQuery, idsQuery, limitQuery } from '../../platform/http/pagination.js';
 import { dataSchema } from '../contacts/schemas.js';
 
 const NO_NEWLINE = /^[^\r\n]*$/;
@@ -201,6 +201,7 @@ export const listEmailsQuery = z.object({
   status: emailStatusSchema.optional(),
   campaignId: z.string().uuid().optional(),
   to: emailSchema.optional(),
+  ids: idsQuery,
 });
 /** Without a total: counting a project's mail would cost more than the page itself at millions of emails. */
 export const emailPageSchema = z.object({

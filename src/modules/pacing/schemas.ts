@@ -41,6 +41,12 @@ const uniqueDomains = <T extends { domain: string }>(list: T[], ctx: z.Refinemen
 };
 
 export const deliverySettingsSchema = z.object({
+  /**
+   * How this service's mail leaves: `relay`, through the SMTP relay in `SMTP_URL`; `capture`, with
+   * no relay configured: every message is stored as sent in the outbox (`GET /emails/{id}/raw`),
+   * from any sender address, and nothing leaves the machine.
+   */
+  mode: z.enum(['relay', 'capture']),
   /** Messages in flight at once to any one recipient domain without its own limit, in each worker; null: no limit. */
   defaultConcurrency: z.number().int().nullable(),
   recipientDomains: z.array(recipientDomainLimit),

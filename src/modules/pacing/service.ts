@@ -1,5 +1,6 @@
 import { dayOf, type WarmupSchedule, warmupDay } from '../../domain/pacing.js';
 import type { AppContext } from '../../platform/context.js';
+import { capturingMail } from '../domains/service.js';
 import * as repo from './repo.js';
 import type { DeliverySettings, DeliverySettingsPatch } from './schemas.js';
 
@@ -50,6 +51,7 @@ async function toSettings(ctx: AppContext, projectId: string, row: repo.Settings
   const warmups = row?.warmups ?? [];
   const sent = warmups.length > 0 ? await repo.volumesOn(ctx.db, projectId, dayOf(now)) : new Map<string, number>();
   return {
+    mode: capturingMail(ctx) ? 'capture' : 'relay',
     defaultConcurrency: row?.default_concurrency ?? null,
     recipientDomains: row?.recipient_domains ?? [],
     warmups: warmups.map((w) => ({ ...w, today: { ...warmupDay(w, now), sent: sent.get(w.domain) ?? 0 } })),

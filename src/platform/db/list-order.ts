@@ -25,3 +25,6 @@ export function listOrder(sort: ListSort, direction: 'asc' | 'desc'): SQL {
       : [sort === 'updatedAt' ? sql`updated_at ${dir}` : sql`created_at ${dir}`];
   return sql`order by ${sql.join([...keys, sql`id ${dir}`], sql`, `)}`;
 }
+
+/** `id = any(…)` over ids a schema checked as uuids (so nothing in them needs quoting). */
+export const idIn = (ids: readonly string[]) => sql`id = any(${`{${ids.join(',')}}`}::uuid[])`;

@@ -56,6 +56,17 @@ export const cursorQuery = z
   })
   .optional();
 
+/** A query list, comma-separated or repeated (`?x=a,b` or `?x=a&x=b`), blanks dropped. */
+export const commaListQuery = z.union([z.string(), z.array(z.string())]).transform((v) =>
+  (Array.isArray(v) ? v : [v])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+/** `?ids=<uuid>,<uuid>`: up to a page (100) of a list's records by id, as a page that mentions them names them in one request. */
+export const idsQuery = commaListQuery.pipe(z.array(z.string().uuid()).min(1).max(100)).optional();
+
 export const dirQuery = z.enum(['asc', 'desc']).catch('desc').default('desc');
 
 export const MAX_PAGE_SIZE = 100;

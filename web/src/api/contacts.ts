@@ -250,3 +250,36 @@ export function useContactSegments(projectId: string, contactId: string) {
       ),
   });
 }
+
+const LOOKUP_BATCH = 500;
+const LOOKUPS_AT_ONCE = 4;
+
+/**
+ * Which of `emails` the project has already, through POST /contacts/lookup: 500 addresses a
+ * request (its limit), four requests at a time. `fileKey` names the list (the file it came from).
+ */
+export function useExistingEmails(projectId: string, emails: readonly string[], fileKey: string) {
+  return useQuery({
+    queryKey: ['contacts', projectId, 'lookup', fileKey],
+    queryFn: async ({ signal }) => {
+      const existing = new Set<string>();
+      let next = 0;
+      const worker = async () => {
+        for (let start = next; start < emails.length; start = next) {
+          next += LOOKUP_BATCH;
+          const answer = await api<{ data: { email: string; exists: boolean }[] }>('POST', '/contacts/lookup', {
+            projectId,
+            signal,
+            body: { emails: emails.slice(start, start + LOOKUP_BATCH) },
+          });
+          for (const a of answer.data) if (a.exists) existing.add(a.email);
+        }
+      };
+      await Promise.all(Array.from({ length: LOOKUPS_AT_ONCE }, worker));
+      return existing;
+    },
+    enabled: emails.length > 0,
+    staleTime: 0,
+    gcTime: 60_000,
+  });
+}

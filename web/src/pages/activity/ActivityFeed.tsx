@@ -2,8 +2,7 @@ import { Link } from 'react-router-dom';
 import type { ActivityItem } from '../../../../src/api.js';
 import { activityDetail, activityParts, type Part, typeLabel, typeTone } from './activity-words.js';
 import './activity.css';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+import { formatDateTime } from '../../format/dates.js';
 
 const TONE_CLASS = { ok: 'badge badge-ok', problem: 'badge badge-failed', neutral: 'badge' } as const;
 
@@ -41,7 +40,7 @@ function ActivityRow({ item }: { item: ActivityItem }) {
         {detail && <p className="activity-detail muted small">{detail}</p>}
       </div>
       <time className="activity-when muted small" dateTime={item.createdAt}>
-        {dateTimeFormat.format(new Date(item.createdAt))}
+        {formatDateTime(item.createdAt)}
       </time>
     </li>
   );

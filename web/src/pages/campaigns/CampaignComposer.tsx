@@ -8,6 +8,7 @@ import { Alert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
 import { SelectField } from '../../components/SelectField.js';
 import { useLeaveGuard } from '../../components/useLeaveGuard.js';
+import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlaceholders.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
 import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
@@ -327,6 +328,9 @@ function AudiencePreview({
   );
   const last = useRef(preview.data);
   if (preview.data) last.current = preview.data;
+  const previewed = useMemo(() => ({ subject: content.s, body: content.b, data: {} }), [content]);
+  const recipient = useMemo(() => (contact ? { kind: 'contact' as const, contact } : null), [contact]);
+  const { empty, emptyFor } = useEmptyPlaceholders(previewed, recipient);
   const errors = preview.error instanceof ApiError ? renderErrors(preview.error.fieldErrors) : {};
   const problem = preview.error
     ? errors.body || errors.subject
@@ -356,7 +360,12 @@ function AudiencePreview({
           </p>
         </div>
       </div>
-      <PreviewPanel preview={preview.data ?? last.current} updating={preview.isFetching} problem={problem} />
+      <PreviewPanel
+        preview={preview.data ?? last.current}
+        updating={preview.isFetching}
+        problem={problem}
+        empty={emptyFor ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null}
+      />
     </>
   );
 }

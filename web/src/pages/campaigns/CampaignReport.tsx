@@ -112,11 +112,7 @@ function FigureTile({ figure: f, onOpen }: { figure: Figure; onOpen: (v: Recipie
   return (
     <li className={f.alarm ? 'figure is-alarm' : 'figure'}>
       {f.view ? (
-        <button
-          type="button"
-          className="figure-button"
-          onClick={() => onOpen(f.view!)}
-        >
+        <button type="button" className="figure-button" onClick={() => onOpen(f.view!)}>
           {body}
           {/* Read after the visible words, so the name a speech user says matches what they see. */}
           <span className="visually-hidden">{f.alarm ? ', too high.' : '.'} Show these recipients</span>

@@ -4,6 +4,7 @@ import { useContactFields, useUpdateContact } from '../../api/contacts.js';
 import { ApiError, fieldMessages, formMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { TableHead } from '../../components/TableHead.js';
+import { formatDateTime, formatDay } from '../../format/dates.js';
 import { DataEditor, newDataRow } from './DataEditor.js';
 import {
   type DataRow,
@@ -16,9 +17,6 @@ import {
   valueText,
   valueType,
 } from './data-editor.js';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 
 /** A contact's `data` as a table of fields, and the form that patches it. */
 export function ContactDataCard({ projectId, contact }: { projectId: string; contact: Contact }) {
@@ -170,7 +168,7 @@ function DisplayValue({ value, type }: { value: unknown; type: ValueType }) {
     const dateOnly = value.length === 10;
     return (
       <time dateTime={value} title={value}>
-        {dateOnly ? dateFormat.format(date) : dateTimeFormat.format(date)}
+        {dateOnly ? formatDay(date) : formatDateTime(date)}
       </time>
     );
   }

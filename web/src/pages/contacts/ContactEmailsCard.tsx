@@ -1,10 +1,10 @@
 import { Link } from 'react-router-dom';
 import { QueryView } from '../../components/QueryView.js';
+import { formatDateTime } from '../../format/dates.js';
 import { useEmailsPage } from '../emails/emails-api.js';
 import { StatusBadge } from '../emails/StatusBadge.js';
 
 const LIMIT = 10;
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** The latest emails sent to the contact's address (`GET /emails?to=`), newest first, with their status. */
 export function ContactEmailsCard({ projectId, email }: { projectId: string; email: string }) {
@@ -34,7 +34,7 @@ export function ContactEmailsCard({ projectId, email }: { projectId: string; ema
                 <span className="email-meta">
                   <StatusBadge email={e} />
                   <time dateTime={e.createdAt} className="muted small">
-                    {dateTimeFormat.format(new Date(e.createdAt))}
+                    {formatDateTime(e.createdAt)}
                   </time>
                 </span>
               </li>

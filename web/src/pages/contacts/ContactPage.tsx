@@ -11,8 +11,7 @@ import { DeleteContactDialog } from './DeleteContactDialog.js';
 import { EventsTimeline } from './EventsTimeline.js';
 import { SubscriptionCard } from './SubscriptionCard.js';
 import './contacts.css';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+import { formatDateTime } from '../../format/dates.js';
 
 export default function ContactPage() {
   const { id = '' } = useParams();
@@ -43,8 +42,8 @@ export default function ContactPage() {
                 {c.email}
               </h1>
               <p className="muted small">
-                Added <time dateTime={c.createdAt}>{dateTimeFormat.format(new Date(c.createdAt))}</time> · updated{' '}
-                <time dateTime={c.updatedAt}>{dateTimeFormat.format(new Date(c.updatedAt))}</time>
+                Added <time dateTime={c.createdAt}>{formatDateTime(c.createdAt)}</time> · updated{' '}
+                <time dateTime={c.updatedAt}>{formatDateTime(c.updatedAt)}</time>
               </p>
             </div>
             <button type="button" className="button button-danger" onClick={() => setDeleting(true)}>

@@ -1,12 +1,10 @@
-import { useEffect, useRef } from 'react';
-import { Link } from 'react-router-dom';
+import { type MouseEvent, useEffect, useRef } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
 import type { Contact } from '../../../../src/api.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDate, formatDateTime } from '../../format/dates.js';
 import { contactName, subscriptionLabel } from './contact-format.js';
 import { type PageSelection, pageSelection } from './selection.js';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const COLUMNS = ['Email', 'Name', 'Subscription', 'Created'] as const;
 
@@ -83,8 +81,16 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
   const name = contactName(contact.data);
   const created = new Date(contact.createdAt);
   const selected = selection?.selected.has(contact.id) ?? false;
+  const navigate = useNavigate();
+  const to = `/contacts/${encodeURIComponent(contact.id)}`;
+  // The whole row opens the contact; the address is the row's link for the keyboard and screen readers.
+  const openRow = (e: MouseEvent) => {
+    const target = e.target as HTMLElement;
+    if (target.closest('a, button, input, label') || window.getSelection()?.toString()) return;
+    navigate(to);
+  };
   return (
-    <tr className={selected ? 'is-selected' : undefined}>
+    <tr className={`contact-row${selected ? ' is-selected' : ''}`} onClick={openRow}>
       {selection && (
         <td className="cell-select">
           <label className="select-box">
@@ -99,15 +105,15 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
         </td>
       )}
       <td className="cell-email">
-        <Link to={`/contacts/${encodeURIComponent(contact.id)}`}>{contact.email}</Link>
+        <Link to={to}>{contact.email}</Link>
       </td>
       <td className="cell-name">{name ?? <span className="muted">—</span>}</td>
       <td className="cell-subscription">
         <SubscriptionBadge contact={contact} />
       </td>
       <td className="cell-created">
-        <time dateTime={contact.createdAt} title={dateTimeFormat.format(created)}>
-          {dateFormat.format(created)}
+        <time dateTime={contact.createdAt} title={formatDateTime(created)}>
+          {formatDate(created)}
         </time>
       </td>
     </tr>
@@ -116,7 +122,7 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
 
 function SubscriptionBadge({ contact }: { contact: Contact }) {
   const label = subscriptionLabel(contact);
-  const until = contact.snoozedUntil ? ` until ${dateTimeFormat.format(new Date(contact.snoozedUntil))}` : '';
+  const until = contact.snoozedUntil ? ` until ${formatDateTime(contact.snoozedUntil)}` : '';
   return <span className={contact.subscribed ? 'badge badge-ok' : 'badge'}>{label + until}</span>;
 }
 

@@ -1,15 +1,18 @@
 import type { TrackedEvent } from '../../../../src/api.js';
 import { useContactEvents } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
+import { type RecordRef, referenceOf, referencesIn, useRecordNames } from '../../api/record-names.js';
 import { Alert } from '../../components/Alert.js';
+import { RecordLink } from '../../components/RecordLink.js';
+import { formatDateTime } from '../../format/dates.js';
+import { EventName } from '../events/EventData.js';
 import { valueText } from './data-editor.js';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** The contact's events, newest first, a page at a time from GET /events/contact/{id}. */
 export function EventsTimeline({ projectId, contactId }: { projectId: string; contactId: string }) {
   const events = useContactEvents(projectId, contactId);
   const list = events.data?.pages.flatMap((p) => p.data) ?? [];
+  const nameOf = useRecordNames(projectId, referencesIn(list.map((e) => e.data)));
 
   return (
     <section className="card stack" aria-labelledby="events-title" aria-busy={events.isFetching || undefined}>
@@ -35,7 +38,7 @@ export function EventsTimeline({ projectId, contactId }: { projectId: string; co
       ) : (
         <ol className="timeline" aria-label="Events, newest first">
           {list.map((e) => (
-            <TimelineItem key={e.id} event={e} />
+            <TimelineItem key={e.id} event={e} nameOf={nameOf} />
           ))}
         </ol>
       )}
@@ -54,24 +57,29 @@ export function EventsTimeline({ projectId, contactId }: { projectId: string; co
   );
 }
 
-function TimelineItem({ event }: { event: TrackedEvent }) {
+function TimelineItem({ event, nameOf }: { event: TrackedEvent; nameOf: (ref: RecordRef) => string | undefined }) {
   const entries = Object.entries(event.data);
   return (
     <li className="timeline-item">
       <div className="timeline-head">
-        <span className="timeline-name">{event.name}</span>
+        <span className="timeline-name">
+          <EventName name={event.name} />
+        </span>
         <time dateTime={event.createdAt} className="muted small">
-          {dateTimeFormat.format(new Date(event.createdAt))}
+          {formatDateTime(event.createdAt)}
         </time>
       </div>
       {entries.length > 0 && (
         <dl className="timeline-data">
-          {entries.slice(0, 8).map(([k, v]) => (
-            <div key={k}>
-              <dt>{k}</dt>
-              <dd>{valueText(v)}</dd>
-            </div>
-          ))}
+          {entries.slice(0, 8).map(([k, v]) => {
+            const ref = referenceOf(k, v);
+            return (
+              <div key={k}>
+                <dt>{ref ? ref.kind : k}</dt>
+                <dd>{ref ? <RecordLink to={ref} name={nameOf(ref)} /> : valueText(v)}</dd>
+              </div>
+            );
+          })}
         </dl>
       )}
       {entries.length > 8 && <p className="muted small">{`and ${entries.length - 8} more fields`}</p>}

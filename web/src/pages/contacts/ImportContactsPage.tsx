@@ -1,12 +1,20 @@
-import { type DragEvent, useId, useState } from 'react';
+import { type DragEvent, useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
-import { useContactFields, useContactJob, useImportContacts } from '../../api/contacts.js';
+import { useContactFields, useContactJob, useExistingEmails, useImportContacts } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
-import { Alert } from '../../components/Alert.js';
+import { Alert, RetryAlert } from '../../components/Alert.js';
 import { BackLink } from '../../components/BackLink.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import { type CsvPreview, checkImportFile, MAX_IMPORT_BYTES, previewCsv } from './csv-preview.js';
+import {
+  type CsvPreview,
+  checkImportFile,
+  distinctEmails,
+  importOutcome,
+  MAX_IMPORT_BYTES,
+  previewCsv,
+  type RowOutcome,
+} from './csv-preview.js';
 import { fieldTypesByKey } from './data-editor.js';
 import { ImportPreview } from './ImportPreview.js';
 import { JobErrors, JobProgress } from './JobProgress.js';
@@ -161,9 +169,24 @@ function PreviewSection({
   const fields = useContactFields(projectId);
   const knownTypes = fieldTypesByKey(fields.data?.fields ?? []);
   const rows = `${numberFormat.format(preview.rowCount)} row${preview.rowCount === 1 ? '' : 's'}`;
+  const emails = useMemo(() => distinctEmails(preview.emails), [preview]);
+  const { name, size, lastModified } = chosen.file;
+  const existing = useExistingEmails(projectId, emails, `${name} ${size} ${lastModified}`);
+  const outcome = useMemo(
+    () => (existing.data || emails.length === 0 ? importOutcome(preview.emails, existing.data ?? new Set()) : null),
+    [preview, emails, existing.data],
+  );
   return (
     <div className="stack">
-      <ImportPreview preview={preview} knownTypes={knownTypes} fileName={chosen.file.name} />
+      <ImportPreview
+        preview={preview}
+        knownTypes={knownTypes}
+        fileName={chosen.file.name}
+        outcomes={outcome?.rows ?? null}
+      />
+      {!preview.error && (
+        <ImportTotals totals={outcome?.totals ?? null} refused={preview.problemCount} lookup={existing} />
+      )}
       {error !== null && <Alert>{errorMessage(error)}</Alert>}
       {!preview.error && (
         <div className="button-row">
@@ -178,6 +201,43 @@ function PreviewSection({
         </div>
       )}
     </div>
+  );
+}
+
+/** What the import will do, in total, before it starts. */
+function ImportTotals({
+  totals,
+  refused,
+  lookup,
+}: {
+  totals: Record<RowOutcome, number> | null;
+  refused: number;
+  lookup: { isError: boolean; error: unknown; refetch: () => unknown };
+}) {
+  const count = (n: number | undefined) => (n === undefined ? '…' : numberFormat.format(n));
+  return (
+    <section className="card stack" aria-labelledby="totals-title" aria-busy={!totals || undefined}>
+      <h2 id="totals-title">What the import will do</h2>
+      <dl className="job-counts">
+        <div>
+          <dt>New</dt>
+          <dd>{count(totals?.create)}</dd>
+        </div>
+        <div>
+          <dt>Updated</dt>
+          <dd>{count(totals?.update)}</dd>
+        </div>
+        <div>
+          <dt>Refused</dt>
+          <dd className={refused > 0 ? 'count-failed' : undefined}>{numberFormat.format(refused)}</dd>
+        </div>
+      </dl>
+      {lookup.isError ? (
+        <RetryAlert error={lookup.error} onRetry={() => lookup.refetch()} small />
+      ) : (
+        !totals && <p className="muted small">Checking which addresses are contacts already…</p>
+      )}
+    </section>
   );
 }
 

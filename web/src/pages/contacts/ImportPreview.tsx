@@ -1,5 +1,5 @@
 import { TableHead } from '../../components/TableHead.js';
-import { type CsvPreview, roleText } from './csv-preview.js';
+import { type CsvPreview, type RowOutcome, roleText, rowProblem } from './csv-preview.js';
 import { typeLabel, type ValueType } from './data-editor.js';
 
 const numberFormat = new Intl.NumberFormat();
@@ -8,10 +8,13 @@ export function ImportPreview({
   preview,
   knownTypes,
   fileName,
+  outcomes,
 }: {
   preview: CsvPreview;
   knownTypes: Record<string, ValueType>;
   fileName: string;
+  /** Each row's outcome once the addresses are looked up; null until then. */
+  outcomes: readonly RowOutcome[] | null;
 }) {
   const { header, mapping, rows } = preview;
   const typeOf = (i: number): string => {
@@ -74,6 +77,7 @@ export function ImportPreview({
               <thead>
                 <tr>
                   <th scope="col">Row</th>
+                  <th scope="col">Outcome</th>
                   {header.map((h, i) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: columns are positional
                     <th key={i} scope="col">
@@ -88,6 +92,9 @@ export function ImportPreview({
                   // biome-ignore lint/suspicious/noArrayIndexKey: rows are positional
                   <tr key={r}>
                     <td className="muted">{r + 2}</td>
+                    <td className="cell-outcome">
+                      <OutcomeBadge outcome={outcomes?.[r]} problem={rowProblem(cells, mapping)} />
+                    </td>
                     {header.map((_, i) => (
                       // biome-ignore lint/suspicious/noArrayIndexKey: cells are positional
                       <td key={i} className={mapping[i]!.role.kind === 'ignored' ? 'is-ignored' : undefined}>
@@ -120,4 +127,12 @@ export function ImportPreview({
       )}
     </>
   );
+}
+
+/** A row's fate: new contact, update of an existing one, or refused with the server's reason. */
+function OutcomeBadge({ outcome, problem }: { outcome: RowOutcome | undefined; problem: string | null }) {
+  if (problem) return <span className="badge badge-failed import-refused">{`Refused: ${problem}`}</span>;
+  if (outcome === 'create') return <span className="badge badge-ok">New</span>;
+  if (outcome === 'update') return <span className="badge">Update</span>;
+  return <span className="muted">…</span>;
 }

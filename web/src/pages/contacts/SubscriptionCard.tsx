@@ -4,9 +4,8 @@ import { type ContactChange, useUpdateContact } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { SelectField } from '../../components/SelectField.js';
+import { formatDateTime } from '../../format/dates.js';
 import { snoozeEnd, subscriptionLabel } from './contact-format.js';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const SNOOZE_OPTIONS = [
   { value: '1', label: '1 day' },
@@ -39,7 +38,7 @@ export function SubscriptionCard({ projectId, contact }: { projectId: string; co
         {contact.subscribed
           ? 'Campaigns reach this contact.'
           : snoozed
-            ? `Paused until ${dateTimeFormat.format(new Date(contact.snoozedUntil!))}, then subscribed again by itself.`
+            ? `Paused until ${formatDateTime(contact.snoozedUntil!)}, then subscribed again by itself.`
             : 'Campaigns skip this contact.'}
       </p>
       {update.isError && <Alert>{errorMessage(update.error)}</Alert>}

@@ -7,18 +7,10 @@
  * mapping: this page shows the one it will apply.
  */
 
-export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+import { RESERVED_DATA_KEYS } from '../../../../src/domain/contact-data.js';
+import { normalizeEmail } from '../../../../src/domain/email.js';
 
-/** Keys the API drops from `data` without an error (the spec's data rule 6). */
-export const RESERVED_DATA_KEYS: ReadonlySet<string> = new Set([
-  'id',
-  'svc_id',
-  'svc_email',
-  'email',
-  'unsubscribeUrl',
-  'subscribeUrl',
-  'manageUrl',
-]);
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
 const MB = 1024 * 1024;
 
@@ -174,17 +166,28 @@ export function cellType(cell: string): CellType {
 const TRUE = new Set(['true', 'yes', '1', 'y']);
 const FALSE = new Set(['false', 'no', '0', 'n']);
 
-/** A problem the server will certainly report for this row, or null (it also checks each address). */
-export function rowProblem(cells: readonly string[], mapping: readonly ColumnMapping[]): string | null {
+/** A row as the server will take it: the contact's address (normalized), or why it refuses the row. */
+export function readRow(
+  cells: readonly string[],
+  mapping: readonly ColumnMapping[],
+): { email: string; problem: null } | { email: null; problem: string } {
   let email = '';
   for (const [i, m] of mapping.entries()) {
     const cell = (cells[i] ?? '').trim();
     if (m.role.kind === 'email') email = cell;
     if (m.role.kind === 'subscribed' && cell !== '' && !TRUE.has(cell.toLowerCase()) && !FALSE.has(cell.toLowerCase()))
-      return `subscribed must be true or false, got "${cell}"`;
+      return { email: null, problem: `subscribed must be true or false, got "${cell}"` };
   }
-  return email ? null : 'email is empty';
+  if (!email) return { email: null, problem: 'email is empty' };
+  const normalized = normalizeEmail(email);
+  return normalized
+    ? { email: normalized, problem: null }
+    : { email: null, problem: `"${email}" is not a valid email address` };
 }
+
+/** The problem the server will report for this row, or null. */
+export const rowProblem = (cells: readonly string[], mapping: readonly ColumnMapping[]) =>
+  readRow(cells, mapping).problem;
 
 export interface CsvPreview {
   header: string[];
@@ -193,6 +196,8 @@ export interface CsvPreview {
   rows: string[][];
   /** Data rows in the whole file (the header not counted). */
   rowCount: number;
+  /** Each data row's address as the server stores it, null for a row it refuses. */
+  emails: (string | null)[];
   /** Rows the server will refuse, by row number (header = 1), the first few of them. */
   problems: { row: number; message: string }[];
   problemCount: number;
@@ -208,6 +213,7 @@ export function previewCsv(text: string, previewRows = 10): CsvPreview {
   let header: string[] = [];
   let mapping: ColumnMapping[] = [];
   const rows: string[][] = [];
+  const emails: (string | null)[] = [];
   const problems: CsvPreview['problems'] = [];
   let problemCount = 0;
   let rowCount = 0;
@@ -227,7 +233,8 @@ export function previewCsv(text: string, previewRows = 10): CsvPreview {
         const cell = (cells[i] ?? '').trim();
         if (m.role.kind === 'data' && types[i] === null && cell !== '') types[i] = cellType(cell);
       }
-      const problem = rowProblem(cells, mapping);
+      const { email, problem } = readRow(cells, mapping);
+      emails.push(email);
       if (problem) {
         problemCount++;
         if (problems.length < MAX_PROBLEMS) problems.push({ row: index + 1, message: problem });
@@ -240,5 +247,32 @@ export function previewCsv(text: string, previewRows = 10): CsvPreview {
   if (!error && header.length === 0) error = 'The file has no header row.';
   else if (!error && !mapping.some((m) => m.role.kind === 'email'))
     error = 'The header row has no "email" column. Add one; the other columns become contact data.';
-  return { header, mapping, rows, rowCount, problems, problemCount, types, error };
+  return { header, mapping, rows, rowCount, emails, problems, problemCount, types, error };
 }
+
+export type RowOutcome = 'create' | 'update' | 'refuse';
+
+/**
+ * What the import will do with each row, knowing which addresses the project already has: the
+ * first row of an address that is new creates its contact, every later row of it (and every row
+ * of an address that exists) updates it, a row the server refuses is refused.
+ */
+export function importOutcome(
+  emails: readonly (string | null)[],
+  existing: ReadonlySet<string>,
+): { rows: RowOutcome[]; totals: Record<RowOutcome, number> } {
+  const seen = new Set<string>();
+  const totals = { create: 0, update: 0, refuse: 0 };
+  const rows = emails.map((email): RowOutcome => {
+    const outcome = email === null ? 'refuse' : existing.has(email) || seen.has(email) ? 'update' : 'create';
+    if (email !== null) seen.add(email);
+    totals[outcome]++;
+    return outcome;
+  });
+  return { rows, totals };
+}
+
+/** The distinct addresses of the rows the server takes, in the order they appear. */
+export const distinctEmails = (emails: readonly (string | null)[]) => [
+  ...new Set(emails.filter((e): e is string => e !== null)),
+];

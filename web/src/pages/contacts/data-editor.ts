@@ -4,8 +4,7 @@
  * removing the field), reserved keys are dropped silently (so they are refused here, with a reason),
  * and a key's type is fixed by the project the first time it is seen (`GET /contacts/fields`).
  */
-
-import { RESERVED_DATA_KEYS } from './csv-preview.js';
+import { RESERVED_DATA_KEYS } from '../../../../src/domain/contact-data.js';
 
 export type ValueType = 'string' | 'number' | 'boolean' | 'date' | 'json';
 

@@ -5,6 +5,7 @@
  */
 import type { DeliverySettings, pacing } from '../../../../src/api.js';
 import { dayOf, type WarmupSchedule, warmupDay } from '../../../../src/domain/pacing.js';
+import { formatDay } from '../../format/dates.js';
 
 export type WarmupView = DeliverySettings['warmups'][number];
 export type DomainLimit = pacing.RecipientDomainLimit;
@@ -81,10 +82,7 @@ export function itemErrors(fields: Record<string, string>, list: string, index: 
 // Words.
 
 const numberFormat = new Intl.NumberFormat('en');
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' });
 const count = (n: number) => numberFormat.format(n);
-/** A `YYYY-MM-DD` day of the schedules, which count in UTC. */
-export const formatDay = (day: string) => dateFormat.format(new Date(`${day}T00:00:00Z`));
 
 const DAY_MS = 86_400_000;
 const addDays = (day: string, n: number) => dayOf(new Date(Date.parse(day) + n * DAY_MS));

@@ -2,10 +2,9 @@ import type { Domain } from '../../../../src/api.js';
 import { useVerifyDomain } from '../../api/domains.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
+import { formatDateTime } from '../../format/dates.js';
 import { DnsRecordsTable } from './DnsRecordsTable.js';
 import { sendingState } from './domain-state.js';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function DomainCard({
   projectId,
@@ -34,7 +33,7 @@ export function DomainCard({
             {state.text}
           </p>
           <p className="muted small">
-            {domain.checkedAt ? `Last checked ${dateTimeFormat.format(new Date(domain.checkedAt))}` : 'Never checked'}
+            {domain.checkedAt ? `Last checked ${formatDateTime(domain.checkedAt)}` : 'Never checked'}
           </p>
         </div>
         <div className="domain-actions">

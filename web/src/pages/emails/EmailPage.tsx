@@ -2,8 +2,10 @@ import { useId, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { EmailRecord } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
+import { type RecordRef, useRecordNames } from '../../api/record-names.js';
 import { Alert } from '../../components/Alert.js';
 import { QueryView } from '../../components/QueryView.js';
+import { RecordLink } from '../../components/RecordLink.js';
 import { RecordPage } from '../../components/RecordPage.js';
 import { TableHead } from '../../components/TableHead.js';
 import { useCurrentProject } from '../../shell/current-project.js';
@@ -13,11 +15,10 @@ import { downloadEml, useEmailContent, useEmailRecord } from './emails-api.js';
 import { withoutTracking } from './preview-html.js';
 import { StatusBadge } from './StatusBadge.js';
 import './emails.css';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+import { formatDateTime } from '../../format/dates.js';
 
 function When({ at }: { at: string }) {
-  return <time dateTime={at}>{dateTimeFormat.format(new Date(at))}</time>;
+  return <time dateTime={at}>{formatDateTime(at)}</time>;
 }
 
 export default function EmailPage() {
@@ -63,7 +64,7 @@ export default function EmailPage() {
             <div className="stack">
               <DeliveryCard email={e} />
               <EngagementCard email={e} />
-              <RelatedCard email={e} />
+              <RelatedCard projectId={project.id} email={e} />
               <DownloadCard projectId={project.id} email={e} />
             </div>
           </div>
@@ -216,8 +217,14 @@ function EngagementCard({ email }: { email: EmailRecord }) {
   );
 }
 
-function RelatedCard({ email }: { email: EmailRecord }) {
+function RelatedCard({ projectId, email }: { projectId: string; email: EmailRecord }) {
   const headingId = useId();
+  const campaign: RecordRef | null = email.campaignId ? { kind: 'campaign', id: email.campaignId } : null;
+  const template: RecordRef | null = email.templateId ? { kind: 'template', id: email.templateId } : null;
+  const nameOf = useRecordNames(
+    projectId,
+    [campaign, template].filter((r) => r !== null),
+  );
   if (!email.contactId && !email.campaignId && !email.templateId) return null;
   return (
     <section className="card stack" aria-labelledby={headingId}>
@@ -235,7 +242,7 @@ function RelatedCard({ email }: { email: EmailRecord }) {
           <div>
             <dt>Campaign</dt>
             <dd>
-              <code className="email-wrap">{email.campaignId}</code>{' '}
+              <RecordLink to={campaign!} name={nameOf(campaign!)} /> ·{' '}
               <Link to={`/emails?campaignId=${encodeURIComponent(email.campaignId)}`}>Its emails</Link>
             </dd>
           </div>
@@ -244,7 +251,7 @@ function RelatedCard({ email }: { email: EmailRecord }) {
           <div>
             <dt>Template</dt>
             <dd>
-              <Link to={`/templates/${encodeURIComponent(email.templateId)}`}>Open the template</Link>
+              <RecordLink to={template!} name={nameOf(template!)} />
             </dd>
           </div>
         )}

@@ -1,9 +1,8 @@
 import { Link } from 'react-router-dom';
 import type { EmailRecord } from '../../../../src/api.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDateTime } from '../../format/dates.js';
 import { StatusBadge } from './StatusBadge.js';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const COLUMNS = ['Recipient', 'Subject', 'Status', 'Date'] as const;
 
@@ -37,7 +36,7 @@ function EmailRow({ email }: { email: EmailRecord }) {
       </td>
       <td className="cell-when">
         <span className="muted">{sent ? 'Sent ' : 'Created '}</span>
-        <time dateTime={when}>{dateTimeFormat.format(new Date(when))}</time>
+        <time dateTime={when}>{formatDateTime(when)}</time>
       </td>
     </tr>
   );

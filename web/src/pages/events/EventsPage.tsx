@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { Link } from 'react-router-dom';
 import type { TrackedEvent } from '../../../../src/api.js';
+import { referencesIn, useRecordNames } from '../../api/record-names.js';
 import { CursorPager } from '../../components/CursorPager.js';
 import { type ListPosition, nextPage, pageNumber, previousPage, type Trail } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
@@ -10,9 +11,9 @@ import { TableHead } from '../../components/TableHead.js';
 import { useListPosition } from '../../components/useListPosition.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
+import { EventData, EventName } from './EventData.js';
 import {
   ALL_EVENTS,
-  dataSummary,
   type EventFilters,
   eventFiltersToQuery,
   eventsApiQuery,
@@ -21,9 +22,9 @@ import {
 } from './event-filters.js';
 import { useEventNames, useEventStats, useEventsPage, useEventUsage } from './events-api.js';
 import './events.css';
+import { formatDateTime } from '../../format/dates.js';
 
 const PAGE_SIZE = 50;
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const nameSearch = (name: string | null) => {
   const query = eventFiltersToQuery({ name, cursor: null });
@@ -104,7 +105,7 @@ function EventNames({ projectId, chosen }: { projectId: string; chosen: string |
                     <td className="numeric">{n.count.toLocaleString()}</td>
                     <td className="numeric wide-only">{n.uniqueContacts.toLocaleString()}</td>
                     <td className="muted wide-only">
-                      <time dateTime={n.lastSeenAt}>{dateTimeFormat.format(new Date(n.lastSeenAt))}</time>
+                      <time dateTime={n.lastSeenAt}>{formatDateTime(n.lastSeenAt)}</time>
                     </td>
                   </tr>
                 ))}
@@ -248,7 +249,7 @@ function RecentEvents({
             )
           }
         >
-          {(found) => <EventsTable events={found.data} stale={page.isPlaceholderData} />}
+          {(found) => <EventsTable projectId={projectId} events={found.data} stale={page.isPlaceholderData} />}
         </QueryView>
       </div>
       {page.data && (
@@ -265,7 +266,16 @@ function RecentEvents({
   );
 }
 
-function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale: boolean }) {
+function EventsTable({
+  projectId,
+  events,
+  stale,
+}: {
+  projectId: string;
+  events: readonly TrackedEvent[];
+  stale: boolean;
+}) {
+  const nameOf = useRecordNames(projectId, referencesIn(events.map((e) => e.data)));
   return (
     <div className="table-scroll">
       <table className={`table table-cards events-table${stale ? ' is-stale' : ''}`}>
@@ -274,13 +284,17 @@ function EventsTable({ events, stale }: { events: readonly TrackedEvent[]; stale
         <tbody>
           {events.map((e) => (
             <tr key={e.id}>
-              <td className="cell-event-name">{e.name}</td>
+              <td className="cell-event-name">
+                <EventName name={e.name} />
+              </td>
               <td className="cell-event-contact">
                 <Link to={`/contacts/${encodeURIComponent(e.contactId)}`}>{e.email}</Link>
               </td>
-              <td className="cell-event-data muted">{dataSummary(e.data)}</td>
+              <td className="cell-event-data muted">
+                <EventData data={e.data} nameOf={nameOf} />
+              </td>
               <td className="cell-when">
-                <time dateTime={e.createdAt}>{dateTimeFormat.format(new Date(e.createdAt))}</time>
+                <time dateTime={e.createdAt}>{formatDateTime(e.createdAt)}</time>
               </td>
             </tr>
           ))}

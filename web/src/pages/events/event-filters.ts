@@ -31,13 +31,16 @@ export const isBuiltInEvent = (name: string) =>
   name === 'contact.unsubscribed' ||
   /^segment\..+\.(entry|exit)$/.test(name);
 
+/** One value of an event's data, shortened to 40 characters. */
+export function datumText(v: unknown): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
 /** A short line of an event's data: `plan: pro, seats: 3`, the rest counted. */
 export function dataSummary(data: Record<string, unknown>, most = 3): string {
   const entries = Object.entries(data);
-  const shown = entries.slice(0, most).map(([k, v]) => {
-    const text = typeof v === 'string' ? v : JSON.stringify(v);
-    return `${k}: ${text.length > 40 ? `${text.slice(0, 39)}…` : text}`;
-  });
+  const shown = entries.slice(0, most).map(([k, v]) => `${k}: ${datumText(v)}`);
   if (entries.length > most) shown.push(`${entries.length - most} more`);
   return shown.join(', ');
 }

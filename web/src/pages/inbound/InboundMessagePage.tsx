@@ -7,8 +7,7 @@ import { usePageTitle } from '../../shell/usePageTitle.js';
 import { useInboundMessage } from './inbound-api.js';
 import { formatSize, hasRemoteImages, inboundDocument, sender } from './inbound-view.js';
 import './inbound.css';
-
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+import { formatDateTime } from '../../format/dates.js';
 
 export default function InboundMessagePage() {
   const { id = '' } = useParams();
@@ -35,7 +34,7 @@ export default function InboundMessagePage() {
               {m.subject || '(no subject)'}
             </h1>
             <p className="muted small">
-              Received <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
+              Received <time dateTime={m.receivedAt}>{formatDateTime(m.receivedAt)}</time>
             </p>
           </div>
           <div className="columns-record inbound-grid">

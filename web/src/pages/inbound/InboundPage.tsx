@@ -19,10 +19,10 @@ import {
   snippet,
 } from './inbound-view.js';
 import './inbound.css';
+import { formatDateTime } from '../../format/dates.js';
 
 const PAGE_SIZE = 25;
 const numberFormat = new Intl.NumberFormat();
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export default function InboundPage() {
   usePageTitle('Inbound');
@@ -105,7 +105,7 @@ function InboundTable({ messages, stale }: { messages: readonly InboundEmail[]; 
               </td>
               <td className="cell-inbound-to">{m.to.join(', ')}</td>
               <td className="cell-when">
-                <time dateTime={m.receivedAt}>{dateTimeFormat.format(new Date(m.receivedAt))}</time>
+                <time dateTime={m.receivedAt}>{formatDateTime(m.receivedAt)}</time>
               </td>
             </tr>
           ))}

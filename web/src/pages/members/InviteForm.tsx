@@ -6,6 +6,7 @@ import { useCreateInvite } from '../../api/members.js';
 import { Alert } from '../../components/Alert.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { Field } from '../../components/Field.js';
+import { formatDate } from '../../format/dates.js';
 import { ROLE_LABELS, rolesGrantable } from './roles.js';
 
 /** Makes an invitation and shows its link: the only time it can be read, since only its hash is kept. */
@@ -76,7 +77,7 @@ export function InviteForm({ projectId, role }: { projectId: string; role: Role 
                 Send this link to <strong>{made.email}</strong>.
               </>
             )}{' '}
-            It works once, until {new Date(made.expiresAt).toLocaleDateString()}, and is shown only now.
+            It works once, until {formatDate(made.expiresAt)}, and is shown only now.
           </p>
           <div className="key-row">
             <code className="key-value invite-link">{made.url}</code>

@@ -14,6 +14,7 @@ import { PendingInvites } from './PendingInvites.js';
 import { RemoveMemberDialog } from './RemoveMemberDialog.js';
 import { canManage, ROLE_LABELS, rolesGrantable } from './roles.js';
 import './members.css';
+import { formatDate } from '../../format/dates.js';
 
 export default function MembersPage() {
   usePageTitle('Members');
@@ -134,7 +135,7 @@ function MembersTable({
                       <span className={`badge role-${m.role}`}>{ROLE_LABELS[m.role]}</span>
                     )}
                   </td>
-                  <td data-label="Member since">{new Date(m.createdAt).toLocaleDateString()}</td>
+                  <td data-label="Member since">{formatDate(m.createdAt)}</td>
                   <td className="cell-actions">
                     {self ? (
                       <button type="button" className="button button-small" onClick={() => onRemove(m)}>

@@ -3,6 +3,7 @@ import { errorMessage } from '../../api/errors.js';
 import { useRevokeInvite } from '../../api/members.js';
 import { Alert } from '../../components/Alert.js';
 import { TableHead } from '../../components/TableHead.js';
+import { formatDate } from '../../format/dates.js';
 import { canManage, ROLE_LABELS } from './roles.js';
 
 /** Invitations not yet accepted; withdrawing one makes its link open nothing. */
@@ -22,7 +23,7 @@ export function PendingInvites({ projectId, invites, role }: { projectId: string
                 <td className="cell-email">{i.email}</td>
                 <td data-label="Role">{ROLE_LABELS[i.role]}</td>
                 <td data-label="Invited by">{i.invitedBy ?? '—'}</td>
-                <td data-label="Expires">{new Date(i.expiresAt).toLocaleDateString()}</td>
+                <td data-label="Expires">{formatDate(i.expiresAt)}</td>
                 <td className="cell-actions">
                   {canManage(role, i.role) && (
                     <button

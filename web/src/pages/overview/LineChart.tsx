@@ -1,4 +1,5 @@
 import { useId, useLayoutEffect, useRef, useState } from 'react';
+import { formatDay, formatDayShort } from '../../format/dates.js';
 import { type Frame, labelIndices, linePath, xOf, yOf, yTicks } from './chart-scale.js';
 
 export type SeriesTone = 'accent' | 'alt' | 'warn' | 'danger';
@@ -10,10 +11,7 @@ export interface Series {
 }
 
 const HEIGHT = 180;
-const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
-const longDayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
 const countFormat = new Intl.NumberFormat(undefined, { notation: 'compact' });
-const dayOf = (date: string) => new Date(`${date}T00:00:00Z`);
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 /** The width the chart has, followed as the window changes. */
@@ -54,8 +52,8 @@ export function LineChart({
   const totals = series.map((s) => sum(s.values));
   const nothing = totals.every((t) => t === 0);
   const summary = `${series.map((s, i) => `${s.label} ${totals[i]!.toLocaleString()}`).join(', ')} from ${
-    dates[0] ? longDayFormat.format(dayOf(dates[0])) : ''
-  } to ${dates.length ? longDayFormat.format(dayOf(dates[dates.length - 1]!)) : ''}.`;
+    dates[0] ? formatDay(dates[0]) : ''
+  } to ${dates.length ? formatDay(dates[dates.length - 1]!) : ''}.`;
 
   return (
     <figure className="chart card" aria-labelledby={titleId}>
@@ -102,7 +100,7 @@ export function LineChart({
               {dates.map((date, d) => (
                 <tr key={date}>
                   <th scope="row">
-                    <time dateTime={date}>{longDayFormat.format(dayOf(date))}</time>
+                    <time dateTime={date}>{formatDay(date)}</time>
                   </th>
                   {series.map((s) => (
                     <td key={s.label}>{(s.values[d] ?? 0).toLocaleString()}</td>
@@ -170,7 +168,7 @@ function Plot({
             y={HEIGHT - 6}
             textAnchor={n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle'}
           >
-            {dayFormat.format(dayOf(dates[i]!))}
+            {formatDayShort(dates[i]!)}
           </text>
         ))}
       </g>

@@ -1,4 +1,5 @@
 import { QueryView } from '../../components/QueryView.js';
+import { RecordLink } from '../../components/RecordLink.js';
 import { useTopCampaigns } from './overview-api.js';
 
 const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
@@ -22,7 +23,7 @@ export function TopCampaignsCard({ projectId }: { projectId: string }) {
         empty={<p className="muted">No campaign has been sent yet. The ones most opened show up here.</p>}
       >
         {(campaigns) => (
-          <table className="table" aria-label="Top campaigns by opens">
+          <table className="table top-campaigns" aria-label="Top campaigns by opens">
             <thead>
               <tr>
                 <th scope="col">Campaign</th>
@@ -38,7 +39,7 @@ export function TopCampaignsCard({ projectId }: { projectId: string }) {
               {campaigns.map((c) => (
                 <tr key={c.id}>
                   <th scope="row">
-                    {c.name}
+                    <RecordLink to={{ kind: 'campaign', id: c.id }} name={c.name} />
                     <span className="muted small top-campaign-delivered">{count.format(c.delivered)} delivered</span>
                   </th>
                   <td className="cell-number">{percent.format(c.openRate)}</td>

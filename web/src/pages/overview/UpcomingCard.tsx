@@ -1,7 +1,7 @@
 import { QueryView } from '../../components/QueryView.js';
+import { formatDateTime } from '../../format/dates.js';
 import { useUpcoming } from './overview-api.js';
 
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /** Campaigns scheduled to send, soonest first, and workflows with executions under way. */
@@ -36,7 +36,7 @@ export function UpcomingCard({ projectId }: { projectId: string }) {
                     <li key={c.id}>
                       <span className="upcoming-name">{c.name}</span>
                       <span className="muted small">
-                        sends <time dateTime={c.scheduledFor}>{dateTimeFormat.format(new Date(c.scheduledFor))}</time>
+                        sends <time dateTime={c.scheduledFor}>{formatDateTime(c.scheduledFor)}</time>
                       </span>
                     </li>
                   ))}
@@ -55,7 +55,7 @@ export function UpcomingCard({ projectId }: { projectId: string }) {
                         {w.nextRunAt && (
                           <>
                             {'; next step '}
-                            <time dateTime={w.nextRunAt}>{dateTimeFormat.format(new Date(w.nextRunAt))}</time>
+                            <time dateTime={w.nextRunAt}>{formatDateTime(w.nextRunAt)}</time>
                           </>
                         )}
                       </span>

@@ -24,10 +24,10 @@ import {
 } from './suppression-list.js';
 import { useSuppression, useSuppressionsPage } from './suppressions-api.js';
 import './suppressions.css';
+import { formatDateTime } from '../../format/dates.js';
 
 const PAGE_SIZE = 50;
 const numberFormat = new Intl.NumberFormat();
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const REASON_OPTIONS = [
   { value: '', label: 'All reasons' },
   ...REASONS.map((r) => ({ value: r, label: REASON_LABELS[r] })),
@@ -167,7 +167,7 @@ function SuppressionRow({ suppression: s, onRemove }: { suppression: Suppression
         )}
       </td>
       <td className="cell-when">
-        <time dateTime={s.createdAt}>{dateTimeFormat.format(new Date(s.createdAt))}</time>
+        <time dateTime={s.createdAt}>{formatDateTime(s.createdAt)}</time>
       </td>
       <td className="cell-actions">
         <button type="button" className="button button-small" aria-label={`Remove ${s.email}`} onClick={onRemove}>
@@ -222,7 +222,7 @@ function LookUp({ projectId, onRemove }: { projectId: string; onRemove: (s: Supp
           <p className="small lookup-found">
             <span>
               <strong>{found.data.email}</strong> is suppressed: {REASON_LABELS[found.data.reason].toLowerCase()}, since{' '}
-              {dateTimeFormat.format(new Date(found.data.createdAt))}.
+              {formatDateTime(found.data.createdAt)}.
             </span>
             <button type="button" className="button button-small" onClick={() => onRemove(found.data)}>
               Remove

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import type { Preview } from '../../api/templates.js';
 import { Segmented, WIDTH_OPTIONS } from '../../components/Segmented.js';
 
@@ -13,9 +13,12 @@ export function PreviewPanel({
   preview,
   updating,
   problem,
+  empty,
 }: {
   preview: Preview | undefined;
   updating: boolean;
+  /** What prints nothing for the recipient previewed, shown beside the rendering. */
+  empty: ReactNode;
   /** Why the latest content is not shown (a render error, a failed request); the last good preview stays. */
   problem: string | null;
 }) {
@@ -48,6 +51,7 @@ export function PreviewPanel({
           {problem} The preview shows the last version that rendered.
         </p>
       )}
+      {empty}
       {preview ? (
         <>
           <p className="preview-subject">

@@ -1,4 +1,4 @@
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, type ReactNode, useId, useState } from 'react';
 import { useMe } from '../../api/auth.js';
 import { ApiError } from '../../api/errors.js';
 import { useEmail, useSendEmail } from '../../api/send.js';
@@ -7,17 +7,20 @@ import { Field } from '../../components/Field.js';
 import { deliveryWords, type TemplateForm } from './template-form.js';
 
 /**
- * Sends what is in the editor (saved or not) by POST /v1/send to one address, with the preview's
- * sample data for this send only; then follows the email record to say where it went.
+ * Sends what is in the editor (saved or not) by POST /v1/send to one address, with the data of the
+ * preview (the contact's, or the sample) for this send only; then follows the email record to say where it went.
  */
 export function SendTest({
   projectId,
   form,
   data,
+  warning,
 }: {
   projectId: string;
   form: TemplateForm;
   data: Record<string, unknown> | undefined;
+  /** What the test would print nothing for, said before it is sent. */
+  warning: ReactNode;
 }) {
   const me = useMe();
   const [to, setTo] = useState<string | null>(null);
@@ -65,6 +68,7 @@ export function SendTest({
         Sends the content as it is in the editor, saved or not. The address becomes a contact of this project if it is
         not one yet.
       </p>
+      {warning}
       <div className="send-test-row">
         <Field
           label="Send to"

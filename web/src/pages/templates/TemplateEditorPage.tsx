@@ -20,6 +20,7 @@ import { NotFoundPage } from '../../shell/NotFoundPage.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { BodyField } from './BodyField.js';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog.js';
+import { EmptyPlaceholders, useEmptyPlaceholders, useNewestContact } from './EmptyPlaceholders.js';
 import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
@@ -73,8 +74,11 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
   const [deleting, setDeleting] = useState(false);
   const ids = { form: useId() };
 
-  // Preview: what is typed, once typing pauses, for sample data or a contact.
-  const [source, setSource] = useState<PreviewSourceChoice>({ kind: 'sample' });
+  // Preview: what is typed, once typing pauses, for a contact (the newest, until one is chosen) or sample data.
+  const [chosenSource, setSource] = useState<PreviewSourceChoice | null>(null);
+  const newest = useNewestContact(projectId);
+  const source: PreviewSourceChoice | null =
+    chosenSource ?? (newest ? { kind: 'contact', contact: newest } : newest === null ? { kind: 'sample' } : null);
   const [sampleText, setSampleText] = useState(SAMPLE_DATA);
   const sample = useMemo(() => parseSampleData(sampleText), [sampleText]);
   const lastGoodSample = useRef<Record<string, unknown>>({});
@@ -88,13 +92,15 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
     () => JSON.parse(contentKey) as { subject: string; body: string; type: EmailType; data: Record<string, unknown> },
     [contentKey],
   );
-  const previewInput: PreviewInput | null =
-    source.kind === 'contact'
+  const previewInput: PreviewInput | null = !source
+    ? null
+    : source.kind === 'contact'
       ? source.contact
         ? { subject: content.subject, body: content.body, type: content.type, contactId: source.contact.id }
         : null
       : { subject: content.subject, body: content.body, type: content.type, data: content.data };
   const preview = usePreview(projectId, previewInput);
+  const { empty, emptyFor } = useEmptyPlaceholders(content, source);
   const lastGoodPreview = useRef<Preview | undefined>(undefined);
   if (preview.data) lastGoodPreview.current = preview.data;
   const previewErrors = preview.error instanceof ApiError ? renderErrors(preview.error.fieldErrors) : {};
@@ -258,10 +264,11 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
             preview={preview.data ?? lastGoodPreview.current}
             updating={preview.isFetching}
             problem={previewProblem}
+            empty={emptyFor ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null}
           />
           <PreviewSource
             projectId={projectId}
-            choice={source}
+            choice={source ?? { kind: 'contact', contact: null }}
             onChoice={setSource}
             sampleText={sampleText}
             onSampleText={setSampleText}
@@ -270,7 +277,16 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
           <SendTest
             projectId={projectId}
             form={form}
-            data={source.kind === 'sample' ? transientData(lastGoodSample.current) : undefined}
+            data={
+              source?.kind === 'sample'
+                ? transientData(lastGoodSample.current)
+                : source?.contact
+                  ? transientData(source.contact.data)
+                  : undefined
+            }
+            warning={
+              emptyFor && empty.length > 0 ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null
+            }
           />
         </aside>
       </div>

@@ -1,10 +1,8 @@
 import { Link } from 'react-router-dom';
 import type { Template } from '../../../../src/api.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDate, formatDateTime } from '../../format/dates.js';
 import { TYPE_LABELS } from './template-list.js';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 const COLUMNS = ['Name', 'Subject', 'Type', 'Updated'] as const;
 
@@ -26,8 +24,8 @@ export function TemplatesTable({ templates, stale }: { templates: readonly Templ
                 <span className={`badge badge-type-${t.type.toLowerCase()}`}>{TYPE_LABELS[t.type]}</span>
               </td>
               <td className="cell-updated">
-                <time dateTime={t.updatedAt} title={dateTimeFormat.format(new Date(t.updatedAt))}>
-                  {dateFormat.format(new Date(t.updatedAt))}
+                <time dateTime={t.updatedAt} title={formatDateTime(t.updatedAt)}>
+                  {formatDate(t.updatedAt)}
                 </time>
               </td>
             </tr>

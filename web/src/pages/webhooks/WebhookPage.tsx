@@ -27,16 +27,16 @@ import { WebhookFormDialog } from './WebhookFormDialog.js';
 import { EnabledBadge } from './WebhooksPage.js';
 import { useDeliveries, useUpdateWebhook, useWebhook } from './webhooks-api.js';
 import './webhooks.css';
+import { formatDateTime } from '../../format/dates.js';
 
 const PAGE_SIZE = 25;
 const STATUS_OPTIONS = [
   { value: '', label: 'All statuses' },
   ...DELIVERY_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] })),
 ];
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 function When({ at }: { at: string }) {
-  return <time dateTime={at}>{dateTimeFormat.format(new Date(at))}</time>;
+  return <time dateTime={at}>{formatDateTime(at)}</time>;
 }
 
 export default function WebhookPage() {

@@ -10,8 +10,7 @@ import { WebhookFormDialog } from './WebhookFormDialog.js';
 import { describeEvents } from './webhook-events.js';
 import { useWebhooks } from './webhooks-api.js';
 import './webhooks.css';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+import { formatDate } from '../../format/dates.js';
 
 export default function WebhooksPage() {
   usePageTitle('Webhooks');
@@ -79,7 +78,7 @@ function WebhooksTable({ hooks }: { hooks: readonly Webhook[] }) {
                 <EnabledBadge enabled={h.enabled} />
               </td>
               <td className="cell-when">
-                <time dateTime={h.createdAt}>{dateFormat.format(new Date(h.createdAt))}</time>
+                <time dateTime={h.createdAt}>{formatDate(h.createdAt)}</time>
               </td>
             </tr>
           ))}
