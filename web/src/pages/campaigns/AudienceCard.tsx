@@ -107,7 +107,7 @@ export function AudienceCard({
             />
             <span>
               <strong>A condition</strong>
-              <span className="muted small"> built here, like a segment</span>
+              <span className="muted small"> built here with filters</span>
             </span>
           </label>
         </div>
