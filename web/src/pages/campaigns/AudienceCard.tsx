@@ -20,6 +20,8 @@ export function recipientWords(e: Estimate, type: Campaign['type']): string {
 }
 
 export type AudienceCount = ReturnType<typeof useLiveCount> & {
+  /** Whether there is an audience to count: not while a segment is still to be chosen. */
+  counted: boolean;
   /** The figures of the audience as it is now; undefined while counting or with nothing to count. */
   estimate: Estimate | undefined;
 };
@@ -32,7 +34,7 @@ export function useAudienceCount(form: CampaignForm): AudienceCount {
   const condition = audienceCondition(form);
   const count = useLiveCount(condition ?? emptyCondition(), { enabled: condition !== null });
   const estimate = condition && count.live.status === 'done' ? count.live.estimate : undefined;
-  return { ...count, estimate };
+  return { ...count, counted: condition !== null, estimate };
 }
 
 /** The save's field errors about the condition, by their path within the tree. */
@@ -68,7 +70,11 @@ export function AudienceCard({
   const segments = useSegments(projectId);
   const marketing = form.type === 'MARKETING';
   const error = errors.segmentId ?? errors.audienceType;
-  const counted = form.audienceType !== 'SEGMENT' || form.segmentId !== '';
+  const choices: [CampaignForm['audienceType'], string, string | null][] = [
+    ['ALL', 'All contacts', marketing ? 'who are subscribed' : 'of the project'],
+    ['SEGMENT', 'A segment', null],
+    ['FILTERED', 'A condition', 'built here with filters'],
+  ];
 
   return (
     <section className="card stack audience-card" aria-labelledby={`${name}-title`}>
@@ -77,39 +83,20 @@ export function AudienceCard({
           Audience
         </legend>
         <div className="radio-row">
-          <label>
-            <input
-              type="radio"
-              name={name}
-              checked={form.audienceType === 'ALL'}
-              onChange={() => onChange({ audienceType: 'ALL' })}
-            />
-            <span>
-              <strong>All contacts</strong>
-              <span className="muted small"> {marketing ? 'who are subscribed' : 'of the project'}</span>
-            </span>
-          </label>
-          <label>
-            <input
-              type="radio"
-              name={name}
-              checked={form.audienceType === 'SEGMENT'}
-              onChange={() => onChange({ audienceType: 'SEGMENT' })}
-            />
-            <strong>A segment</strong>
-          </label>
-          <label>
-            <input
-              type="radio"
-              name={name}
-              checked={form.audienceType === 'FILTERED'}
-              onChange={() => onChange({ audienceType: 'FILTERED' })}
-            />
-            <span>
-              <strong>A condition</strong>
-              <span className="muted small"> built here with filters</span>
-            </span>
-          </label>
+          {choices.map(([type, title, hint]) => (
+            <label key={type}>
+              <input
+                type="radio"
+                name={name}
+                checked={form.audienceType === type}
+                onChange={() => onChange({ audienceType: type })}
+              />
+              <span>
+                <strong>{title}</strong>
+                {hint && <span className="muted small"> {hint}</span>}
+              </span>
+            </label>
+          ))}
         </div>
         {form.audienceType === 'SEGMENT' && (
           <div className="field audience-segment">
@@ -154,7 +141,7 @@ export function AudienceCard({
           )}
         </div>
       )}
-      {counted && (
+      {audience.counted && (
         <div className="audience-count">
           <LiveCountView {...audience} />
           <p aria-live="polite">
