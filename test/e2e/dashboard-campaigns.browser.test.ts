@@ -413,6 +413,8 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     await expect.poll(saveState).toContain('it needs a complete condition');
     expect(await sendButton().isDisabled()).toBe(true);
     await d.page.getByText('Finish the audience’s condition first.').waitFor();
+    await d.page.getByTestId('condition-incomplete').scrollIntoViewIfNeeded();
+    await screenshot(d.page, 'campaign-condition-incomplete');
 
     const tier = d.page.getByRole('group', { name: 'Filter 1 of group 1', exact: true });
     await pickField(tier, /^tier/);
@@ -427,6 +429,8 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     await expect.poll(() => liveCount().textContent()).toBe('3 match · 2 subscribed');
     // A marketing campaign goes to the subscribed ones.
     await expect.poll(() => d.page.getByTestId('audience-count').textContent()).toBe('2 recipients');
+    await d.page.getByTestId('audience-count').scrollIntoViewIfNeeded();
+    await screenshot(d.page, 'campaign-condition-count');
     await expect.poll(saveState).toContain('All changes saved');
     expect(await expectBody<Campaign>(api.get(`/campaigns/${id}`))).toMatchObject({
       audienceType: 'FILTERED',
