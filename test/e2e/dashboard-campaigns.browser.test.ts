@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import { simpleParser } from 'mailparser';
+import type { Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Campaign } from '../../src/api.js';
+import type { Campaign, Contact, FilterCondition } from '../../src/api.js';
+import { filterConditionSchema } from '../../src/domain/filters/schema.js';
 import { hasChromium, replaceEditorText, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
+import { addFilter, nestOr, pickField } from '../support/filter-builder.js';
 import { sinkMessagesTo } from '../support/sending.js';
 import { expectBody, pollUntil } from '../support/server.js';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
@@ -14,7 +17,9 @@ import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
  * real SMTP sink and verifying its sender domain against a real DNS server: a campaign to a segment
  * made through the API is written in the composer, tested, scheduled, unscheduled and sent with the
  * Send menu (by keyboard), its progress followed to 100 % with every message at the sink once, and
- * a tracked link of a delivered message followed until the report counts the click on its link.
+ * a tracked link of a delivered message followed until the report counts the click on its link;
+ * a campaign to a condition built by clicks in the composer's audience card, counted as the API
+ * counts it and sent to exactly its subscribed matches.
  */
 
 const DOMAIN = 'news.dashboard-campaigns.test';
@@ -22,6 +27,33 @@ const FROM = `news@${DOMAIN}`;
 const LINK = 'https://example.org/offer?from=campaign';
 const MEMBERS = ['ada@readers.test', 'bob@readers.test', 'cy@readers.test'];
 const OUTSIDER = 'zed@readers.test';
+
+/** gold AND (seats > 2 OR city contains "on"): the audience the composer builds by clicks. */
+const GOLD_TEAMS: FilterCondition = {
+  logic: 'AND',
+  groups: [
+    {
+      filters: [{ field: 'data.tier', operator: 'equals', value: 'gold' }],
+      conditions: {
+        logic: 'OR',
+        groups: [
+          { filters: [{ field: 'data.seats', operator: 'greaterThan', value: 2 }] },
+          { filters: [{ field: 'data.city', operator: 'contains', value: 'on' }] },
+        ],
+      },
+    },
+  ],
+};
+
+/** email, data, subscribed: three match GOLD_TEAMS, the first two subscribed. */
+const GOLD_PEOPLE: [string, Record<string, unknown>, boolean][] = [
+  ['gia@gold.test', { tier: 'gold', seats: 5, city: 'Paris' }, true],
+  ['hal@gold.test', { tier: 'gold', seats: 1, city: 'London' }, true],
+  ['ivo@gold.test', { tier: 'gold', seats: 9, city: 'Boston' }, false],
+  ['jo@gold.test', { tier: 'gold', seats: 1, city: 'Paris' }, true],
+  ['kim@gold.test', { tier: 'silver', seats: 9, city: 'London' }, true],
+];
+const GOLD_RECIPIENTS = ['gia@gold.test', 'hal@gold.test'];
 
 let dns: DnsServer;
 let sink: SmtpSink;
@@ -341,5 +373,93 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
       .poll(() => d.page.getByTestId('progress-text').textContent(), { timeout: 30_000 })
       .toMatch(/^100\s?% · 2 of 2 recipients sent/);
     for (const member of team) expect(sinkMessagesTo(sink, member)).toHaveLength(1);
+  });
+
+  it('sends to a condition built by clicks in the composer, counted as the API counts it, to each subscribed match once', async () => {
+    const api = d.api();
+    for (const [email, data, subscribed] of GOLD_PEOPLE) {
+      await expectBody(api.post('/contacts', { email, data, subscribed }), 201);
+    }
+    const liveCount = () => d.page.getByTestId('live-count');
+    const saveState = () => d.page.getByTestId('save-state').textContent();
+    // Every audience the composer saves, to show that no unfinished tree was ever sent.
+    const savedConditions: unknown[] = [];
+    const onRequest = (r: Request) => {
+      if (/^\/campaigns(\/[^/]+)?$/.test(new URL(r.url()).pathname) && ['POST', 'PUT'].includes(r.method()))
+        savedConditions.push(r.postDataJSON().audienceCondition);
+    };
+    d.page.on('request', onRequest);
+    await d.page.goto(`${d.service.url}/app/campaigns/new`);
+    await d.page.getByRole('heading', { name: 'New campaign' }).waitFor();
+    await d.page.getByLabel('Campaign name').fill('Gold teams');
+    await d.page.getByLabel('Subject').fill('For gold teams');
+    await d.page.getByLabel('From', { exact: true }).fill(FROM);
+    await expect.poll(saveState).toContain('All changes saved');
+    await expect.poll(() => new URL(d.page.url()).pathname).toMatch(/^\/app\/campaigns\/[0-9a-f-]{36}$/);
+    const id = new URL(d.page.url()).pathname.split('/').pop()!;
+
+    // The condition starts empty: every contact, as the API counts it.
+    await d.page.getByRole('radio', { name: /^A condition/ }).check();
+    const everyone = await expectBody(
+      api.post('/segments/count', { condition: { logic: 'AND', groups: [{ filters: [] }] } }),
+    );
+    await expect
+      .poll(() => liveCount().textContent())
+      .toBe(`${everyone.total} match · ${everyone.subscribed} subscribed`);
+
+    // A filter without its field: said next to the builder, never saved, and no sending meanwhile.
+    await d.page.getByRole('button', { name: '+ Filter in group 1', exact: true }).click();
+    await d.page.getByTestId('condition-incomplete').waitFor();
+    await expect.poll(saveState).toContain('it needs a complete condition');
+    expect(await sendButton().isDisabled()).toBe(true);
+    await d.page.getByText('Finish the audience’s condition first.').waitFor();
+    await d.page.getByTestId('condition-incomplete').scrollIntoViewIfNeeded();
+    await screenshot(d.page, 'campaign-condition-incomplete');
+
+    const tier = d.page.getByRole('group', { name: 'Filter 1 of group 1', exact: true });
+    await pickField(tier, /^tier/);
+    await tier.getByLabel('Value').fill('gold');
+    await nestOr(d.page, '1');
+    await addFilter(d.page, '1.1', /^seats/, 'is more than', '2');
+    await addFilter(d.page, '1.2', /^city/, 'contains', 'on');
+    await d.page.getByTestId('condition-incomplete').waitFor({ state: 'detached' });
+
+    const counted = await expectBody(api.post('/segments/count', { condition: GOLD_TEAMS }));
+    expect(counted).toMatchObject({ total: 3, subscribed: 2 });
+    await expect.poll(() => liveCount().textContent()).toBe('3 match · 2 subscribed');
+    // A marketing campaign goes to the subscribed ones.
+    await expect.poll(() => d.page.getByTestId('audience-count').textContent()).toBe('2 recipients');
+    await d.page.getByTestId('audience-count').scrollIntoViewIfNeeded();
+    await screenshot(d.page, 'campaign-condition-count');
+    await expect.poll(saveState).toContain('All changes saved');
+    expect(await expectBody<Campaign>(api.get(`/campaigns/${id}`))).toMatchObject({
+      audienceType: 'FILTERED',
+      audienceCondition: GOLD_TEAMS,
+    });
+    d.page.off('request', onRequest);
+    expect(savedConditions.length).toBeGreaterThan(0);
+    for (const saved of savedConditions) {
+      if (saved !== null) expect(filterConditionSchema.safeParse(saved).success, JSON.stringify(saved)).toBe(true);
+    }
+    await expectAccessibleEverywhere('campaign-composer-condition');
+
+    await chooseByKeyboard('Send now…');
+    const dialog = d.page.getByRole('dialog', { name: 'Send the campaign now?' });
+    await dialog.getByRole('button', { name: 'Send to 2 recipients' }).click();
+    await expect
+      .poll(() => d.page.getByTestId('progress-text').textContent(), { timeout: 30_000 })
+      .toMatch(/^100\s?% · 2 of 2 recipients sent/);
+    // Every contact of the project: the campaign's message reached the subscribed matches once, no one else.
+    const contacts: Contact[] = (await expectBody(api.get('/contacts?limit=100'))).data;
+    expect(contacts.length).toBeGreaterThan(GOLD_PEOPLE.length);
+    const received: Record<string, number> = {};
+    for (const c of contacts) {
+      const subjects = await Promise.all(
+        sinkMessagesTo(sink, c.email).map(async (m) => (await simpleParser(m.raw)).subject),
+      );
+      const count = subjects.filter((s) => s === 'For gold teams').length;
+      if (count > 0) received[c.email] = count;
+    }
+    expect(received).toEqual(Object.fromEntries(GOLD_RECIPIENTS.map((e) => [e, 1])));
   });
 });

@@ -1,7 +1,8 @@
-import type { Locator, Request } from 'playwright-core';
+import type { Request } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FilterCondition, Segment } from '../../src/api.js';
 import { hasChromium, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
+import { addFilter, nestOr, pickField } from '../support/filter-builder.js';
 import { expectBody } from '../support/server.js';
 
 /**
@@ -42,12 +43,6 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
   const group = (name: string) => d.page.getByRole('region', { name, exact: true });
   const filter = (name: string) => d.page.getByRole('group', { name, exact: true });
   const liveCount = () => d.page.getByTestId('live-count');
-  /** Picks a field in a filter's picker by clicking it open and clicking the option. */
-  async function pickField(row: Locator, option: RegExp) {
-    const picker = row.getByRole('button', { name: /^Field:/ });
-    if ((await picker.getAttribute('aria-expanded')) !== 'true') await picker.click();
-    await row.getByRole('option', { name: option }).click();
-  }
 
   beforeAll(async () => {
     for (const [email, data, subscribed] of PEOPLE) {
@@ -95,17 +90,9 @@ describe.skipIf(!hasChromium)('the segment pages in a browser', () => {
       { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
     ]);
 
-    await d.page.getByRole('button', { name: '+ Nested OR groups in group 1' }).click();
-    await d.page.getByRole('button', { name: '+ Filter in group 1.1', exact: true }).click();
-    const seats = filter('Filter 1 of group 1.1');
-    await pickField(seats, /^seats/);
-    await seats.getByLabel('Operator').selectOption({ label: 'is more than' });
-    await seats.getByLabel('Value').fill('2');
-    await d.page.getByRole('button', { name: '+ Filter in group 1.2', exact: true }).click();
-    const city = filter('Filter 1 of group 1.2');
-    await pickField(city, /^city/);
-    await city.getByLabel('Operator').selectOption({ label: 'contains' });
-    await city.getByLabel('Value').fill('on');
+    await nestOr(d.page, '1');
+    const seats = await addFilter(d.page, '1.1', /^seats/, 'is more than', '2');
+    await addFilter(d.page, '1.2', /^city/, 'contains', 'on');
 
     const api = await expectBody(d.api().post('/segments/count', { condition: NESTED }));
     expect(api).toMatchObject({ total: 4, subscribed: 2 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { CampaignStats } from '../../src/api.js';
-import { audienceCondition, EMPTY_FORM, missingForSave } from '../../web/src/pages/campaigns/campaign-form.js';
+import type { CampaignStats, FilterCondition } from '../../src/api.js';
+import {
+  audienceCondition,
+  campaignPayload,
+  EMPTY_FORM,
+  isDirty,
+  missingForSave,
+} from '../../web/src/pages/campaigns/campaign-form.js';
 import {
   cancelWords,
   durationWords,
@@ -94,24 +100,49 @@ describe('words', () => {
   });
 });
 
-describe('the audience’s count', () => {
-  it('counts subscribed contacts only for marketing, and nothing without a segment', () => {
-    expect(audienceCondition({ audienceType: 'ALL', segmentId: '', type: 'TRANSACTIONAL' }, null)).toEqual({
+describe('the audience’s count and condition', () => {
+  const pro = { field: 'data.plan', operator: 'equals' as const, value: 'pro' };
+  /** pro AND (an empty group OR a filter still without a field): as the builder holds it mid-edit. */
+  const editing: FilterCondition = {
+    logic: 'AND',
+    groups: [
+      { filters: [pro], conditions: { logic: 'OR', groups: [{ filters: [] }, { filters: [] }] } },
+      { filters: [] },
+    ],
+  };
+
+  it('counts what sending compiles: everyone, the segment’s members, or the condition without its empty groups', () => {
+    const form = { ...EMPTY_FORM, segmentId: 's1', condition: editing };
+    expect(audienceCondition({ ...form, audienceType: 'ALL' })).toEqual({ logic: 'AND', groups: [{ filters: [] }] });
+    expect(audienceCondition({ ...form, audienceType: 'SEGMENT' })).toEqual({
       logic: 'AND',
-      groups: [{ filters: [] }],
+      groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: 's1' }] }],
     });
-    expect(audienceCondition({ audienceType: 'SEGMENT', segmentId: 's1', type: 'MARKETING' }, null)).toEqual({
-      logic: 'AND',
-      groups: [
-        {
-          filters: [
-            { field: 'subscribed', operator: 'equals', value: true },
-            { field: 'segment', operator: 'memberOfSegment', value: 's1' },
-          ],
-        },
-      ],
+    expect(audienceCondition({ ...form, audienceType: 'SEGMENT', segmentId: '' })).toBeNull();
+    const pruned = { logic: 'AND', groups: [{ filters: [pro] }] };
+    expect(audienceCondition({ ...form, audienceType: 'FILTERED' })).toEqual(pruned);
+    expect(campaignPayload({ ...form, audienceType: 'FILTERED' }, null)).toMatchObject({
+      audienceType: 'FILTERED',
+      segmentId: null,
+      audienceCondition: pruned,
     });
-    expect(audienceCondition({ audienceType: 'SEGMENT', segmentId: '', type: 'MARKETING' }, null)).toBeNull();
+    // Another audience chosen: the condition stays in the form, and is not sent.
+    expect(campaignPayload({ ...form, audienceType: 'SEGMENT' }, null)).toMatchObject({
+      segmentId: 's1',
+      audienceCondition: null,
+    });
+  });
+
+  it('holds back the save of an unfinished condition, and of a segment audience without its segment', () => {
+    const named = { ...EMPTY_FORM, name: 'n', subject: 's', from: 'a@example.com' };
+    const unfinished: FilterCondition = { logic: 'AND', groups: [{ filters: [{ field: '', operator: 'equals' }] }] };
+    expect(missingForSave({ ...named, audienceType: 'FILTERED', condition: unfinished })).toEqual([
+      'a complete condition',
+    ]);
+    // Only while it is the audience.
+    expect(missingForSave({ ...named, condition: unfinished })).toEqual([]);
+    expect(missingForSave({ ...named, audienceType: 'FILTERED', condition: editing })).toEqual([]);
+    expect(isDirty({ ...named, condition: editing }, named)).toBe(true);
     expect(missingForSave({ ...EMPTY_FORM, audienceType: 'SEGMENT' })).toEqual([
       'a name',
       'a subject',

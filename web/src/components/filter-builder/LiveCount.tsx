@@ -14,7 +14,11 @@ const estimateWords = (e: Estimate) =>
  * campaign to this condition sends to.
  */
 export function LiveCount({ condition }: { condition: FilterCondition }) {
-  const { live, exact, countExactly } = useLiveCount(condition);
+  return <LiveCountView {...useLiveCount(condition)} />;
+}
+
+/** What `LiveCount` shows, for a host that reads the same count itself (the campaign composer). */
+export function LiveCountView({ live, exact, countExactly }: ReturnType<typeof useLiveCount>) {
   return (
     <div className="live-count">
       <p className="live-count-figure" aria-live="polite" data-testid="live-count" data-status={live.status}>

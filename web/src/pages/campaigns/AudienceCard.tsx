@@ -1,45 +1,80 @@
 import { useId } from 'react';
 import type { Campaign } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
-import { audienceCondition, type CampaignForm } from './campaign-form.js';
+import { FilterBuilder } from '../../components/filter-builder/FilterBuilder.js';
+import { emptyCondition } from '../../components/filter-builder/filter-tree.js';
+import { LiveCountView } from '../../components/filter-builder/LiveCount.js';
+import { type Estimate, useLiveCount } from '../../components/filter-builder/useLiveCount.js';
+import { audienceCondition, type CampaignForm, conditionIncomplete } from './campaign-form.js';
 import { count, plural } from './campaign-words.js';
-import { type Estimate, useEstimate, useSegments } from './campaigns-api.js';
+import { useSegments } from './campaigns-api.js';
 
-/** The audience's size in words: exact, or an estimate with its margin. */
-export function recipientWords(e: Estimate): string {
-  if (e.exact) return plural(e.estimate, 'recipient');
-  return `about ${plural(e.estimate, 'recipient')} (± ${count(e.margin)})`;
+/**
+ * How many a campaign of this type sends to, in words: the subscribed figure for marketing email,
+ * every match otherwise; exact, or an estimate with its margin.
+ */
+export function recipientWords(e: Estimate, type: Campaign['type']): string {
+  const [n, margin] = type === 'MARKETING' ? [e.subscribed, e.subscribedMargin] : [e.estimate, e.margin];
+  if (e.exact) return plural(n, 'recipient');
+  return `about ${plural(n, 'recipient')} (± ${count(margin)})`;
 }
 
-/** How many the audience reaches now, as the composer and the send confirmations say it. */
-export function useAudienceCount(projectId: string, form: CampaignForm, kept: Campaign | null) {
-  return useEstimate(projectId, audienceCondition(form, kept));
+export type AudienceCount = ReturnType<typeof useLiveCount> & {
+  /** Whether there is an audience to count: not while a segment is still to be chosen. */
+  counted: boolean;
+  /** The figures of the audience as it is now; undefined while counting or with nothing to count. */
+  estimate: Estimate | undefined;
+};
+
+/**
+ * The segment builder's live count of the audience, the one count the composer shows and the send
+ * confirmations name; nothing is counted while a segment is still to be chosen.
+ */
+export function useAudienceCount(form: CampaignForm): AudienceCount {
+  const condition = audienceCondition(form);
+  const count = useLiveCount(condition ?? emptyCondition(), { enabled: condition !== null });
+  const estimate = condition && count.live.status === 'done' ? count.live.estimate : undefined;
+  return { ...count, counted: condition !== null, estimate };
+}
+
+/** The save's field errors about the condition, by their path within the tree. */
+function conditionErrors(errors: Record<string, string>): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [field, message] of Object.entries(errors)) {
+    if (field === 'audienceCondition') found[''] = message;
+    else if (field.startsWith('audienceCondition.')) found[field.slice('audienceCondition.'.length)] = message;
+  }
+  return found;
 }
 
 /**
- * Who the campaign goes to: everyone, or a segment, with how many that is now. Each choice is one
- * radio of the group; a third, "a condition", built with the segment builder's
- * `FilterBuilder({ value, onChange })`, belongs after the segment (it sets audienceType FILTERED and
- * audienceCondition). Until then a FILTERED campaign made through the API keeps its condition as is.
+ * Who the campaign goes to: everyone, a segment, or a condition built with the segment builder,
+ * with how many that is now. Each choice is one radio of the group.
  */
 export function AudienceCard({
   projectId,
   form,
-  kept,
+  count: audience,
   onChange,
-  error,
+  errors,
 }: {
   projectId: string;
   form: CampaignForm;
-  kept: Campaign | null;
-  onChange: (patch: Partial<Pick<CampaignForm, 'audienceType' | 'segmentId'>>) => void;
-  error?: string;
+  count: AudienceCount;
+  onChange: (patch: Partial<Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition'>>) => void;
+  /** The last save's field errors. */
+  errors: Record<string, string>;
 }) {
   const name = useId();
   const segmentSelect = useId();
   const segments = useSegments(projectId);
-  const estimate = useAudienceCount(projectId, form, kept);
   const marketing = form.type === 'MARKETING';
+  const error = errors.segmentId ?? errors.audienceType;
+  const choices: [CampaignForm['audienceType'], string, string | null][] = [
+    ['ALL', 'All contacts', marketing ? 'who are subscribed' : 'of the project'],
+    ['SEGMENT', 'A segment', null],
+    ['FILTERED', 'A condition', 'built here with filters'],
+  ];
 
   return (
     <section className="card stack audience-card" aria-labelledby={`${name}-title`}>
@@ -48,36 +83,20 @@ export function AudienceCard({
           Audience
         </legend>
         <div className="radio-row">
-          <label>
-            <input
-              type="radio"
-              name={name}
-              checked={form.audienceType === 'ALL'}
-              onChange={() => onChange({ audienceType: 'ALL' })}
-            />
-            <span>
-              <strong>All contacts</strong>
-              <span className="muted small"> {marketing ? 'who are subscribed' : 'of the project'}</span>
-            </span>
-          </label>
-          <label>
-            <input
-              type="radio"
-              name={name}
-              checked={form.audienceType === 'SEGMENT'}
-              onChange={() => onChange({ audienceType: 'SEGMENT' })}
-            />
-            <strong>A segment</strong>
-          </label>
-          {form.audienceType === 'FILTERED' && (
-            <label>
-              <input type="radio" name={name} checked readOnly />
+          {choices.map(([type, title, hint]) => (
+            <label key={type}>
+              <input
+                type="radio"
+                name={name}
+                checked={form.audienceType === type}
+                onChange={() => onChange({ audienceType: type })}
+              />
               <span>
-                <strong>A condition</strong>
-                <span className="muted small"> set through the API; kept as it is</span>
+                <strong>{title}</strong>
+                {hint && <span className="muted small"> {hint}</span>}
               </span>
             </label>
-          )}
+          ))}
         </div>
         {form.audienceType === 'SEGMENT' && (
           <div className="field audience-segment">
@@ -106,18 +125,38 @@ export function AudienceCard({
           </div>
         )}
       </fieldset>
-      <div aria-live="polite" className="audience-count">
-        {estimate.isError ? (
-          <p className="field-error">The audience could not be counted: {errorMessage(estimate.error)}</p>
-        ) : estimate.data ? (
-          <p>
-            <strong data-testid="audience-count">{recipientWords(estimate.data)}</strong>
-            <span className="muted small"> now{marketing ? ', subscribed only' : ''}. Recounted when it is sent.</span>
+      {form.audienceType === 'FILTERED' && (
+        <div className="stack-tight audience-condition">
+          <FilterBuilder
+            value={form.condition}
+            onChange={(condition) => onChange({ condition })}
+            label="Audience condition"
+            errors={conditionErrors(errors)}
+          />
+          {conditionIncomplete(form) && (
+            <p className="field-error" data-testid="condition-incomplete">
+              Give every filter a field and a value: until then the condition is not saved and the campaign cannot be
+              sent.
+            </p>
+          )}
+        </div>
+      )}
+      {audience.counted && (
+        <div className="audience-count">
+          <LiveCountView {...audience} />
+          <p aria-live="polite">
+            {audience.estimate && (
+              <>
+                <strong data-testid="audience-count">{recipientWords(audience.estimate, form.type)}</strong>
+                <span className="muted small">
+                  {' '}
+                  now{marketing ? ', subscribed only' : ''}. Recounted when it is sent.
+                </span>
+              </>
+            )}
           </p>
-        ) : estimate.isFetching ? (
-          <p className="muted small">Counting…</p>
-        ) : null}
-      </div>
+        </div>
+      )}
     </section>
   );
 }

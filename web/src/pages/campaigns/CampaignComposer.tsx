@@ -19,6 +19,7 @@ import { CampaignActions } from './CampaignActions.js';
 import {
   type CampaignForm,
   campaignPayload,
+  conditionIncomplete,
   EMPTY_FORM,
   FORM_FIELDS,
   formOf,
@@ -52,7 +53,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
   const id = campaign?.id ?? createdId;
   const dirty = isDirty(form, saved);
   const missing = missingForSave(form);
-  const audience = useAudienceCount(projectId, form, campaign);
+  const audience = useAudienceCount(form);
   const ids = { body: useId(), bodyError: useId() };
 
   // Autosave: once typing pauses, what is in the form is sent; what changed meanwhile is sent next.
@@ -102,7 +103,11 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
   const saveMessage =
     save.error instanceof ApiError && save.error.status === 403
       ? null
-      : formMessage(save.error, [...FORM_FIELDS, 'segmentId']);
+      : formMessage(save.error, [
+          ...FORM_FIELDS,
+          'segmentId',
+          ...Object.keys(saveFields).filter((f) => f.startsWith('audienceCondition')),
+        ]);
 
   const saveState = save.isPending
     ? 'Saving…'
@@ -113,7 +118,13 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
         : dirty
           ? 'Unsaved changes'
           : 'All changes saved';
-  const blockedBy = !id ? 'Send once the campaign is saved.' : dirty || save.isPending ? 'Saving first…' : null;
+  const blockedBy = !id
+    ? 'Send once the campaign is saved.'
+    : conditionIncomplete(form)
+      ? 'Finish the audience’s condition first.'
+      : dirty || save.isPending
+        ? 'Saving first…'
+        : null;
 
   return (
     <section className="stack campaign-composer" aria-labelledby="campaign-title">
@@ -135,7 +146,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
         {campaign && (
           <div className="editor-actions">
             <CampaignActions projectId={projectId} campaign={campaign} />
-            <SendMenu projectId={projectId} campaign={campaign} audience={audience.data} blockedBy={blockedBy} />
+            <SendMenu projectId={projectId} campaign={campaign} audience={audience.estimate} blockedBy={blockedBy} />
           </div>
         )}
       </div>
@@ -147,20 +158,14 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
       )}
       {saveMessage && <Alert>{saveMessage}</Alert>}
 
-      <AudienceCard
-        projectId={projectId}
-        form={form}
-        kept={campaign}
-        onChange={set}
-        error={saveFields.segmentId ?? saveFields.audienceType}
-      />
+      <AudienceCard projectId={projectId} form={form} count={audience} onChange={set} errors={saveFields} />
 
       <div className="editor-layout">
         <div className="stack editor-main">
           <ContentCard projectId={projectId} form={form} set={set} errors={saveFields} ids={ids} />
         </div>
         <aside className="stack editor-side" aria-label="Preview">
-          <AudiencePreview projectId={projectId} form={form} campaign={campaign} />
+          <AudiencePreview projectId={projectId} form={form} />
         </aside>
       </div>
     </section>
@@ -304,15 +309,7 @@ function FromTemplate({ projectId, onUse }: { projectId: string; onUse: (t: Temp
 }
 
 /** The preview, rendered by the sending renderer as one contact of the audience would receive it. */
-function AudiencePreview({
-  projectId,
-  form,
-  campaign,
-}: {
-  projectId: string;
-  form: CampaignForm;
-  campaign: Campaign | null;
-}) {
+function AudiencePreview({ projectId, form }: { projectId: string; form: CampaignForm }) {
   const contacts = useAudiencePreviewContacts(projectId, form.audienceType === 'SEGMENT' ? form.segmentId : null);
   const [chosen, setChosen] = useState<string>('');
   const selectId = useId();
@@ -354,7 +351,7 @@ function AudiencePreview({
             ))}
           </select>
           <p className="field-hint">
-            {campaign?.audienceType === 'FILTERED'
+            {form.audienceType === 'FILTERED'
               ? 'Contacts of the project (the condition is not applied here).'
               : 'The first contacts of the audience.'}
           </p>

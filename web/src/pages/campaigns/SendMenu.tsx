@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { DialogActions } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
+import type { Estimate } from '../../components/filter-builder/useLiveCount.js';
 import { recipientWords } from './AudienceCard.js';
 import {
   cancelWords,
@@ -19,7 +20,7 @@ import {
   viewerZone,
   wallClock,
 } from './campaign-words.js';
-import { type CampaignAction, type Estimate, useCampaignAction, useSendTest } from './campaigns-api.js';
+import { type CampaignAction, useCampaignAction, useSendTest } from './campaigns-api.js';
 import { MenuButton, type MenuItem } from './MenuButton.js';
 
 type Step = 'test' | 'send' | 'schedule' | 'unschedule' | 'cancel' | 'pause' | 'resume' | null;
@@ -46,7 +47,7 @@ export function SendMenu({
   const hintId = useId();
   const run = (name: CampaignAction, body?: unknown) =>
     action.mutate({ action: name, body }, { onSuccess: () => setStep(null) });
-  const who = audience ? recipientWords(audience) : 'the audience';
+  const who = audience ? recipientWords(audience, campaign.type) : 'the audience';
   const close = () => {
     action.reset();
     setStep(null);

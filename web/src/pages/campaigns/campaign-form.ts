@@ -1,4 +1,5 @@
 import type { Campaign, FilterCondition, Template } from '../../../../src/api.js';
+import { emptyCondition, pruneEmpty, treeIssues } from '../../components/filter-builder/filter-tree.js';
 import {
   formOf as contentFormOf,
   EMPTY_FORM as EMPTY_TEMPLATE,
@@ -9,25 +10,32 @@ import {
 } from '../templates/template-form.js';
 import type { CampaignInput } from './campaigns-api.js';
 
-/** What the composer holds: the content as the template editor holds it, and the audience. */
+/**
+ * What the composer holds: the content as the template editor holds it, and the audience. The
+ * condition is the builder's tree as edited (empty groups and unfinished filters included), kept
+ * while another audience type is chosen so switching back loses nothing.
+ */
 export interface CampaignForm extends TemplateForm {
   audienceType: Campaign['audienceType'];
   segmentId: string;
+  condition: FilterCondition;
 }
 
-export const FORM_FIELDS = [...TEMPLATE_FIELDS, 'audienceType', 'segmentId'] as const;
+export const FORM_FIELDS = [...TEMPLATE_FIELDS, 'audienceType', 'segmentId', 'condition'] as const;
 
 export const EMPTY_FORM: CampaignForm = {
   ...EMPTY_TEMPLATE,
   body: `${STARTER_BODY}<p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>\n`,
   audienceType: 'ALL',
   segmentId: '',
+  condition: emptyCondition(),
 };
 
 export const formOf = (c: Campaign): CampaignForm => ({
   ...contentFormOf(c),
   audienceType: c.audienceType,
   segmentId: c.segmentId ?? '',
+  condition: (c.audienceCondition as FilterCondition | null) ?? emptyCondition(),
 });
 
 /** The content of a template, copied into the form. */
@@ -41,7 +49,12 @@ export const withTemplate = (form: CampaignForm, t: Template): CampaignForm => (
   type: t.type,
 });
 
+/** The condition is compared by identity: every edit of the builder makes a new tree. */
 export const isDirty = (form: CampaignForm, saved: CampaignForm) => FORM_FIELDS.some((f) => form[f] !== saved[f]);
+
+/** Whether the audience is a condition the API would refuse (a filter without field or value). */
+export const conditionIncomplete = (form: Pick<CampaignForm, 'audienceType' | 'condition'>) =>
+  form.audienceType === 'FILTERED' && treeIssues(form.condition).length > 0;
 
 /** What the first save still needs, in words; empty when the form can be saved. */
 export function missingForSave(form: CampaignForm): string[] {
@@ -51,12 +64,14 @@ export function missingForSave(form: CampaignForm): string[] {
   if (!form.from.trim()) missing.push('a sender address');
   if (!form.body.trim()) missing.push('a body');
   if (form.audienceType === 'SEGMENT' && !form.segmentId) missing.push('a segment');
+  if (conditionIncomplete(form)) missing.push('a complete condition');
   return missing;
 }
 
 /**
- * The body of POST /campaigns or PUT /campaigns/{id}. A PUT replaces everything, so what the
- * composer does not edit (the block document, a condition set through the API) is sent back as it was.
+ * The body of POST /campaigns or PUT /campaigns/{id}, the condition without the groups left empty.
+ * A PUT replaces everything, so what the composer does not edit (the block document) is sent back
+ * as it was.
  */
 export function campaignPayload(form: CampaignForm, kept: Campaign | null): CampaignInput {
   return {
@@ -64,27 +79,30 @@ export function campaignPayload(form: CampaignForm, kept: Campaign | null): Camp
     bodySource: kept?.bodySource ?? null,
     audienceType: form.audienceType,
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
-    audienceCondition:
-      form.audienceType === 'FILTERED' ? ((kept?.audienceCondition as FilterCondition | null) ?? null) : null,
+    audienceCondition: form.audienceType === 'FILTERED' ? pruneEmpty(form.condition) : null,
   };
 }
 
-type Filter = FilterCondition['groups'][number]['filters'][number];
-
 /**
- * The audience as a condition to count (POST /segments/estimate) with the predicate sending uses:
- * subscribed contacts only for marketing email. Null while there is nothing to count.
+ * The audience as a tree to count (POST /segments/estimate), the one sending compiles: everyone,
+ * the segment's members, or the condition. The estimate's `subscribed` figure is who of those a
+ * MARKETING campaign sends to. Null while there is no segment to count; an unfinished tree is
+ * returned as it is, for the live count to say what it lacks.
  */
 export function audienceCondition(
-  form: Pick<CampaignForm, 'audienceType' | 'segmentId' | 'type'>,
-  kept: Campaign | null,
+  form: Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition'>,
 ): FilterCondition | null {
-  const filters: Filter[] = form.type === 'MARKETING' ? [{ field: 'subscribed', operator: 'equals', value: true }] : [];
-  if (form.audienceType === 'SEGMENT') {
-    if (!form.segmentId) return null;
-    filters.push({ field: 'segment', operator: 'memberOfSegment', value: form.segmentId });
+  switch (form.audienceType) {
+    case 'ALL':
+      return emptyCondition();
+    case 'SEGMENT':
+      return form.segmentId
+        ? {
+            logic: 'AND',
+            groups: [{ filters: [{ field: 'segment', operator: 'memberOfSegment', value: form.segmentId }] }],
+          }
+        : null;
+    case 'FILTERED':
+      return pruneEmpty(form.condition);
   }
-  if (form.audienceType !== 'FILTERED') return { logic: 'AND', groups: [{ filters }] };
-  const condition = (kept?.audienceCondition as FilterCondition | null) ?? null;
-  return condition && { logic: 'AND', groups: [{ filters, conditions: condition }] };
 }

@@ -171,23 +171,6 @@ export function useAudiencePreviewContacts(projectId: string, segmentId: string 
   });
 }
 
-export interface Estimate {
-  estimate: number;
-  margin: number;
-  exact: boolean;
-  contacts: number;
-}
-
-/** How many contacts a condition matches now (POST /segments/estimate); null: nothing to count. */
-export function useEstimate(projectId: string, condition: FilterCondition | null) {
-  return useQuery({
-    queryKey: ['segments', projectId, 'estimate', condition],
-    queryFn: ({ signal }) => api<Estimate>('POST', '/segments/estimate', { projectId, signal, body: { condition } }),
-    enabled: condition !== null,
-    staleTime: 30_000,
-  });
-}
-
 /** Creates (no id) or replaces a campaign; the cache then holds what the server stored. */
 export function useSaveCampaign(projectId: string) {
   const queryClient = useQueryClient();
