@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { CampaignStats } from '../../src/api.js';
-import { audienceCondition, EMPTY_FORM, missingForSave } from '../../web/src/pages/campaigns/campaign-form.js';
+import type { Campaign, CampaignStats, Template } from '../../src/api.js';
+import {
+  audienceCondition,
+  campaignPayload,
+  EMPTY_FORM,
+  isDirty,
+  missingForSave,
+  withTemplate,
+} from '../../web/src/pages/campaigns/campaign-form.js';
 import {
   cancelWords,
   durationWords,
@@ -118,6 +125,30 @@ describe('the audience’s count', () => {
       'a sender address',
       'a segment',
     ]);
+  });
+});
+
+describe('the body written in blocks', () => {
+  const doc = { editor: 'react-email', version: 1, html: 'h1', document: { type: 'doc', content: [] } };
+
+  it('sends the block document of the form, not the one the campaign had', () => {
+    const kept = { bodySource: { editor: 'react-email', version: 1, html: 'old' } } as unknown as Campaign;
+    expect(campaignPayload({ ...EMPTY_FORM, bodySource: doc }, kept).bodySource).toEqual(doc);
+    expect(campaignPayload({ ...EMPTY_FORM, bodySource: null }, kept).bodySource).toBeNull();
+  });
+
+  it('copies a template’s block document with its body, so it opens in blocks', () => {
+    const template = { subject: 'S', body: '<p>B</p>', bodySource: doc, from: 'a@x.test', type: 'MARKETING' };
+    const form = withTemplate({ ...EMPTY_FORM, bodySource: null }, template as unknown as Template);
+    expect(form).toMatchObject({ body: '<p>B</p>', bodySource: doc });
+  });
+
+  it('is unchanged when the stored document only has its keys in another order', () => {
+    const reordered = { document: doc.document, html: doc.html, version: 1, editor: 'react-email' };
+    const form = { ...EMPTY_FORM, bodySource: doc };
+    expect(isDirty(form, { ...EMPTY_FORM, bodySource: reordered })).toBe(false);
+    expect(isDirty(form, { ...EMPTY_FORM, bodySource: { ...doc, html: 'h2' } })).toBe(true);
+    expect(isDirty(form, { ...form, segmentId: 's1' })).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import type { Campaign, FilterCondition, Template } from '../../../../src/api.js
 import {
   formOf as contentFormOf,
   EMPTY_FORM as EMPTY_TEMPLATE,
+  isDirty as isContentDirty,
   STARTER_BODY,
   FORM_FIELDS as TEMPLATE_FIELDS,
   type TemplateForm,
@@ -30,18 +31,21 @@ export const formOf = (c: Campaign): CampaignForm => ({
   segmentId: c.segmentId ?? '',
 });
 
-/** The content of a template, copied into the form. */
+/** The content of a template, copied into the form: its block document too, so blocks stay blocks. */
 export const withTemplate = (form: CampaignForm, t: Template): CampaignForm => ({
   ...form,
   subject: t.subject,
   body: t.body,
+  bodySource: t.bodySource,
   from: form.from || t.from,
   fromName: form.fromName || (t.fromName ?? ''),
   replyTo: form.replyTo || (t.replyTo ?? ''),
   type: t.type,
 });
 
-export const isDirty = (form: CampaignForm, saved: CampaignForm) => FORM_FIELDS.some((f) => form[f] !== saved[f]);
+/** The block document is compared by value: the server gives it back with its keys reordered. */
+export const isDirty = (form: CampaignForm, saved: CampaignForm) =>
+  isContentDirty(form, saved) || form.audienceType !== saved.audienceType || form.segmentId !== saved.segmentId;
 
 /** What the first save still needs, in words; empty when the form can be saved. */
 export function missingForSave(form: CampaignForm): string[] {
@@ -56,12 +60,11 @@ export function missingForSave(form: CampaignForm): string[] {
 
 /**
  * The body of POST /campaigns or PUT /campaigns/{id}. A PUT replaces everything, so what the
- * composer does not edit (the block document, a condition set through the API) is sent back as it was.
+ * composer does not edit (a condition set through the API) is sent back as it was.
  */
 export function campaignPayload(form: CampaignForm, kept: Campaign | null): CampaignInput {
   return {
     ...templatePayload(form),
-    bodySource: kept?.bodySource ?? null,
     audienceType: form.audienceType,
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
     audienceCondition:
