@@ -1,10 +1,20 @@
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from '../../src/api.js';
+import {
+  blockCanvas,
+  clearCanvas,
+  expectPersonalised,
+  expectStaleRoundTrip,
+  insertButton,
+  insertField,
+  keepStaleBlocks,
+  LIQUID_LINK,
+  switchToBlocks,
+} from '../support/blocks.js';
 import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
-import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
-import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
+import { useSinkAndDns } from '../support/sending.js';
 
 /**
  * The block editor of the template page in Debian's Chromium, against the real service relaying to
@@ -20,27 +30,18 @@ const PIXEL_PNG = Buffer.from(
   'base64',
 );
 
-let sink: SmtpSink;
-let dns: DnsServer;
-beforeAll(async () => {
-  sink = await startSmtpSink();
-  dns = await startDnsServer();
-});
-afterAll(async () => {
-  await sink?.stop();
-  await dns?.stop();
-});
+const relay = useSinkAndDns();
 
 describe.skipIf(!hasChromium)('the block editor in a browser', () => {
-  const d = useDashboard({ env: () => ({ SMTP_URL: sink.url, DNS_SERVERS: dns.address }) });
-  const canvas = () => d.page.getByRole('textbox', { name: 'Email body in blocks' });
+  const d = useDashboard({ env: () => ({ SMTP_URL: relay.sink.url, DNS_SERVERS: relay.dns.address }) });
+  const canvas = () => blockCanvas(d.page);
   const previewFrame = () => d.page.frameLocator('iframe[title="Email preview"]');
   let ada: { id: string };
   let bob: { id: string };
   let template: Template;
 
   beforeAll(async () => {
-    await verifiedDomain(d.api(), dns, DOMAIN);
+    await verifiedDomain(d.api(), relay.dns, DOMAIN);
     // Ada has a first name and the pro plan; Bob has neither, so he gets the default and no pro block.
     const a = await d.api().post('/contacts', {
       email: 'ada@example.com',
@@ -68,30 +69,21 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
     await d.page.getByLabel('From', { exact: true }).fill(`hello@${DOMAIN}`);
 
     // The starter body is HTML: switching asks first.
-    await d.page.getByRole('radio', { name: 'Blocks' }).click();
-    const dialog = d.page.getByRole('dialog', { name: 'Switch to blocks?' });
-    await dialog.getByText('This body was written as HTML').waitFor();
-    await dialog.getByRole('button', { name: 'Switch to blocks' }).click();
-    await canvas().waitFor();
+    await switchToBlocks(d.page);
     expect(scripts.some((s) => s.includes('BlockEditor'))).toBe(true);
   });
 
   it('builds a body from blocks whose Liquid reaches the stored HTML intact', async () => {
     // Start from an empty canvas.
-    await canvas().click();
-    await d.page.keyboard.press('ControlOrMeta+A');
-    await d.page.keyboard.press('Delete');
+    await clearCanvas(d.page);
     await d.page.keyboard.type('Hello ');
-    const personalise = d.page.getByRole('group', { name: 'Personalise' });
-    await personalise.getByLabel('Contact field').selectOption('firstName');
-    await personalise.getByLabel('Default when empty').fill('friend');
-    await personalise.getByRole('button', { name: 'Insert field' }).click();
+    await insertField(d.page, 'firstName', 'friend');
     await d.page.keyboard.type('!');
-    await canvas().locator('.liquid-chip').getByText('firstName · friend').waitFor();
 
     // A paragraph for pro contacts only.
     await d.page.keyboard.press('Enter');
     await d.page.keyboard.type('Pro members get early access.');
+    const personalise = d.page.getByRole('group', { name: 'Personalise' });
     await personalise.getByLabel('Contact field').selectOption('plan');
     await personalise.getByRole('button', { name: 'Show only when…' }).click();
     const condition = d.page.getByRole('group', { name: 'Condition' });
@@ -101,9 +93,7 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
 
     // After the condition, for everyone: a button whose link names the contact, centred and coloured.
     await canvas().locator('p.node-paragraph').last().click();
-    await d.page.getByRole('button', { name: 'Button', exact: true }).click();
-    const button = d.page.getByRole('group', { name: 'Button' });
-    await button.getByLabel('Link').fill('https://x.test/?u={{ id }}&n={{ firstName ?? "friend" }}');
+    const button = await insertButton(d.page, LIQUID_LINK);
     await button.getByRole('radio', { name: 'Centre' }).check();
     await button.getByLabel('Button colour').fill('#aa3300');
 
@@ -149,29 +139,16 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
       body: { to: ['ada@example.com', 'bob@example.com'], template: template.id },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const messages = await sink.waitFor(2, 30_000);
+    const messages = await relay.sink.waitFor(2, 30_000);
     const byRecipient = new Map<string, string>();
     for (const m of messages) byRecipient.set(m.to[0]!, (await simpleParser(m.raw)).html || '');
     const adaHtml = byRecipient.get('ada@example.com')!;
     const bobHtml = byRecipient.get('bob@example.com')!;
 
-    expect(adaHtml).toContain('Hello Ada!');
+    expectPersonalised(adaHtml, ada, 'Ada');
+    expectPersonalised(bobHtml, bob, 'friend');
     expect(adaHtml).toContain('Pro members get early access.');
-    expect(bobHtml).toContain('Hello friend!');
     expect(bobHtml).not.toContain('Pro members');
-    // Links are tracked: the target rides in `url=`, with the Liquid rendered for each contact.
-    const targets = (html: string) =>
-      [...html.matchAll(/href="[^"]*\/t\/click\/[^"]*\?url=([^"]+)"/g)].map((m) =>
-        decodeURIComponent(m[1]!.replace(/&amp;/g, '&')),
-      );
-    expect(targets(adaHtml)).toContain(`https://x.test/?u=${ada.id}&n=Ada`);
-    expect(targets(bobHtml)).toContain(`https://x.test/?u=${bob.id}&n=friend`);
-    // The footer block's unsubscribe link is the contact's own, so no second footer was added.
-    for (const html of [adaHtml, bobHtml]) {
-      expect(html.match(/\/unsubscribe\//g)?.length ?? 0, html).toBe(1);
-      expect(html).not.toContain('{{');
-      expect(html).not.toContain('{%');
-    }
   });
 
   it('reopens in blocks; an edit as code makes them stale, and going back asks and can be undone', async () => {
@@ -180,38 +157,11 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
     expect(await d.page.getByRole('radio', { name: 'Blocks' }).isChecked()).toBe(true);
     await d.page.getByText('All changes saved').waitFor();
 
-    await d.page.getByRole('radio', { name: 'HTML code' }).check();
-    await d.page.locator('.cm-content').click();
-    await d.page.keyboard.press('ControlOrMeta+End');
-    await d.page.keyboard.insertText('<p>Written as code</p>');
-    await d.page.getByText('The blocks are out of date').waitFor();
-    const edited = await d.page.locator('.cm-content').innerText();
-
-    await d.page.getByRole('radio', { name: 'Blocks' }).click();
-    const dialog = d.page.getByRole('dialog', { name: 'Switch to blocks?' });
-    await dialog.getByText('The HTML was changed after the blocks were last edited').waitFor();
-    // Cancelling keeps the code.
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    expect(await d.page.getByRole('radio', { name: 'HTML code' }).isChecked()).toBe(true);
-
-    await d.page.getByRole('radio', { name: 'Blocks' }).click();
-    await dialog.getByRole('button', { name: 'Switch to blocks' }).click();
-    await canvas().locator('.liquid-chip').waitFor();
-    await d.page.getByText('The blocks replaced the HTML').waitFor();
-    await d.page.getByRole('button', { name: 'Restore the HTML' }).click();
-    await d.page.locator('.cm-content').getByText('Written as code').waitFor();
-    expect(await d.page.locator('.cm-content').innerText()).toBe(edited);
-    await d.page.getByText('The blocks are out of date').waitFor();
+    await expectStaleRoundTrip(d.page, '<p>Written as code</p>');
   });
 
   it('is usable by keyboard, and accessible at 1280 and 375 px, light and dark', async () => {
-    await d.page.getByRole('radio', { name: 'Blocks' }).click();
-    await d.page
-      .getByRole('dialog', { name: 'Switch to blocks?' })
-      .getByRole('button', { name: 'Switch to blocks' })
-      .click();
-    await canvas().waitFor();
-    await d.page.getByRole('button', { name: 'Keep the blocks' }).click();
+    await keepStaleBlocks(d.page);
     // The controls are buttons and fields: a heading is inserted from the keyboard, and typed into.
     await canvas().locator('p.node-paragraph').first().click();
     await d.page.keyboard.press('End');

@@ -2,11 +2,28 @@ import { Resolver } from 'node:dns/promises';
 import type { DKIMVerifyResult } from 'mailauth';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import nodemailer from 'nodemailer';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { EmailRecord } from '../../src/api.js';
-import type { DnsServer } from './dns-server.js';
+import { type DnsServer, startDnsServer } from './dns-server.js';
 import { type Client, eventually, expectBody, pollUntil, type TestServer } from './server.js';
-import type { ReceivedMessage, SmtpSink } from './smtp-sink.js';
+import { type ReceivedMessage, type SmtpSink, startSmtpSink } from './smtp-sink.js';
+
+/**
+ * An SMTP sink to relay to and a DNS server to verify sender domains against, started before the
+ * file's tests (register it before the service that reads their addresses) and stopped after them.
+ */
+export function useSinkAndDns(): { sink: SmtpSink; dns: DnsServer } {
+  const parts = {} as { sink: SmtpSink; dns: DnsServer };
+  beforeAll(async () => {
+    parts.sink = await startSmtpSink();
+    parts.dns = await startDnsServer();
+  });
+  afterAll(async () => {
+    await parts.sink?.stop();
+    await parts.dns?.stop();
+  });
+  return parts;
+}
 
 export interface SendResult {
   emails: { contact: { id: string; email: string }; email: string }[];

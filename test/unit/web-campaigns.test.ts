@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { CampaignStats, FilterCondition } from '../../src/api.js';
+import type { CampaignStats, FilterCondition, Template } from '../../src/api.js';
 import {
   audienceCondition,
   campaignPayload,
   EMPTY_FORM,
   isDirty,
   missingForSave,
+  withTemplate,
 } from '../../web/src/pages/campaigns/campaign-form.js';
 import {
   cancelWords,
@@ -121,13 +122,13 @@ describe('the audience’s count and condition', () => {
     expect(audienceCondition({ ...form, audienceType: 'SEGMENT', segmentId: '' })).toBeNull();
     const pruned = { logic: 'AND', groups: [{ filters: [pro] }] };
     expect(audienceCondition({ ...form, audienceType: 'FILTERED' })).toEqual(pruned);
-    expect(campaignPayload({ ...form, audienceType: 'FILTERED' }, null)).toMatchObject({
+    expect(campaignPayload({ ...form, audienceType: 'FILTERED' })).toMatchObject({
       audienceType: 'FILTERED',
       segmentId: null,
       audienceCondition: pruned,
     });
     // Another audience chosen: the condition stays in the form, and is not sent.
-    expect(campaignPayload({ ...form, audienceType: 'SEGMENT' }, null)).toMatchObject({
+    expect(campaignPayload({ ...form, audienceType: 'SEGMENT' })).toMatchObject({
       segmentId: 's1',
       audienceCondition: null,
     });
@@ -149,6 +150,29 @@ describe('the audience’s count and condition', () => {
       'a sender address',
       'a segment',
     ]);
+  });
+});
+
+describe('the body written in blocks', () => {
+  const doc = { editor: 'react-email', version: 1, html: 'h1', document: { type: 'doc', content: [] } };
+
+  it('sends the block document of the form', () => {
+    expect(campaignPayload({ ...EMPTY_FORM, bodySource: doc }).bodySource).toEqual(doc);
+    expect(campaignPayload({ ...EMPTY_FORM, bodySource: null }).bodySource).toBeNull();
+  });
+
+  it('copies a template’s block document with its body, so it opens in blocks', () => {
+    const template = { subject: 'S', body: '<p>B</p>', bodySource: doc, from: 'a@x.test', type: 'MARKETING' };
+    const form = withTemplate({ ...EMPTY_FORM, bodySource: null }, template as unknown as Template);
+    expect(form).toMatchObject({ body: '<p>B</p>', bodySource: doc });
+  });
+
+  it('is unchanged when the stored document only has its keys in another order', () => {
+    const reordered = { document: doc.document, html: doc.html, version: 1, editor: 'react-email' };
+    const form = { ...EMPTY_FORM, bodySource: doc };
+    expect(isDirty(form, { ...EMPTY_FORM, bodySource: reordered })).toBe(false);
+    expect(isDirty(form, { ...EMPTY_FORM, bodySource: { ...doc, html: 'h2' } })).toBe(true);
+    expect(isDirty(form, { ...form, segmentId: 's1' })).toBe(true);
   });
 });
 

@@ -1,13 +1,14 @@
-import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { Campaign, Contact, Template } from '../../../../src/api.js';
 import { api } from '../../api/client.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
-import { usePreview, useTemplatesPage } from '../../api/templates.js';
+import { usePreview, useTemplatesPage, useUploadImage } from '../../api/templates.js';
 import { Alert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
 import { SelectField } from '../../components/SelectField.js';
 import { useLeaveGuard } from '../../components/useLeaveGuard.js';
+import { BodyField } from '../templates/BodyField.js';
 import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlaceholders.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
 import { renderErrors } from '../templates/template-form.js';
@@ -31,9 +32,6 @@ import { badgeClass, dateTime, hasUnsubscribeLink, STATUS_WORDS } from './campai
 import { useAudiencePreviewContacts, useSaveCampaign } from './campaigns-api.js';
 import { SendMenu } from './SendMenu.js';
 
-// CodeMirror is most of the composer's code: the form is usable while it loads.
-const CodeEditor = lazy(() => import('../templates/CodeEditor.js'));
-
 const AUTOSAVE_MS = 800;
 const PREVIEW_DEBOUNCE_MS = 300;
 
@@ -54,22 +52,21 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
   const dirty = isDirty(form, saved);
   const missing = missingForSave(form);
   const audience = useAudienceCount(form);
-  const ids = { body: useId(), bodyError: useId() };
 
   // Autosave: once typing pauses, what is in the form is sent; what changed meanwhile is sent next.
   // One save at a time, until its answer is taken in: the mutation reports itself done a render
   // before its callbacks run, and a second create in that gap would make a second campaign.
   const inFlight = useRef(false);
-  const latest = useRef({ form, saved, id, campaign });
-  latest.current = { form, saved, id, campaign };
+  const latest = useRef({ form, saved, id });
+  latest.current = { form, saved, id };
   const settled = useDebounced(form, AUTOSAVE_MS);
   useEffect(() => {
     if (inFlight.current || !isDirty(settled, saved) || missingForSave(settled).length > 0) return;
-    if (save.isError && save.variables && sameForm(save.variables.input, settled, campaign)) return;
+    if (save.isError && save.variables && sameForm(save.variables.input, settled)) return;
     const sent = settled;
     inFlight.current = true;
     save.mutate(
-      { id, input: campaignPayload(sent, campaign) },
+      { id, input: campaignPayload(sent) },
       {
         onSuccess: (stored) => {
           // Cleared before the state it goes with, so the render that follows may save what came since.
@@ -85,7 +82,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
         },
       },
     );
-  }, [settled, saved, id, campaign, save, navigate]);
+  }, [settled, saved, id, save, navigate]);
 
   // Leaving the page: the browser asks while changes are unsaved; leaving within the dashboard saves them.
   useLeaveGuard(dirty || save.isPending);
@@ -93,7 +90,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
     () => () => {
       const last = latest.current;
       if (last.id && !inFlight.current && isDirty(last.form, last.saved) && missingForSave(last.form).length === 0)
-        void api('PUT', `/campaigns/${last.id}`, { projectId, body: campaignPayload(last.form, last.campaign) });
+        void api('PUT', `/campaigns/${last.id}`, { projectId, body: campaignPayload(last.form) });
     },
     [projectId],
   );
@@ -162,7 +159,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
 
       <div className="editor-layout">
         <div className="stack editor-main">
-          <ContentCard projectId={projectId} form={form} set={set} errors={saveFields} ids={ids} />
+          <ContentCard projectId={projectId} form={form} set={set} errors={saveFields} />
         </div>
         <aside className="stack editor-side" aria-label="Preview">
           <AudiencePreview projectId={projectId} form={form} />
@@ -173,8 +170,8 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
 }
 
 /** Whether a failed save was of this very form: it is not sent again until something changes. */
-function sameForm(input: ReturnType<typeof campaignPayload>, form: CampaignForm, kept: Campaign | null) {
-  return JSON.stringify(input) === JSON.stringify(campaignPayload(form, kept));
+function sameForm(input: ReturnType<typeof campaignPayload>, form: CampaignForm) {
+  return JSON.stringify(input) === JSON.stringify(campaignPayload(form));
 }
 
 function ContentCard({
@@ -182,20 +179,27 @@ function ContentCard({
   form,
   set,
   errors,
-  ids,
 }: {
   projectId: string;
   form: CampaignForm;
   set: (patch: Partial<CampaignForm>) => void;
   errors: Record<string, string>;
-  ids: { body: string; bodyError: string };
 }) {
-  const { completions } = useTemplateCompletions(projectId);
+  const { dataFields, completions } = useTemplateCompletions(projectId);
+  const upload = useUploadImage(projectId);
+  // The body field chooses blocks or code when it starts: a template's content starts it again.
+  const [contentFrom, setContentFrom] = useState(0);
   const warnUnsubscribe = form.type === 'MARKETING' && !hasUnsubscribeLink(form.body);
   return (
     <div className="card stack">
       <h2>Content</h2>
-      <FromTemplate projectId={projectId} onUse={(t) => set(withTemplate(form, t))} />
+      <FromTemplate
+        projectId={projectId}
+        onUse={(t) => {
+          set(withTemplate(form, t));
+          setContentFrom((n) => n + 1);
+        }}
+      />
       <div className="form-grid">
         <Field
           label="Campaign name"
@@ -247,34 +251,24 @@ function ContentCard({
           error={errors.replyTo}
         />
       </div>
-      {/* The block editor goes here, beside the code editor: it edits `bodySource` and writes `body`. */}
-      <div className="field body-field">
-        <span id={ids.body} className="field-label">
-          Body (HTML with Liquid)
-        </span>
-        <Suspense fallback={<div className="code-editor code-editor-loading">Loading the editor…</div>}>
-          <CodeEditor
-            value={form.body}
-            onChange={(body) => set({ body })}
-            labelledBy={ids.body}
-            describedBy={errors.body ? ids.bodyError : undefined}
-            invalid={Boolean(errors.body)}
-            errorLine={null}
-            completions={completions}
-          />
-        </Suspense>
-        {errors.body && (
-          <p id={ids.bodyError} className="field-error">
-            {errors.body}
-          </p>
-        )}
-        {warnUnsubscribe && (
-          <p className="notice" role="status">
-            This marketing email has no unsubscribe link of its own, so a standard footer with one is added at the
-            bottom. Put <code>{'{{ unsubscribeUrl }}'}</code> in a link where you want it instead.
-          </p>
-        )}
-      </div>
+      <BodyField
+        key={contentFrom}
+        value={{ body: form.body, bodySource: form.bodySource }}
+        onChange={(next) => set(next)}
+        fields={dataFields}
+        completions={completions}
+        bodyError={errors.body}
+        errorLine={null}
+        uploadImage={(file) => upload.mutateAsync(file)}
+        uploading={upload.isPending}
+        uploadError={upload.error}
+      />
+      {warnUnsubscribe && (
+        <p className="notice" role="status">
+          This marketing email has no unsubscribe link of its own, so a standard footer with one is added at the bottom.
+          Put <code>{'{{ unsubscribeUrl }}'}</code> in a link where you want it instead.
+        </p>
+      )}
     </div>
   );
 }

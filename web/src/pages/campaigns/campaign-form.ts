@@ -3,6 +3,7 @@ import { emptyCondition, pruneEmpty, treeIssues } from '../../components/filter-
 import {
   formOf as contentFormOf,
   EMPTY_FORM as EMPTY_TEMPLATE,
+  isDirty as isContentDirty,
   STARTER_BODY,
   FORM_FIELDS as TEMPLATE_FIELDS,
   type TemplateForm,
@@ -38,19 +39,27 @@ export const formOf = (c: Campaign): CampaignForm => ({
   condition: (c.audienceCondition as FilterCondition | null) ?? emptyCondition(),
 });
 
-/** The content of a template, copied into the form. */
+/** The content of a template, copied into the form: its block document too, so blocks stay blocks. */
 export const withTemplate = (form: CampaignForm, t: Template): CampaignForm => ({
   ...form,
   subject: t.subject,
   body: t.body,
+  bodySource: t.bodySource,
   from: form.from || t.from,
   fromName: form.fromName || (t.fromName ?? ''),
   replyTo: form.replyTo || (t.replyTo ?? ''),
   type: t.type,
 });
 
-/** The condition is compared by identity: every edit of the builder makes a new tree. */
-export const isDirty = (form: CampaignForm, saved: CampaignForm) => FORM_FIELDS.some((f) => form[f] !== saved[f]);
+/**
+ * The block document is compared by value (the server gives it back with its keys reordered), the
+ * condition by identity (every edit of the builder makes a new tree).
+ */
+export const isDirty = (form: CampaignForm, saved: CampaignForm) =>
+  isContentDirty(form, saved) ||
+  form.audienceType !== saved.audienceType ||
+  form.segmentId !== saved.segmentId ||
+  form.condition !== saved.condition;
 
 /** Whether the audience is a condition the API would refuse (a filter without field or value). */
 export const conditionIncomplete = (form: Pick<CampaignForm, 'audienceType' | 'condition'>) =>
@@ -70,13 +79,10 @@ export function missingForSave(form: CampaignForm): string[] {
 
 /**
  * The body of POST /campaigns or PUT /campaigns/{id}, the condition without the groups left empty.
- * A PUT replaces everything, so what the composer does not edit (the block document) is sent back
- * as it was.
  */
-export function campaignPayload(form: CampaignForm, kept: Campaign | null): CampaignInput {
+export function campaignPayload(form: CampaignForm): CampaignInput {
   return {
     ...templatePayload(form),
-    bodySource: kept?.bodySource ?? null,
     audienceType: form.audienceType,
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
     audienceCondition: form.audienceType === 'FILTERED' ? pruneEmpty(form.condition) : null,
