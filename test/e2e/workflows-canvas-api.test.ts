@@ -154,7 +154,7 @@ describe('executions of one contact', () => {
     await waitingAt(wf.id, ea, wf.wait.id);
 
     const byEmail = await executionsBy(wf.id, `email=${encodeURIComponent(a.toUpperCase())}`);
-    expect(byEmail.data.map((e) => e.id)).toEqual([ea.id]);
+    expect(byEmail.data.map((e) => [e.id, e.email])).toEqual([[ea.id, a]]);
     expect(byEmail.total).toBe(1);
     const byId = await executionsBy(wf.id, `contactId=${eb.contactId}`);
     expect(byId.data.map((e) => e.id)).toEqual([eb.id]);

@@ -67,6 +67,8 @@ export interface ExecutionRow {
   started_at: Date;
   finished_at: Date | null;
   updated_at: Date;
+  /** The contact's address (read with the execution by the API). */
+  email: string;
 }
 
 export interface HistoryRow {
@@ -441,7 +443,9 @@ export async function applyEvents(
 export async function findExecution(ex: Executor, workflowId: string, id: string): Promise<ExecutionRow | null> {
   const r = await run<ExecutionRow>(
     ex,
-    sql`select * from workflow_executions where workflow_id = ${workflowId} and id = ${id}`,
+    sql`
+    select x.*, c.email from workflow_executions x join contacts c on c.id = x.contact_id
+    where x.workflow_id = ${workflowId} and x.id = ${id}`,
   );
   return r.rows[0] ?? null;
 }
@@ -464,9 +468,9 @@ export interface ExecutionFilter {
 }
 
 function executionWhere(q: ExecutionFilter): SQL[] {
-  const where: SQL[] = [sql`workflow_id = ${q.workflowId}`];
-  if (q.status) where.push(sql`status = ${q.status}`);
-  if (q.contactId) where.push(sql`contact_id = ${q.contactId}`);
+  const where: SQL[] = [sql`x.workflow_id = ${q.workflowId}`];
+  if (q.status) where.push(sql`x.status = ${q.status}`);
+  if (q.contactId) where.push(sql`x.contact_id = ${q.contactId}`);
   return where;
 }
 
@@ -475,12 +479,13 @@ export async function listExecutions(
   q: ExecutionFilter & { after?: CursorValue[]; limit: number },
 ): Promise<ExecutionRow[]> {
   const where = executionWhere(q);
-  if (q.after) where.push(sql`(started_at, id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  if (q.after) where.push(sql`(x.started_at, x.id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const r = await run<ExecutionRow>(
     ex,
     sql`
-    select * from workflow_executions where ${sql.join(where, sql` and `)}
-    order by started_at desc, id desc limit ${q.limit}`,
+    select x.*, c.email from workflow_executions x join contacts c on c.id = x.contact_id
+    where ${sql.join(where, sql` and `)}
+    order by x.started_at desc, x.id desc limit ${q.limit}`,
   );
   return r.rows;
 }
@@ -488,7 +493,7 @@ export async function listExecutions(
 export async function countExecutions(ex: Executor, q: ExecutionFilter): Promise<number> {
   const r = await run<{ n: number }>(
     ex,
-    sql`select count(*)::int as n from workflow_executions where ${sql.join(executionWhere(q), sql` and `)}`,
+    sql`select count(*)::int as n from workflow_executions x where ${sql.join(executionWhere(q), sql` and `)}`,
   );
   return r.rows[0]!.n;
 }

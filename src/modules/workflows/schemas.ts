@@ -152,6 +152,8 @@ export const executionSchema = z.object({
   id: z.string().uuid(),
   workflowId: z.string().uuid(),
   contactId: z.string().uuid(),
+  /** The contact's address. */
+  email: z.string(),
   status: z.enum(EXECUTION_STATUSES),
   context: z.record(z.unknown()),
   currentStepId: z.string().uuid().nullable(),

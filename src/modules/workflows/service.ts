@@ -62,6 +62,7 @@ export function toExecution(row: ExecutionRow) {
     id: row.id,
     workflowId: row.workflow_id,
     contactId: row.contact_id,
+    email: row.email,
     status: row.status,
     context: row.context,
     currentStepId: row.current_step_id,

@@ -31,11 +31,14 @@ const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
 const OverviewPage = lazy(() => import('../pages/overview/OverviewPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
+const WorkflowsPage = lazy(() => import('../pages/workflows/WorkflowsPage.js'));
+const WorkflowPage = lazy(() => import('../pages/workflows/WorkflowPage.js'));
 
 export const NAV_ITEMS = [
   { to: '/overview', label: 'Overview' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/templates', label: 'Templates' },
+  { to: '/workflows', label: 'Workflows' },
   { to: '/emails', label: 'Emails' },
   { to: '/activity', label: 'Activity' },
   { to: '/events', label: 'Events' },
@@ -131,6 +134,8 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="overview" element={<OverviewPage />} />
         <Route path="activity" element={<ActivityPage />} />
         <Route path="events" element={<EventsPage />} />
+        <Route path="workflows" element={<WorkflowsPage />} />
+        <Route path="workflows/:id" element={<WorkflowPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

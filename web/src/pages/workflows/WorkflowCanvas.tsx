@@ -1,0 +1,264 @@
+import {
+  BaseEdge,
+  type Connection,
+  Controls,
+  type Edge,
+  EdgeLabelRenderer,
+  type EdgeProps,
+  getSmoothStepPath,
+  Handle,
+  MarkerType,
+  type Node,
+  type NodeProps,
+  Position,
+  ReactFlow,
+  useNodesState,
+} from '@xyflow/react';
+import '@xyflow/react/dist/base.css';
+import { memo, useEffect, useMemo } from 'react';
+import type { Branch, WorkflowDetail, WorkflowTransition } from '../../../../src/api.js';
+import {
+  BRANCH_LABELS,
+  type CanvasEdge,
+  type CanvasNode,
+  canvasGraph,
+  layoutGraph,
+  type Placement,
+  type Slot,
+  slotsOf,
+  stepTitle,
+  TRIGGER_ID,
+} from './graph-model.js';
+import { StepCard, type StepView, TriggerCard } from './StepCard.js';
+
+export interface CanvasProps {
+  workflow: WorkflowDetail;
+  editable: boolean;
+  views: Map<string, StepView>;
+  selected: string | null;
+  /** The steps and transitions the followed contact's execution went through. */
+  pathEdges: Set<string>;
+  onOpen: (id: string) => void;
+  onPlace: (placement: Placement, label: string) => void;
+  onConnect: (slot: Slot, to: string) => void;
+  onRetarget: (t: WorkflowTransition, to: string) => void;
+  onMoved: (stepId: string, position: { x: number; y: number }) => void;
+}
+
+type FlowNode = Node<{ node: CanvasNode; props: NodeShared }>;
+type FlowEdge = Edge<{
+  edge: CanvasEdge;
+  insert: (() => void) | null;
+  insertLabel: string;
+  label: string;
+  classes: string;
+}>;
+
+interface NodeShared {
+  workflow: WorkflowDetail;
+  views: Map<string, StepView>;
+  selected: string | null;
+  onOpen: (id: string) => void;
+  onPlace: CanvasProps['onPlace'];
+}
+
+const handleId = (branch: Branch | null) => branch ?? 'next';
+
+/** The workflow on a canvas: dagre's layout, steps that open in the side panel, "+" at every open end. */
+export function WorkflowCanvas(props: CanvasProps) {
+  const { workflow, editable, views, selected, pathEdges, onOpen, onPlace } = props;
+  const graph = useMemo(() => canvasGraph(workflow, editable), [workflow, editable]);
+  const laidOut = useMemo(() => layoutGraph(graph.nodes, graph.edges), [graph]);
+  const shared = useMemo<NodeShared>(
+    () => ({ workflow, views, selected, onOpen, onPlace }),
+    [workflow, views, selected, onOpen, onPlace],
+  );
+  const initial = useMemo<FlowNode[]>(
+    () =>
+      laidOut.map((p) => ({
+        id: p.item.id,
+        type: p.item.kind,
+        position: { x: p.x, y: p.y },
+        data: { node: p.item, props: shared },
+        draggable: p.item.kind === 'step',
+        width: p.width,
+        height: p.height,
+      })),
+    [laidOut, shared],
+  );
+  const [nodes, setNodes, onNodesChange] = useNodesState<FlowNode>(initial);
+  useEffect(() => setNodes(initial), [initial, setNodes]);
+
+  const edges = useMemo<FlowEdge[]>(() => {
+    const titleOf = (id: string) => {
+      const s = workflow.steps.find((x) => x.id === id);
+      return s ? stepTitle(s) : 'the trigger';
+    };
+    return graph.edges.map((e) => {
+      const toOpen = e.target.startsWith('open:');
+      const where = `between ${titleOf(e.source)} and ${titleOf(e.target)}`;
+      const insert =
+        editable && !toOpen ? () => onPlace({ kind: 'edge', transition: e.transition, to: e.target }, where) : null;
+      const classes = [e.branch ? `edge-${e.branch}` : '', pathEdges.has(e.id) ? 'is-on-path' : '']
+        .filter(Boolean)
+        .join(' ');
+      return {
+        id: e.id,
+        source: e.source,
+        target: e.target,
+        sourceHandle: handleId(e.branch),
+        type: 'branch',
+        reconnectable: editable && e.transition !== null ? 'target' : false,
+        className: classes,
+        markerEnd: { type: MarkerType.ArrowClosed },
+        data: {
+          edge: e,
+          insert,
+          insertLabel: `Insert a step ${where}`,
+          label: e.branch ? BRANCH_LABELS[e.branch] : '',
+          classes,
+        },
+      };
+    });
+  }, [graph, editable, pathEdges, onPlace, workflow]);
+
+  const connect = (c: Connection) => {
+    const step = workflow.steps.find((s) => s.id === c.source);
+    if (!step || !c.target || c.target.startsWith('open:') || c.target === TRIGGER_ID) return;
+    const slot = slotsOf(step, workflow.transitions).find((s) => handleId(s.branch) === c.sourceHandle);
+    if (slot) props.onConnect(slot, c.target);
+  };
+
+  return (
+    <ReactFlow<FlowNode, FlowEdge>
+      nodes={nodes}
+      edges={edges}
+      nodeTypes={NODE_TYPES}
+      edgeTypes={EDGE_TYPES}
+      onNodesChange={onNodesChange}
+      onNodeDragStop={(_, node) => props.onMoved(node.id, node.position)}
+      onConnect={editable ? connect : undefined}
+      onReconnect={(old, c) => {
+        const t = old.data?.edge.transition;
+        if (t && c.target && !c.target.startsWith('open:') && c.target !== TRIGGER_ID) props.onRetarget(t, c.target);
+      }}
+      nodesConnectable={editable}
+      nodesFocusable={false}
+      edgesFocusable={false}
+      elementsSelectable={false}
+      fitView
+      fitViewOptions={{ maxZoom: 1, padding: 0.1 }}
+      minZoom={0.1}
+      proOptions={{ hideAttribution: true }}
+      aria-label={`Steps of ${workflow.name}`}
+    >
+      <Controls showInteractive={false} />
+    </ReactFlow>
+  );
+}
+
+const TriggerNode = memo(function TriggerNode({ data }: NodeProps<FlowNode>) {
+  const { workflow, selected, onOpen } = data.props;
+  return (
+    <>
+      <TriggerCard workflow={workflow} selected={selected === TRIGGER_ID} onOpen={() => onOpen(TRIGGER_ID)} />
+      <Handle type="source" position={Position.Bottom} id="next" isConnectable={false} />
+    </>
+  );
+});
+
+const StepNode = memo(function StepNode({ data }: NodeProps<FlowNode>) {
+  const node = data.node as Extract<CanvasNode, { kind: 'step' }>;
+  const { workflow, views, selected, onOpen } = data.props;
+  const slots = slotsOf(node.step, workflow.transitions);
+  return (
+    <>
+      <Handle type="target" position={Position.Top} />
+      <StepCard
+        step={node.step}
+        view={views.get(node.step.id)}
+        selected={selected === node.step.id}
+        onOpen={() => onOpen(node.step.id)}
+      />
+      {slots.map((slot, i) => (
+        <Handle
+          key={handleId(slot.branch)}
+          type="source"
+          position={Position.Bottom}
+          id={handleId(slot.branch)}
+          style={{ left: `${((i + 1) / (slots.length + 1)) * 100}%` }}
+          title={slot.branch ? BRANCH_LABELS[slot.branch] : undefined}
+        />
+      ))}
+    </>
+  );
+});
+
+const OpenNode = memo(function OpenNode({ data }: NodeProps<FlowNode>) {
+  const node = data.node as Extract<CanvasNode, { kind: 'open' }>;
+  const { workflow, onPlace } = data.props;
+  const step = node.slot ? workflow.steps.find((s) => s.id === node.slot!.stepId) : null;
+  const where = step
+    ? `after ${stepTitle(step)}${node.slot?.branch ? ` (${BRANCH_LABELS[node.slot.branch]})` : ''}`
+    : 'after the trigger';
+  return (
+    <>
+      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <div className={`open-end ${node.ghost ? 'is-ghost' : ''}`}>
+        {node.ghost && (
+          <span className="open-end-label" aria-hidden="true">
+            End
+          </span>
+        )}
+        <button
+          type="button"
+          className="add-step-button"
+          aria-label={`Add a step ${where}`}
+          title={`Add a step ${where}`}
+          onClick={() => onPlace({ kind: 'end', slot: node.slot }, where)}
+        >
+          +
+        </button>
+      </div>
+    </>
+  );
+});
+
+function BranchEdge(props: EdgeProps<FlowEdge>) {
+  const [path, labelX, labelY] = getSmoothStepPath({ ...props, borderRadius: 12 });
+  const { label, insert, insertLabel, classes } = props.data ?? {
+    label: '',
+    insert: null,
+    insertLabel: '',
+    classes: '',
+  };
+  return (
+    <>
+      <BaseEdge id={props.id} path={path} markerEnd={props.markerEnd} />
+      {(label || insert) && (
+        <EdgeLabelRenderer>
+          <div
+            className={`edge-label nodrag nopan ${classes}`}
+            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+          >
+            {label && <span className="edge-branch">{label}</span>}
+            {insert && (
+              <button
+                type="button"
+                className="edge-insert"
+                aria-label={insertLabel}
+                title={insertLabel}
+                onClick={insert}
+              >
+                +
+              </button>
+            )}
+          </div>
+        </EdgeLabelRenderer>
+      )}
+    </>
+  );
+}
+
+const NODE_TYPES = { trigger: TriggerNode, step: StepNode, open: OpenNode };
+const EDGE_TYPES = { branch: BranchEdge };
