@@ -11,6 +11,7 @@ import {
   TIME_UNITS,
 } from '../../../../src/domain/filters/schema.js';
 import { useCurrentProject } from '../../shell/current-project.js';
+import { AmountAndUnit } from './AmountAndUnit.js';
 import { useWorkflowFields } from './workflows-api.js';
 
 /** Each operator in plain words; the registry (OPERATOR_SPECS) says whom it asks about and what value it takes. */
@@ -124,32 +125,12 @@ export function ConditionEditor({
         </select>
       </div>
       {operand === 'window' ? (
-        <div className="condition-window">
-          <div className="field">
-            <label htmlFor={`${id}-amount`}>Amount</label>
-            <input
-              id={`${id}-amount`}
-              type="number"
-              min={1}
-              value={String(filter.value ?? '')}
-              onChange={(e) => set({ ...filter, value: e.target.value === '' ? undefined : Number(e.target.value) })}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor={`${id}-unit`}>Unit</label>
-            <select
-              id={`${id}-unit`}
-              value={filter.unit ?? 'days'}
-              onChange={(e) => set({ ...filter, unit: e.target.value as Filter['unit'] })}
-            >
-              {TIME_UNITS.map((u) => (
-                <option key={u} value={u}>
-                  {u}
-                </option>
-              ))}
-            </select>
-          </div>
-        </div>
+        <AmountAndUnit
+          amount={typeof filter.value === 'number' ? filter.value : Number.NaN}
+          unit={filter.unit ?? 'days'}
+          units={TIME_UNITS}
+          onChange={(w) => set({ ...filter, value: Number.isNaN(w.amount) ? undefined : w.amount, unit: w.unit })}
+        />
       ) : operand !== 'none' && operand !== 'segment' ? (
         <ValueInput
           id={`${id}-value`}

@@ -8,6 +8,7 @@ import { useCurrentProject } from '../../shell/current-project.js';
 import { DataEditor } from '../contacts/DataEditor.js';
 import { type DataRow, dataChange, fieldTypesByKey, rowsFromData } from '../contacts/data-editor.js';
 import { useEventNames } from '../events/events-api.js';
+import { AmountAndUnit } from './AmountAndUnit.js';
 import { ConditionEditor, emptyCondition } from './ConditionEditor.js';
 import { useWorkflowFields } from './workflows-api.js';
 
@@ -162,40 +163,16 @@ export function DurationInput({
   onChange: (d: Duration) => void;
   error: string | undefined;
 }) {
-  const id = useId();
   return (
     <fieldset className="plain-fieldset">
       <legend className="section-legend">{legend}</legend>
-      <div className="duration-row">
-        <div className="field">
-          <label htmlFor={`${id}-amount`}>Amount</label>
-          <input
-            id={`${id}-amount`}
-            type="number"
-            min={1}
-            step="any"
-            value={Number.isFinite(value.amount) ? value.amount : ''}
-            aria-invalid={error ? true : undefined}
-            onChange={(e) =>
-              onChange({ ...value, amount: e.target.value === '' ? Number.NaN : Number(e.target.value) })
-            }
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-unit`}>Unit</label>
-          <select
-            id={`${id}-unit`}
-            value={value.unit}
-            onChange={(e) => onChange({ ...value, unit: e.target.value as Duration['unit'] })}
-          >
-            {DURATION_UNITS.map((u) => (
-              <option key={u} value={u}>
-                {u}
-              </option>
-            ))}
-          </select>
-        </div>
-      </div>
+      <AmountAndUnit
+        amount={value.amount}
+        unit={value.unit}
+        units={DURATION_UNITS}
+        invalid={!!error}
+        onChange={onChange}
+      />
       {error && <p className="field-error">{error}</p>}
     </fieldset>
   );

@@ -4,6 +4,7 @@ import { STEP_TYPES, stepTypeSpec } from '../../../../src/domain/workflows/step-
 import { ApiError, errorMessage, fieldMessages } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
+import { SaveRow } from './AmountAndUnit.js';
 import {
   BRANCH_LABELS,
   type Placement,
@@ -134,14 +135,7 @@ function TriggerForm({ workflow, onSaveTrigger }: PanelProps) {
         <label htmlFor={reentryId}>A contact may go through it more than once</label>
       </div>
       {error && Object.keys(errors).length === 0 ? <Alert>{errorMessage(error)}</Alert> : null}
-      <div className="editor-actions">
-        <button type="submit" className="button button-primary">
-          Save trigger
-        </button>
-        <span role="status" className="muted small">
-          {saved ? 'Saved' : ''}
-        </span>
-      </div>
+      <SaveRow label="Save trigger" saved={saved} />
     </form>
   );
 }
@@ -252,14 +246,7 @@ function StepForm({ step, workflow, editable, edits, views, onSelect }: PanelPro
       <form className="stack-tight" onSubmit={submit}>
         <Field label="Step name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
         <StepConfigForm type={step.type} value={config} onChange={setConfig} errors={errors} />
-        <div className="editor-actions">
-          <button type="submit" className="button button-primary" disabled={edits.busy}>
-            Save step
-          </button>
-          <span role="status" className="muted small">
-            {saved ? 'Saved' : ''}
-          </span>
-        </div>
+        <SaveRow label="Save step" saved={saved} busy={edits.busy} />
       </form>
       {editable && <LeadsTo step={step} workflow={workflow} edits={edits} onError={setError} />}
       {error && !Object.keys(errors).some((f) => f.startsWith('config')) ? <Alert>{errorMessage(error)}</Alert> : null}

@@ -12,10 +12,11 @@ import {
   type NodeProps,
   Position,
   ReactFlow,
+  type ReactFlowInstance,
   useNodesState,
 } from '@xyflow/react';
 import '@xyflow/react/dist/base.css';
-import { memo, useEffect, useMemo } from 'react';
+import { createContext, memo, useContext, useEffect, useMemo, useRef } from 'react';
 import type { Branch, WorkflowDetail, WorkflowTransition } from '../../../../src/api.js';
 import {
   BRANCH_LABELS,
@@ -45,7 +46,7 @@ export interface CanvasProps {
   onMoved: (stepId: string, position: { x: number; y: number }) => void;
 }
 
-type FlowNode = Node<{ node: CanvasNode; props: NodeShared }>;
+type FlowNode = Node<{ node: CanvasNode }>;
 type FlowEdge = Edge<{
   edge: CanvasEdge;
   insert: (() => void) | null;
@@ -54,6 +55,10 @@ type FlowEdge = Edge<{
   classes: string;
 }>;
 
+/**
+ * What every node reads besides its own place in the graph. Given through context, not node data,
+ * so a node being dragged re-renders alone, and new counts re-render the nodes without moving them.
+ */
 interface NodeShared {
   workflow: WorkflowDetail;
   views: Map<string, StepView>;
@@ -62,7 +67,10 @@ interface NodeShared {
   onPlace: CanvasProps['onPlace'];
 }
 
+const NodeContext = createContext<NodeShared | null>(null);
+
 const handleId = (branch: Branch | null) => branch ?? 'next';
+const FIT = { maxZoom: 1, padding: 0.1 };
 
 /** The workflow on a canvas: dagre's layout, steps that open in the side panel, "+" at every open end. */
 export function WorkflowCanvas(props: CanvasProps) {
@@ -79,15 +87,23 @@ export function WorkflowCanvas(props: CanvasProps) {
         id: p.item.id,
         type: p.item.kind,
         position: { x: p.x, y: p.y },
-        data: { node: p.item, props: shared },
+        data: { node: p.item },
         draggable: p.item.kind === 'step',
         width: p.width,
         height: p.height,
       })),
-    [laidOut, shared],
+    [laidOut],
   );
   const [nodes, setNodes, onNodesChange] = useNodesState<FlowNode>(initial);
   useEffect(() => setNodes(initial), [initial, setNodes]);
+  // A step added or removed: the whole graph comes back into view, once xyflow has the new nodes.
+  const flow = useRef<ReactFlowInstance<FlowNode, FlowEdge> | null>(null);
+  const shape = graph.nodes.map((n) => n.id).join();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refits when the set of nodes changes, not on every render
+  useEffect(() => {
+    const timer = setTimeout(() => flow.current?.fitView(FIT), 50);
+    return () => clearTimeout(timer);
+  }, [shape]);
 
   const edges = useMemo<FlowEdge[]>(() => {
     const titleOf = (id: string) => {
@@ -130,35 +146,40 @@ export function WorkflowCanvas(props: CanvasProps) {
   };
 
   return (
-    <ReactFlow<FlowNode, FlowEdge>
-      nodes={nodes}
-      edges={edges}
-      nodeTypes={NODE_TYPES}
-      edgeTypes={EDGE_TYPES}
-      onNodesChange={onNodesChange}
-      onNodeDragStop={(_, node) => props.onMoved(node.id, node.position)}
-      onConnect={editable ? connect : undefined}
-      onReconnect={(old, c) => {
-        const t = old.data?.edge.transition;
-        if (t && c.target && !c.target.startsWith('open:') && c.target !== TRIGGER_ID) props.onRetarget(t, c.target);
-      }}
-      nodesConnectable={editable}
-      nodesFocusable={false}
-      edgesFocusable={false}
-      elementsSelectable={false}
-      fitView
-      fitViewOptions={{ maxZoom: 1, padding: 0.1 }}
-      minZoom={0.1}
-      proOptions={{ hideAttribution: true }}
-      aria-label={`Steps of ${workflow.name}`}
-    >
-      <Controls showInteractive={false} />
-    </ReactFlow>
+    <NodeContext.Provider value={shared}>
+      <ReactFlow<FlowNode, FlowEdge>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={NODE_TYPES}
+        edgeTypes={EDGE_TYPES}
+        onNodesChange={onNodesChange}
+        onNodeDragStop={(_, node) => props.onMoved(node.id, node.position)}
+        onConnect={editable ? connect : undefined}
+        onReconnect={(old, c) => {
+          const t = old.data?.edge.transition;
+          if (t && c.target && !c.target.startsWith('open:') && c.target !== TRIGGER_ID) props.onRetarget(t, c.target);
+        }}
+        nodesConnectable={editable}
+        nodesFocusable={false}
+        edgesFocusable={false}
+        elementsSelectable={false}
+        onInit={(instance) => {
+          flow.current = instance;
+        }}
+        fitView
+        fitViewOptions={FIT}
+        minZoom={0.1}
+        proOptions={{ hideAttribution: true }}
+        aria-label={`Steps of ${workflow.name}`}
+      >
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </NodeContext.Provider>
   );
 }
 
-const TriggerNode = memo(function TriggerNode({ data }: NodeProps<FlowNode>) {
-  const { workflow, selected, onOpen } = data.props;
+const TriggerNode = memo(function TriggerNode(_: NodeProps<FlowNode>) {
+  const { workflow, selected, onOpen } = useContext(NodeContext)!;
   return (
     <>
       <TriggerCard workflow={workflow} selected={selected === TRIGGER_ID} onOpen={() => onOpen(TRIGGER_ID)} />
@@ -169,7 +190,7 @@ const TriggerNode = memo(function TriggerNode({ data }: NodeProps<FlowNode>) {
 
 const StepNode = memo(function StepNode({ data }: NodeProps<FlowNode>) {
   const node = data.node as Extract<CanvasNode, { kind: 'step' }>;
-  const { workflow, views, selected, onOpen } = data.props;
+  const { workflow, views, selected, onOpen } = useContext(NodeContext)!;
   const slots = slotsOf(node.step, workflow.transitions);
   return (
     <>
@@ -196,7 +217,7 @@ const StepNode = memo(function StepNode({ data }: NodeProps<FlowNode>) {
 
 const OpenNode = memo(function OpenNode({ data }: NodeProps<FlowNode>) {
   const node = data.node as Extract<CanvasNode, { kind: 'open' }>;
-  const { workflow, onPlace } = data.props;
+  const { workflow, onPlace } = useContext(NodeContext)!;
   const step = node.slot ? workflow.steps.find((s) => s.id === node.slot!.stepId) : null;
   const where = step
     ? `after ${stepTitle(step)}${node.slot?.branch ? ` (${BRANCH_LABELS[node.slot.branch]})` : ''}`

@@ -79,7 +79,9 @@ function WorkflowEditor({ workflow }: { workflow: WorkflowDetail }) {
   const calls = useWorkflowCalls(project.id, workflow.id);
   const edits = useCanvasEdits(calls, workflow);
   const narrow = useMediaQuery(NARROW);
-  const [panel, setPanel] = useState<PanelMode | null>(null);
+  const [chosen, setPanel] = useState<PanelMode | null>(null);
+  // A step deleted (or brought back by undo under a new id) closes its panel.
+  const panel = chosen?.kind === 'step' && !workflow.steps.some((s) => s.id === chosen.stepId) ? null : chosen;
   const [days, setDays] = useState('30');
   // Fixed while the range is: the counts are asked again, not for a moving window.
   const since = useMemo(() => new Date(Date.now() - Number(days) * 86_400_000).toISOString(), [days]);
@@ -244,7 +246,8 @@ function WorkflowEditor({ workflow }: { workflow: WorkflowDetail }) {
               onPlace={onPlace}
               onConnect={(slot, to) => run(() => edits.connect(slot, to))}
               onRetarget={(t, to) => run(() => edits.retarget(t, to))}
-              onMoved={(stepId, position) => run(() => calls.patchStep(stepId, { position }).then(calls.refresh))}
+              // The canvas already shows the step where it was dropped: nothing to read back.
+              onMoved={(stepId, position) => run(() => calls.patchStep(stepId, { position }))}
             />
           </div>
         )}
