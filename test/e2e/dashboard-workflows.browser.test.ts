@@ -134,6 +134,26 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     await page().getByRole('button', { name: 'Redo' }).click();
     await expect.poll(async () => (await detail()).steps.length).toBe(5);
     await expect.poll(() => canvas().locator('.open-end').count()).toBe(1);
+
+    // A step inserted on an edge goes between the two; deleted, its neighbours are joined again.
+    const shape = async () => {
+      const w = await detail();
+      const name = new Map(w.steps.map((x) => [x.id, x.name ?? x.type]));
+      return w.transitions.map((t) => `${name.get(t.fromStepId)}→${name.get(t.toStepId)}`).sort();
+    };
+    await page().getByRole('button', { name: 'Insert a step between Welcome and Delay' }).click();
+    await panel()
+      .getByRole('button', { name: /^Delay/ })
+      .click();
+    await panel().getByLabel('Step name (optional)').fill('Pause');
+    await panel().getByRole('button', { name: 'Add step' }).click();
+    await card('Pause').waitFor();
+    expect(await shape()).toEqual(expect.arrayContaining(['Welcome→Pause', 'Pause→DELAY']));
+    await panel().getByRole('heading', { name: 'Pause' }).waitFor();
+    await panel().getByRole('button', { name: 'Delete step' }).click();
+    await card('Pause').waitFor({ state: 'detached' });
+    expect(await shape()).toEqual(expect.arrayContaining(['Welcome→DELAY']));
+    expect((await detail()).steps).toHaveLength(5);
   });
 
   it('enables the workflow, follows a contact through it and counts what the step sent', async () => {
