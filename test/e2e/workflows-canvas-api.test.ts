@@ -208,3 +208,13 @@ describe('duplicating a workflow', () => {
     expectErrorEnvelope(await main.api.post(`/workflows/${UNKNOWN_ID}/duplicate`, {}), 404, 'NOT_FOUND');
   });
 });
+
+describe('the API description', () => {
+  it('documents the counts per step, duplicating and finding executions by contact', async () => {
+    const doc = await (await fetch(`${mail.server.url}/openapi.json`)).json();
+    expect(doc.paths['/workflows/{id}/stats']?.get).toBeDefined();
+    expect(doc.paths['/workflows/{id}/duplicate']?.post).toBeDefined();
+    const params = doc.paths['/workflows/{id}/executions'].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(['status', 'email', 'contactId']));
+  });
+});
