@@ -191,6 +191,22 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     await d.expectAccessible('workflow-path-1280-dark');
     await page().emulateMedia({ colorScheme: 'light' });
 
+    // Started for another contact from the page, with a context of keys and values.
+    await expectBody(d.api().post('/contacts', { email: 'bob@wf-dash.test', data: { plan: 'free' } }), 201);
+    await page().getByLabel('Start for a contact (email)').fill('bob@wf-dash.test');
+    await page().getByRole('button', { name: 'Add a value' }).click();
+    await page().getByLabel('Key 1').fill('source');
+    await page().getByLabel('Value 1').fill('dashboard');
+    await page().getByRole('button', { name: 'Start', exact: true }).click();
+    await page().getByText('Started for bob@wf-dash.test').waitFor();
+    const bob = await expectBody(d.api().get(`/workflows/${workflowId}/executions?email=bob%40wf-dash.test`));
+    expect(bob.data).toHaveLength(1);
+    expect(bob.data[0].context).toEqual({ source: 'dashboard' });
+    await page()
+      .getByRole('table', { name: 'Executions' })
+      .getByRole('cell', { name: 'bob@wf-dash.test', exact: true })
+      .waitFor();
+
     // The step's panel lists the contact's visit, with its time and outcome, reachable by keyboard.
     await card('Is pro').focus();
     await page().keyboard.press('Enter');
