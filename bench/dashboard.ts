@@ -10,10 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/start.js';
-import { launchChromium } from '../test/support/browser.js';
+import type { Browser, Page, Response } from 'playwright-core';
+import { type Storage, signedInDashboard } from './browser.js';
 import { BENCH_ROOT, migratedScratch } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { seedContactsAndEvents } from './seed.js';
@@ -25,10 +23,6 @@ const PAGE_ROWS = 50;
 const GOAL_JS_GZIP_BYTES = 250_000;
 const GOAL_MS = 1000;
 const DIST = path.join(BENCH_ROOT, 'web/dist');
-
-const OWNER = { email: 'owner@example.com', password: 'bench-correct-horse-battery' };
-
-type Storage = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 /** What the table must show before a step counts as done: stale rows kept on screen while loading do not. */
 interface Expected {
@@ -98,16 +92,6 @@ async function lastContactsRequest(page: Page, search?: string): Promise<{ start
   }, search ?? null);
   if (!timing) throw new Error(`the page made no GET /contacts for ${search ?? 'its first page'}`);
   return timing;
-}
-
-/** The owner account made with the printed setup token, signed in: the browser's cookies for it. */
-async function signedIn(browser: Browser, url: string, token: string): Promise<Storage> {
-  const context = await browser.newContext();
-  const res = await context.request.post(`${url}/auth/setup`, { data: { token, ...OWNER } });
-  if (!res.ok()) throw new Error(`POST /auth/setup answered ${res.status()}: ${await res.text()}`);
-  const storage = await context.storageState();
-  await context.close();
-  return storage;
 }
 
 interface ScriptFile {
@@ -291,25 +275,8 @@ async function main(cleanup: Cleanup) {
   );
   log(`${CONTACTS.toLocaleString('en')} contacts in ${round(seedMs / 1000)} s`);
 
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
-  });
-  // The API alone: the worker's polling would only add noise to what the page waits for.
-  const service = await startService(config, 'serve');
-  cleanup.add(() => service.stop());
-  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
-  const url = service.url!;
-
-  const browser = await launchChromium();
-  cleanup.add(() => browser.close());
   // The project made before the owner existed is claimed by them: it is the one the dashboard opens.
-  const storage = await signedIn(browser, url, service.setupToken);
+  const { url, browser, storage } = await signedInDashboard(cleanup, scratch.url, dataDir);
 
   const sizes = await scriptSizes(browser, url, storage);
   log(`first page: ${sizes.firstPageJsGzipBytes} bytes of JavaScript gzipped`);

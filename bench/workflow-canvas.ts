@@ -8,10 +8,8 @@
  *
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_STEPS (100), BENCH_REPEAT (5).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
-import { startService } from '../src/start.js';
-import { launchChromium } from '../test/support/browser.js';
+import type { Page } from 'playwright-core';
+import { signedInDashboard } from './browser.js';
 import { migratedScratch } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 
@@ -20,9 +18,6 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 5);
 const GOAL_OPEN_MS = 1000;
 const GOAL_FRAME_MS = 50;
 const DRAG_MOVES = 60;
-const OWNER = { email: 'owner@example.com', password: 'bench-correct-horse-battery' };
-
-type Storage = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 /**
  * A disabled workflow of `STEPS` steps: groups of UPDATE_CONTACT → DELAY → CONDITION whose "no"
@@ -58,15 +53,6 @@ async function buildWorkflow(url: string, key: string): Promise<string> {
     previous = { id: check.id, branch: 'yes' };
   }
   return workflow.id;
-}
-
-async function signedIn(browser: Browser, url: string, token: string): Promise<Storage> {
-  const context = await browser.newContext();
-  const res = await context.request.post(`${url}/auth/setup`, { data: { token, ...OWNER } });
-  if (!res.ok()) throw new Error(`POST /auth/setup answered ${res.status()}: ${await res.text()}`);
-  const storage = await context.storageState();
-  await context.close();
-  return storage;
 }
 
 /** From navigation to every step on the canvas (the page's performance.now(), checked once per frame). */
@@ -126,24 +112,9 @@ function summary(xs: number[]) {
 
 async function main(cleanup: Cleanup) {
   const { db: scratch, dataDir, project } = await migratedScratch(cleanup, 'workflow_canvas');
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: scratch.url,
-  });
-  const service = await startService(config, 'serve');
-  cleanup.add(() => service.stop());
-  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
-  const url = service.url!;
+  const { url, browser, storage } = await signedInDashboard(cleanup, scratch.url, dataDir);
   const id = await buildWorkflow(url, project.secretKey);
   log(`a workflow of ${STEPS} steps`);
-
-  const browser = await launchChromium();
-  cleanup.add(() => browser.close());
-  const storage = await signedIn(browser, url, service.setupToken);
   const busyBeforePct = await waitForQuiet(60_000);
 
   const opens: number[] = [];

@@ -1,16 +1,6 @@
 import type { WorkflowDetail, WorkflowStep } from '../../../../src/api.js';
 import { STEP_LABELS, stepTitle } from './graph-model.js';
-
-/** What the canvas shows on a step besides its config: counts, the followed contact's visits, faults. */
-export interface StepView {
-  summary: string;
-  active: number;
-  mail: { sent: number; opened: number; clicked: number } | null;
-  /** The followed contact's visits of this step, oldest first, and whether it waits here now. */
-  visits: { at: string; outcome: string }[];
-  current: boolean;
-  faults: string[];
-}
+import type { StepView } from './step-views.js';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
 export const formatTime = (iso: string) => timeFormat.format(new Date(iso));

@@ -14,8 +14,9 @@ import {
   slotTransition,
   stepTitle,
 } from './graph-model.js';
-import { formatTime, type StepView } from './StepCard.js';
+import { formatTime } from './StepCard.js';
 import { defaultConfig, EventPicker, StepConfigForm } from './StepConfigForm.js';
+import type { StepView } from './step-views.js';
 import type { CanvasEdits } from './useCanvasEdits.js';
 
 export type PanelMode =

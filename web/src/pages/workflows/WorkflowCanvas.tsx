@@ -30,7 +30,8 @@ import {
   stepTitle,
   TRIGGER_ID,
 } from './graph-model.js';
-import { StepCard, type StepView, TriggerCard } from './StepCard.js';
+import { StepCard, TriggerCard } from './StepCard.js';
+import type { StepView } from './step-views.js';
 
 export interface CanvasProps {
   workflow: WorkflowDetail;

@@ -1,7 +1,17 @@
 import type { ExecutionDetail, HistoryEntry, StepStats, WorkflowDetail, WorkflowStep } from '../../../../src/api.js';
 import type { Duration } from '../../../../src/domain/workflows/step-types.js';
 import { BRANCH_LABELS, TRIGGER_ID } from './graph-model.js';
-import type { StepView } from './StepCard.js';
+
+/** What the canvas shows on a step besides its config: counts, the followed contact's visits, faults. */
+export interface StepView {
+  summary: string;
+  active: number;
+  mail: { sent: number; opened: number; clicked: number } | null;
+  /** The followed contact's visits of this step, oldest first, and whether it waits here now. */
+  visits: { at: string; outcome: string }[];
+  current: boolean;
+  faults: string[];
+}
 
 const duration = (d: Duration | undefined) =>
   d ? `${d.amount} ${d.amount === 1 ? d.unit.replace(/s$/, '') : d.unit}` : '';
