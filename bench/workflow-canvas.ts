@@ -72,6 +72,8 @@ async function openMs(page: Page, url: string, id: string): Promise<number> {
  * frame's start and every long animation frame (over 50 ms) the timeline reports.
  */
 async function drag(page: Page) {
+  // The page first finishes what opening it started (counts, executions), so the drag is measured alone.
+  await page.waitForLoadState('networkidle');
   // A string: tsx would wrap named functions in a helper the page does not have.
   await page.evaluate(`(() => {
     window.frames_ = [];
