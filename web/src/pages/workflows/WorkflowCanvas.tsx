@@ -139,12 +139,27 @@ export function WorkflowCanvas(props: CanvasProps) {
     });
   }, [graph, editable, pathEdges, onPlace, workflow]);
 
-  const connect = (c: Connection) => {
-    const step = workflow.steps.find((s) => s.id === c.source);
-    if (!step || !c.target || c.target.startsWith('open:') || c.target === TRIGGER_ID) return;
-    const slot = slotsOf(step, workflow.transitions).find((s) => handleId(s.branch) === c.sourceHandle);
-    if (slot) props.onConnect(slot, c.target);
-  };
+  // Handlers that never change: a new one on each render would make xyflow update its store while a step is dragged.
+  const latest = useRef(props);
+  latest.current = props;
+  const handlers = useMemo(() => {
+    const isStep = (id: string | null | undefined): id is string =>
+      !!id && !id.startsWith('open:') && id !== TRIGGER_ID;
+    return {
+      connect: (c: Connection) => {
+        const { workflow: w, onConnect } = latest.current;
+        const step = w.steps.find((s) => s.id === c.source);
+        if (!step || !isStep(c.target)) return;
+        const slot = slotsOf(step, w.transitions).find((s) => handleId(s.branch) === c.sourceHandle);
+        if (slot) onConnect(slot, c.target);
+      },
+      reconnect: (old: FlowEdge, c: Connection) => {
+        const t = old.data?.edge.transition;
+        if (t && isStep(c.target)) latest.current.onRetarget(t, c.target);
+      },
+      dragStop: (_: unknown, node: FlowNode) => latest.current.onMoved(node.id, node.position),
+    };
+  }, []);
 
   return (
     <NodeContext.Provider value={shared}>
@@ -154,12 +169,9 @@ export function WorkflowCanvas(props: CanvasProps) {
         nodeTypes={NODE_TYPES}
         edgeTypes={EDGE_TYPES}
         onNodesChange={onNodesChange}
-        onNodeDragStop={(_, node) => props.onMoved(node.id, node.position)}
-        onConnect={editable ? connect : undefined}
-        onReconnect={(old, c) => {
-          const t = old.data?.edge.transition;
-          if (t && c.target && !c.target.startsWith('open:') && c.target !== TRIGGER_ID) props.onRetarget(t, c.target);
-        }}
+        onNodeDragStop={handlers.dragStop}
+        onConnect={editable ? handlers.connect : undefined}
+        onReconnect={handlers.reconnect}
         nodesConnectable={editable}
         nodesFocusable={false}
         edgesFocusable={false}

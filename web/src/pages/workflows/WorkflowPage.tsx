@@ -247,7 +247,7 @@ function WorkflowEditor({ workflow }: { workflow: WorkflowDetail }) {
               onConnect={(slot, to) => run(() => edits.connect(slot, to))}
               onRetarget={(t, to) => run(() => edits.retarget(t, to))}
               // The canvas already shows the step where it was dropped: nothing to read back.
-              onMoved={(stepId, position) => run(() => calls.patchStep(stepId, { position }))}
+              onMoved={(stepId, position) => calls.patchStep(stepId, { position }).catch(setPageError)}
             />
           </div>
         )}
