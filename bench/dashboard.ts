@@ -10,12 +10,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { launchChromium } from '../test/support/browser.js';
-import { BENCH_ROOT, migratedScratch, startScratchService } from './lib.js';
+import type { Browser, Page, Response } from 'playwright-core';
+import { type Storage, signedInDashboard } from './browser.js';
+import { BENCH_ROOT, migratedScratch } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { seedContactsAndEvents } from './seed.js';
-import { signedIn } from './session.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
@@ -24,8 +23,6 @@ const PAGE_ROWS = 50;
 const GOAL_JS_GZIP_BYTES = 250_000;
 const GOAL_MS = 1000;
 const DIST = path.join(BENCH_ROOT, 'web/dist');
-
-type Storage = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 /** What the table must show before a step counts as done: stale rows kept on screen while loading do not. */
 interface Expected {
@@ -278,15 +275,8 @@ async function main(cleanup: Cleanup) {
   );
   log(`${CONTACTS.toLocaleString('en')} contacts in ${round(seedMs / 1000)} s`);
 
-  // The API alone: the worker's polling would only add noise to what the page waits for.
-  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'serve');
-  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
-  const url = service.url!;
-
-  const browser = await launchChromium();
-  cleanup.add(() => browser.close());
   // The project made before the owner existed is claimed by them: it is the one the dashboard opens.
-  const storage = await signedIn(browser, url, service.setupToken);
+  const { url, browser, storage } = await signedInDashboard(cleanup, { db: scratch, dataDir });
 
   const sizes = await scriptSizes(browser, url, storage);
   log(`first page: ${sizes.firstPageJsGzipBytes} bytes of JavaScript gzipped`);

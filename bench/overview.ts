@@ -13,11 +13,10 @@
  */
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../test/support/browser.js';
-import { migratedScratch, startScratchService } from './lib.js';
+import { type Storage, signedInDashboard } from './browser.js';
+import { migratedScratch } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { rollupBackfill, seedContactsAndEvents } from './seed.js';
-import { type Storage, signedIn } from './session.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? CONTACTS * 2);
@@ -89,12 +88,7 @@ async function main(cleanup: Cleanup) {
   await c.end();
   log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events in ${round(seedMs / 1000)} s`);
 
-  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'serve');
-  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
-  const browser = await launchChromium();
-  cleanup.add(() => browser.close());
-  const url = service.url!;
-  const storage = await signedIn(browser, url, service.setupToken);
+  const { url, browser, storage } = await signedInDashboard(cleanup, { db: scratch, dataDir });
 
   const busyBeforePct = await waitForQuiet(60_000);
   const times: number[] = [];

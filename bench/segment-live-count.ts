@@ -11,8 +11,8 @@
  * BENCH_EVENTS (5000000), BENCH_REPEAT (20).
  */
 import type { Page } from 'playwright-core';
-import { launchChromium } from '../test/support/browser.js';
-import { migratedScratch, startScratchService } from './lib.js';
+import { signedInDashboard } from './browser.js';
+import { migratedScratch } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { seedContactsAndEvents } from './seed.js';
 import { AGE_OVER, EVENT_KINDS, threeConditions } from './segment-data.js';
@@ -22,7 +22,6 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
 const WARMUP = 2;
 const GOAL_MS = 1000;
-const OWNER = { email: 'owner@example.com', password: 'bench-correct-horse-battery' };
 
 /** The page's performance.now() when the live count has answered for the tree now on screen. */
 async function countShownAt(page: Page, testId: string, done: string): Promise<number> {
@@ -65,15 +64,8 @@ async function main(cleanup: Cleanup) {
   log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events in ${round(seedMs / 1000)} s`);
 
   // The API alone: the worker's segment counts would only add noise to what the page waits for.
-  const service = await startScratchService(cleanup, { db: scratch, dataDir }, 'serve');
-  if (!service.setupToken) throw new Error('the fresh instance has no setup token');
-  const url = service.url!;
-
-  const browser = await launchChromium();
-  cleanup.add(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const setup = await context.request.post(`${url}/auth/setup`, { data: { token: service.setupToken, ...OWNER } });
-  if (!setup.ok()) throw new Error(`POST /auth/setup answered ${setup.status()}: ${await setup.text()}`);
+  const { url, browser, storage } = await signedInDashboard(cleanup, { db: scratch, dataDir });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, storageState: storage });
   const created = await context.request.post(`${url}/segments`, {
     headers: { 'X-Project-Id': project.id },
     data: { name: 'Bench segment', condition: threeConditions() },

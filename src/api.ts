@@ -61,9 +61,11 @@ export type {
   ExecutionDetail,
   ExecutionStatus,
   HistoryEntry,
+  StepStats,
   TriggerType,
   Workflow,
   WorkflowDetail,
+  WorkflowListItem,
   WorkflowStep,
   WorkflowTransition,
 } from './modules/workflows/schemas.js';

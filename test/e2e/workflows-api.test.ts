@@ -226,7 +226,7 @@ describe('workflow records', () => {
     expect(res.status).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
     expect(res.body.map((w: Workflow) => w.id)).toEqual([second.id, first.id]);
-    expect(res.body[0]).toEqual(second);
+    expect(res.body[0]).toEqual({ ...second, activeExecutions: 0 });
     expect((await other.api.get('/workflows')).body.map((w: Workflow) => w.id)).not.toContain(first.id);
   });
 

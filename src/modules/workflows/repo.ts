@@ -67,6 +67,8 @@ export interface ExecutionRow {
   started_at: Date;
   finished_at: Date | null;
   updated_at: Date;
+  /** The contact's address (read with the execution by the API). */
+  email: string;
 }
 
 export interface HistoryRow {
@@ -275,6 +277,80 @@ export async function executionCounts(ex: Executor, workflowId: string): Promise
   return Object.fromEntries(r.rows.map((row) => [row.status, row.n]));
 }
 
+/** Running and waiting executions per workflow of the project (only workflows that have some). */
+export async function activeByWorkflow(ex: Executor, projectId: string): Promise<Map<string, number>> {
+  const r = await run<{ workflow_id: string; n: number }>(
+    ex,
+    sql`
+    select workflow_id, count(*)::int as n from workflow_executions
+    where project_id = ${projectId} and ${ACTIVE} group by workflow_id`,
+  );
+  return new Map(r.rows.map((row) => [row.workflow_id, row.n]));
+}
+
+/** Running and waiting executions per step they are at. */
+export async function activeByStep(ex: Executor, workflowId: string): Promise<Map<string, number>> {
+  const r = await run<{ step_id: string; n: number }>(
+    ex,
+    sql`
+    select current_step_id as step_id, count(*)::int as n from workflow_executions
+    where workflow_id = ${workflowId} and ${ACTIVE} and current_step_id is not null group by current_step_id`,
+  );
+  return new Map(r.rows.map((row) => [row.step_id, row.n]));
+}
+
+export interface StepMailCounts {
+  step_id: string;
+  sent: number;
+  opened: number;
+  clicked: number;
+}
+
+/**
+ * What the given SEND_EMAIL steps sent between `since` and `until` (by when the step ran), and how
+ * many of those emails were opened and clicked since: each step's history joined to its emails.
+ */
+export async function stepMailCounts(
+  ex: Executor,
+  stepIds: string[],
+  since: Date,
+  until: Date,
+): Promise<StepMailCounts[]> {
+  if (stepIds.length === 0) return [];
+  const r = await run<StepMailCounts>(
+    ex,
+    sql`
+    select h.step_id,
+      count(*) filter (where e.sent_at is not null)::int as sent,
+      count(*) filter (where e.opened_at is not null)::int as opened,
+      count(*) filter (where e.clicked_at is not null)::int as clicked
+    from workflow_execution_steps h
+    join emails e on e.id = (h.output->>'emailId')::uuid
+    where h.step_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(stepIds)}::jsonb)) and h.status = 'completed'
+      and h.finished_at >= ${since} and h.finished_at < ${until}
+    group by h.step_id`,
+  );
+  return r.rows;
+}
+
+/** Copies a workflow's steps and transitions to another (new ids); used by duplicate. */
+export async function copyGraph(ex: Executor, fromId: string, toId: string, now: Date): Promise<void> {
+  await run(
+    ex,
+    sql`
+    with ids as (
+      select id as old_id, gen_random_uuid() as new_id, type, name, config, position, created_at
+      from workflow_steps where workflow_id = ${fromId}),
+    copied as (
+      insert into workflow_steps (id, workflow_id, type, name, config, position, created_at, updated_at)
+      select new_id, ${toId}, type, name, config, position, created_at, ${now} from ids)
+    insert into workflow_transitions (workflow_id, from_step_id, to_step_id, branch, created_at)
+    select ${toId}, f.new_id, t2.new_id, t.branch, t.created_at
+    from workflow_transitions t join ids f on f.old_id = t.from_step_id join ids t2 on t2.old_id = t.to_step_id
+    where t.workflow_id = ${fromId}`,
+  );
+}
+
 export interface NewExecution {
   workflowId: string;
   contactId: string;
@@ -367,7 +443,9 @@ export async function applyEvents(
 export async function findExecution(ex: Executor, workflowId: string, id: string): Promise<ExecutionRow | null> {
   const r = await run<ExecutionRow>(
     ex,
-    sql`select * from workflow_executions where workflow_id = ${workflowId} and id = ${id}`,
+    sql`
+    select x.*, c.email from workflow_executions x join contacts c on c.id = x.contact_id
+    where x.workflow_id = ${workflowId} and x.id = ${id}`,
   );
   return r.rows[0] ?? null;
 }
@@ -382,31 +460,40 @@ export async function executionHistory(ex: Executor, executionId: string): Promi
   return r.rows;
 }
 
+export interface ExecutionFilter {
+  workflowId: string;
+  status?: ExecutionStatus;
+  /** Only this contact's executions. */
+  contactId?: string;
+}
+
+function executionWhere(q: ExecutionFilter): SQL[] {
+  const where: SQL[] = [sql`x.workflow_id = ${q.workflowId}`];
+  if (q.status) where.push(sql`x.status = ${q.status}`);
+  if (q.contactId) where.push(sql`x.contact_id = ${q.contactId}`);
+  return where;
+}
+
 export async function listExecutions(
   ex: Executor,
-  q: { workflowId: string; status?: ExecutionStatus; after?: CursorValue[]; limit: number },
+  q: ExecutionFilter & { after?: CursorValue[]; limit: number },
 ): Promise<ExecutionRow[]> {
-  const where: SQL[] = [sql`workflow_id = ${q.workflowId}`];
-  if (q.status) where.push(sql`status = ${q.status}`);
-  if (q.after) where.push(sql`(started_at, id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const where = executionWhere(q);
+  if (q.after) where.push(sql`(x.started_at, x.id) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const r = await run<ExecutionRow>(
     ex,
     sql`
-    select * from workflow_executions where ${sql.join(where, sql` and `)}
-    order by started_at desc, id desc limit ${q.limit}`,
+    select x.*, c.email from workflow_executions x join contacts c on c.id = x.contact_id
+    where ${sql.join(where, sql` and `)}
+    order by x.started_at desc, x.id desc limit ${q.limit}`,
   );
   return r.rows;
 }
 
-export async function countExecutions(
-  ex: Executor,
-  q: { workflowId: string; status?: ExecutionStatus },
-): Promise<number> {
+export async function countExecutions(ex: Executor, q: ExecutionFilter): Promise<number> {
   const r = await run<{ n: number }>(
     ex,
-    sql`
-    select count(*)::int as n from workflow_executions
-    where workflow_id = ${q.workflowId} ${q.status ? sql`and status = ${q.status}` : sql``}`,
+    sql`select count(*)::int as n from workflow_executions x where ${sql.join(executionWhere(q), sql` and `)}`,
   );
   return r.rows[0]!.n;
 }

@@ -6,7 +6,7 @@ import * as s from './schemas.js';
 import * as service from './service.js';
 
 export const workflowRoutes = moduleRoutes('Workflows', async (app, ctx) => {
-  app.get('/workflows', { schema: { response: { 200: z.array(s.workflowSchema) } } }, (req) =>
+  app.get('/workflows', { schema: { response: { 200: z.array(s.workflowListItemSchema) } } }, (req) =>
     service.listWorkflows(ctx, projectOf(req).id),
   );
   app.get('/workflows/fields', { schema: { response: { 200: s.fieldsResponse } } }, (req) =>
@@ -16,6 +16,16 @@ export const workflowRoutes = moduleRoutes('Workflows', async (app, ctx) => {
     '/workflows',
     { schema: { body: s.createWorkflowBody, response: { 201: s.workflowSchema } } },
     (req, reply) => created(reply, service.createWorkflow(ctx, projectOf(req).id, req.body)),
+  );
+  app.post(
+    '/workflows/:id/duplicate',
+    { schema: { params: s.idParams, response: { 201: s.workflowDetailSchema } } },
+    (req, reply) => created(reply, service.duplicateWorkflow(ctx, projectOf(req).id, req.params.id)),
+  );
+  app.get(
+    '/workflows/:id/stats',
+    { schema: { params: s.idParams, querystring: s.stepStatsQuery, response: { 200: s.stepStatsSchema } } },
+    (req) => service.stepStats(ctx, projectOf(req).id, req.params.id, req.query),
   );
 
   app.post(

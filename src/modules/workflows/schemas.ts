@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
 import { BRANCHES, STEP_TYPE_SPECS, STEP_TYPES } from '../../domain/workflows/step-types.js';
 import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
+import { dateTimeQuery } from '../events/schemas.js';
 
 export const TRIGGER_TYPES = ['EVENT', 'MANUAL'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
@@ -93,6 +94,9 @@ export const deleteStepQuery = z.object({
 
 export const listExecutionsQuery = z.object({
   status: z.enum(EXECUTION_STATUSES).optional(),
+  /** Only the executions of the contact with this id, or with this address. */
+  contactId: z.string().uuid().optional(),
+  email: emailSchema.optional(),
   limit: limitQuery,
   cursor: cursorQuery,
 });
@@ -132,6 +136,11 @@ export const workflowSchema = z.object({
   updatedAt: z.string(),
 });
 
+export const workflowListItemSchema = workflowSchema.extend({
+  /** Executions running or waiting now. */
+  activeExecutions: z.number().int(),
+});
+
 export const workflowDetailSchema = workflowSchema.extend({
   steps: z.array(stepSchema),
   transitions: z.array(transitionSchema),
@@ -143,6 +152,8 @@ export const executionSchema = z.object({
   id: z.string().uuid(),
   workflowId: z.string().uuid(),
   contactId: z.string().uuid(),
+  /** The contact's address. */
+  email: z.string(),
   status: z.enum(EXECUTION_STATUSES),
   context: z.record(z.unknown()),
   currentStepId: z.string().uuid().nullable(),
@@ -169,12 +180,37 @@ export const historyEntrySchema = z.object({
 export const executionDetailSchema = executionSchema.extend({ steps: z.array(historyEntrySchema) });
 export const executionPageSchema = cursorPageSchema(executionSchema);
 
+/** The range of `GET /workflows/{id}/stats`: by default the 30 days up to now. */
+export const stepStatsQuery = z.object({ since: dateTimeQuery.optional(), until: dateTimeQuery.optional() });
+
+export const stepStatsSchema = z.object({
+  since: z.string(),
+  until: z.string(),
+  steps: z.array(
+    z.object({
+      stepId: z.string().uuid(),
+      type: z.enum(STEP_TYPES),
+      /** Executions running or waiting at this step now, whatever the range. */
+      active: z.number().int(),
+      /**
+       * SEND_EMAIL steps only (null for the others): emails the step made in the range that were
+       * sent, and of those, opened and clicked (at any time since).
+       */
+      sent: z.number().int().nullable(),
+      opened: z.number().int().nullable(),
+      clicked: z.number().int().nullable(),
+    }),
+  ),
+});
+
 export const fieldsResponse = z.object({
   fields: z.array(z.object({ field: z.string(), type: z.string(), isCustom: z.boolean() })),
   events: z.array(z.string()),
 });
 
 export type Workflow = z.infer<typeof workflowSchema>;
+export type WorkflowListItem = z.infer<typeof workflowListItemSchema>;
+export type StepStats = z.infer<typeof stepStatsSchema>;
 export type WorkflowDetail = z.infer<typeof workflowDetailSchema>;
 export type WorkflowStep = z.infer<typeof stepSchema>;
 export type WorkflowTransition = z.infer<typeof transitionSchema>;

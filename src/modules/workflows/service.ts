@@ -62,6 +62,7 @@ export function toExecution(row: ExecutionRow) {
     id: row.id,
     workflowId: row.workflow_id,
     contactId: row.contact_id,
+    email: row.email,
     status: row.status,
     context: row.context,
     currentStepId: row.current_step_id,
@@ -154,7 +155,75 @@ export async function createWorkflow(
 }
 
 export async function listWorkflows(ctx: AppContext, projectId: string) {
-  return (await repo.listWorkflows(ctx.db, projectId)).map(toWorkflow);
+  const [rows, active] = await Promise.all([
+    repo.listWorkflows(ctx.db, projectId),
+    repo.activeByWorkflow(ctx.db, projectId),
+  ]);
+  return rows.map((row) => ({ ...toWorkflow(row), activeExecutions: active.get(row.id) ?? 0 }));
+}
+
+/** A disabled copy named "Copy of …", with the same trigger, steps and transitions and a secret of its own. */
+export async function duplicateWorkflow(ctx: AppContext, projectId: string, id: string) {
+  const copyId = await ctx.db.transaction(async (tx) => {
+    const source = await requireWorkflow(tx, projectId, id);
+    const now = ctx.clock.now();
+    const copy = await repo.insertWorkflow(
+      tx,
+      projectId,
+      {
+        name: `Copy of ${source.name}`.slice(0, 255),
+        description: source.description,
+        triggerType: source.trigger_type,
+        triggerConfig: source.trigger_config,
+        enabled: false,
+        allowReentry: source.allow_reentry,
+      },
+      newSigningSecret(),
+      now,
+    );
+    await repo.copyGraph(tx, id, copy.id, now);
+    return copy.id;
+  });
+  return getWorkflow(ctx, projectId, copyId);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * GET /workflows/{id}/stats: per step, the executions at it now; per SEND_EMAIL step, what it sent
+ * in the range (by default the last 30 days) and how much of that was opened and clicked.
+ */
+export async function stepStats(ctx: AppContext, projectId: string, id: string, range: { since?: Date; until?: Date }) {
+  await requireWorkflow(ctx.db, projectId, id);
+  const until = range.until ?? ctx.clock.now();
+  const since = range.since ?? new Date(until.getTime() - 30 * DAY_MS);
+  if (since >= until) {
+    throw validationError([
+      { field: 'since', message: 'since must be before until', code: 'invalid_range', received: iso(since) },
+    ]);
+  }
+  const steps = await repo.workflowSteps(ctx.db, id);
+  const sends = steps.filter((s) => s.type === 'SEND_EMAIL').map((s) => s.id);
+  const [active, mail] = await Promise.all([
+    repo.activeByStep(ctx.db, id),
+    repo.stepMailCounts(ctx.db, sends, since, until),
+  ]);
+  const mailOf = new Map(mail.map((m) => [m.step_id, m]));
+  return {
+    since: iso(since),
+    until: iso(until),
+    steps: steps.map((s) => {
+      const m = s.type === 'SEND_EMAIL' ? (mailOf.get(s.id) ?? { sent: 0, opened: 0, clicked: 0 }) : null;
+      return {
+        stepId: s.id,
+        type: s.type,
+        active: active.get(s.id) ?? 0,
+        sent: m?.sent ?? null,
+        opened: m?.opened ?? null,
+        clicked: m?.clicked ?? null,
+      };
+    }),
+  };
 }
 
 export async function getWorkflow(ctx: AppContext, projectId: string, id: string) {
@@ -438,13 +507,22 @@ export async function listExecutions(
   ctx: AppContext,
   projectId: string,
   id: string,
-  q: { status?: ExecutionStatus; limit: number; cursor?: CursorValue[] },
+  q: { status?: ExecutionStatus; contactId?: string; email?: string; limit: number; cursor?: CursorValue[] },
 ) {
   await requireWorkflow(ctx.db, projectId, id);
   if (q.cursor && !isKeysetCursor(q.cursor, 'timestamp')) throw invalidCursorError();
+  let contactId = q.contactId;
+  if (q.email !== undefined) {
+    const found = (await lookupEmails(ctx.db, projectId, [q.email]))[0]?.id;
+    // An address no contact has, or another contact than contactId names: nothing matches.
+    if (!found || (contactId !== undefined && contactId !== found))
+      return { data: [], cursor: null, hasMore: false, total: 0 };
+    contactId = found;
+  }
+  const filter = { workflowId: id, status: q.status, contactId };
   const [rows, total] = await Promise.all([
-    repo.listExecutions(ctx.db, { workflowId: id, status: q.status, after: q.cursor, limit: q.limit + 1 }),
-    q.cursor ? Promise.resolve(0) : repo.countExecutions(ctx.db, { workflowId: id, status: q.status }),
+    repo.listExecutions(ctx.db, { ...filter, after: q.cursor, limit: q.limit + 1 }),
+    q.cursor ? Promise.resolve(0) : repo.countExecutions(ctx.db, filter),
   ]);
   return { ...cursorPage(rows, q.limit, (r) => [iso(r.started_at), r.id], toExecution), total };
 }

@@ -8,6 +8,8 @@ export interface FieldError {
   field: string;
   message: string;
   code: string;
+  /** What the server received, as text, when it says (a workflow's faults name their steps here). */
+  received?: string;
 }
 
 export class ApiError extends Error {
@@ -46,7 +48,15 @@ function parseFieldErrors(raw: unknown): FieldError[] {
     if (!isRecord(e)) return [];
     const message = text(e.message);
     if (!message) return [];
-    return [{ field: typeof e.field === 'string' ? e.field : '', message, code: text(e.code) ?? 'invalid' }];
+    const received = text(e.received);
+    return [
+      {
+        field: typeof e.field === 'string' ? e.field : '',
+        message,
+        code: text(e.code) ?? 'invalid',
+        ...(received ? { received } : {}),
+      },
+    ];
   });
 }
 

@@ -38,6 +38,8 @@ const SegmentsPage = lazy(() => import('../pages/segments/SegmentsPage.js'));
 const SegmentPage = lazy(() => import('../pages/segments/SegmentPage.js'));
 const CampaignsPage = lazy(() => import('../pages/campaigns/CampaignsPage.js'));
 const CampaignPage = lazy(() => import('../pages/campaigns/CampaignPage.js'));
+const WorkflowsPage = lazy(() => import('../pages/workflows/WorkflowsPage.js'));
+const WorkflowPage = lazy(() => import('../pages/workflows/WorkflowPage.js'));
 
 export function Dashboard({ user }: { user: User }) {
   const projects = useProjects();
@@ -150,6 +152,8 @@ function ProjectPages({ projectId }: { projectId: string }) {
         {/* One route for new and existing campaigns: the composer stays mounted when its first save names it. */}
         <Route path="campaigns" element={<CampaignsPage />} />
         <Route path="campaigns/:id" element={<CampaignPage />} />
+        <Route path="workflows" element={<WorkflowsPage />} />
+        <Route path="workflows/:id" element={<WorkflowPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>
