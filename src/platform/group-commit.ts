@@ -96,7 +96,7 @@ export class GroupCommit<T, R> {
       };
       // Still queued, it never goes to the database (the next batch leaves it out); in a batch, the
       // batch does not commit after this moment.
-      const timer = setTimeout(() => waiting.settle({ ok: false, error: new DeadlineError(deadlineMs) }), deadlineMs);
+      const timer = setTimeout(() => waiting.settle({ ok: false, error: new DeadlineError() }), deadlineMs);
       this.queue.push(waiting);
       this.schedule();
     });

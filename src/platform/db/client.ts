@@ -78,8 +78,8 @@ const queryTimeoutMs = (t: DatabaseTimeouts) => t.statementMs + t.connectMs;
 /** The database did not answer within a request's deadline: a 503 (its code is a statement timeout's). */
 export class DeadlineError extends Error {
   readonly code = '57014';
-  constructor(ms: number) {
-    super(`The database did not answer within ${Math.round(ms / 1000)} s`);
+  constructor() {
+    super('The database did not answer in time');
   }
 }
 
@@ -213,7 +213,7 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
 
 async function transactionBefore<T>(pool: pg.Pool, deadline: number, work: (tx: Db) => Promise<T>): Promise<T> {
   const commitBy = deadline - COMMIT_MARGIN_MS;
-  if (Date.now() >= commitBy) throw new DeadlineError(0);
+  if (Date.now() >= commitBy) throw new DeadlineError();
   const client = await pool.connect();
   let committing = false;
   let broken = false;
@@ -223,7 +223,7 @@ async function transactionBefore<T>(pool: pg.Pool, deadline: number, work: (tx: 
     // and checked on the server's clock from the transaction's start ends no later than `commitBy`.
     const budgetMs = Math.floor(commitBy - Date.now());
     const result = await work(drizzlePg(client) as unknown as Db);
-    if (Date.now() >= commitBy) throw new DeadlineError(0);
+    if (Date.now() >= commitBy) throw new DeadlineError();
     // The check and the commit in one message: a server frozen before it reads the message finds
     // the budget spent when it thaws, and rolls back.
     committing = true;
