@@ -1,22 +1,26 @@
 /**
- * Workers killed with SIGKILL in the middle of a campaign and a stream of `/v1/send`: what is lost,
- * what goes out twice, and how soon a killed worker's messages are taken over.
+ * Workers killed with SIGKILL in the middle of a campaign and a stream of `/v1/send` as large: what
+ * is lost, what goes out twice on each lane, and how soon a killed worker's messages are taken over.
  *
- *   npx tsx bench/chaos.ts                               # 20,000 contacts, 10 kills; ~5 min
+ *   npx tsx bench/chaos.ts                               # 20,000 contacts and sends, 10 kills
  *   BENCH_CONTACTS=3000 BENCH_KILLS=4 npx tsx bench/chaos.ts
  *
  * A fresh database on the PostgreSQL server (BENCH_PG_URL), a loopback SMTP sink and DNS server in
  * this process, and the service as child processes: one `serve` and two `worker`s. N contacts are
  * imported through the API, a sender domain verified, and a MARKETING campaign to all of them sent;
- * meanwhile `/v1/send` is called 20 times a second, one new recipient each. While the campaign goes
- * out, a worker is killed with SIGKILL BENCH_KILLS times, the two in turn, at moments spread over the
- * delivery, and started again at once.
+ * meanwhile `/v1/send` sends N messages of its own (BENCH_STREAM), 50 recipients a request, kept
+ * about 500 ahead of what the sink has received of them, so the transactional lane is busy until
+ * they are all out (and, taking the relay first, delivers most of its share before the campaign
+ * does). While both go out, a worker is killed with SIGKILL BENCH_KILLS times, the two in turn, at
+ * moments spread over the whole delivery, and started again at once.
  *
  * Right after each kill the bench reads which queued emails are held by a process that is gone (no
  * session holds its advisory lock) and times how long until all of them are sent: `reclaimMs`.
  * At the end (campaign SENT, every stream email sent) it counts, by the sink's Message-IDs:
  *   lost               recipients that never received their message (exit code 1 if any)
- *   duplicates         messages beyond one per email; duplicatesPerKill
+ *   duplicates         messages beyond one per email, by lane; duplicatesPerKill, by lane
+ *   byKill             the copies that arrived after each kill (counted against the last kill
+ *                      before them), and their maximum: the bound, at most 2, is on that one
  *   messageIdsConsistent  every recipient's copies carry one Message-ID
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,16 +39,28 @@ import {
 import { type Cleanup, machineInfo, percentile, printResult, round, runBench } from './run.js';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 20_000);
+const STREAM = Number(process.env.BENCH_STREAM ?? CONTACTS);
 const KILLS = Number(process.env.BENCH_KILLS ?? 10);
-const STREAM_PER_SECOND = 20;
+/** Recipients per `/v1/send` of the stream, and how far it keeps ahead of what the sink received of it. */
+const STREAM_REQUEST = 50;
+const STREAM_AHEAD = 500;
 const DOMAIN = 'chaos.bench.test';
 const log = (m: string) => process.stderr.write(`[chaos] ${m}\n`);
 
 async function main(cleanup: Cleanup) {
-  const idsByRecipient = new Map<string, string[]>();
+  const copiesByRecipient = new Map<string, { id: string; at: number }[]>();
+  let streamReceived = 0;
   const mail = await startMailLoopback(cleanup, (m) => {
     const id = /^Message-ID:\s*(\S+)/im.exec(m.raw.toString('latin1'))?.[1] ?? '';
-    for (const to of m.to) idsByRecipient.set(to, [...(idsByRecipient.get(to) ?? []), id]);
+    const at = Date.now();
+    for (const to of m.to) {
+      const copies = copiesByRecipient.get(to);
+      if (copies) copies.push({ id, at });
+      else {
+        copiesByRecipient.set(to, [{ id, at }]);
+        if (to.endsWith('@stream.chaos.test')) streamReceived++;
+      }
+    }
   });
   const {
     port,
@@ -92,19 +108,27 @@ async function main(cleanup: Cleanup) {
   expectApiStatus(created, 201, 'POST /campaigns');
   const campaignId = created.body.data.id as string;
 
-  // The /v1/send stream, for the whole run.
+  // The /v1/send stream: STREAM messages, kept STREAM_AHEAD ahead of what the sink has received of them.
   const streamIds: string[] = [];
-  let streaming = true;
   const stream = (async () => {
-    for (let n = 0; streaming; n++) {
+    while (streamIds.length < STREAM) {
+      if (streamIds.length - streamReceived >= STREAM_AHEAD) {
+        await sleep(20);
+        continue;
+      }
+      const first = streamIds.length;
+      const to = Array.from(
+        { length: Math.min(STREAM_REQUEST, STREAM - first) },
+        (_, i) => `s${first + i}@stream.chaos.test`,
+      );
       const sent = await apiCall(api.url, sk, 'POST', '/v1/send', {
-        to: `s${n}@stream.chaos.test`,
+        to,
         from: `hi@${DOMAIN}`,
-        subject: `Stream ${n}`,
+        subject: `Stream ${first}`,
         body: '<p>Stream</p>',
       });
-      if (sent.status === 200) streamIds.push(sent.body.data.emails[0].email);
-      await sleep(1000 / STREAM_PER_SECOND);
+      if (sent.status === 200) streamIds.push(...sent.body.data.emails.map((e: { email: string }) => e.email));
+      else await sleep(100);
     }
   })();
 
@@ -114,14 +138,13 @@ async function main(cleanup: Cleanup) {
     200,
     'POST /campaigns/{id}/send',
   );
-  const campaignReceived = () => [...idsByRecipient.keys()].filter((to) => to.endsWith('@rcpt.chaos.test')).length;
-
   const reclaimMs: number[] = [];
+  const killedAt: number[] = [];
   for (let k = 0; k < KILLS; k++) {
-    const threshold = Math.floor((CONTACTS * (k + 0.5)) / (KILLS + 0.5));
-    while (campaignReceived() < threshold) await sleep(10);
+    const threshold = Math.floor(((CONTACTS + STREAM) * (k + 0.5)) / (KILLS + 0.5));
+    while (copiesByRecipient.size < threshold) await sleep(10);
     const victim = k % 2;
-    const killedAt = Date.now();
+    killedAt.push(Date.now());
     workers[victim]!.process.kill('SIGKILL');
     await new Promise((r) => workers[victim]!.process.once('exit', r));
     // What the dead process held, as the database sees it once its session is gone.
@@ -143,7 +166,7 @@ async function main(cleanup: Cleanup) {
       if (left.rows[0].n === 0) break;
       await sleep(20);
     }
-    reclaimMs.push(Date.now() - killedAt);
+    reclaimMs.push(Date.now() - killedAt[k]!);
     workers[victim] = await restarted;
     log(`kill ${k + 1}: ${held.length} held by the dead worker, all sent ${reclaimMs.at(-1)} ms after the kill`);
   }
@@ -154,7 +177,6 @@ async function main(cleanup: Cleanup) {
     await sleep(500);
   }
   const campaignSeconds = (Date.now() - started) / 1000;
-  streaming = false;
   await stream;
   for (;;) {
     const left = await db.query(
@@ -170,10 +192,18 @@ async function main(cleanup: Cleanup) {
     ...Array.from({ length: CONTACTS }, (_, i) => `c${i}@rcpt.chaos.test`),
     ...Array.from({ length: streamIds.length }, (_, n) => `s${n}@stream.chaos.test`),
   ];
-  const lost = expected.filter((to) => !idsByRecipient.has(to)).length;
-  const copies = [...idsByRecipient.values()];
-  const duplicates = copies.reduce((sum, ids) => sum + ids.length - 1, 0);
-  const messageIdsConsistent = copies.every((ids) => new Set(ids).size === 1);
+  const lost = expected.filter((to) => !copiesByRecipient.has(to)).length;
+  // Each copy beyond the first is counted against the last kill before it arrived.
+  const byKill = killedAt.map(() => 0);
+  const duplicates = { transactional: 0, campaign: 0 };
+  for (const [to, copies] of copiesByRecipient) {
+    for (const copy of copies.slice(1)) {
+      const k = killedAt.filter((at) => at < copy.at).length - 1;
+      if (k >= 0) byKill[k]!++;
+      duplicates[to.endsWith('@stream.chaos.test') ? 'transactional' : 'campaign']++;
+    }
+  }
+  const messageIdsConsistent = [...copiesByRecipient.values()].every((c) => new Set(c.map((x) => x.id)).size === 1);
   const sorted = [...reclaimMs].sort((a, b) => a - b);
   const result = {
     bench: 'chaos',
@@ -182,11 +212,15 @@ async function main(cleanup: Cleanup) {
     kills: KILLS,
     lost,
     duplicates,
-    duplicatesPerKill: round(duplicates / KILLS, 2),
+    duplicatesPerKill: {
+      transactional: round(duplicates.transactional / KILLS, 2),
+      campaign: round(duplicates.campaign / KILLS, 2),
+    },
+    byKill: { each: byKill, max: Math.max(0, ...byKill) },
     messageIdsConsistent,
     reclaimMs: { p50: percentile(sorted, 50), max: sorted.at(-1) ?? null, each: reclaimMs },
     campaignSeconds: round(campaignSeconds),
-    campaignPerSec: round(CONTACTS / campaignSeconds),
+    messagesPerSec: round((CONTACTS + streamIds.length) / campaignSeconds),
     machine: machineInfo(),
   };
   printResult(result);

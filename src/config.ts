@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(16),
   DELIVERY_RECLAIM_SECONDS: z.coerce.number().positive().max(3600).default(3),
   DELIVERY_TRANSACTIONAL_SHARE: z.coerce.number().min(0).max(0.9).default(0),
+  DELIVERY_UNCONFIRMED: z.coerce.number().int().min(1).max(1000).default(2),
   CAMPAIGN_MAX_COMPLAINT_RATE: z.coerce.number().min(0).max(1).default(0.003),
   CAMPAIGN_MAX_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.05),
   CAMPAIGN_MIN_SAMPLE: z.coerce.number().int().min(0).max(1_000_000).default(200),
@@ -92,6 +93,7 @@ export interface Config {
     maxAttempts: number;
     reclaimAfterMs: number;
     transactionalShare: number;
+    unconfirmed: number;
   };
   /** The guardrails of every project that has not set its own (domain/campaign-guardrails.ts). */
   campaignGuardrails: { maxComplaintRate: number; maxBounceRate: number; minSample: number };
@@ -151,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxAttempts: e.DELIVERY_MAX_ATTEMPTS,
       reclaimAfterMs: e.DELIVERY_RECLAIM_SECONDS * 1000,
       transactionalShare: e.DELIVERY_TRANSACTIONAL_SHARE,
+      unconfirmed: e.DELIVERY_UNCONFIRMED,
     },
     campaignGuardrails: {
       maxComplaintRate: e.CAMPAIGN_MAX_COMPLAINT_RATE,

@@ -39,7 +39,11 @@ const WORKFLOW_BATCH = 200;
  * alive but stuck.
  */
 const WORKFLOW_LEASE_MS = 60_000;
-/** Short, renewed by the fan-out's heartbeat, so a crashed worker's campaign resumes within seconds. */
+/*
+ * Job leases: a crashed worker's jobs are taken over as soon as its database session is gone; a
+ * lease covers a worker that is alive but stuck.
+ */
+/** Short, renewed by the fan-out's heartbeat. */
 const FANOUT_LEASE_MS = 15_000;
 /** A contact job (an import, a bulk change) renews its lease as it goes. */
 const CONTACT_JOB_LEASE_MS = 15_000;

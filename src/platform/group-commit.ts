@@ -2,14 +2,25 @@
  * Group commit: requests that arrive while earlier batches are being written wait, and then go to
  * the database together, in one transaction written by `write`. A request on an idle process is
  * written at once (no timer); under load the batches grow by themselves, as far as `maxBatch`.
- * Each caller is answered with its own outcome once its batch is written.
+ * Each caller is answered with its own outcome once its batch is written, or, when the database is
+ * frozen or too slow, with a `DeadlineError` once `deadlineMs` have passed since it was submitted:
+ * waiting in the queue or in a batch being written. The writer is given the batch's deadline (its
+ * oldest item's) and must not commit after it, so that an item answered with the error is not
+ * written (see `Database.transactionBefore`).
  */
+
+import { DeadlineError } from './db/client.js';
 
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 export interface GroupCommitOptions<T, R> {
-  /** Writes a batch; returns one outcome per item, in the order of `items`. */
-  write(items: T[]): Promise<Outcome<R>[]>;
+  /**
+   * Writes a batch; returns one outcome per item, in the order of `items`. Its items are answered
+   * with a DeadlineError at `deadline` (a `Date.now()` time) if it has not finished by then.
+   */
+  write(items: T[], deadline: number): Promise<Outcome<R>[]>;
+  /** How long an item may wait for its answer, in the queue and in its batch. */
+  deadlineMs: number;
   maxBatch: number;
   /** Batches written at the same time. */
   maxInFlight: number;
@@ -46,8 +57,9 @@ export function takeBatch<T>(
 
 interface Waiting<T, R> {
   item: T;
-  resolve(value: R): void;
-  reject(error: unknown): void;
+  deadline: number;
+  answered: boolean;
+  settle(outcome: Outcome<R>): void;
 }
 
 export class GroupCommit<T, R> {
@@ -59,7 +71,7 @@ export class GroupCommit<T, R> {
 
   /** Items submitted and not yet in a batch. */
   get waiting(): number {
-    return this.queue.length;
+    return this.queue.filter((w) => !w.answered).length;
   }
 
   /** Every batch writer is taken: what is submitted now waits for a batch to finish. */
@@ -69,7 +81,23 @@ export class GroupCommit<T, R> {
 
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      const { deadlineMs } = this.options;
+      const waiting: Waiting<T, R> = {
+        item,
+        deadline: Date.now() + deadlineMs,
+        answered: false,
+        settle: (outcome) => {
+          if (waiting.answered) return;
+          waiting.answered = true;
+          clearTimeout(timer);
+          if (outcome.ok) resolve(outcome.value);
+          else reject(outcome.error);
+        },
+      };
+      // Still queued, it never goes to the database (the next batch leaves it out); in a batch, the
+      // batch does not commit after this moment.
+      const timer = setTimeout(() => waiting.settle({ ok: false, error: new DeadlineError() }), deadlineMs);
+      this.queue.push(waiting);
       this.schedule();
     });
   }
@@ -89,6 +117,7 @@ export class GroupCommit<T, R> {
 
   private pump(): void {
     const keyOf = this.options.exclusiveKey;
+    this.queue = this.queue.filter((w) => !w.answered);
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
       const { batch, rest } = takeBatch(this.queue, this.options.maxBatch, keyOf && ((w) => keyOf(w.item)));
       this.queue = rest;
@@ -103,14 +132,16 @@ export class GroupCommit<T, R> {
   private async flush(batch: Waiting<T, R>[]): Promise<void> {
     let outcomes: Outcome<R>[];
     try {
-      outcomes = await this.options.write(batch.map((w) => w.item));
+      const deadline = Math.min(...batch.map((w) => w.deadline));
+      outcomes = await this.options.write(
+        batch.map((w) => w.item),
+        deadline,
+      );
     } catch (error) {
       outcomes = batch.map(() => ({ ok: false, error }));
     }
-    batch.forEach((w, i) => {
-      const outcome = outcomes[i] ?? { ok: false, error: new Error('no outcome for this item') };
-      if (outcome.ok) w.resolve(outcome.value);
-      else w.reject(outcome.error);
-    });
+    for (const [i, w] of batch.entries()) {
+      w.settle(outcomes[i] ?? { ok: false, error: new Error('no outcome for this item') });
+    }
   }
 }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { backoffMs } from '../domain/formats.js';
 import type { Clock } from './clock.js';
-import { type Database, type Executor, run } from './db/client.js';
+import { type Database, type Executor, ownerGone, run } from './db/client.js';
 import { PollingLoop } from './polling.js';
 
 export interface Job<P = Record<string, unknown>> {
@@ -11,13 +11,33 @@ export interface Job<P = Record<string, unknown>> {
   payload: P;
   attempts: number;
   maxAttempts: number;
-  /** Extends the lease; long jobs call it between steps so their lease can stay short. */
+  /**
+   * Extends the lease; long jobs call it between steps so their lease can stay short. Throws
+   * JobTakenOver when another worker has taken the job over (this process lost its session meanwhile).
+   */
   heartbeat(): Promise<void>;
+  /**
+   * Whether the job is surely still this process's: the session it was claimed under lives. A job
+   * checks it before an effect outside the database (a webhook's request), as delivery does before
+   * the relay: once the session is gone, another worker may have taken the job over.
+   */
+  held(): boolean;
   /**
    * Aborted when the process stops: a long job checks it between steps and throws JobInterrupted,
    * which hands the job back at once, without counting an attempt, to be resumed by any worker.
    */
   signal: AbortSignal;
+}
+
+/**
+ * The job is no longer this process's: it lost its session, and another worker took the job over.
+ * The job stops without writing anything more about itself; its new owner runs it.
+ */
+export class JobTakenOver extends Error {
+  override name = 'JobTakenOver';
+  constructor() {
+    super('Another worker took the job over');
+  }
 }
 
 /** Thrown by a job that stops between steps because its process is stopping. */
@@ -37,7 +57,10 @@ export interface EnqueueOptions {
 
 export interface WorkOptions {
   concurrency?: number;
-  /** How long a claimed job stays invisible to other workers; a crashed worker's job reappears after it. */
+  /**
+   * How long a claimed job stays invisible to other workers while its process lives; the job of a
+   * process that is gone (its session with it) is taken over at once.
+   */
   leaseMs?: number;
   /** Delay before the first retry; doubled each attempt, capped at an hour. */
   retryBaseMs?: number;
@@ -155,15 +178,24 @@ export class JobRunner {
 
   private async round(w: QueueWorker): Promise<boolean> {
     const free = w.concurrency - w.running;
-    if (free <= 0) return false;
-    const claimed = await this.claim(w, free);
+    // Nothing is claimed without the process's session: without its lock, the claim would look abandoned at once.
+    const session = this.database.session();
+    if (free <= 0 || session === undefined) return false;
+    const claimed = await this.claim(w, free, session);
     for (const job of claimed) w.loop.track(this.run(w, job));
     return claimed.length === free;
   }
 
-  private async claim(w: QueueWorker, limit: number): Promise<Job[]> {
+  /**
+   * Leases due jobs to this process. A job leased to a process that is gone is taken over at once;
+   * what makes that safe with the old process perhaps still alive, cut off from the database, is
+   * that its writes about the job are fenced by `locked_by` and each handler tolerates a second
+   * runner (docs/decisions.md, "Jobs of a process that is gone").
+   */
+  private async claim(w: QueueWorker, limit: number, session: number): Promise<Job[]> {
     const now = this.clock.now();
     const leaseEnd = new Date(now.getTime() + w.leaseMs);
+    const owner = String(this.database.processKey);
     const result = await run<{
       id: string;
       queue: string;
@@ -173,11 +205,12 @@ export class JobRunner {
     }>(
       this.database.db,
       sql`
-      update jobs set locked_until = ${leaseEnd}, attempts = attempts + 1
+      update jobs set locked_until = ${leaseEnd}, locked_by = ${owner}::bigint, attempts = attempts + 1
       where id in (
         select id from jobs
         where queue = ${w.queue} and state = 'queued' and run_at <= ${now}
-          and (locked_until is null or locked_until <= ${now})
+          and (locked_until is null or locked_until <= ${now}
+            or (locked_by is not null and ${ownerGone(sql`locked_by`)}))
         order by run_at, id
         limit ${limit}
         for update skip locked)
@@ -191,8 +224,13 @@ export class JobRunner {
       maxAttempts: r.max_attempts,
       heartbeat: async () => {
         const until = new Date(this.clock.now().getTime() + w.leaseMs);
-        await run(this.database.db, sql`update jobs set locked_until = ${until} where id = ${r.id}`);
+        const renewed = await run(
+          this.database.db,
+          sql`update jobs set locked_until = ${until} where id = ${r.id} and ${this.ours()} returning id`,
+        );
+        if (renewed.rows.length === 0) throw new JobTakenOver();
       },
+      held: () => this.database.session() === session,
       signal: this.stopped.signal,
     }));
   }
@@ -206,16 +244,18 @@ export class JobRunner {
         await run(
           db,
           sql`update jobs set run_at = ${new Date(this.clock.now().getTime() + w.intervalMs)},
-            attempts = 0, locked_until = null where id = ${job.id}`,
+            attempts = 0, locked_until = null, locked_by = null where id = ${job.id} and ${this.ours()}`,
         );
       } else {
-        await run(db, sql`delete from jobs where id = ${job.id}`);
+        await run(db, sql`delete from jobs where id = ${job.id} and ${this.ours()}`);
       }
     } catch (err) {
+      if (err instanceof JobTakenOver) return;
       if (err instanceof JobInterrupted) {
         await run(
           db,
-          sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0) where id = ${job.id}`,
+          sql`update jobs set locked_until = null, locked_by = null, attempts = greatest(attempts - 1, 0)
+            where id = ${job.id} and ${this.ours()}`,
         ).catch(() => {});
         return;
       }
@@ -239,9 +279,18 @@ export class JobRunner {
         state = ${finalFailure ? 'failed' : 'queued'},
         run_at = ${retryAt},
         locked_until = null,
+        locked_by = null,
         attempts = ${w.intervalMs ? 0 : job.attempts},
         last_error = ${message.slice(0, 2000)}
-      where id = ${job.id}`,
+      where id = ${job.id} and ${this.ours()}`,
     );
+  }
+
+  /**
+   * A write about a job holds only while the job is this process's: one that took it over has put
+   * its own key in `locked_by`.
+   */
+  private ours() {
+    return sql`locked_by = ${String(this.database.processKey)}::bigint`;
   }
 }

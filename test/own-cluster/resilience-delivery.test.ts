@@ -96,18 +96,19 @@ describe('who sends a claimed email', () => {
   it('a live worker keeps its emails however long the relay takes; once it is killed, another takes them over within seconds', async () => {
     const first = await start('all');
     const c = await api(first);
-    // The relay takes the messages but never answers: the first worker holds them.
+    // The relay takes the messages but never answers: the first worker holds them. Two reach the
+    // relay whole (DELIVERY_UNCONFIRMED); the others wait with their end held back.
     let seen = 0;
     sink.respond(() => {
       seen++;
       return new Promise(() => {});
     });
     await send(c, 'held', 10);
-    await eventually(async () => (seen >= 5 ? true : undefined), 20_000);
+    await eventually(async () => (seen >= 2 ? true : undefined), 20_000);
 
     const second = await start('worker');
     await new Promise((r) => setTimeout(r, 4_500)); // longer than DELIVERY_RECLAIM_SECONDS (3)
-    expect(seen, 'the second worker took emails the first still held').toBe(5);
+    expect(seen, 'the second worker took emails the first still held').toBe(2);
     expect(second.output()).not.toMatch(/"level":50/);
 
     sink.respond(() => ({ accept: true }));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backoffMs } from '../../src/domain/formats.js';
 import { systemClock } from '../../src/platform/clock.js';
 import { type Database, openDatabase, run } from '../../src/platform/db/client.js';
-import { enqueue, JobRunner } from '../../src/platform/queue.js';
+import { enqueue, JobRunner, JobTakenOver } from '../../src/platform/queue.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { eventually } from '../support/server.js';
 
@@ -140,5 +140,70 @@ describe('job queue', () => {
     }
     await eventually(async () => (runs >= 3 ? true : undefined), 10_000);
     expect((await jobRows('every:tick')).length).toBe(1);
+  });
+
+  it('takes a job leased to a process that is gone at once, and leaves one leased to a live process until its lease ends', async () => {
+    // Leased for an hour: to a key that no session holds, and to this live process.
+    const hour = new Date(Date.now() + 3_600_000);
+    await run(
+      database.db,
+      sql`insert into jobs (queue, payload, run_at, locked_until, locked_by, attempts) values
+        ('q.owner', '{"n": 1}', now(), ${hour}, 4242424242, 1),
+        ('q.owner', '{"n": 2}', now(), ${hour}, ${String(database.processKey)}::bigint, 1)`,
+    );
+    const ran: number[] = [];
+    const r = runner();
+    r.work('q.owner', async (job) => void ran.push(job.payload.n as number));
+    await r.start();
+    await eventually(async () => (ran.length > 0 ? true : undefined), 10_000);
+    await new Promise((res) => setTimeout(res, 2500));
+    expect(ran).toEqual([1]);
+    expect((await jobRows('q.owner')).length).toBe(1);
+  });
+
+  it('a process whose job was taken over, still running it, writes nothing more about it', async () => {
+    const other = await openDatabase({ databaseUrl: testDb.env.DATABASE_URL, dataDir: testDb.env.DATA_DIR! });
+    try {
+      const first = new JobRunner(other, systemClock, log);
+      let release: () => void = () => {};
+      const heartbeats: unknown[] = [];
+      first.work(
+        'q.cutoff',
+        async (job) => {
+          await new Promise<void>((res) => (release = res));
+          heartbeats.push(await job.heartbeat().catch((e: unknown) => e));
+        },
+        { leaseMs: 3_600_000 },
+      );
+      await first.start();
+      await enqueue(database.db, 'q.cutoff', { n: 1 });
+      await eventually(async () => ((await jobRows('q.cutoff'))[0]?.attempts === 1 ? true : undefined));
+
+      // As if the first process had been cut off from the database for a moment: its claim looks
+      // abandoned, and a worker of this process takes the job over long before the lease's hour.
+      await run(database.db, sql`update jobs set locked_by = 4242424242 where queue = 'q.cutoff'`);
+      let started: () => void = () => {};
+      const takenOver = new Promise<void>((res) => (started = res));
+      let finish: () => void = () => {};
+      const second = runner();
+      second.work('q.cutoff', async () => {
+        started();
+        await new Promise<void>((res) => (finish = res));
+      });
+      await second.start();
+      await takenOver;
+
+      // The first one carries on: its heartbeat says the job is no longer its own, and its end
+      // does not delete the row that the second one is working on.
+      release();
+      await eventually(async () => (heartbeats.length === 1 ? true : undefined));
+      expect(heartbeats[0]).toBeInstanceOf(JobTakenOver);
+      await first.stop(1000);
+      expect(await jobRows('q.cutoff')).toEqual([{ state: 'queued', attempts: 2, last_error: null }]);
+      finish();
+      await eventually(async () => ((await jobRows('q.cutoff')).length === 0 ? true : undefined));
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { campaignSlots, type Lane, RelayGate } from '../../src/modules/emails/lanes.js';
+import { campaignSlots, type Lane, Places, RelayGate } from '../../src/modules/emails/lanes.js';
 
 describe('campaignSlots', () => {
   it('leaves the reserved share (rounded up) to transactional mail, and at least one slot to campaigns', () => {
@@ -54,5 +54,28 @@ describe('RelayGate', () => {
     const gate = new RelayGate(1, 1);
     await expect(gate.run('campaign', () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
     await expect(gate.run('campaign', async () => 'sent')).resolves.toBe('sent');
+  });
+});
+
+describe('Places', () => {
+  it('gives at most max places at once, and a freed place to the first in line', async () => {
+    const places = new Places(2);
+    const order: number[] = [];
+    const takers = [1, 2, 3, 4].map((n) => places.take().then(() => order.push(n)));
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual([1, 2]);
+    places.free();
+    await new Promise((r) => setImmediate(r));
+    expect(order).toEqual([1, 2, 3]);
+    places.free();
+    places.free();
+    await Promise.all(takers);
+    expect(order).toEqual([1, 2, 3, 4]);
+    // One place is taken now: the next taker goes at once, and the one after waits.
+    let later = false;
+    await places.take();
+    void places.take().then(() => (later = true));
+    await new Promise((r) => setImmediate(r));
+    expect(later).toBe(false);
   });
 });

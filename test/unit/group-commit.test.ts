@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DeadlineError, isDatabaseUnavailable } from '../../src/platform/db/client.js';
 import { GroupCommit, type Outcome, takeBatch } from '../../src/platform/group-commit.js';
 
 describe('takeBatch', () => {
@@ -47,7 +48,7 @@ async function turn() {
 describe('GroupCommit', () => {
   it('writes a lone item at once, and the items that arrive meanwhile together in the next batch', async () => {
     const writer = controlledWriter<number>();
-    const group = new GroupCommit({ write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const group = new GroupCommit({ write: writer.write, deadlineMs: 60_000, maxBatch: 10, maxInFlight: 1 });
     const first = group.submit(1);
     await turn();
     expect(writer.batches.map((b) => b.items)).toEqual([[1]]);
@@ -68,7 +69,7 @@ describe('GroupCommit', () => {
 
   it('takes the items submitted in one turn of the event loop together', async () => {
     const writer = controlledWriter<number>();
-    const group = new GroupCommit({ write: writer.write, maxBatch: 10, maxInFlight: 2 });
+    const group = new GroupCommit({ write: writer.write, deadlineMs: 60_000, maxBatch: 10, maxInFlight: 2 });
     const all = [1, 2, 3].map((i) => group.submit(i));
     await turn();
     expect(writer.batches.map((b) => b.items)).toEqual([[1, 2, 3]]);
@@ -78,7 +79,7 @@ describe('GroupCommit', () => {
 
   it('keeps at most maxInFlight batches of at most maxBatch items in flight', async () => {
     const writer = controlledWriter<number>();
-    const group = new GroupCommit({ write: writer.write, maxBatch: 2, maxInFlight: 2 });
+    const group = new GroupCommit({ write: writer.write, deadlineMs: 60_000, maxBatch: 2, maxInFlight: 2 });
     const all = [1, 2, 3, 4, 5].map((i) => group.submit(i));
     await turn();
     expect(writer.batches.map((b) => b.items)).toEqual([
@@ -96,7 +97,7 @@ describe('GroupCommit', () => {
 
   it('answers each item with its own outcome', async () => {
     const writer = controlledWriter<number>();
-    const group = new GroupCommit({ write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const group = new GroupCommit({ write: writer.write, deadlineMs: 60_000, maxBatch: 10, maxInFlight: 1 });
     const results = [1, 2, 3].map((i) =>
       group.submit(i).then(
         (value) => ({ value }),
@@ -114,7 +115,7 @@ describe('GroupCommit', () => {
 
   it('fails every item of a batch whose write throws, and goes on with the next batch', async () => {
     const writer = controlledWriter<number>();
-    const group = new GroupCommit({ write: writer.write, maxBatch: 10, maxInFlight: 1 });
+    const group = new GroupCommit({ write: writer.write, deadlineMs: 60_000, maxBatch: 10, maxInFlight: 1 });
     const failed = [1, 2].map((i) => group.submit(i).catch((e: Error) => e.message));
     await turn();
     const next = group.submit(3);
@@ -129,6 +130,7 @@ describe('GroupCommit', () => {
     const writer = controlledWriter<{ id: number; key?: string }>();
     const group = new GroupCommit({
       write: writer.write,
+      deadlineMs: 60_000,
       maxBatch: 10,
       maxInFlight: 1,
       exclusiveKey: (i) => i.key,
@@ -144,5 +146,39 @@ describe('GroupCommit', () => {
     expect(writer.batches.map((b) => b.items.map((i) => i.id))).toEqual([[1, 3], [2]]);
     writer.batches[1]!.finish([{ ok: true, value: 'c' }]);
     expect(await Promise.all(all)).toEqual(['a', 'c', 'b']);
+  });
+});
+
+describe('GroupCommit deadlines', () => {
+  it('answers a queued item and an item of the batch being written with a DeadlineError at the deadline, and hands the writer its batch deadline', async () => {
+    const writer = controlledWriter<number>();
+    const deadlines: number[] = [];
+    const group = new GroupCommit({
+      write: (items: number[], deadline: number) => {
+        deadlines.push(deadline);
+        return writer.write(items);
+      },
+      deadlineMs: 200,
+      maxBatch: 10,
+      maxInFlight: 1,
+    });
+    const submittedAt = Date.now();
+    const inBatch = group.submit(1).catch((e: Error) => e);
+    await turn();
+    const queued = group.submit(2).catch((e: Error) => e);
+    expect(writer.batches.map((b) => b.items)).toEqual([[1]]);
+    expect(deadlines[0]).toBeGreaterThanOrEqual(submittedAt + 200);
+    expect(deadlines[0]).toBeLessThanOrEqual(Date.now() + 200);
+
+    for (const answer of await Promise.all([inBatch, queued])) {
+      expect(answer).toBeInstanceOf(DeadlineError);
+      expect(isDatabaseUnavailable(answer)).toBe(true);
+    }
+    // The writer finishes late: nothing changes for the answered items, and the one answered in
+    // the queue never goes to a batch.
+    writer.batches[0]!.finish();
+    await turn();
+    expect(writer.batches.map((b) => b.items)).toEqual([[1]]);
+    expect(group.waiting).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { run, type Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
-import { enqueue } from '../../platform/queue.js';
+import { enqueue, JobTakenOver } from '../../platform/queue.js';
 import * as repo from './repo.js';
 import type { ContactJob } from './schemas.js';
 import { dataSchema } from './schemas.js';
@@ -118,7 +118,7 @@ interface ChunkResult {
 }
 
 async function saveProgress(tx: Tx, job: JobRow, processed: number, r: ChunkResult, total = job.total) {
-  await run(
+  const saved = await run(
     tx,
     sql`
     update contact_jobs set
@@ -128,8 +128,12 @@ async function saveProgress(tx: Tx, job: JobRow, processed: number, r: ChunkResu
       updated = updated + ${r.updated},
       failed = failed + ${r.failed},
       errors = (errors || ${JSON.stringify(r.errors)}::jsonb)
-    where id = ${job.id}`,
+    where id = ${job.id} and processed = ${job.processed}
+    returning id`,
   );
+  // Another runner of the job (this one lost its session and the job was taken over) committed this
+  // chunk first: this one's writes are rolled back, and it leaves the job to the other.
+  if (saved.rows.length === 0) throw new JobTakenOver();
 }
 
 async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<string, string>[], firstRow: number) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type DataPatch, parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import type { AppContext } from '../../platform/context.js';
-import { type Executor, isDatabaseUnavailable } from '../../platform/db/client.js';
+import { type Executor, isDatabaseUnavailable, queryDeadlineMs } from '../../platform/db/client.js';
 import { GroupCommit, type Outcome } from '../../platform/group-commit.js';
 import { claimIdempotencyKeys, type RequestIdentity, rememberResponses } from '../../platform/http/idempotency.js';
 import { reservedEventError } from '../events/service.js';
@@ -44,7 +44,8 @@ export class Tracker {
 
   constructor(private readonly ctx: AppContext) {
     this.batches = new GroupCommit({
-      write: (requests) => writeTracks(ctx, requests),
+      write: (requests, deadline) => writeTracks(ctx, requests, deadline),
+      deadlineMs: queryDeadlineMs(ctx.config.databaseTimeouts),
       maxBatch: MAX_BATCH,
       maxInFlight: MAX_IN_FLIGHT,
       exclusiveKey: (r) => (r.identity.idempotencyKey ? `${r.projectId} ${r.identity.idempotencyKey}` : undefined),
@@ -87,19 +88,22 @@ export function trackerOf(ctx: AppContext): Tracker {
 
 /**
  * Writes a batch of track requests: the Idempotency-Keys, the contacts, the events with their
- * outbox entries and the kept responses, in one transaction of four statements whatever the size
- * of the batch (one statement when no request has a key or an explicit `subscribed`).
+ * outbox entries and the kept responses, in one transaction of at most four statements whatever the
+ * size of the batch, committed only before `deadline`, when its requests are answered 503 if it
+ * has not committed by then (platform/group-commit.ts).
  * A batch that fails is written again request by request, so that a request that cannot be
  * written fails alone; a database that cannot be reached fails them all at once.
  */
-export async function writeTracks(ctx: AppContext, requests: TrackRequest[]): Promise<Outcome<Tracked>[]> {
+export async function writeTracks(
+  ctx: AppContext,
+  requests: TrackRequest[],
+  deadline: number,
+): Promise<Outcome<Tracked>[]> {
   try {
-    const needsTransaction = requests.some((r) => r.identity.idempotencyKey || r.subscribed !== undefined);
-    if (!needsTransaction) return await writeBatch(ctx, ctx.db, requests);
-    return await ctx.db.transaction((tx) => writeBatch(ctx, tx, requests));
+    return await ctx.database.transactionBefore(deadline, (tx) => writeBatch(ctx, tx, requests));
   } catch (error) {
     if (requests.length === 1 || isDatabaseUnavailable(error)) return requests.map(() => ({ ok: false, error }));
-    return (await Promise.all(requests.map((r) => writeTracks(ctx, [r])))).flat();
+    return (await Promise.all(requests.map((r) => writeTracks(ctx, [r], deadline)))).flat();
   }
 }
 

@@ -13,7 +13,7 @@ import { AttachmentCache } from './attachments.js';
 import type { ClaimedEmail, Outcome, OutcomeEffects } from './delivery-repo.js';
 import * as repo from './delivery-repo.js';
 import { DomainGate } from './domain-gate.js';
-import { campaignSlots, type Lane, laneOf, RelayGate } from './lanes.js';
+import { campaignSlots, type Lane, laneOf, Places, RelayGate } from './lanes.js';
 import { admitPaced } from './pacing.js';
 import { EMAILS_CHANNEL } from './repo.js';
 
@@ -30,6 +30,11 @@ export interface DeliveryOptions {
   relaySlots: number;
   /** The share of the window and of the relay slots that campaign mail leaves to mail without a campaign. */
   transactionalShare: number;
+  /**
+   * Messages whose last bytes may have reached the relay while their outcome is not committed yet,
+   * at most: a SIGKILL sends at most these again (docs/decisions.md, "Duplicates per kill").
+   */
+  unconfirmed: number;
 }
 
 /** How often rounds look for transactional mail that no NOTIFY announced (retries falling due, a dead worker's). */
@@ -73,6 +78,7 @@ export class DeliveryEngine {
   private readonly campaignWindow: number;
   private readonly relay: RelayGate;
   private readonly domains = new DomainGate();
+  private readonly unconfirmed: Places;
   /** Set by a NOTIFY (sends wake the engine at most every 100 ms, see emails/service): look for transactional mail. */
   private transactionalWoken = true;
   private lookedForTransactionalAt = 0;
@@ -97,6 +103,7 @@ export class DeliveryEngine {
   ) {
     this.attachments = new AttachmentCache(ctx.db);
     this.campaignWindow = campaignSlots(options.concurrency, options.transactionalShare);
+    this.unconfirmed = new Places(options.unconfirmed);
     this.relay = new RelayGate(options.relaySlots, campaignSlots(options.relaySlots, options.transactionalShare));
   }
 
@@ -212,9 +219,20 @@ export class DeliveryEngine {
   private async deliver(email: ClaimedEmail, session: number): Promise<void> {
     const lane = laneOf(email);
     this.inFlight[lane]++;
+    // Taken before the message's last bytes go to the relay, freed once its outcome is committed.
+    // One place per message, however many times the transport streams it (a retried connection).
+    const place: { state: 'none' | 'taken' | 'done'; taking?: Promise<void> } = { state: 'none' };
+    const beforeEnd = () =>
+      (place.taking ??= this.unconfirmed.take().then(() => {
+        // A send that failed while it waited (the relay timed out) has nothing left to confirm.
+        if (place.state === 'done') this.unconfirmed.free();
+        else place.state = 'taken';
+      }));
     try {
-      await this.settle(await this.attempt(email, lane, session));
+      await this.settle(await this.attempt(email, lane, session, beforeEnd));
     } finally {
+      if (place.state === 'taken') this.unconfirmed.free();
+      place.state = 'done';
       this.inHand.delete(email.id);
       this.inFlight[lane]--;
       this.loop.wake();
@@ -222,7 +240,12 @@ export class DeliveryEngine {
   }
 
   /** Sends `email`, claimed under `session`, unless that session is gone by the time the relay would take it. */
-  private async attempt(email: ClaimedEmail, lane: Lane, session: number): Promise<Outcome> {
+  private async attempt(
+    email: ClaimedEmail,
+    lane: Lane,
+    session: number,
+    beforeEnd: () => Promise<void>,
+  ): Promise<Outcome> {
     const retry = (error: string): Outcome =>
       email.attempts >= this.options.maxAttempts
         ? { id: email.id, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
@@ -273,6 +296,7 @@ export class DeliveryEngine {
               },
               dkim,
             ),
+            { beforeEnd },
           );
         }),
       );

@@ -65,3 +65,30 @@ export class RelayGate {
     }
   }
 }
+
+/**
+ * A count of places, at most `max` taken at once; those who ask while all are taken wait their turn.
+ * Bounds the messages the relay may have received whose outcome is not yet committed: what a kill
+ * can make go out twice (docs/decisions.md, "Duplicates per kill").
+ */
+export class Places {
+  private taken = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly max: number) {}
+
+  take(): Promise<void> {
+    if (this.taken < this.max) {
+      this.taken++;
+      return Promise.resolve();
+    }
+    return new Promise((given) => this.waiting.push(given));
+  }
+
+  /** Frees a place: the next in line takes it at once. */
+  free(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.taken--;
+  }
+}

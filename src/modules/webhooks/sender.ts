@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventMatches } from '../../domain/webhook-events.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import { enqueueMany, type Job } from '../../platform/queue.js';
+import { enqueueMany, type Job, JobInterrupted } from '../../platform/queue.js';
 import { sendWebhook, WebhookError } from '../../platform/webhook.js';
 import * as repo from './repo.js';
 
@@ -100,6 +100,9 @@ export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: str
       now(),
     );
   }
+  // Once the session the job was claimed under is gone, another worker may have taken the delivery
+  // over: it is handed back rather than sent a second time at once.
+  if (!job.held()) throw new JobInterrupted();
   try {
     const answer = await sendWebhook({
       url: delivery.url,

@@ -40,6 +40,13 @@ export interface Database {
   session(): number | undefined;
   /** Identifies this process to the others: see `ownerGone`. */
   processKey: bigint;
+  /**
+   * Runs `work` in a transaction that commits only if the server reaches the commit before
+   * `deadline` (a `Date.now()` time), by its own clock: a caller answered at the deadline that the
+   * database did not answer in time knows its work was not written, even if the database was frozen
+   * in the middle and carries on once thawed. Fails with a DeadlineError otherwise.
+   */
+  transactionBefore<T>(deadline: number, work: (tx: Db) => Promise<T>): Promise<T>;
   /** Connections of the pool: open, checked out, and callers waiting for one. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -56,6 +63,32 @@ export interface DatabaseTimeouts {
 }
 
 export const defaultTimeouts: DatabaseTimeouts = { connectMs: 5_000, statementMs: 30_000, idleInTransactionMs: 60_000 };
+
+/**
+ * The longest a query waits for its answer: a free connection, then the server's statement timeout
+ * and the client's wait beyond it for a server that does not answer at all. Work that waits on a
+ * shared writer (group commit) is answered within the same time.
+ */
+export function queryDeadlineMs(t: DatabaseTimeouts): number {
+  return t.connectMs + queryTimeoutMs(t);
+}
+
+const queryTimeoutMs = (t: DatabaseTimeouts) => t.statementMs + t.connectMs;
+
+/** The database did not answer within a request's deadline: a 503 (its code is a statement timeout's). */
+export class DeadlineError extends Error {
+  readonly code = '57014';
+  constructor() {
+    super('The database did not answer in time');
+  }
+}
+
+/**
+ * What a commit needs after the server's check of the deadline, before its answer reaches the
+ * client: the commit itself (a WAL flush) and the way back. A server frozen inside this window is
+ * the one case the check cannot cover (docs/decisions.md, "A frozen database and the group commit").
+ */
+const COMMIT_MARGIN_MS = 500;
 
 export interface OpenOptions {
   databaseUrl?: string;
@@ -130,7 +163,7 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
     statement_timeout: timeouts.statementMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
     // The server cancels a slow statement first; this only ends the wait on a server that is gone or frozen.
-    query_timeout: timeouts.statementMs + timeouts.connectMs,
+    query_timeout: queryTimeoutMs(timeouts),
     keepAlive: true,
   });
   // A connection that breaks (a server restart, say) emits 'error' on its client, idle or checked
@@ -169,12 +202,48 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
     notificationsLive: () => notifications.live,
     session: () => notifications.session,
     processKey: notifications.key,
+    transactionBefore: (deadline, work) => transactionBefore(pool, deadline, work),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await notifications.close();
       await pool.end();
     },
   };
+}
+
+async function transactionBefore<T>(pool: pg.Pool, deadline: number, work: (tx: Db) => Promise<T>): Promise<T> {
+  const commitBy = deadline - COMMIT_MARGIN_MS;
+  if (Date.now() >= commitBy) throw new DeadlineError();
+  const client = await pool.connect();
+  let committing = false;
+  let broken = false;
+  try {
+    await client.query('begin');
+    // The server began the transaction before its answer arrived, now: a budget counted from here
+    // and checked on the server's clock from the transaction's start ends no later than `commitBy`.
+    const budgetMs = Math.floor(commitBy - Date.now());
+    const result = await work(drizzlePg(client) as unknown as Db);
+    if (Date.now() >= commitBy) throw new DeadlineError();
+    // The check and the commit in one message: a server frozen before it reads the message finds
+    // the budget spent when it thaws, and rolls back.
+    committing = true;
+    await client.query(
+      `do $$ begin if clock_timestamp() > transaction_timestamp() + interval '${budgetMs} milliseconds' then ` +
+        `raise exception 'the deadline passed before the commit' using errcode = '57014'; end if; end $$; commit`,
+    );
+    return result;
+  } catch (err) {
+    // A server that answers rolls back at once. One that does not may hold the transaction open
+    // until it thaws: its connection is closed instead, which ends the transaction, unless the commit
+    // was sent: that one may still go through, until the budget is spent, so the caller hears of
+    // the failure only then.
+    if (isDatabaseUnavailable(err)) broken = true;
+    else await client.query('rollback').catch(() => (broken = true));
+    if (broken && committing) await new Promise((r) => setTimeout(r, commitBy - Date.now()));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
 }
 
 /**

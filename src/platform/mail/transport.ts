@@ -1,17 +1,26 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline, type Readable, Transform } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer/lib/mailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import SMTPPool from 'nodemailer/lib/smtp-pool';
 
 export interface SentInfo {
   /** The relay's answer, or where the message was written. */
   response: string;
 }
 
+export interface SendHooks {
+  /**
+   * Awaited before the message's last bytes go to the relay: until then the relay cannot have
+   * accepted it, so what comes after this is all a kill can make the relay receive twice.
+   */
+  beforeEnd?(): Promise<void>;
+}
+
 /** Where outgoing mail goes: an SMTP relay, or files in the dev outbox. */
 export interface MailTransport {
-  send(message: SendMailOptions): Promise<SentInfo>;
+  send(message: SendMailOptions, hooks?: SendHooks): Promise<SentInfo>;
   close(): void;
 }
 
@@ -25,22 +34,55 @@ export interface SmtpOptions {
  * fails a message (to be retried) before another worker could take it over.
  */
 export function smtpTransport(url: string, options: SmtpOptions): MailTransport {
-  const transporter = nodemailer.createTransport({
+  const pool = new SMTPPool({
     url,
-    pool: true,
     maxConnections: options.maxConnections,
     maxMessages: Infinity,
     connectionTimeout: 30_000,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
-  } as SMTPPool.Options);
+  });
+  // The pool behind a transport of its own, which holds back each message's end until its
+  // `beforeEnd`: the last step of the message's stream, after DKIM signing, so only the final bytes wait.
+  const transporter = nodemailer.createTransport<SMTPPool.SentMessageInfo>({
+    name: pool.name,
+    version: pool.version,
+    send(mail, callback) {
+      const beforeEnd = (mail.data as { beforeEnd?: () => Promise<void> }).beforeEnd;
+      if (beforeEnd) mail.message.processFunc((input: Readable) => holdingEnd(input, beforeEnd));
+      pool.send(mail, callback);
+    },
+    close: () => pool.close(),
+  });
   return {
-    async send(message) {
-      const info = await transporter.sendMail(message);
+    async send(message, hooks) {
+      const info = await transporter.sendMail({
+        ...message,
+        ...(hooks?.beforeEnd ? { beforeEnd: hooks.beforeEnd } : {}),
+      });
       return { response: String(info.response ?? '') };
     },
     close: () => transporter.close(),
   };
+}
+
+/** `input` with its last chunk held back until `beforeEnd` resolves; a rejection fails the message. */
+function holdingEnd(input: Readable, beforeEnd: () => Promise<void>): Transform {
+  let last: Buffer | undefined;
+  const output = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const previous = last;
+      last = chunk;
+      done(null, previous);
+    },
+    flush(done) {
+      beforeEnd().then(
+        () => done(null, last),
+        (err: Error) => done(err),
+      );
+    },
+  });
+  return pipeline(input, output, () => {});
 }
 
 /** Where the outbox keeps the message with this Message-ID. */

@@ -8,12 +8,12 @@ import type { Metrics, RelayResult } from './registry.js';
  */
 export function instrumentTransport(transport: MailTransport, metrics: Metrics): MailTransport {
   return {
-    async send(message) {
+    async send(message, hooks) {
       const stopTimer = metrics.relayDuration.startTimer();
       metrics.relayInFlight.inc();
       let result: RelayResult = 'accepted';
       try {
-        return await transport.send(message);
+        return await transport.send(message, hooks);
       } catch (err) {
         result = classifyFailure(err) === 'permanent' ? 'rejected' : 'deferred';
         throw err;
