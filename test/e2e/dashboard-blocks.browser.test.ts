@@ -108,7 +108,9 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
     await d.page.getByRole('button', { name: 'Divider' }).click();
     await d.page.getByRole('button', { name: 'Footer' }).click();
 
-    // The preview is the server's rendering of the HTML the blocks made, for the sample data (Ada).
+    // The preview is the server's rendering of the HTML the blocks made, for the sample data (Ada)
+    // rather than the project's newest contact.
+    await d.page.getByRole('radio', { name: 'Sample data' }).check();
     const previewText = async () => ((await previewFrame().locator('body').textContent()) ?? '').replace(/\s+/g, ' ');
     await expect.poll(previewText).toContain('Hello Ada!');
     await expect.poll(previewText).toContain('You get this email because you signed up.');
