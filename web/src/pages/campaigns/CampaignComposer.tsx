@@ -8,6 +8,7 @@ import { Alert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
 import { SelectField } from '../../components/SelectField.js';
 import { useLeaveGuard } from '../../components/useLeaveGuard.js';
+import { formatDateTime } from '../../format/dates.js';
 import { BodyField } from '../templates/BodyField.js';
 import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlaceholders.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
@@ -28,7 +29,7 @@ import {
   missingForSave,
   withTemplate,
 } from './campaign-form.js';
-import { badgeClass, dateTime, hasUnsubscribeLink, STATUS_WORDS } from './campaign-words.js';
+import { badgeClass, hasUnsubscribeLink, STATUS_WORDS } from './campaign-words.js';
 import { useAudiencePreviewContacts, useSaveCampaign } from './campaigns-api.js';
 import { SendMenu } from './SendMenu.js';
 
@@ -149,8 +150,8 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
       </div>
       {campaign?.status === 'SCHEDULED' && campaign.scheduledFor && (
         <p className="notice" role="status">
-          Scheduled for <strong>{dateTime.format(new Date(campaign.scheduledFor))}</strong> your time. Changes made
-          until then are sent.
+          Scheduled for <strong>{formatDateTime(campaign.scheduledFor)}</strong> your time. Changes made until then are
+          sent.
         </p>
       )}
       {saveMessage && <Alert>{saveMessage}</Alert>}

@@ -5,11 +5,11 @@ import { Alert } from '../../components/Alert.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { OffsetPager } from '../../components/OffsetPager.js';
 import { QueryView } from '../../components/QueryView.js';
+import { formatDateTime } from '../../format/dates.js';
 import { CampaignActions } from './CampaignActions.js';
 import {
   badgeClass,
   count,
-  dateTime,
   type Figure,
   funnel,
   pauseWords,
@@ -52,7 +52,7 @@ export default function CampaignReport({ projectId, campaign }: { projectId: str
           <h1 id="campaign-title">{campaign.name}</h1>
           <p className="muted small">
             <span className={badgeClass(words.tone)}>{words.label}</span> “{campaign.subject}” from {campaign.from}
-            {campaign.sentAt ? ` · started ${dateTime.format(new Date(campaign.sentAt))}` : ''}
+            {campaign.sentAt ? ` · started ${formatDateTime(campaign.sentAt)}` : ''}
           </p>
         </div>
         <div className="editor-actions">
@@ -168,7 +168,7 @@ function EngagementTable({ engagement }: { engagement: CampaignEngagement }) {
       <tbody>
         {busiest.map((p) => (
           <tr key={p.at}>
-            <td>{dateTime.format(new Date(p.at))}</td>
+            <td>{formatDateTime(p.at)}</td>
             <td>{p.opens}</td>
             <td>{p.clicks}</td>
           </tr>

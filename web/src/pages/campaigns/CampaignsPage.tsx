@@ -7,9 +7,10 @@ import { QueryView } from '../../components/QueryView.js';
 import { SearchField } from '../../components/SearchField.js';
 import { SelectField } from '../../components/SelectField.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDateTime } from '../../format/dates.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import { badgeClass, CAMPAIGN_STATUSES, count, dateTime, percent, plural, STATUS_WORDS } from './campaign-words.js';
+import { badgeClass, CAMPAIGN_STATUSES, count, percent, plural, STATUS_WORDS } from './campaign-words.js';
 import { useCampaignsPage } from './campaigns-api.js';
 import './campaigns.css';
 
@@ -149,7 +150,7 @@ function whenCell(c: Campaign) {
   return (
     <time dateTime={at}>
       {c.status === 'SCHEDULED' ? 'For ' : ''}
-      {dateTime.format(new Date(at))}
+      {formatDateTime(at)}
     </time>
   );
 }

@@ -1,7 +1,8 @@
 import { useId } from 'react';
 import type { Campaign } from '../../../../src/api.js';
 import { QueryView } from '../../components/QueryView.js';
-import { count, dateTime, durationWords, percent, plural } from './campaign-words.js';
+import { formatDateTime } from '../../format/dates.js';
+import { count, durationWords, percent, plural } from './campaign-words.js';
 import { useCampaignProgress } from './campaigns-api.js';
 
 /**
@@ -51,7 +52,7 @@ export function ProgressCard({ projectId, campaign }: { projectId: string; campa
                     <dt>Deferred by pacing</dt>
                     <dd>
                       {plural(p.deferred, 'message')}
-                      {p.deferredUntil ? `, until ${dateTime.format(new Date(p.deferredUntil))}` : ''}
+                      {p.deferredUntil ? `, until ${formatDateTime(p.deferredUntil)}` : ''}
                     </dd>
                   </div>
                 </dl>

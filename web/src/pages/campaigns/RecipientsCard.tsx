@@ -9,10 +9,10 @@ import { QueryView } from '../../components/QueryView.js';
 import { SelectField } from '../../components/SelectField.js';
 import { saveFile } from '../../components/save-file.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDateTime } from '../../format/dates.js';
 import {
   badgeClass,
   count,
-  dateTime,
   OUTCOME_LABELS,
   OUTCOME_REASONS,
   OUTCOME_TONES,
@@ -161,7 +161,7 @@ export function RecipientsCard({
                       </td>
                       <td>
                         {r.emailId && r.sentAt ? (
-                          <Link to={`/emails/${r.emailId}`}>{dateTime.format(new Date(r.sentAt))}</Link>
+                          <Link to={`/emails/${r.emailId}`}>{formatDateTime(r.sentAt)}</Link>
                         ) : (
                           <span className="muted">—</span>
                         )}

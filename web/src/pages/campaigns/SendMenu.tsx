@@ -9,17 +9,9 @@ import { Dialog } from '../../components/Dialog.js';
 import { DialogActions } from '../../components/DialogActions.js';
 import { Field } from '../../components/Field.js';
 import type { Estimate } from '../../components/filter-builder/useLiveCount.js';
+import { formatDateTime } from '../../format/dates.js';
 import { recipientWords } from './AudienceCard.js';
-import {
-  cancelWords,
-  count,
-  dateTime,
-  instantIn,
-  schedulePresets,
-  timeZones,
-  viewerZone,
-  wallClock,
-} from './campaign-words.js';
+import { cancelWords, count, instantIn, schedulePresets, timeZones, viewerZone, wallClock } from './campaign-words.js';
 import { type CampaignAction, useCampaignAction, useSendTest } from './campaigns-api.js';
 import { MenuButton, type MenuItem } from './MenuButton.js';
 
@@ -340,7 +332,7 @@ function ScheduleForm({
       <p aria-live="polite" data-testid="schedule-summary">
         {at ? (
           <>
-            Goes to <strong>{who}</strong> on <strong>{dateTime.format(at)}</strong> your time ({viewerZone()}).
+            Goes to <strong>{who}</strong> on <strong>{formatDateTime(at)}</strong> your time ({viewerZone()}).
             {inPast ? ' That time has passed: it would start at once.' : ''}
           </>
         ) : (

@@ -5,6 +5,7 @@ import type {
   RecipientOutcome,
   RecipientReason,
 } from '../../../../src/api.js';
+import { formatDateTime } from '../../format/dates.js';
 
 /** What the Campaigns pages say about a campaign: its state, its figures, its recipients, in words. */
 
@@ -14,8 +15,6 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${count(n)}
 
 const percentFormat = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 export const percent = (share: number) => percentFormat.format(share);
-
-export const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 type Tone = 'ok' | 'pending' | 'failed' | 'neutral';
 export const STATUS_WORDS: Record<CampaignStatus, { label: string; tone: Tone }> = {
@@ -31,7 +30,7 @@ export const badgeClass = (tone: Tone) => (tone === 'neutral' ? 'badge' : `badge
 
 /** Why a campaign is paused, in a sentence. */
 export function pauseWords(c: Pick<Campaign, 'pausedReason' | 'pausedAt'>): string {
-  const since = c.pausedAt ? ` on ${dateTime.format(new Date(c.pausedAt))}` : '';
+  const since = c.pausedAt ? ` on ${formatDateTime(c.pausedAt)}` : '';
   switch (c.pausedReason) {
     case 'complaint_rate':
       return `Paused by its guardrail${since}: too many recipients reported it as spam. Check the content and the audience before resuming.`;

@@ -2,11 +2,11 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import type { Segment } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
+import { formatDateTime } from '../../format/dates.js';
 import { changeWords, membershipEvents } from './segment-form.js';
 import { useComputeSegment, useEventUsage, useRefreshSegment } from './segments-api.js';
 
 const numberFormat = new Intl.NumberFormat();
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * The saved segment's membership: its cached count and when it was taken, a refresh, and for a
@@ -26,7 +26,7 @@ export function MembershipCard({ projectId, segment }: { projectId: string; segm
         <strong data-testid="member-count">{numberFormat.format(segment.memberCount)}</strong> members
         <span className="muted small">
           {segment.memberCountUpdatedAt
-            ? ` · counted ${dateTimeFormat.format(new Date(segment.memberCountUpdatedAt))}`
+            ? ` · counted ${formatDateTime(segment.memberCountUpdatedAt)}`
             : ' · not counted yet'}
         </span>
       </p>

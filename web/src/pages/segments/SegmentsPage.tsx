@@ -3,6 +3,7 @@ import type { Segment } from '../../../../src/api.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { QueryView } from '../../components/QueryView.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
+import { formatDate, formatDateTime } from '../../format/dates.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { TYPE_LABELS } from './segment-labels.js';
@@ -11,8 +12,6 @@ import { useSegments } from './segments-api.js';
 
 const COLUMNS = ['Name', 'Type', 'Members', 'Updated'] as const;
 const numberFormat = new Intl.NumberFormat();
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * `/segments`: every segment of the project. `GET /segments` answers the whole list (a project has
@@ -86,8 +85,8 @@ function SegmentsTable({ segments }: { segments: readonly Segment[] }) {
                 )}
               </td>
               <td>
-                <time dateTime={s.updatedAt} title={dateTimeFormat.format(new Date(s.updatedAt))}>
-                  {dateFormat.format(new Date(s.updatedAt))}
+                <time dateTime={s.updatedAt} title={formatDateTime(s.updatedAt)}>
+                  {formatDate(s.updatedAt)}
                 </time>
               </td>
             </tr>

@@ -9,8 +9,8 @@ import { Field } from '../../components/Field.js';
 import { QueryView } from '../../components/QueryView.js';
 import { SelectField } from '../../components/SelectField.js';
 import { TableHead } from '../../components/TableHead.js';
+import { formatDateTime } from '../../format/dates.js';
 import { useCurrentProject } from '../../shell/current-project.js';
-import { formatTime } from './StepCard.js';
 import { useExecutions, type WorkflowCalls } from './workflows-api.js';
 
 const STATUS_OPTIONS: { value: '' | ExecutionStatus; label: string }[] = [
@@ -115,7 +115,7 @@ export function ExecutionsCard({
                     </td>
                     <td>{ACTIVE.includes(e.status) ? stepTitle(e.currentStepId) : '—'}</td>
                     <td className="cell-when">
-                      <time dateTime={e.startedAt}>{formatTime(e.startedAt)}</time>
+                      <time dateTime={e.startedAt}>{formatDateTime(e.startedAt)}</time>
                     </td>
                     <td className="cell-actions">
                       <button type="button" className="button button-small" onClick={() => onFollow(e)}>

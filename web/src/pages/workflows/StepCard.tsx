@@ -1,9 +1,8 @@
 import type { WorkflowDetail, WorkflowStep } from '../../../../src/api.js';
+import { formatDateTime } from '../../format/dates.js';
 import { STEP_LABELS, stepTitle } from './graph-model.js';
 import type { StepView } from './step-views.js';
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
-export const formatTime = (iso: string) => timeFormat.format(new Date(iso));
 const count = new Intl.NumberFormat();
 
 export function triggerSummary(workflow: Pick<WorkflowDetail, 'triggerType' | 'triggerConfig'>): string {
@@ -77,7 +76,7 @@ export function StepCard({
       </span>
       {(visited || view?.current) && (
         <span className="step-path">
-          {view?.current ? 'The contact is here' : `${last!.outcome} · ${formatTime(last!.at)}`}
+          {view?.current ? 'The contact is here' : `${last!.outcome} · ${formatDateTime(last!.at)}`}
           {view && view.visits.length > 1 && ` (${view.visits.length} visits)`}
         </span>
       )}

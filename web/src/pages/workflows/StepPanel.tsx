@@ -4,6 +4,7 @@ import { STEP_TYPES, stepTypeSpec } from '../../../../src/domain/workflows/step-
 import { ApiError, errorMessage, fieldMessages } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { Field } from '../../components/Field.js';
+import { formatDateTime } from '../../format/dates.js';
 import { SaveRow } from './AmountAndUnit.js';
 import {
   BRANCH_LABELS,
@@ -14,7 +15,6 @@ import {
   slotTransition,
   stepTitle,
 } from './graph-model.js';
-import { formatTime } from './StepCard.js';
 import { defaultConfig, EventPicker, StepConfigForm } from './StepConfigForm.js';
 import type { StepView } from './step-views.js';
 import type { CanvasEdits } from './useCanvasEdits.js';
@@ -234,7 +234,7 @@ function StepForm({ step, workflow, editable, edits, views, onSelect }: PanelPro
           <ul className="plain-list">
             {view.visits.map((v) => (
               <li key={v.at}>
-                {v.outcome} · <time dateTime={v.at}>{formatTime(v.at)}</time>
+                {v.outcome} · <time dateTime={v.at}>{formatDateTime(v.at)}</time>
               </li>
             ))}
             {view.current && <li>The contact is at this step now</li>}
