@@ -49,14 +49,12 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     await expectBody(d.api().post('/contacts', { email: ADA, data: { plan: 'pro' } }), 201);
   });
 
-  /** Opens the palette at `where`, picks `type`, names the step and lets `configure` fill its form. */
-  async function addStep(where: string, type: string, name: string | null, configure?: () => Promise<void>) {
+  /** Clicks the canvas button named `opener` and picks `type` in the palette it opens. */
+  async function pickStepType(opener: string, type: string) {
     const choice = panel().getByRole('button', { name: new RegExp(`^${type}`) });
     // The canvas fits its view once it has measured the nodes: a click during that move misses, so try again.
     for (let attempt = 0; ; attempt++) {
-      await page()
-        .getByRole('button', { name: `Add a step ${where}` })
-        .click();
+      await page().getByRole('button', { name: opener }).click();
       const shown = await choice.waitFor({ timeout: 2000 }).then(
         () => true,
         () => false,
@@ -65,6 +63,11 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
       expect(attempt).toBeLessThan(5);
     }
     await choice.click();
+  }
+
+  /** Opens the palette at `where`, picks `type`, names the step and lets `configure` fill its form. */
+  async function addStep(where: string, type: string, name: string | null, configure?: () => Promise<void>) {
+    await pickStepType(`Add a step ${where}`, type);
     if (name) await panel().getByLabel('Step name (optional)').fill(name);
     await configure?.();
     await panel().getByRole('button', { name: 'Add step' }).click();
@@ -140,10 +143,7 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
       const name = new Map(w.steps.map((x) => [x.id, x.name ?? x.type]));
       return w.transitions.map((t) => `${name.get(t.fromStepId)}→${name.get(t.toStepId)}`).sort();
     };
-    await page().getByRole('button', { name: 'Insert a step between Welcome and Delay' }).click();
-    await panel()
-      .getByRole('button', { name: /^Delay/ })
-      .click();
+    await pickStepType('Insert a step between Welcome and Delay', 'Delay');
     await panel().getByLabel('Step name (optional)').fill('Pause');
     await panel().getByRole('button', { name: 'Add step' }).click();
     await card('Pause').waitFor();
