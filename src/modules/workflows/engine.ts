@@ -19,9 +19,10 @@ import { notify } from '../../platform/db/client.js';
 import { PollingLoop } from '../../platform/polling.js';
 import { changeContact } from '../contacts/service.js';
 import { EMAILS_CHANNEL, type NewEmail } from '../emails/service.js';
+import type { ClaimedExecution, ExecutionWrite } from './executions-repo.js';
+import * as executions from './executions-repo.js';
 import { cachedGraph, type WorkflowGraph } from './graph-cache.js';
-import type { ClaimedExecution, ExecutionWrite, StepRow } from './repo.js';
-import * as repo from './repo.js';
+import type { StepRow } from './repo.js';
 import { type ContactUpdate, type StepResult, stepHandler } from './step-handlers.js';
 
 export interface WorkflowEngineOptions {
@@ -63,7 +64,7 @@ export class WorkflowEngine {
   ) {}
 
   async start(): Promise<void> {
-    this.unlisten = await this.ctx.database.listen(repo.EXECUTIONS_CHANNEL, () => this.loop.wake());
+    this.unlisten = await this.ctx.database.listen(executions.EXECUTIONS_CHANNEL, () => this.loop.wake());
     this.loop.start();
   }
 
@@ -71,7 +72,7 @@ export class WorkflowEngine {
   async stop(): Promise<void> {
     await this.loop.stop(STOP_DRAIN_MS);
     await this.writing;
-    await repo.releaseExecutions(this.ctx.db, [...this.held]).catch(() => {});
+    await executions.releaseExecutions(this.ctx.db, [...this.held]).catch(() => {});
     await this.unlisten?.();
   }
 
@@ -81,7 +82,7 @@ export class WorkflowEngine {
    */
   private async round(): Promise<boolean> {
     const now = this.ctx.clock.now();
-    const claimed = await repo.claimDueExecutions(
+    const claimed = await executions.claimDueExecutions(
       this.ctx.db,
       this.ctx.database.processKey,
       now,
@@ -181,7 +182,7 @@ export class WorkflowEngine {
     try {
       await this.ctx.db.transaction(async (tx) => {
         const emails = outcomes.flatMap((o) => (o.email ? [o.email] : []));
-        moved = await repo.writeOutcomes(
+        moved = await executions.writeOutcomes(
           tx,
           outcomes.map((o) => o.write),
           emails,

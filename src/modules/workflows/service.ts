@@ -11,8 +11,10 @@ import { newSigningSecret } from '../../platform/webhook.js';
 import { listFields } from '../contacts/fields.js';
 import { findContact, lookupEmails } from '../contacts/service.js';
 import { eventNames } from '../events/service.js';
+import type { ExecutionRow, HistoryRow } from './executions-repo.js';
+import * as executions from './executions-repo.js';
 import { loadGraph } from './graph-cache.js';
-import type { ExecutionRow, HistoryRow, StepRow, TransitionRow, WorkflowRow } from './repo.js';
+import type { StepRow, TransitionRow, WorkflowRow } from './repo.js';
 import * as repo from './repo.js';
 import { type ExecutionStatus, type TriggerType, triggerConfigSchemas } from './schemas.js';
 import { stepHandler } from './step-handlers.js';
@@ -157,7 +159,7 @@ export async function createWorkflow(
 export async function listWorkflows(ctx: AppContext, projectId: string) {
   const [rows, active] = await Promise.all([
     repo.listWorkflows(ctx.db, projectId),
-    repo.activeByWorkflow(ctx.db, projectId),
+    executions.activeByWorkflow(ctx.db, projectId),
   ]);
   return rows.map((row) => ({ ...toWorkflow(row), activeExecutions: active.get(row.id) ?? 0 }));
 }
@@ -205,8 +207,8 @@ export async function stepStats(ctx: AppContext, projectId: string, id: string, 
   const steps = await repo.workflowSteps(ctx.db, id);
   const sends = steps.filter((s) => s.type === 'SEND_EMAIL').map((s) => s.id);
   const [active, mail] = await Promise.all([
-    repo.activeByStep(ctx.db, id),
-    repo.stepMailCounts(ctx.db, sends, since, until),
+    executions.activeByStep(ctx.db, id),
+    executions.stepMailCounts(ctx.db, sends, since, until),
   ]);
   const mailOf = new Map(mail.map((m) => [m.step_id, m]));
   return {
@@ -228,12 +230,17 @@ export async function stepStats(ctx: AppContext, projectId: string, id: string, 
 
 export async function getWorkflow(ctx: AppContext, projectId: string, id: string) {
   const row = await requireWorkflow(ctx.db, projectId, id);
-  const [steps, transitions, executions] = await Promise.all([
+  const [steps, transitions, counts] = await Promise.all([
     repo.workflowSteps(ctx.db, id),
     repo.workflowTransitions(ctx.db, id),
-    repo.executionCounts(ctx.db, id),
+    executions.executionCounts(ctx.db, id),
   ]);
-  return { ...toWorkflow(row), steps: steps.map(toStep), transitions: transitions.map(toTransition), executions };
+  return {
+    ...toWorkflow(row),
+    steps: steps.map(toStep),
+    transitions: transitions.map(toTransition),
+    executions: counts,
+  };
 }
 
 /** The faults of a workflow's graph and trigger: empty when it can run. */
@@ -311,7 +318,7 @@ export async function updateWorkflow(ctx: AppContext, projectId: string, id: str
 /** Refused (409) while executions are running or waiting: cancel them first. */
 export async function deleteWorkflow(ctx: AppContext, projectId: string, id: string): Promise<void> {
   await changeWorkflow(ctx, projectId, id, async (tx) => {
-    const active = await repo.countActiveExecutions(tx, id);
+    const active = await executions.countActiveExecutions(tx, id);
     if (active > 0) {
       throw new AppError(
         409,
@@ -405,7 +412,7 @@ export async function deleteStep(
   await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
     requireDisabled(workflow);
     await requireStep(tx, id, stepId);
-    const active = await repo.countActiveExecutions(tx, id, stepId);
+    const active = await executions.countActiveExecutions(tx, id, stepId);
     if (active > 0) {
       throw new AppError(409, 'STEP_IN_USE', `${active} executions are at this step`, {
         suggestion: 'Cancel those executions or let them move on, then delete the step.',
@@ -494,7 +501,7 @@ export async function startExecution(
   if (faults.length > 0) throw faultsError(faults);
   const contactId = body.contactId ?? (await lookupEmails(ctx.db, projectId, [body.email!]))[0]?.id;
   if (!contactId || !(await findContact(ctx.db, projectId, contactId))) throw notFound('Contact');
-  const row = await repo.startExecution(
+  const row = await executions.startExecution(
     ctx.db,
     projectId,
     { workflowId: id, contactId, entryStepId: graph.entry!, context: body.context, once: false },
@@ -521,8 +528,8 @@ export async function listExecutions(
   }
   const filter = { workflowId: id, status: q.status, contactId };
   const [rows, total] = await Promise.all([
-    repo.listExecutions(ctx.db, { ...filter, after: q.cursor, limit: q.limit + 1 }),
-    q.cursor ? Promise.resolve(0) : repo.countExecutions(ctx.db, filter),
+    executions.listExecutions(ctx.db, { ...filter, after: q.cursor, limit: q.limit + 1 }),
+    q.cursor ? Promise.resolve(0) : executions.countExecutions(ctx.db, filter),
   ]);
   return { ...cursorPage(rows, q.limit, (r) => [iso(r.started_at), r.id], toExecution), total };
 }
@@ -534,20 +541,20 @@ async function requireExecution(
   executionId: string,
 ): Promise<ExecutionRow> {
   await requireWorkflow(ex, projectId, id);
-  const row = await repo.findExecution(ex, id, executionId);
+  const row = await executions.findExecution(ex, id, executionId);
   if (!row) throw notFound('Execution');
   return row;
 }
 
 export async function getExecution(ctx: AppContext, projectId: string, id: string, executionId: string) {
   const row = await requireExecution(ctx.db, projectId, id, executionId);
-  return { ...toExecution(row), steps: (await repo.executionHistory(ctx.db, executionId)).map(toHistory) };
+  return { ...toExecution(row), steps: (await executions.executionHistory(ctx.db, executionId)).map(toHistory) };
 }
 
 /** Cancels a running or waiting execution; a finished one is a 409. */
 export async function cancelExecution(ctx: AppContext, projectId: string, id: string, executionId: string) {
   const row = await requireExecution(ctx.db, projectId, id, executionId);
-  const cancelled = await repo.cancelExecutions(ctx.db, id, executionId, ctx.clock.now());
+  const cancelled = await executions.cancelExecutions(ctx.db, id, executionId, ctx.clock.now());
   if (cancelled.length === 0) {
     throw new AppError(
       409,
@@ -555,12 +562,12 @@ export async function cancelExecution(ctx: AppContext, projectId: string, id: st
       `The execution is ${row.status}; only running and waiting executions can be cancelled`,
     );
   }
-  return toExecution((await repo.findExecution(ctx.db, id, executionId))!);
+  return toExecution((await executions.findExecution(ctx.db, id, executionId))!);
 }
 
 export async function cancelAllExecutions(ctx: AppContext, projectId: string, id: string) {
   await requireWorkflow(ctx.db, projectId, id);
-  return { workflowId: id, cancelled: (await repo.cancelExecutions(ctx.db, id, null, ctx.clock.now())).length };
+  return { workflowId: id, cancelled: (await executions.cancelExecutions(ctx.db, id, null, ctx.clock.now())).length };
 }
 
 /** GET /workflows/fields: what CONDITION filters can name, contact fields and event names. */

@@ -35,7 +35,8 @@ import { eventsOfContacts } from '../events/service.js';
 import { checkAudience, filterContext } from '../segments/audience.js';
 import { membershipsOf } from '../segments/service.js';
 import { cachedTemplate, findTemplate } from '../templates/service.js';
-import { type ClaimedExecution, historyCount, type StepRow } from './repo.js';
+import { type ClaimedExecution, historyCount } from './executions-repo.js';
+import type { StepRow } from './repo.js';
 
 export type StepResult =
   | {
