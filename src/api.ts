@@ -65,6 +65,7 @@ export type {
   TriggerType,
   Workflow,
   WorkflowDetail,
+  WorkflowFields,
   WorkflowListItem,
   WorkflowStep,
   WorkflowTransition,

@@ -83,6 +83,26 @@ export function inferPatchTypes(patch: DataPatch): Record<string, FieldType> {
   return types;
 }
 
+/**
+ * The top-level keys of sampled data objects (such as an event's recent `data`) that hold scalar
+ * values, each with the type most of its values have; keys sorted by name.
+ */
+export function sampleFieldTypes(samples: readonly Record<string, unknown>[]): { key: string; type: FieldType }[] {
+  const tally = new Map<string, Map<FieldType, number>>();
+  for (const data of samples)
+    for (const [key, value] of Object.entries(data)) {
+      // Objects and lists have no operators of their own: only scalar values are offered.
+      const type = typeof value === 'object' ? null : inferFieldType(value);
+      if (!type) continue;
+      const counts = tally.get(key) ?? new Map<FieldType, number>();
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+      tally.set(key, counts);
+    }
+  return [...tally]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, counts]) => ({ key, type: [...counts].sort((a, b) => b[1] - a[1])[0]![0] }));
+}
+
 /** One patch with the effect of applying `first` and then `second`. */
 export function mergeDataPatches(first: DataPatch, second: DataPatch): DataPatch {
   const set = { ...first.set };

@@ -47,6 +47,9 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
       await expectBody(d.api().post('/templates', body), 201);
     }
     await expectBody(d.api().post('/contacts', { email: ADA, data: { plan: 'pro' } }), 201);
+    // An earlier sign-up, before any workflow: its data tells the condition's picker what the event holds.
+    const earlier = { email: 'early@wf-dash.test', event: 'signed_up', data: { source: 'ads' } };
+    await expectBody(d.api().post('/v1/track', earlier, d.keys().publicKey), 200);
   });
 
   /** Clicks the canvas button named `opener` and picks `type` in the palette it opens. */
@@ -102,6 +105,8 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     });
     await addStep('after Delay', 'Condition', 'Is pro', async () => {
       await addFilter(page(), '1', /^plan/, 'is', 'pro');
+      // The trigger event's data, offered under its own heading (the contact's data has a "source" too).
+      await addFilter(page(), '1', /^signed_up: source/, 'is', 'ads', 'Data of “signed_up”');
     });
     // The empty branches are dashed "end" ghosts, each with its "+".
     expect(await canvas().locator('.open-end.is-ghost').count()).toBe(2);
@@ -126,7 +131,17 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     ).toEqual(['DELAY→Is pro:null', 'Is pro→EXIT:no', 'Is pro→Tips:yes', 'Welcome→DELAY:null']);
     expect(drawn.steps.find((s) => s.type === 'DELAY')!.config).toEqual({ amount: 1, unit: 'seconds' });
     expect(drawn.steps.find((s) => s.type === 'CONDITION')!.config).toEqual({
-      condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+      condition: {
+        logic: 'AND',
+        groups: [
+          {
+            filters: [
+              { field: 'data.plan', operator: 'equals', value: 'pro' },
+              { field: 'context.event.data.source', operator: 'equals', value: 'ads' },
+            ],
+          },
+        ],
+      },
     });
 
     // Undo takes the last step away through the API, redo brings it back.
@@ -162,7 +177,8 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     // Enabled: no "+" any more.
     expect(await canvas().locator('.add-step-button').count()).toBe(0);
 
-    const track = await d.api().post('/v1/track', { email: ADA, event: 'signed_up' }, d.keys().publicKey);
+    const signUp = { email: ADA, event: 'signed_up', data: { source: 'ads' } };
+    const track = await d.api().post('/v1/track', signUp, d.keys().publicKey);
     expect(track.status, JSON.stringify(track.body)).toBe(200);
 
     // The welcome, then after the delay the tips: both at the sink.

@@ -968,6 +968,34 @@ describe('fields and usage', () => {
     const theirs = await other.api.get('/workflows/fields');
     expect(theirs.body.events).not.toContain('fields.checked');
     expect(theirs.body.fields.map((f: { field: string }) => f.field)).not.toContain('data.seats');
+    expect(res.body.context).toEqual([]);
+  });
+
+  it("lists a trigger event's data as context fields, typed by most of its latest values", async () => {
+    const project = await mail.server.project('workflows-context-fields');
+    const track = (data: Record<string, unknown>) =>
+      expectBody(
+        project.api.post('/v1/track', { email: 'ctx@wfapi.test', event: 'order.placed', data }, project.publicKey),
+        200,
+      );
+    await track({ total: 120, paidAt: '2026-11-01', coupon: 'AUTUMN', gift: true });
+    await track({ total: 80, coupon: null });
+    await track({ total: 'unknown' });
+    await track({ note: { nested: 1 }, tags: ['a'] });
+    const res = await project.api.get('/workflows/fields?event=order.placed');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.context).toEqual([
+      { field: 'context.event.data.coupon', type: 'string' },
+      { field: 'context.event.data.gift', type: 'boolean' },
+      { field: 'context.event.data.paidAt', type: 'date' },
+      { field: 'context.event.data.total', type: 'number' },
+    ]);
+    // Another event's data, an event never tracked, another project: nothing of these.
+    expect((await project.api.get('/workflows/fields?event=never.tracked')).body.context).toEqual([]);
+    expect((await other.api.get('/workflows/fields?event=order.placed')).body.context).toEqual([]);
+    const tooLong = await project.api.get(`/workflows/fields?event=${'x'.repeat(300)}`);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error.code).toBe('VALIDATION_ERROR');
   });
 
   it('shows the workflow in event, field and template usage', async () => {

@@ -97,6 +97,20 @@ export async function eventNames(ex: Executor, projectId: string): Promise<strin
   return (r.rows as { name: string }[]).map((row) => row.name);
 }
 
+/** The data of the project's latest `limit` events named `name`. */
+export async function recentEventData(
+  ex: Executor,
+  projectId: string,
+  name: string,
+  limit: number,
+): Promise<Record<string, unknown>[]> {
+  const r = await run<{ data: Record<string, unknown> }>(
+    ex,
+    sql`select data from events where project_id = ${projectId} and name = ${name} order by created_at desc limit ${limit}`,
+  );
+  return r.rows.map((row) => row.data);
+}
+
 export async function deleteEventsNamed(ex: Executor, projectId: string, name: string): Promise<number> {
   const r = await run(
     ex,

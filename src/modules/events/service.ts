@@ -1,3 +1,4 @@
+import { sampleFieldTypes } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
@@ -7,6 +8,9 @@ import * as repo from './repo.js';
 import type { TrackedEvent } from './schemas.js';
 
 export { type EventListQuery, eventsOfContacts } from './repo.js';
+
+/** How many of an event's latest occurrences tell the keys and types of its data. */
+const EVENT_DATA_SAMPLE = 200;
 
 export function reservedEventError(field: string, name: string): AppError {
   return new AppError(422, 'VALIDATION_ERROR', 'Request validation failed', {
@@ -67,6 +71,11 @@ export async function eventStats(ctx: AppContext, projectId: string, range: { si
 
 export async function eventNames(ctx: AppContext, projectId: string) {
   return { names: await repo.eventNames(ctx.db, projectId) };
+}
+
+/** The keys of an event's data, typed from its latest occurrences. */
+export async function eventDataFields(ctx: AppContext, projectId: string, name: string) {
+  return sampleFieldTypes(await repo.recentEventData(ctx.db, projectId, name, EVENT_DATA_SAMPLE));
 }
 
 export async function eventUsage(ctx: AppContext, projectId: string, name: string) {

@@ -9,8 +9,8 @@ export const workflowRoutes = moduleRoutes('Workflows', async (app, ctx) => {
   app.get('/workflows', { schema: { response: { 200: z.array(s.workflowListItemSchema) } } }, (req) =>
     service.listWorkflows(ctx, projectOf(req).id),
   );
-  app.get('/workflows/fields', { schema: { response: { 200: s.fieldsResponse } } }, (req) =>
-    service.workflowFields(ctx, projectOf(req).id),
+  app.get('/workflows/fields', { schema: { querystring: s.fieldsQuery, response: { 200: s.fieldsResponse } } }, (req) =>
+    service.workflowFields(ctx, projectOf(req).id, req.query.event),
   );
   app.post(
     '/workflows',

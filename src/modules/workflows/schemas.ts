@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
 import { BRANCHES, STEP_TYPE_SPECS, STEP_TYPES } from '../../domain/workflows/step-types.js';
 import { cursorPageSchema, cursorQuery, limitQuery } from '../../platform/http/pagination.js';
-import { dateTimeQuery } from '../events/schemas.js';
+import { dateTimeQuery, eventNameSchema } from '../events/schemas.js';
 
 export const TRIGGER_TYPES = ['EVENT', 'MANUAL'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
@@ -12,11 +12,10 @@ export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 const MAX_CONTEXT_BYTES = 64 * 1024;
 const name = z.string().trim().min(1).max(255);
 const description = z.string().max(2000);
-const eventName = z.string().trim().min(1).max(255);
 
 /** `EVENT`: `{ event }`, the event name that starts an execution; `MANUAL`: `{}` (started only by the API). */
 export const triggerConfigSchemas = {
-  EVENT: z.object({ event: eventName }).strict(),
+  EVENT: z.object({ event: eventNameSchema }).strict(),
   MANUAL: z.object({}).strict(),
 } as const;
 
@@ -203,9 +202,13 @@ export const stepStatsSchema = z.object({
   ),
 });
 
+export const fieldsQuery = z.object({ event: eventNameSchema.optional() });
+
 export const fieldsResponse = z.object({
   fields: z.array(z.object({ field: z.string(), type: z.string(), isCustom: z.boolean() })),
   events: z.array(z.string()),
+  /** The trigger event's data, as `context.event.data.<key>`: empty without `event`. */
+  context: z.array(z.object({ field: z.string(), type: z.string() })),
 });
 
 export type Workflow = z.infer<typeof workflowSchema>;
@@ -214,6 +217,7 @@ export type StepStats = z.infer<typeof stepStatsSchema>;
 export type WorkflowDetail = z.infer<typeof workflowDetailSchema>;
 export type WorkflowStep = z.infer<typeof stepSchema>;
 export type WorkflowTransition = z.infer<typeof transitionSchema>;
+export type WorkflowFields = z.infer<typeof fieldsResponse>;
 export type Execution = z.infer<typeof executionSchema>;
 export type ExecutionDetail = z.infer<typeof executionDetailSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;

@@ -10,7 +10,7 @@ import type { UsageRegistry } from '../../platform/usage.js';
 import { newSigningSecret } from '../../platform/webhook.js';
 import { listFields } from '../contacts/fields.js';
 import { findContact, lookupEmails } from '../contacts/service.js';
-import { eventNames } from '../events/service.js';
+import { eventDataFields, eventNames } from '../events/service.js';
 import type { ExecutionRow, HistoryRow } from './executions-repo.js';
 import * as executions from './executions-repo.js';
 import { loadGraph } from './graph-cache.js';
@@ -571,9 +571,21 @@ export async function cancelAllExecutions(ctx: AppContext, projectId: string, id
 }
 
 /** GET /workflows/fields: what CONDITION filters can name, contact fields and event names. */
-export async function workflowFields(ctx: AppContext, projectId: string) {
-  const [{ fields }, events] = await Promise.all([listFields(ctx, projectId), eventNames(ctx, projectId)]);
-  return { fields: fields.map(({ field, type, isCustom }) => ({ field, type, isCustom })), events: events.names };
+/**
+ * Fields a CONDITION step can filter on; with `event` (a workflow's trigger event), also the
+ * `context.event.data.<key>` values its executions hold, typed from that event's latest occurrences.
+ */
+export async function workflowFields(ctx: AppContext, projectId: string, event?: string) {
+  const [{ fields }, events, eventData] = await Promise.all([
+    listFields(ctx, projectId),
+    eventNames(ctx, projectId),
+    event ? eventDataFields(ctx, projectId, event) : [],
+  ]);
+  return {
+    fields: fields.map(({ field, type, isCustom }) => ({ field, type, isCustom })),
+    events: events.names,
+    context: eventData.map(({ key, type }) => ({ field: `context.event.data.${key}`, type })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

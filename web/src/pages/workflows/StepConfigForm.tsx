@@ -40,10 +40,12 @@ interface ConfigFormProps {
   onChange: (next: Config) => void;
   /** The server's field errors, by field (`config.templateId`). */
   errors: Record<string, string>;
+  /** The workflow's trigger event: a condition may filter on its data. */
+  triggerEvent: string | null;
 }
 
 /** The config of one step as a form: each type's own inputs. */
-export function StepConfigForm({ type, value, onChange, errors }: ConfigFormProps) {
+export function StepConfigForm({ type, value, onChange, errors, triggerEvent }: ConfigFormProps) {
   const error = (field: string) =>
     Object.entries(errors).find(([f]) => f === `config.${field}` || f.startsWith(`config.${field}.`))?.[1];
   switch (type) {
@@ -84,6 +86,7 @@ export function StepConfigForm({ type, value, onChange, errors }: ConfigFormProp
       return (
         <>
           <ConditionEditor
+            triggerEvent={triggerEvent}
             value={value.condition as FilterCondition}
             onChange={(condition) => onChange({ condition })}
             errors={errors}

@@ -141,7 +141,14 @@ function TriggerForm({ workflow, onSaveTrigger }: PanelProps) {
   );
 }
 
-function NewStep({ mode, edits, onSelect }: PanelProps & { mode: Extract<PanelMode, { kind: 'new' }> }) {
+/** The event that starts the workflow's executions, if an event does. */
+function triggerEventOf(workflow: WorkflowDetail): string | null {
+  return workflow.triggerType === 'EVENT' && typeof workflow.triggerConfig.event === 'string'
+    ? workflow.triggerConfig.event
+    : null;
+}
+
+function NewStep({ mode, edits, onSelect, workflow }: PanelProps & { mode: Extract<PanelMode, { kind: 'new' }> }) {
   const [type, setType] = useState<StepType | null>(null);
   const [config, setConfig] = useState<Record<string, unknown>>({});
   const [name, setName] = useState('');
@@ -187,7 +194,13 @@ function NewStep({ mode, edits, onSelect }: PanelProps & { mode: Extract<PanelMo
     <form className="stack-tight" onSubmit={submit}>
       <p className="muted">{STEP_LABELS[type]}</p>
       <Field label="Step name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
-      <StepConfigForm type={type} value={config} onChange={setConfig} errors={errors} />
+      <StepConfigForm
+        type={type}
+        value={config}
+        onChange={setConfig}
+        errors={errors}
+        triggerEvent={triggerEventOf(workflow)}
+      />
       {error && !Object.keys(errors).some((f) => f.startsWith('config')) ? <Alert>{errorMessage(error)}</Alert> : null}
       <div className="editor-actions">
         <button type="submit" className="button button-primary" disabled={edits.busy}>
@@ -246,7 +259,13 @@ function StepForm({ step, workflow, editable, edits, views, onSelect }: PanelPro
       ))}
       <form className="stack-tight" onSubmit={submit}>
         <Field label="Step name (optional)" value={name} onChange={(e) => setName(e.target.value)} />
-        <StepConfigForm type={step.type} value={config} onChange={setConfig} errors={errors} />
+        <StepConfigForm
+          type={step.type}
+          value={config}
+          onChange={setConfig}
+          errors={errors}
+          triggerEvent={triggerEventOf(workflow)}
+        />
         <SaveRow label="Save step" saved={saved} busy={edits.busy} />
       </form>
       {editable && <LeadsTo step={step} workflow={workflow} edits={edits} onError={setError} />}

@@ -8,6 +8,7 @@ import type {
   StepType,
   Workflow,
   WorkflowDetail,
+  WorkflowFields,
   WorkflowListItem,
   WorkflowStep,
 } from '../../../../src/api.js';
@@ -150,14 +151,14 @@ export function useTemplateOptions(projectId: string) {
   });
 }
 
-export function useWorkflowFields(projectId: string) {
+/** Fields for CONDITION and UPDATE_CONTACT steps; with `event`, also that trigger event's `context` values. */
+export function useWorkflowFields(projectId: string, event?: string | null) {
   return useQuery({
-    queryKey: ['workflows', projectId, 'fields'],
+    queryKey: ['workflows', projectId, 'fields', event ?? null],
     queryFn: ({ signal }) =>
-      api<{ fields: { field: string; type: string; isCustom: boolean }[]; events: string[] }>(
-        'GET',
-        '/workflows/fields',
-        { projectId, signal },
-      ),
+      api<WorkflowFields>('GET', `/workflows/fields${event ? `?event=${encodeURIComponent(event)}` : ''}`, {
+        projectId,
+        signal,
+      }),
   });
 }
