@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import type { ActivityType } from '../../../../src/api.js';
-import { api } from '../../api/client.js';
 import { useContactFields } from '../../api/contacts.js';
+import { useEventNames } from '../../api/events.js';
 import { useSegmentList } from '../../api/segments.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { type FieldChoice, type ValueType, valueTypeOf } from './operator-words.js';
@@ -32,14 +31,6 @@ const STANDARD_LABELS: Record<string, string> = {
   subscribed: 'Subscribed',
   createdAt: 'Created',
 };
-
-export function useEventNames(projectId: string) {
-  return useQuery({
-    queryKey: ['event-names', projectId],
-    queryFn: ({ signal }) => api<{ names: string[] }>('GET', '/events/names', { projectId, signal }),
-    staleTime: 60_000,
-  });
-}
 
 const countFormat = new Intl.NumberFormat();
 

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { Link } from 'react-router-dom';
 import type { TrackedEvent } from '../../../../src/api.js';
+import { useEventNames } from '../../api/events.js';
 import { referencesIn, useRecordNames } from '../../api/record-names.js';
 import { CursorPager } from '../../components/CursorPager.js';
 import { type ListPosition, nextPage, pageNumber, previousPage, type Trail } from '../../components/cursor-trail.js';
@@ -20,7 +21,7 @@ import {
   isBuiltInEvent,
   parseEventFilters,
 } from './event-filters.js';
-import { useEventNames, useEventStats, useEventsPage, useEventUsage } from './events-api.js';
+import { useEventStats, useEventsPage, useEventUsage } from './events-api.js';
 import './events.css';
 import { formatDateTime } from '../../format/dates.js';
 

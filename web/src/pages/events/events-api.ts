@@ -40,14 +40,6 @@ export function useEventStats(projectId: string) {
   });
 }
 
-/** Every name the project has events of, for the filter. */
-export function useEventNames(projectId: string) {
-  return useQuery({
-    queryKey: ['events', projectId, 'names'],
-    queryFn: ({ signal }) => api<{ names: string[] }>('GET', '/events/names', { projectId, signal }),
-  });
-}
-
 /** The segments, campaigns and workflows that refer to an event name. */
 export function useEventUsage(projectId: string, name: string | null) {
   return useQuery({
