@@ -12,6 +12,16 @@ import type { DnsRecord, Domain, RecordCheck, RecordPurpose } from './schemas.js
 /** For the inbound listener, which takes mail only for the domains it serves. */
 export { isRegisteredDomain } from './repo.js';
 
+/** Where DMARC reports for a domain name go: its verified registrations, one per project that verified it. */
+export const verifiedDomainsNamed = (ctx: AppContext, domain: string) => repo.verifiedNamed(ctx.db, domain);
+
+/** A domain of the project (for the modules that show data per domain); NOT_FOUND when it is not the project's. */
+export async function projectDomain(ctx: AppContext, projectId: string, id: string): Promise<Domain> {
+  const row = await repo.findDomain(ctx.db, projectId, id);
+  if (!row) throw notFound('Domain');
+  return toDomain(ctx, row);
+}
+
 /** Notified when a domain is added, deleted or changes verification, so processes drop cached sender states. */
 export const DOMAINS_CHANNEL = 'domains_changed';
 
