@@ -1,12 +1,20 @@
 import { performance } from 'node:perf_hooks';
-import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
-import { zipSync } from 'fflate';
-import nodemailer from 'nodemailer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Domain } from '../../src/api.js';
 import type { DmarcSummary } from '../../src/modules/dmarc/schemas.js';
 import { run } from '../../src/platform/db/client.js';
+import {
+  type Attachment,
+  day,
+  daysAgo,
+  gz,
+  mailReport as mailTo,
+  plain,
+  today,
+  reportXml as xmlOf,
+  zip,
+} from '../support/dmarc-reports.js';
 import { projectAndDomain, useMailServer } from '../support/mail-server.js';
 import { UNKNOWN_ID } from '../support/sending.js';
 import { expectBody, expectErrorEnvelope, type TestProject } from '../support/server.js';
@@ -30,99 +38,11 @@ beforeAll(async () => {
   mail.dns.set('5.113.0.203.in-addr.arpa', 'PTR', ['relay.postbox.test']);
 });
 
-interface Row {
-  ip: string;
-  count: number;
-  disposition?: 'none' | 'quarantine' | 'reject';
-  dkim: 'pass' | 'fail';
-  spf: 'pass' | 'fail';
-}
+/** A report about DOMAIN unless it says otherwise. */
+const reportXml = (o: Omit<Parameters<typeof xmlOf>[0], 'domain'> & { domain?: string }) =>
+  xmlOf({ ...o, domain: o.domain ?? DOMAIN });
 
-const DAY_MS = 86_400_000;
-const today = () => new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
-const daysAgo = (n: number) => new Date(today().getTime() - n * DAY_MS);
-const day = (d: Date) => d.toISOString().slice(0, 10);
-
-function reportXml(o: { org: string; id: string; begin: Date; rows: Row[]; domain?: string; email?: string }): string {
-  const begin = Math.floor(o.begin.getTime() / 1000);
-  const records = o.rows
-    .map(
-      (r) => `
-  <record>
-    <row>
-      <source_ip>${r.ip}</source_ip>
-      <count>${r.count}</count>
-      <policy_evaluated><disposition>${r.disposition ?? 'none'}</disposition><dkim>${r.dkim}</dkim><spf>${r.spf}</spf></policy_evaluated>
-    </row>
-    <identifiers><header_from>${DOMAIN}</header_from></identifiers>
-    <auth_results>
-      <dkim><domain>${DOMAIN}</domain><selector>pbx1</selector><result>${r.dkim}</result></dkim>
-      <spf><domain>bounces.${DOMAIN}</domain><result>${r.spf}</result></spf>
-    </auth_results>
-  </record>`,
-    )
-    .join('');
-  return `<?xml version="1.0" encoding="UTF-8" ?>
-<feedback>
-  <report_metadata>
-    <org_name>${o.org}</org_name>
-    <email>${o.email ?? 'noreply-dmarc-support@google.test'}</email>
-    <report_id>${o.id}</report_id>
-    <date_range><begin>${begin}</begin><end>${begin + 86_399}</end></date_range>
-  </report_metadata>
-  <policy_published>
-    <domain>${o.domain ?? DOMAIN}</domain><adkim>r</adkim><aspf>r</aspf><p>none</p><pct>100</pct>
-  </policy_published>${records}
-</feedback>`;
-}
-
-interface Attachment {
-  filename: string;
-  content: Buffer;
-  contentType: string;
-}
-
-const gz = (name: string, xml: string | Buffer): Attachment => ({
-  filename: `${name}.xml.gz`,
-  content: gzipSync(xml),
-  contentType: 'application/gzip',
-});
-const zip = (name: string, xml: string): Attachment => ({
-  filename: `${name}.zip`,
-  content: Buffer.from(zipSync({ [`${name}.xml`]: new TextEncoder().encode(xml) })),
-  contentType: 'application/zip',
-});
-const plain = (name: string, xml: string): Attachment => ({
-  filename: `${name}.xml`,
-  content: Buffer.from(xml),
-  contentType: 'text/xml',
-});
-
-/** Mails a report to the listener as a receiver does; resolves with the SMTP answer, accepted or not. */
-async function mailReport(file: Attachment, to = REPORT_ADDRESS): Promise<{ code: number; response: string }> {
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: mail.server.service.inboundSmtpPort!,
-    secure: false,
-    ignoreTLS: true,
-  });
-  try {
-    const info = await transport.sendMail({
-      from: 'noreply-dmarc-support@google.test',
-      to,
-      subject: `Report domain: ${DOMAIN} Submitter: google.test Report-ID: ${file.filename}`,
-      text: 'This is an aggregate report from google.test.',
-      attachments: [file],
-    });
-    return { code: Number(info.response.slice(0, 3)), response: info.response };
-  } catch (err) {
-    const e = err as { responseCode?: number; response?: string };
-    if (e.responseCode === undefined) throw err;
-    return { code: e.responseCode, response: e.response ?? '' };
-  } finally {
-    transport.close();
-  }
-}
+const mailReport = (file: Attachment, to = REPORT_ADDRESS) => mailTo(mail.server.service.inboundSmtpPort!, to, file);
 
 async function summary(query = '', project: TestProject = main): Promise<DmarcSummary> {
   return expectBody(project.api.get(`/domains/${domain.id}/dmarc${query}`));

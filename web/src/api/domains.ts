@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Domain } from '../../../src/api.js';
+import type { DmarcSummary, Domain } from '../../../src/api.js';
 import { api } from './client.js';
 
 const domainsKey = (projectId: string) => ['domains', projectId] as const;
@@ -36,5 +36,14 @@ export function useDeleteDomain(projectId: string) {
   return useMutation({
     mutationFn: (id: string) => api<void>('DELETE', `/domains/${encodeURIComponent(id)}`, { projectId }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: domainsKey(projectId) }),
+  });
+}
+
+/** What the DMARC aggregate reports received for a domain say over the last 30 days. */
+export function useDmarcSummary(projectId: string, domainId: string) {
+  return useQuery({
+    queryKey: ['domains', projectId, domainId, 'dmarc'] as const,
+    queryFn: ({ signal }) =>
+      api<DmarcSummary>('GET', `/domains/${encodeURIComponent(domainId)}/dmarc`, { projectId, signal }),
   });
 }
