@@ -7,13 +7,14 @@ import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 
 /**
- * The Domains page's DMARC reports in Debian's Chromium against the real service (its own
- * process): reports mailed to the inbound listener as receivers mail them, then read on the page.
+ * The Domains page's bulk-sender checklist and DMARC reports in Debian's Chromium against the real
+ * service (its own process): reports mailed to the inbound listener as receivers mail them, then
+ * read on the page.
  */
 
 const DOMAIN = 'news.dmarc-dash.test';
 
-describe.skipIf(!hasChromium)('DMARC reports on the Domains page', () => {
+describe.skipIf(!hasChromium)('the bulk-sender checklist and DMARC reports on the Domains page', () => {
   let dns: DnsServer;
   let inboundPort: number;
   beforeAll(async () => {
@@ -24,6 +25,7 @@ describe.skipIf(!hasChromium)('DMARC reports on the Domains page', () => {
   const d = useDashboard({ env: () => ({ DNS_SERVERS: dns.address, INBOUND_SMTP_PORT: String(inboundPort) }) });
   const card = () => d.page.getByRole('article', { name: DOMAIN });
   const reports = () => card().getByRole('region', { name: 'DMARC reports, last 30 days' });
+  const checklist = () => card().getByRole('region', { name: 'Gmail and Yahoo bulk-sender rules' });
   let domain: Domain;
 
   it('says there are no reports yet, and where they come from', async () => {
@@ -34,7 +36,13 @@ describe.skipIf(!hasChromium)('DMARC reports on the Domains page', () => {
       .getByRole('row')
       .filter({ hasText: `_dmarc.${DOMAIN}` });
     await dmarc.getByText(`rua=mailto:dmarc@bounces.${DOMAIN}`, { exact: false }).waitFor();
+    // The bulk-sender rules, met: records published, nothing sent yet.
+    await checklist().getByText('Every rule is met', { exact: false }).waitFor();
+    const items = checklist().getByRole('listitem');
+    expect(await items.count()).toBe(6);
+    expect(await items.filter({ hasText: 'DMARC published' }).textContent()).toContain('Met');
     await d.expectAccessible('domains-dmarc-empty');
+    await screenshot(d.page, 'domains-checklist');
   });
 
   it('shows the reports received over SMTP: pass rate, failing sources first, reporters', async () => {
@@ -80,9 +88,9 @@ describe.skipIf(!hasChromium)('DMARC reports on the Domains page', () => {
     await screenshot(d.page, 'domains-dmarc-reports');
   });
 
-  it('says when the reports cannot be loaded, and loads them on “Try again”', async () => {
+  it('says when the reports and the checklist cannot be loaded, and loads them on “Try again”', async () => {
     let fail = true;
-    await d.page.route(`**/domains/${domain.id}/dmarc*`, (route) =>
+    await d.page.route(`**/domains/${domain.id}/{dmarc,health}*`, (route) =>
       fail
         ? route.fulfill({
             status: 503,

@@ -3,6 +3,7 @@ import { useVerifyDomain } from '../../api/domains.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { formatDateTime } from '../../format/dates.js';
+import { BulkSenderChecklist } from './BulkSenderChecklist.js';
 import { DmarcReports } from './DmarcReports.js';
 import { DnsRecordsTable } from './DnsRecordsTable.js';
 import { sendingState } from './domain-state.js';
@@ -63,6 +64,7 @@ export function DomainCard({
         </div>
       </div>
       <div aria-live="polite">{verify.isError && <Alert>{errorMessage(verify.error)}</Alert>}</div>
+      <BulkSenderChecklist projectId={projectId} domainId={domain.id} />
       <DnsRecordsTable domain={domain} />
       {receivesReports ? (
         <DmarcReports projectId={projectId} domainId={domain.id} domain={domain.domain} />
