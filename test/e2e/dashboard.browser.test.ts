@@ -156,5 +156,6 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await d.page.goto(`${d.service.url}/app/domains`);
     await d.page.getByRole('heading', { name: 'Domains', exact: true }).waitFor();
     await d.expectAccessible('domains-narrow-dark');
-  });
+    // Three accessibility scans, two of a page of 50 contacts: over a minute on a loaded machine.
+  }, 120_000);
 });
