@@ -34,6 +34,10 @@ export type {
 export * as campaigns from './modules/campaigns/schemas.js';
 export type { Contact, ContactJob, UpsertedContact } from './modules/contacts/schemas.js';
 export * as contacts from './modules/contacts/schemas.js';
+export type { DomainHealth, RuleItem } from './modules/deliverability/schemas.js';
+export * as deliverability from './modules/deliverability/schemas.js';
+export type { DmarcSource, DmarcSummary } from './modules/dmarc/schemas.js';
+export * as dmarc from './modules/dmarc/schemas.js';
 export type { DnsRecord, Domain, RecordPurpose, RecordStatus } from './modules/domains/schemas.js';
 export * as domains from './modules/domains/schemas.js';
 export type { BounceType, EmailRecord, EmailStatus, EmailType } from './modules/emails/schemas.js';

@@ -12,6 +12,8 @@ import { Sessions } from './modules/accounts/sessions.js';
 import { activityRoutes } from './modules/activity/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
+import { deliverabilityRoutes } from './modules/deliverability/routes.js';
+import { dmarcRoutes } from './modules/dmarc/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { emailRoutes } from './modules/emails/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
@@ -160,6 +162,8 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(emailRoutes, { ctx });
   await app.register(verifyRoutes, { ctx });
   await app.register(domainRoutes, { ctx });
+  await app.register(dmarcRoutes, { ctx });
+  await app.register(deliverabilityRoutes, { ctx });
   await app.register(templateRoutes, { ctx });
   await app.register(segmentRoutes, { ctx });
   await app.register(campaignRoutes, { ctx });

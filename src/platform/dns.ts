@@ -27,6 +27,10 @@ export class Dns {
   ns(name: string): Promise<Lookup<string>> {
     return this.lookup(() => this.resolver.resolveNs(name));
   }
+  /** The host names of an IP address (PTR records). */
+  reverse(ip: string): Promise<Lookup<string>> {
+    return this.lookup(() => this.resolver.reverse(ip));
+  }
   /** A and AAAA records together. */
   addresses(name: string): Promise<Lookup<string>> {
     return this.lookup(async () => {

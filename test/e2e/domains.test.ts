@@ -92,9 +92,32 @@ describe('POST /domains', () => {
       ['TXT', 'dkim', true, 'pending'],
       ['TXT', 'verification', true, 'pending'],
       ['TXT', 'spf', false, 'pending'],
+      ['TXT', 'dmarc', false, 'pending'],
     ]);
     for (const r of view.records)
-      expect(Object.keys(r).sort()).toEqual(['name', 'purpose', 'required', 'status', 'type', 'value']);
+      expect(Object.keys(r).sort()).toEqual([
+        'advice',
+        'description',
+        'dmarc',
+        'name',
+        'purpose',
+        'required',
+        'status',
+        'step',
+        'type',
+        'value',
+      ]);
+    // Ownership first, DMARC last; each record says what it is for and what to do.
+    expect(Object.fromEntries(view.records.map((r) => [r.purpose, r.step]))).toEqual({
+      verification: 1,
+      dkim: 2,
+      spf: 3,
+      dmarc: 4,
+    });
+    for (const r of view.records) {
+      expect(r.description).toMatch(/^[A-Z].{20,}\.$/);
+      expect(r.advice).toMatch(/^Publish this record|^No DMARC record is published/);
+    }
 
     const dkim = record(view, 'dkim');
     expect(dkim.name).toMatch(/^pbx[0-9a-f]{8}\._domainkey\.mail\.example-co\.test$/);
@@ -106,6 +129,12 @@ describe('POST /domains', () => {
     expect(record(view, 'verification')).toMatchObject({ name: '_postbox.mail.example-co.test' });
     expect(record(view, 'verification').value).toMatch(/^postbox-verification=[0-9a-f]{32}$/);
     expect(record(view, 'spf')).toMatchObject({ name: 'mail.example-co.test', value: 'v=spf1 a mx ~all' });
+    // Without the inbound listener, reports would have nowhere to go: the record only monitors.
+    expect(record(view, 'dmarc')).toMatchObject({
+      name: '_dmarc.mail.example-co.test',
+      value: 'v=DMARC1; p=none',
+      dmarc: null,
+    });
   });
 
   it('gives every domain its own selector, key and token', async () => {
@@ -170,14 +199,19 @@ describe('GET /domains/{id}/verify', () => {
     expect(checked.verified).toBe(false);
     expect(checked.verifiedAt).toBeNull();
     expect(Date.parse(checked.checkedAt!)).not.toBeNaN();
-    expect(statuses(checked)).toEqual({ dkim: 'pending', verification: 'pending', spf: 'pending' });
+    expect(statuses(checked)).toEqual({ dkim: 'pending', verification: 'pending', spf: 'pending', dmarc: 'pending' });
   });
 
   it('verifies a domain once its records are published, and keeps verifiedAt on later checks', async () => {
     const view = await publishedDomain('published');
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(true);
-    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
+    expect(statuses(checked)).toEqual({
+      dkim: 'verified',
+      verification: 'verified',
+      spf: 'verified',
+      dmarc: 'verified',
+    });
     expect(checked.verifiedAt).toBe(checked.checkedAt);
     expect(checked.records.map((r) => r.value)).toEqual(view.records.map((r) => r.value));
 
@@ -195,7 +229,7 @@ describe('GET /domains/{id}/verify', () => {
     for (const r of view.records.filter((r) => r.required)) stack.dns.set(r.name, 'TXT', [r.value]);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(true);
-    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'pending' });
+    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'pending', dmarc: 'pending' });
   });
 
   it('accepts any published SPF policy, and a DKIM record written with other spacing and quotes', async () => {
@@ -205,7 +239,12 @@ describe('GET /domains/{id}/verify', () => {
     stack.dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1;k=rsa;  t=s; p="${spaced}"`]);
     stack.dns.set(view.domain, 'TXT', ['google-site-verification=abc', 'v=spf1 include:_spf.example.test -all']);
     const checked = await verify(main.api, view.id);
-    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
+    expect(statuses(checked)).toEqual({
+      dkim: 'verified',
+      verification: 'verified',
+      spf: 'verified',
+      dmarc: 'verified',
+    });
     expect(checked.verified).toBe(true);
   });
 
@@ -216,7 +255,7 @@ describe('GET /domains/{id}/verify', () => {
     stack.dns.set(record(view, 'dkim').name, 'TXT', [`v=DKIM1; k=rsa; p=${wrong}`]);
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(false);
-    expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'verified', spf: 'verified' });
+    expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'verified', spf: 'verified', dmarc: 'verified' });
   });
 
   it('leaves an ownership record with another token pending', async () => {
@@ -233,7 +272,12 @@ describe('GET /domains/{id}/verify', () => {
     const checked = await verify(main.api, view.id);
     expect(checked.verified).toBe(false);
     expect(checked.verifiedAt).toBeNull();
-    expect(statuses(checked)).toEqual({ dkim: 'verified', verification: 'pending', spf: 'verified' });
+    expect(statuses(checked)).toEqual({
+      dkim: 'verified',
+      verification: 'pending',
+      spf: 'verified',
+      dmarc: 'verified',
+    });
 
     publishRecords(stack.dns, view);
     const back = await verify(main.api, view.id);
@@ -257,7 +301,12 @@ describe('the recurring check', () => {
       ((await main.api.get(`/domains/project/${main.id}`)).body as Domain[]).find((d) => d.id === view.id)!;
     const verified = await find();
     expect(verified.verified).toBe(true);
-    expect(statuses(verified)).toEqual({ dkim: 'verified', verification: 'verified', spf: 'verified' });
+    expect(statuses(verified)).toEqual({
+      dkim: 'verified',
+      verification: 'verified',
+      spf: 'verified',
+      dmarc: 'verified',
+    });
 
     stack.dns.remove(record(view, 'dkim').name);
     await checkAllDomains(stack.server.service.ctx);
@@ -393,15 +442,18 @@ describe('with INBOUND_SMTP_PORT set', () => {
 
   it('adds a return-path MX record pointing at the public host; it is not required', async () => {
     const view = await addDomain(p.api, uniqueDomain('bounce'));
-    expect(view.records.map((r) => r.purpose)).toEqual(['dkim', 'verification', 'spf', 'return-path']);
-    expect(record(view, 'return-path')).toEqual({
+    expect(view.records.map((r) => r.purpose)).toEqual(['dkim', 'verification', 'spf', 'return-path', 'dmarc']);
+    expect(record(view, 'return-path')).toMatchObject({
       type: 'MX',
       name: `bounces.${view.domain}`,
       value: '10 mail.postbox.test',
       purpose: 'return-path',
       required: false,
       status: 'pending',
+      step: 4,
+      dmarc: null,
     });
+    expect(record(view, 'dmarc').step).toBe(5);
 
     publishRecords(stack.dns, view);
     const checked = await verify(p.api, view.id);
@@ -410,12 +462,80 @@ describe('with INBOUND_SMTP_PORT set', () => {
       verification: 'verified',
       spf: 'verified',
       'return-path': 'verified',
+      dmarc: 'verified',
     });
 
     stack.dns.set(`bounces.${view.domain}`, 'MX', [{ exchange: 'mx.elsewhere.test', priority: 10 }]);
     const elsewhere = await verify(p.api, view.id);
     expect(record(elsewhere, 'return-path').status).toBe('pending');
     expect(elsewhere.verified).toBe(true);
+  });
+
+  it('recommends a DMARC record whose reports come to the bounces subdomain, and checks it', async () => {
+    const view = await addDomain(p.api, uniqueDomain('dmarc'));
+    const address = `dmarc@bounces.${view.domain}`;
+    expect(record(view, 'dmarc')).toMatchObject({
+      type: 'TXT',
+      name: `_dmarc.${view.domain}`,
+      value: `v=DMARC1; p=none; rua=mailto:${address}`,
+      required: false,
+      status: 'pending',
+      dmarc: null,
+    });
+
+    // Missing: publish ours.
+    publishRecords(stack.dns, { ...view, records: view.records.filter((r) => r.purpose !== 'dmarc') });
+    const missing = await verify(p.api, view.id);
+    expect(record(missing, 'dmarc')).toMatchObject({ status: 'pending', dmarc: null });
+    expect(record(missing, 'dmarc').advice).toMatch(/^No DMARC record is published/);
+    expect(missing.verified).toBe(true);
+
+    // Ours, with a size limit and other spacing and case.
+    stack.dns.set(`_dmarc.${view.domain}`, 'TXT', [`v=DMARC1;p=none;rua=mailto:${address.toUpperCase()}!10m`]);
+    const ours = await verify(p.api, view.id);
+    expect(record(ours, 'dmarc')).toMatchObject({
+      status: 'verified',
+      advice: null,
+      dmarc: { policy: 'none', subdomainPolicy: null, percent: 100, reportAddresses: [address], reportsHere: true },
+    });
+
+    // Another policy and another report address: keep it, add ours as a second address.
+    const theirs = 'v=DMARC1; p=quarantine; pct=50; rua=mailto:reports@dmarc.elsewhere.test';
+    stack.dns.set(`_dmarc.${view.domain}`, 'TXT', ['some-other=text', theirs]);
+    const other = await verify(p.api, view.id);
+    const dmarc = record(other, 'dmarc');
+    expect(dmarc).toMatchObject({
+      status: 'pending',
+      value: `v=DMARC1; p=quarantine; pct=50; rua=mailto:reports@dmarc.elsewhere.test,mailto:${address}`,
+      dmarc: {
+        policy: 'quarantine',
+        percent: 50,
+        reportAddresses: ['reports@dmarc.elsewhere.test'],
+        reportsHere: false,
+      },
+    });
+    expect(dmarc.advice).toContain(`p=quarantine is published`);
+    expect(dmarc.advice).toContain(`add mailto:${address}`);
+
+    // Published as advised: ours, the policy in force kept.
+    stack.dns.set(`_dmarc.${view.domain}`, 'TXT', [dmarc.value]);
+    const advised = record(await verify(p.api, view.id), 'dmarc');
+    expect(advised).toMatchObject({ status: 'verified', dmarc: { policy: 'quarantine', reportsHere: true } });
+
+    // Two DMARC records: receivers apply none.
+    stack.dns.set(`_dmarc.${view.domain}`, 'TXT', [theirs, dmarc.value]);
+    const twice = record(await verify(p.api, view.id), 'dmarc');
+    expect(twice).toMatchObject({ status: 'failed', dmarc: null });
+    expect(twice.advice).toMatch(/More than one DMARC record/);
+  });
+
+  it('checks DMARC in the recurring check too', async () => {
+    const view = await verifiedDomain(p.api, stack.dns, uniqueDomain('dmarc-background'));
+    stack.dns.remove(`_dmarc.${view.domain}`);
+    await checkAllDomains(inbound.service.ctx);
+    const listed = ((await p.api.get(`/domains/project/${p.id}`)).body as Domain[]).find((d) => d.id === view.id)!;
+    expect(record(listed, 'dmarc').status).toBe('pending');
+    expect(listed.verified).toBe(true);
   });
 
   it('verifies through the shared helper', async () => {
@@ -439,7 +559,7 @@ describe('when the DNS server does not answer', () => {
     const view = await addDomain(p.api, uniqueDomain('dns-down'));
     const checked = await verify(p.api, view.id);
     expect(checked.verified).toBe(false);
-    expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed' });
+    expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed', dmarc: 'failed' });
     expect(checked.checkedAt).not.toBeNull();
   });
 
@@ -451,7 +571,7 @@ describe('when the DNS server does not answer', () => {
       const view = await verifiedDomain(q.api, flaky, uniqueDomain('dns-flaky'));
       await flaky.stop();
       const checked = await verify(q.api, view.id);
-      expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed' });
+      expect(statuses(checked)).toEqual({ dkim: 'failed', verification: 'failed', spf: 'failed', dmarc: 'failed' });
       expect(checked.verified).toBe(true);
       expect(checked.verifiedAt).toBe(view.verifiedAt);
     } finally {

@@ -2,7 +2,7 @@ import dns2 from 'dns2';
 
 const { Packet } = dns2;
 
-export type RecordType = 'TXT' | 'MX' | 'A' | 'AAAA' | 'NS';
+export type RecordType = 'TXT' | 'MX' | 'A' | 'AAAA' | 'NS' | 'PTR';
 export interface MxValue {
   exchange: string;
   priority: number;
@@ -15,7 +15,8 @@ export interface DnsServer {
   /** Replaces the records of one name and type; an empty list removes them. */
   set(name: string, type: 'TXT', values: string[]): void;
   set(name: string, type: 'MX', values: MxValue[]): void;
-  set(name: string, type: 'A' | 'AAAA' | 'NS', values: string[]): void;
+  /** PTR: `name` is the reverse name, such as `5.113.0.203.in-addr.arpa`. */
+  set(name: string, type: 'A' | 'AAAA' | 'NS' | 'PTR', values: string[]): void;
   /** Removes every record of a name. */
   remove(name: string): void;
   stop(): Promise<void>;
@@ -37,11 +38,13 @@ function answer(type: RecordType, name: string, value: unknown) {
       return { ...base, type: Packet.TYPE.A, address: value };
     case 'AAAA':
       return { ...base, type: Packet.TYPE.AAAA, address: value };
+    case 'PTR':
+      return { ...base, type: Packet.TYPE.PTR, domain: value };
   }
 }
 
 const TYPE_NAMES = new Map<number, RecordType>(
-  (['TXT', 'MX', 'A', 'AAAA', 'NS'] as const).map((t) => [Packet.TYPE[t] as number, t]),
+  (['TXT', 'MX', 'A', 'AAAA', 'NS', 'PTR'] as const).map((t) => [Packet.TYPE[t] as number, t]),
 );
 
 /** A real DNS server on a loopback UDP port, answering from an in-memory zone the test controls. */

@@ -9,6 +9,10 @@ const record = (purpose: DnsRecord['purpose'], status: DnsRecord['status'], requ
   purpose,
   required,
   status,
+  description: 'What the record is for.',
+  step: 1,
+  advice: null,
+  dmarc: null,
 });
 
 const checked = '2025-06-15T12:00:00.000Z';
@@ -46,5 +50,15 @@ describe('a domain’s sending state in words', () => {
     expect(recordStatusLabel(record('dkim', 'pending'))).toBe('Not found yet');
     expect(recordStatusLabel(record('spf', 'pending', false))).toBe('Optional, not found');
     expect(recordStatusLabel(record('dkim', 'failed'))).toBe('Lookup failed');
+    const elsewhere = {
+      policy: 'reject',
+      subdomainPolicy: null,
+      percent: 100,
+      reportAddresses: [],
+      reportsHere: false,
+    };
+    expect(recordStatusLabel({ ...record('dmarc', 'pending', false), dmarc: elsewhere } as DnsRecord)).toBe(
+      'Found: p=reject, reports go elsewhere',
+    );
   });
 });

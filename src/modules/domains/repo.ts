@@ -138,3 +138,12 @@ export async function isRegisteredDomain(ex: Executor, domain: string): Promise<
   const r = await run(ex, sql`select 1 from domains where domain = ${bare} limit 1`);
   return r.rows.length > 0;
 }
+
+/** The verified domains of that name, of every project that verified it. */
+export async function verifiedNamed(ex: Executor, domain: string): Promise<{ id: string; project_id: string }[]> {
+  const r = await run<{ id: string; project_id: string }>(
+    ex,
+    sql`select id, project_id from domains where domain = ${domain} and verified`,
+  );
+  return r.rows;
+}

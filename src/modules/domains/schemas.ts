@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
+import { DMARC_POLICIES } from '../../domain/dmarc-record.js';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -42,10 +43,21 @@ export const projectIdParams = z.object({ projectId: z.string().uuid() });
 
 export const recordStatusSchema = z.enum(['verified', 'pending', 'failed']);
 export type RecordStatus = z.infer<typeof recordStatusSchema>;
-export const recordPurposeSchema = z.enum(['dkim', 'verification', 'spf', 'return-path']);
+export const recordPurposeSchema = z.enum(['dkim', 'verification', 'spf', 'return-path', 'dmarc']);
 export type RecordPurpose = z.infer<typeof recordPurposeSchema>;
 /** The outcome of the last DNS check of one record, stored per purpose in `domains.checks`. */
 export type RecordCheck = { status: RecordStatus; found?: string[]; error?: string };
+
+export const dmarcPolicySchema = z.enum(DMARC_POLICIES);
+
+export const dmarcInForceSchema = z.object({
+  policy: dmarcPolicySchema,
+  subdomainPolicy: dmarcPolicySchema.nullable(),
+  percent: z.number().int(),
+  reportAddresses: z.array(z.string()),
+  /** Whether its `rua` includes the address that reaches this service. */
+  reportsHere: z.boolean(),
+});
 
 export const dnsRecordSchema = z.object({
   type: z.enum(['TXT', 'MX']),
@@ -54,6 +66,14 @@ export const dnsRecordSchema = z.object({
   purpose: recordPurposeSchema,
   required: z.boolean(),
   status: recordStatusSchema,
+  /** What the record does, in one sentence. */
+  description: z.string(),
+  /** The order in which to publish the records, from 1. */
+  step: z.number().int().positive(),
+  /** What to do about the record after its last check; null when nothing. */
+  advice: z.string().nullable(),
+  /** On the DMARC record: the DMARC record in force at the last check; null when none is (and on other records). */
+  dmarc: dmarcInForceSchema.nullable(),
 });
 
 export const domainSchema = z.object({

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dmarcTags, readDmarcRecord, recommendedDmarc, withReportAddress } from '../../domain/dmarc-record.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
@@ -11,20 +12,55 @@ import type { DnsRecord, Domain, RecordCheck, RecordPurpose } from './schemas.js
 /** For the inbound listener, which takes mail only for the domains it serves. */
 export { isRegisteredDomain } from './repo.js';
 
+/** Where DMARC reports for a domain name go: its verified registrations, one per project that verified it. */
+export const verifiedDomainsNamed = (ctx: AppContext, domain: string) => repo.verifiedNamed(ctx.db, domain);
+
+/** A domain of the project (for the modules that show data per domain); NOT_FOUND when it is not the project's. */
+export async function projectDomain(ctx: AppContext, projectId: string, id: string): Promise<Domain> {
+  const row = await repo.findDomain(ctx.db, projectId, id);
+  if (!row) throw notFound('Domain');
+  return toDomain(ctx, row);
+}
+
 /** Notified when a domain is added, deleted or changes verification, so processes drop cached sender states. */
 export const DOMAINS_CHANNEL = 'domains_changed';
 
-type Expected = Omit<DnsRecord, 'status'>;
+type Expected = Omit<DnsRecord, 'status' | 'advice' | 'dmarc'>;
+
+/** What each record is for, in one sentence, as the records table shows it. */
+const DESCRIPTIONS: Record<RecordPurpose, string> = {
+  verification: 'Proves that this project controls the domain.',
+  dkim: 'Publishes the key receivers check the signature of each message against (DKIM), which ties the mail to the domain.',
+  spf: 'Lists the servers allowed to send mail as the domain (SPF); merge it with an SPF record you already have, as a domain may have only one.',
+  'return-path':
+    'Brings bounces and complaints to the return path back to Postbox, and aligns SPF with the domain through that return path.',
+  dmarc:
+    'Tells receivers what to do with mail that fails DKIM and SPF alignment (DMARC) and where to send their daily reports; Gmail and Yahoo require it of bulk senders.',
+};
+
+/**
+ * The order to publish records in: ownership first, then what authenticates the mail, DMARC last,
+ * once DKIM and SPF are in place, so that its first reports already show them passing.
+ */
+const PUBLISH_ORDER: RecordPurpose[] = ['verification', 'dkim', 'spf', 'return-path', 'dmarc'];
+
+/** The address DMARC aggregate reports for `domain` are sent to; null without the inbound listener. */
+export function dmarcReportAddress(ctx: AppContext, domain: string): string | null {
+  return ctx.config.inboundSmtpPort === undefined ? null : `${DMARC_LOCAL_PART}@bounces.${domain}`;
+}
+
+/** The local part of the DMARC report address, on the `bounces.` subdomain that the inbound listener takes. */
+export const DMARC_LOCAL_PART = 'dmarc';
 
 /**
  * The records a domain asks for, in the order they are shown. DKIM and the ownership token are
- * required; SPF and the return-path MX (only offered when inbound mail is on) are guidance.
+ * required; SPF, the return-path MX (only offered when inbound mail is on) and DMARC are guidance.
  */
 export function expectedRecords(
   ctx: AppContext,
   row: Pick<DomainRow, 'domain' | 'dkim_selector' | 'dkim_public_key' | 'verification_token'>,
 ): Expected[] {
-  const records: Expected[] = [
+  const records: Omit<Expected, 'description' | 'step'>[] = [
     {
       type: 'TXT',
       name: `${row.dkim_selector}._domainkey.${row.domain}`,
@@ -50,10 +86,69 @@ export function expectedRecords(
       required: false,
     });
   }
-  return records;
+  records.push({
+    type: 'TXT',
+    name: `_dmarc.${row.domain}`,
+    value: recommendedDmarc(dmarcReportAddress(ctx, row.domain)),
+    purpose: 'dmarc',
+    required: false,
+  });
+  const order = PUBLISH_ORDER.filter((p) => records.some((r) => r.purpose === p));
+  return records.map((r) => ({ ...r, description: DESCRIPTIONS[r.purpose], step: order.indexOf(r.purpose) + 1 }));
 }
 
 const returnPathHost = (ctx: AppContext) => new URL(ctx.config.publicUrl).hostname;
+
+/** A record as shown: its last check's status, what to do about it, and for DMARC the record in force. */
+function presentRecord(ctx: AppContext, row: DomainRow, record: Expected): DnsRecord {
+  const check = row.checks[record.purpose];
+  const status = check?.status ?? 'pending';
+  if (record.purpose === 'dmarc') return presentDmarc(ctx, row, record, check);
+  const advice =
+    status === 'verified'
+      ? null
+      : status === 'failed' && check?.found
+        ? 'A record with a different value is published: replace it with the value shown.'
+        : status === 'failed'
+          ? 'The DNS lookup failed; it is tried again at the next check.'
+          : record.required
+            ? 'Publish this record at your DNS provider; sending waits for it.'
+            : 'Publish this record at your DNS provider.';
+  return { ...record, status, advice, dmarc: null };
+}
+
+function presentDmarc(ctx: AppContext, row: DomainRow, record: Expected, check: RecordCheck | undefined): DnsRecord {
+  const address = dmarcReportAddress(ctx, row.domain);
+  const published = check?.found?.length === 1 ? check.found[0]! : null;
+  const inForce = published ? readDmarcRecord(published) : null;
+  const dmarc = inForce && {
+    ...inForce,
+    reportsHere: address !== null && inForce.reportAddresses.includes(address),
+  };
+  const shown = { ...record, status: check?.status ?? 'pending', dmarc };
+  if (!check || (check.status === 'pending' && !dmarc))
+    return {
+      ...shown,
+      advice: 'No DMARC record is published: publish this one, which only monitors (p=none), once DKIM and SPF pass.',
+    };
+  if (check.status === 'failed')
+    return {
+      ...shown,
+      advice: check.found
+        ? 'More than one DMARC record is published, so receivers apply none: keep a single one.'
+        : 'The DNS lookup failed; it is tried again at the next check.',
+    };
+  if (dmarc && address && !dmarc.reportsHere)
+    return {
+      ...shown,
+      // Their record stays in force; the value to publish is theirs with our address added.
+      value: withReportAddress(published!, address),
+      advice:
+        `A DMARC record with p=${dmarc.policy} is published. Keep its policy and add mailto:${address} ` +
+        'to its rua tag as a further address (the value shown), so that receivers’ reports reach Postbox.',
+    };
+  return { ...shown, advice: null };
+}
 
 export function toDomain(ctx: AppContext, row: DomainRow): Domain {
   return {
@@ -62,7 +157,7 @@ export function toDomain(ctx: AppContext, row: DomainRow): Domain {
     verified: row.verified,
     verifiedAt: row.verified_at ? new Date(row.verified_at).toISOString() : null,
     checkedAt: row.checked_at ? new Date(row.checked_at).toISOString() : null,
-    records: expectedRecords(ctx, row).map((r) => ({ ...r, status: row.checks[r.purpose]?.status ?? 'pending' })),
+    records: expectedRecords(ctx, row).map((r) => presentRecord(ctx, row, r)),
     projectId: row.project_id,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
@@ -147,6 +242,22 @@ function judge<T>(
   return found.length ? { status: 'pending', found } : { status: 'pending' };
 }
 
+/**
+ * A DMARC lookup: `verified` when one DMARC record is published and it sends reports here (or,
+ * without the inbound listener, when one is published at all); `pending` when none is, or one is
+ * without our address; `failed` when the lookup fails or several are published (receivers then
+ * apply none, RFC 7489 §6.6.3). `found` holds only the DMARC records.
+ */
+function judgeDmarc(lookup: Lookup<string>, address: string | null): RecordCheck {
+  if (!lookup.ok) return { status: 'failed', error: lookup.error };
+  const dmarc = lookup.records.filter((t) => dmarcTags(t) !== null);
+  if (dmarc.length === 0) return { status: 'pending' };
+  const found = shown(dmarc);
+  if (dmarc.length > 1) return { status: 'failed', found, error: 'More than one DMARC record is published' };
+  const ours = address === null || readDmarcRecord(dmarc[0]!)!.reportAddresses.includes(address);
+  return { status: ours ? 'verified' : 'pending', found };
+}
+
 const unquote = (txt: string) => txt.replace(/^"|"$/g, '').trim();
 const hostOf = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
@@ -190,6 +301,8 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
             ),
           ];
         }
+        case 'dmarc':
+          return ['dmarc', judgeDmarc(await ctx.dns.txt(record.name), dmarcReportAddress(ctx, row.domain))];
         case 'return-path': {
           const lookup = await ctx.dns.mx(record.name);
           const host = returnPathHost(ctx).toLowerCase();

@@ -299,3 +299,32 @@ export async function countHit(
   );
   return r.rows[0] ?? null;
 }
+
+export interface SenderFigures {
+  sent: number;
+  complained: number;
+  hardBounced: number;
+}
+
+/**
+ * What became of the mail a project sent from a domain since `since`: sent, complained about, bounced
+ * for good. One range of the (project, created_at) index, filtered by the sender's domain.
+ */
+export async function senderFigures(
+  ex: Executor,
+  projectId: string,
+  domain: string,
+  since: Date,
+): Promise<SenderFigures> {
+  const r = await run<SenderFigures>(
+    ex,
+    sql`
+    select count(*) filter (where sent_at is not null)::int as "sent",
+           count(*) filter (where complained_at is not null)::int as "complained",
+           count(*) filter (where status = 'bounced' and bounce_type = 'hard')::int as "hardBounced"
+      from emails
+     where project_id = ${projectId} and created_at >= ${since}
+       and lower(substring(from_email from '[^@]*$')) = ${domain}`,
+  );
+  return r.rows[0]!;
+}

@@ -373,3 +373,7 @@ function toEmailRecord(row: repo.EmailRow): EmailRecord {
     updatedAt: iso(row.updated_at),
   };
 }
+
+/** Sent, complained and hard-bounced mail of a project from one sender domain since a moment. */
+export const senderFigures = (ctx: AppContext, projectId: string, domain: string, since: Date) =>
+  repo.senderFigures(ctx.db, projectId, domain, since);

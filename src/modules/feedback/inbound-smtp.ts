@@ -2,7 +2,8 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
 import { ContentLimitError, PoolBusyError } from '../../platform/untrusted/pool.js';
-import { isRegisteredDomain } from '../domains/service.js';
+import { receiveDmarcReport } from '../dmarc/service.js';
+import { DMARC_LOCAL_PART, isRegisteredDomain } from '../domains/service.js';
 import { receiveMail } from '../inbound/service.js';
 import { applyReport, reportedEmailId } from './service.js';
 
@@ -20,8 +21,8 @@ const smtpError = (code: number, message: string): SmtpError =>
 
 /**
  * The inbound SMTP listener (`INBOUND_SMTP_PORT`): takes delivery status notifications and abuse
- * reports for the registered sender domains and their `bounces.` subdomains, and other mail (replies)
- * for the verified ones. A message is answered
+ * reports for the registered sender domains and their `bounces.` subdomains, DMARC aggregate reports
+ * at `dmarc@bounces.<domain>`, and other mail (replies) for the verified ones. A message is answered
  * 250 only once what it reports is committed; a failure on this side is a 451, so the sender keeps
  * it and tries again.
  *
@@ -96,7 +97,21 @@ function refusal(err: ContentLimitError): SmtpError {
   return smtpError(554, `5.6.0 Message refused: reading it ${why}`);
 }
 
+/** The sender domain whose DMARC report address (`dmarc@bounces.<domain>`) this is, or null. */
+function dmarcReportDomain(recipient: string): string | null {
+  const at = recipient.lastIndexOf('@');
+  const domain = recipient.slice(at + 1).toLowerCase();
+  if (recipient.slice(0, at).toLowerCase() !== DMARC_LOCAL_PART || !domain.startsWith('bounces.')) return null;
+  return domain.slice('bounces.'.length);
+}
+
 async function receive(ctx: AppContext, recipients: string[], raw: Buffer): Promise<void> {
+  // Aggregate reports: whatever else the message is addressed to, it is read as a report only.
+  const reportDomains = [...new Set(recipients.map(dmarcReportDomain).filter((d) => d !== null))];
+  if (reportDomains.length > 0) {
+    for (const domain of reportDomains) await receiveDmarcReport(ctx, domain, raw);
+    return;
+  }
   const toReturnPath = recipients.some((r) => readReturnPath(ctx.links, r) !== null);
   const report = await ctx.untrusted.report(raw);
   if (!report) {

@@ -5,6 +5,8 @@
  */
 import { htmlToText as plainText } from 'html-to-text';
 import { type AddressObject, type EmailAddress, type ParsedMail as ParsedMessage, simpleParser } from 'mailparser';
+import { type AggregateReport, readAggregateReport } from '../../domain/dmarc-aggregate.js';
+import { expandReportFile, ReportRefused } from '../../domain/dmarc-archive.js';
 import { type Report, reportInMessage } from '../../domain/feedback/reports.js';
 import { sanitizeInboundHtml } from '../../domain/inbound-html.js';
 import type { ReadMessage } from '../../domain/submission.js';
@@ -71,6 +73,40 @@ export async function mail(raw: Uint8Array): Promise<ParsedMail | Failure> {
 /** The delivery report or abuse report a message carries, or null. */
 export function report(raw: Uint8Array): Report | null {
   return reportInMessage(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
+}
+
+/** The types and names that mark the part of a message holding a DMARC aggregate report. */
+const REPORT_TYPES = /^(application\/(gzip|x-gzip|zip|x-zip|x-zip-compressed|xml)|text\/xml)$/i;
+const REPORT_NAMES = /\.(xml|gz|zip)$/i;
+
+/**
+ * The DMARC aggregate report a message carries (RFC 7489 §7.2.1.1: one file, attached, as XML, gzip
+ * or zip), read under the bounds of domain/dmarc-archive.ts and domain/dmarc-aggregate.ts.
+ */
+export async function dmarcReport(raw: Uint8Array): Promise<({ ok: true } & AggregateReport) | Failure> {
+  let parsed: ParsedMessage;
+  try {
+    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+      skipImageLinks: true,
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+    });
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    return { ok: false, message: e.message ?? String(err), code: e.code };
+  }
+  const file =
+    parsed.attachments.find((a) => REPORT_TYPES.test(a.contentType)) ??
+    parsed.attachments.find((a) => REPORT_NAMES.test(a.filename ?? ''));
+  const inline = !file && parsed.text && /^\s*<(\?xml|feedback)/.test(parsed.text) ? parsed.text : null;
+  if (!file && !inline) return { ok: false, message: 'the message carries no report file' };
+  try {
+    const xml = file ? expandReportFile(file.content) : inline!;
+    return { ok: true, ...readAggregateReport(xml) };
+  } catch (err) {
+    if (err instanceof ReportRefused) return { ok: false, message: err.message };
+    throw err;
+  }
 }
 
 /**

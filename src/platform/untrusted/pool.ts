@@ -25,6 +25,7 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
+import type { AggregateReport } from '../../domain/dmarc-aggregate.js';
 import type { Report } from '../../domain/feedback/reports.js';
 import type { ReadMessage } from '../../domain/submission.js';
 import { textFromHtml } from '../mail/message.js';
@@ -195,6 +196,16 @@ export class UntrustedPool {
       }
     }
     const result = await this.run<({ ok: true } & ReadMessage) | tasks.Failure>('submission', 'submission', raw);
+    if (!result.ok) throw new ContentLimitError('invalid', result.message, result.code);
+    return result;
+  }
+
+  /**
+   * The DMARC aggregate report a received message carries, read under the bounds of
+   * domain/dmarc-archive.ts and dmarc-aggregate.ts; ContentLimitError when it breaks one.
+   */
+  async dmarcReport(raw: Uint8Array): Promise<AggregateReport> {
+    const result = await this.run<({ ok: true } & AggregateReport) | tasks.Failure>('mail', 'dmarcReport', raw);
     if (!result.ok) throw new ContentLimitError('invalid', result.message, result.code);
     return result;
   }

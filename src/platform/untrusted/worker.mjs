@@ -14,3 +14,4 @@ export const rsaKey = tasks.rsaKey;
 export const mail = (raw) => mailModule().mail(raw);
 export const report = (raw) => mailModule().report(raw);
 export const submission = (raw) => mailModule().submission(raw);
+export const dmarcReport = (raw) => mailModule().dmarcReport(raw);

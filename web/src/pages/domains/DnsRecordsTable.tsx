@@ -4,13 +4,14 @@ import { TableHead } from '../../components/TableHead.js';
 import { PURPOSE_LABELS, recordStatusLabel } from './domain-state.js';
 
 export function DnsRecordsTable({ domain }: { domain: Domain }) {
+  const byStep = [...domain.records].sort((a, b) => a.step - b.step);
   return (
     <div className="table-scroll">
       <table className="table dns-table stack-on-narrow">
-        <caption className="visually-hidden">DNS records for {domain.domain}</caption>
-        <TableHead columns={['Type', 'Name', 'Value', 'Status']} />
+        <caption className="visually-hidden">DNS records for {domain.domain}, in the order to publish them</caption>
+        <TableHead columns={['Step', 'Record', 'Name', 'Value', 'Status']} />
         <tbody>
-          {domain.records.map((r) => (
+          {byStep.map((r) => (
             <DnsRecordRow key={`${r.purpose}-${r.name}`} record={r} />
           ))}
         </tbody>
@@ -23,9 +24,14 @@ function DnsRecordRow({ record }: { record: DnsRecord }) {
   const purpose = PURPOSE_LABELS[record.purpose];
   return (
     <tr>
-      <td data-label="Type">
+      <td data-label="Step">{record.step}</td>
+      <td data-label="Record">
         <span className="record-type">{record.type}</span>
-        <span className="muted small record-purpose">{purpose}</span>
+        <span className="muted small record-purpose">
+          {purpose}
+          {record.required ? '' : ', recommended'}
+        </span>
+        <p className="small record-description">{record.description}</p>
       </td>
       <td data-label="Name">
         <div className="copyable">
@@ -43,6 +49,13 @@ function DnsRecordRow({ record }: { record: DnsRecord }) {
         <span className={`badge badge-${record.status === 'verified' ? 'ok' : record.status}`}>
           {recordStatusLabel(record)}
         </span>
+        {record.dmarc && (
+          <p className="small">
+            In force: p={record.dmarc.policy}
+            {record.dmarc.percent < 100 ? ` on ${record.dmarc.percent} %` : ''}
+          </p>
+        )}
+        {record.advice && <p className="small muted record-advice">{record.advice}</p>}
       </td>
     </tr>
   );

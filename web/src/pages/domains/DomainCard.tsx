@@ -3,6 +3,8 @@ import { useVerifyDomain } from '../../api/domains.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert } from '../../components/Alert.js';
 import { formatDateTime } from '../../format/dates.js';
+import { BulkSenderChecklist } from './BulkSenderChecklist.js';
+import { DmarcReports } from './DmarcReports.js';
 import { DnsRecordsTable } from './DnsRecordsTable.js';
 import { sendingState } from './domain-state.js';
 
@@ -20,6 +22,8 @@ export function DomainCard({
   const verifyText = verify.isPending ? 'Checking…' : 'Verify now';
   const state = sendingState(domain);
   const titleId = `domain-${domain.id}`;
+  // With the inbound listener on, the recommended DMARC record names the address reports come to.
+  const receivesReports = domain.records.some((r) => r.purpose === 'dmarc' && r.value.includes('rua='));
 
   return (
     <article className="card domain-card" aria-labelledby={titleId}>
@@ -60,7 +64,16 @@ export function DomainCard({
         </div>
       </div>
       <div aria-live="polite">{verify.isError && <Alert>{errorMessage(verify.error)}</Alert>}</div>
+      <BulkSenderChecklist projectId={projectId} domainId={domain.id} />
       <DnsRecordsTable domain={domain} />
+      {receivesReports ? (
+        <DmarcReports projectId={projectId} domainId={domain.id} domain={domain.domain} />
+      ) : (
+        <p className="muted small dmarc-reports">
+          DMARC reports come to Postbox through its inbound SMTP listener: set <code>INBOUND_SMTP_PORT</code> and the
+          DMARC record above names the address that takes them.
+        </p>
+      )}
     </article>
   );
 }

@@ -28,8 +28,8 @@ export default function DomainsPage() {
         <p className="muted">
           {capturing ? 'Once a relay is set up, mail is sent only from verified domains. ' : ''}
           {settings.data?.mode === 'relay' ? 'Mail is sent only from verified domains. ' : ''}
-          Add the DNS records shown for a domain at your DNS provider; they are checked every 5 minutes, or now with
-          “Verify now”.
+          Add the DNS records shown for a domain at your DNS provider, in the order of their steps; they are checked
+          every 5 minutes, or now with “Verify now”.
         </p>
       </div>
       {capturing && <CaptureModeNotice />}

@@ -12,6 +12,7 @@ export const PURPOSE_LABELS: Record<RecordPurpose, string> = {
   verification: 'ownership',
   spf: 'SPF',
   'return-path': 'return-path',
+  dmarc: 'DMARC',
 };
 
 const joinWords = (words: string[]) =>
@@ -32,8 +33,9 @@ export function sendingState(domain: Pick<Domain, 'verified' | 'checkedAt' | 're
   return { tone: 'waiting', text: `Waiting for the ${names} record${missing.length > 1 ? 's' : ''}` };
 }
 
-export function recordStatusLabel(record: Pick<DnsRecord, 'status' | 'required'>): string {
+export function recordStatusLabel(record: Pick<DnsRecord, 'status' | 'required' | 'dmarc'>): string {
   if (record.status === 'verified') return 'Found';
+  if (record.dmarc && !record.dmarc.reportsHere) return `Found: p=${record.dmarc.policy}, reports go elsewhere`;
   if (record.status === 'failed') return 'Lookup failed';
   return record.required ? 'Not found yet' : 'Optional, not found';
 }
