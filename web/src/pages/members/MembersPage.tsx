@@ -156,7 +156,7 @@ function MembersTable({
                       <button
                         type="button"
                         className="button button-small"
-                        aria-label={`Sign ${m.email} out everywhere`}
+                        aria-label={`Sign out everywhere: ${m.email}`}
                         disabled={endSessions.isPending && endSessions.variables === m.userId}
                         onClick={() => endSessions.mutate(m.userId, { onSuccess: (r) => onSignedOut(m, r.ended) })}
                       >
