@@ -16,6 +16,7 @@ const nextStep = () => new Promise((resolve) => setTimeout(resolve, 30_000 - (Da
 describe.skipIf(!hasChromium)('account security in a browser', () => {
   const d = useDashboard();
   let secret = '';
+  let enrolmentCode = '';
   let recoveryCodes: string[] = [];
 
   it('enrols with the QR code and a code, and shows the recovery codes once', async () => {
@@ -41,7 +42,8 @@ describe.skipIf(!hasChromium)('account security in a browser', () => {
     await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
     await d.page.getByText('Wrong, expired or already used').waitFor();
 
-    await field.fill(code(secret));
+    enrolmentCode = code(secret);
+    await field.fill(enrolmentCode);
     await d.page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     const list = d.page.getByRole('list', { name: 'Recovery codes' });
     await list.waitFor();
@@ -72,7 +74,7 @@ describe.skipIf(!hasChromium)('account security in a browser', () => {
     await d.expectAccessible('sign-in-second-factor');
 
     // The code that turned it on was used: it does not sign in.
-    await field.fill(code(secret));
+    await field.fill(enrolmentCode);
     await d.page.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
 
@@ -94,4 +96,23 @@ describe.skipIf(!hasChromium)('account security in a browser', () => {
     await d.page.getByRole('button', { name: 'Verify' }).click();
     await d.page.getByRole('link', { name: OWNER.email }).waitFor();
   }, 90_000);
+
+  it('lets the owner require it of every member, and the members list shows who has it', async () => {
+    const nav = (name: string) =>
+      d.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+    await nav('Settings').click();
+    const toggle = d.page.getByRole('checkbox', { name: 'Require two-factor sign-in for every member' });
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    // The box shows what the server holds: checked once the change is saved.
+    await toggle.click();
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+    await d.expectAccessible('settings-two-factor');
+    const projects = await d.page.request.get(`${d.service.url}/users/@me/projects`);
+    expect((await projects.json())[0].requireTwoFactor).toBe(true);
+
+    await nav('Members').click();
+    const row = d.page.getByRole('table', { name: 'Members' }).getByRole('row').filter({ hasText: OWNER.email });
+    await expect.poll(() => row.locator('td[data-label="Two-factor"]').textContent()).toBe('On');
+  });
 });
