@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
-import { hasChromium, OWNER, useDashboard } from '../support/browser.js';
+import { accessibilityViolations, hasChromium, OWNER, useDashboard } from '../support/browser.js';
+
+const MEMBER = { email: 'member@example.com', password: 'member-correct-horse' };
 
 /**
  * Two-factor sign-in in Debian's Chromium against the real service: the owner enrols from Account
@@ -114,5 +116,40 @@ describe.skipIf(!hasChromium)('account security in a browser', () => {
     await nav('Members').click();
     const row = d.page.getByRole('table', { name: 'Members' }).getByRole('row').filter({ hasText: OWNER.email });
     await expect.poll(() => row.locator('td[data-label="Two-factor"]').textContent()).toBe('On');
+  });
+
+  it('asks a member without it to enrol before anything else, then lets them in', async () => {
+    const [project] = await (await d.page.request.get(`${d.service.url}/users/@me/projects`)).json();
+    const invite = await d.page.request.post(`${d.service.url}/projects/${project.id}/invites`, {
+      data: { email: MEMBER.email, role: 'member' },
+    });
+    expect(invite.status(), await invite.text()).toBe(201);
+    const token = (await invite.json()).url.split('/app/invite/')[1];
+    const context = await d.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      const accepted = await page.request.post(`${d.service.url}/invites/${token}/accept`, {
+        data: { password: MEMBER.password },
+      });
+      expect(accepted.status(), await accepted.text()).toBe(200);
+
+      await page.goto(`${d.service.url}/app/`);
+      await page.getByRole('heading', { name: 'Turn on two-factor sign-in' }).waitFor();
+      const qr = page.getByRole('img', { name: 'QR code to add Postbox to an authenticator app' });
+      await qr.waitFor();
+      expect(await accessibilityViolations(page, 'enrol-required')).toEqual([]);
+      const memberSecret = ((await page.locator('.enrolment-secret code').textContent()) ?? '').replace(/\s/g, '');
+      await page.getByLabel('Code from the app').fill(code(memberSecret));
+      await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
+      await page.getByRole('list', { name: 'Recovery codes' }).waitFor();
+      await page.getByRole('button', { name: 'I have saved them' }).click();
+      // In: the project's pages answer this session now.
+      await page.getByRole('link', { name: MEMBER.email }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
+      await page.getByRole('heading', { name: 'Contacts', level: 1 }).waitFor();
+    } finally {
+      await context.close();
+    }
   });
 });
