@@ -10,10 +10,12 @@ export type { Branch, StepConfig, StepType } from './domain/workflows/step-types
 export { BRANCHES, STEP_TYPES } from './domain/workflows/step-types.js';
 export type {
   InstanceSettings,
+  Me,
   Permissions,
   Project,
   ProjectCreation,
   User,
+  UserSession,
 } from './modules/accounts/schemas.js';
 export * as accounts from './modules/accounts/schemas.js';
 export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './modules/activity/schemas.js';
@@ -57,6 +59,7 @@ export type { Suppression, SuppressionReason } from './modules/suppressions/sche
 export * as suppressions from './modules/suppressions/schemas.js';
 export type { EmailContent, Template } from './modules/templates/schemas.js';
 export * as templates from './modules/templates/schemas.js';
+export type { Enrolment, RecoveryCodes, TwoFactorStatus } from './modules/two-factor/schemas.js';
 export * as verify from './modules/verify/schemas.js';
 export type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from './modules/webhooks/schemas.js';
 export * as webhooks from './modules/webhooks/schemas.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { purgeRevokedSessions } from './modules/accounts/sessions.js';
+import { purgeExpiredSessions } from './modules/accounts/sessions.js';
 import { campaignOutcomeEffects } from './modules/campaigns/counters.js';
 import {
   CAMPAIGN_FANOUT_QUEUE,
@@ -100,7 +100,7 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
   );
   runner.every('purge-idempotency-keys', 60 * 60_000, async () => {
     await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
-    await purgeRevokedSessions(ctx.db, ctx.clock.now());
+    await purgeExpiredSessions(ctx.db, ctx.clock.now());
   });
   runner.every('verify-domains', 5 * 60_000, async () => {
     await checkAllDomains(ctx);

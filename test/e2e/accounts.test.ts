@@ -103,7 +103,7 @@ describe('dashboard accounts', () => {
   it('signs in with a week-long HttpOnly session cookie', async () => {
     const res = await login(server.url, '  Alice@EXAMPLE.com ', ALICE.password);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'email', 'id']);
+    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'email', 'id', 'twoFactorEnabled', 'twoFactorRequired']);
     expect(res.body).toMatchObject({ id: alice.id, email: ALICE.email });
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
     expect(res.cookies).toHaveLength(1);
@@ -147,18 +147,29 @@ describe('dashboard accounts', () => {
   it('refuses missing, forged, tampered and expired sessions', async () => {
     const now = Math.floor(Date.now() / 1000);
     const realKey = await instanceSecret(server.service.ctx.db, 'session-signing-key');
-    const sign = (key: Uint8Array, iat: number, exp: number) =>
+    // Each token below names a session that exists on the server (until `exp`), so only what the
+    // token itself is wrong in refuses it.
+    const recorded = async (jti: string, exp: number) => {
+      const at = new Date((exp - 3600) * 1000);
+      await run(
+        server.service.ctx.db,
+        sql`insert into user_sessions (id, user_id, created_at, last_seen_at, expires_at, ip, user_agent, second_factor)
+          values (${jti}, ${alice.id}, ${at}, ${at}, ${new Date(exp * 1000)}, '127.0.0.1', 'test', false)`,
+      );
+      return jti;
+    };
+    const sign = async (key: Uint8Array, iat: number, exp: number) =>
       new SignJWT({})
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(alice.id)
-        .setJti(randomUUID())
+        .setJti(await recorded(randomUUID(), Math.max(exp, now + 3600)))
         .setIssuedAt(iat)
         .setExpirationTime(exp)
         .sign(key);
-    const signClaims = (claims: Record<string, unknown>) =>
+    const signClaims = async (claims: Record<string, unknown>) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(realKey);
 
-    // The control: a token made with the instance's own key is accepted…
+    // The control: a token made with the instance's own key for a recorded session is accepted…
     expect((await dashboard(server.url, await sign(realKey, now, now + 3600)).get('/users/@me')).status).toBe(200);
 
     const [header, , signature] = aliceToken.split('.');
@@ -173,7 +184,23 @@ describe('dashboard accounts', () => {
       ],
       // …but not once it has expired, nor without an expiry, an id, or a user id that is one.
       ['expired', await sign(realKey, now - WEEK - 60, now - 60)],
-      ['no exp', await signClaims({ sub: alice.id, jti: randomUUID(), iat: now })],
+      ['no exp', await signClaims({ sub: alice.id, jti: await recorded(randomUUID(), now + 3600), iat: now })],
+      // …nor for a session the server has no record of (never made, or ended)…
+      [
+        'no session record',
+        await new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setSubject(alice.id)
+          .setJti(randomUUID())
+          .setIssuedAt(now)
+          .setExpirationTime(now + 3600)
+          .sign(realKey),
+      ],
+      // …nor a sign-in's second-factor challenge, signed with the same key.
+      [
+        'a second-factor challenge',
+        await signClaims({ sub: alice.id, jti: randomUUID(), iat: now, exp: now + 300, purpose: 'second-factor' }),
+      ],
       ['no jti', await signClaims({ sub: alice.id, iat: now, exp: now + 3600 })],
       ['sub not a uuid', await signClaims({ sub: 'alice', jti: randomUUID(), iat: now, exp: now + 3600 })],
       ['sub a number', await signClaims({ sub: 42, jti: randomUUID(), iat: now, exp: now + 3600 })],
@@ -251,6 +278,7 @@ describe('dashboard accounts', () => {
         id: server.service.defaultProject!.id,
         name: 'Default project',
         disabled: false,
+        requireTwoFactor: false,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         role: 'owner',
@@ -306,6 +334,7 @@ describe('dashboard accounts', () => {
       'id',
       'name',
       'publicKey',
+      'requireTwoFactor',
       'role',
       'secretKey',
       'updatedAt',

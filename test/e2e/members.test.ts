@@ -85,7 +85,9 @@ describe('project members', () => {
   it('lists the owner of a project as its member, and the project with the role of the user', async () => {
     const members = await as(ALICE).get(`/projects/${projectId}/members`);
     expect(members.status).toBe(200);
-    expect(members.body).toEqual([{ userId: ids[ALICE], email: ALICE, role: 'owner', createdAt: expect.any(String) }]);
+    expect(members.body).toEqual([
+      { userId: ids[ALICE], email: ALICE, role: 'owner', createdAt: expect.any(String), twoFactor: false },
+    ]);
     expect(await roleIn(ALICE)).toBe('owner');
     expect((await as(BOB).get('/users/@me/projects')).body).toEqual([]);
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createProject, type ProjectWithKeys } from '../../src/modules/projects/service.js';
+import type { Clock } from '../../src/platform/clock.js';
 import { freePort } from '../../src/platform/free-port.js';
 import { type RunningService, startService } from '../../src/start.js';
 import { createTestDatabase } from './database.js';
@@ -65,10 +66,13 @@ export interface TestServer {
 export type TestProject = Awaited<ReturnType<TestServer['project']>>;
 
 /** The whole service (API and worker) in this process, on a fresh database and a free port. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { clock?: Clock } = {},
+): Promise<TestServer> {
   const database = await createTestDatabase();
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...passthroughEnv(), ...database.env, ...env });
-  const service = await startService(config, 'all');
+  const service = await startService(config, 'all', options);
   const url = service.url!;
   let n = 0;
   return {

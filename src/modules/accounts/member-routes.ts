@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created, noContent } from '../../platform/http/envelope.js';
@@ -6,15 +6,24 @@ import type { ZodApp } from '../../platform/http/module-routes.js';
 import * as s from '../members/schemas.js';
 import * as members from '../members/service.js';
 import type { UserRow } from './repo.js';
+import { endedMemberSessionsSchema } from './schemas.js';
 import * as service from './service.js';
+import * as userSessions from './user-sessions.js';
 
 /** What the account routes lend these: the session hooks, and signing a new account in. */
 export interface SessionHooks {
-  /** Needs a session; sets `req.userId`. */
+  /** Needs a session; sets `req.userId` and `req.session`. */
   signedIn: (req: FastifyRequest) => Promise<void>;
   /** The session's user, if any; refuses a change from another origin. */
   optionalUser: (req: FastifyRequest) => Promise<string | null>;
-  signIn: (reply: FastifyReply, user: UserRow) => Promise<unknown>;
+  signIn: (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor?: boolean) => Promise<unknown>;
+  /** Counts the second-factor codes an account tries (a preHandler). */
+  codeAttempts: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** The route options of sign-in: the per-address throttle and the same-origin check. */
+  signInRequest: { config: FastifyContextConfig; onRequest: (req: FastifyRequest) => Promise<void> };
+  setSession: (reply: FastifyReply, token: string, maxAge: number) => unknown;
+  /** Refuses a project (`:id`) that requires a second factor to a session without one (a preHandler). */
+  projectSecondFactor: (req: FastifyRequest) => Promise<void>;
 }
 
 /**
@@ -23,8 +32,8 @@ export interface SessionHooks {
  */
 export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) {
   const tags = ['Members'];
-  const mine = { config: { auth: 'none' as const }, onRequest: hooks.signedIn };
   const user = (req: FastifyRequest) => req.userId ?? '';
+  const mine = { config: { auth: 'none' as const }, onRequest: hooks.signedIn, preHandler: hooks.projectSecondFactor };
 
   app.get(
     '/projects/:id/members',
@@ -43,6 +52,12 @@ export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) 
     '/projects/:id/members/:userId',
     { ...mine, schema: { tags, params: s.memberParams, response: { 200: s.removedMemberSchema } } },
     (req) => members.removeMember(ctx, user(req), req.params.id, req.params.userId),
+  );
+  // An owner signs a member out of every session (their own sessions are under /users/@me/sessions).
+  app.delete(
+    '/projects/:id/members/:userId/sessions',
+    { ...mine, schema: { tags, params: s.memberParams, response: { 200: endedMemberSessionsSchema } } },
+    (req) => userSessions.endMemberSessions(ctx, user(req), req.params.id, req.params.userId),
   );
   app.get(
     '/projects/:id/invites',
@@ -78,7 +93,7 @@ export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) 
       const signedIn = await hooks.optionalUser(req);
       const accepted = await service.acceptInvite(ctx, req.params.token, signedIn, req.body?.password);
       // A new account is signed in at once, as the setup of the owner is.
-      if (accepted.created) await hooks.signIn(reply, accepted.user);
+      if (accepted.created) await hooks.signIn(req, reply, accepted.user);
       return { projectId: accepted.projectId, role: accepted.role };
     },
   );

@@ -100,3 +100,7 @@ export async function setProjectCreation(ex: Executor, setting: ProjectCreation,
       on conflict (id) do update set project_creation = excluded.project_creation, updated_at = excluded.updated_at`,
   );
 }
+
+export async function setPasswordHash(ex: Executor, userId: string, hash: string, now: Date): Promise<void> {
+  await run(ex, sql`update users set password_hash = ${hash}, updated_at = ${now} where id = ${userId}`);
+}

@@ -4,17 +4,34 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import * as twoFactorSchemas from '../two-factor/schemas.js';
+import * as twoFactor from '../two-factor/service.js';
 import * as instance from './instance.js';
 import { memberRoutes } from './member-routes.js';
 import type { UserRow } from './repo.js';
 import * as s from './schemas.js';
+import { securityRoutes } from './security-routes.js';
 import * as service from './service.js';
-import { SESSION_COOKIE, SESSION_SECONDS, type Sessions } from './sessions.js';
+import {
+  CHALLENGE_COOKIE,
+  CHALLENGE_SECONDS,
+  SESSION_COOKIE,
+  SESSION_SECONDS,
+  type Session,
+  type Sessions,
+} from './sessions.js';
 import * as setup from './setup.js';
+import * as userSessions from './user-sessions.js';
+
+/** Codes one account may try in CODE_WINDOW_MS, signing in and in signed-in changes together. */
+const CODE_ATTEMPTS = 10;
+const CODE_WINDOW_MS = 15 * 60_000;
 
 declare module 'fastify' {
   interface FastifyRequest {
     userId: string | null;
+    /** The signed-in session, on routes that need one. */
+    session: Session | null;
   }
 }
 
@@ -29,6 +46,10 @@ const crossOrigin = (origin: string) =>
       suggestion: 'Send the request from the dashboard, or without an Origin header from a server-side client.',
     },
   );
+const signInExpired = () =>
+  new AppError(401, 'SIGN_IN_EXPIRED', 'Enter your email and password again: the second step has expired', {
+    suggestion: `The code must follow the password within ${CHALLENGE_SECONDS / 60} minutes (POST /auth/login first).`,
+  });
 
 /**
  * The dashboard's API: password login setting a session cookie, and the signed-in user's projects.
@@ -44,6 +65,7 @@ export async function accountRoutes(
   const secure = ctx.config.publicUrl.startsWith('https:');
 
   app.decorateRequest('userId', null);
+  app.decorateRequest('session', null);
   // A cookie goes with every request to this host, including ones a page elsewhere makes the
   // browser send; browsers name that page in Origin, which must then be this service itself (its
   // PUBLIC_URL, or the host the request was sent to).
@@ -55,13 +77,14 @@ export async function accountRoutes(
   };
   const session = async (req: FastifyRequest) => {
     const token = req.cookies[SESSION_COOKIE];
-    return token ? sessions.verify(token, ctx.clock.now()) : null;
+    return token ? sessions.verify(token, ctx.clock.now(), req.ip) : null;
   };
   const signedIn = async (req: FastifyRequest) => {
     await sameOrigin(req);
     const current = await session(req);
     if (!current) throw unauthenticated();
     req.userId = current.userId;
+    req.session = current;
   };
   /** The signed-in user, when a session comes with the request; a change must come from this origin. */
   const optionalUser = async (req: FastifyRequest) => {
@@ -71,12 +94,16 @@ export async function accountRoutes(
   const user = (req: FastifyRequest) => req.userId ?? '';
   const setSession = (reply: FastifyReply, token: string, maxAge: number) =>
     reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
+  const setChallenge = (reply: FastifyReply, token: string, maxAge: number) =>
+    reply.setCookie(CHALLENGE_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/auth', maxAge });
+  const place = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 
-  const signIn = async (reply: FastifyReply, user: UserRow) => {
-    setSession(reply, await sessions.issue(user.id, ctx.clock.now()), SESSION_SECONDS);
-    return service.toUser(user);
+  const signIn = async (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor = false) => {
+    setSession(reply, await sessions.issue(user.id, ctx.clock.now(), place(req), secondFactor), SESSION_SECONDS);
+    return service.me(ctx, user.id);
   };
-  // Guessing passwords (or the setup token) is slowed per address, whatever the rest of the traffic.
+  // Guessing passwords (or the setup token, or a second factor) is slowed per address, whatever the
+  // rest of the traffic.
   const signInRequest = {
     config: {
       ...open,
@@ -89,28 +116,78 @@ export async function accountRoutes(
     },
     onRequest: sameOrigin,
   };
+  const challengedUser = async (req: FastifyRequest) => {
+    const token = req.cookies[CHALLENGE_COOKIE];
+    return token ? sessions.challengedUser(token, ctx.clock.now()) : null;
+  };
+  // And per account, from every address together: codes are six digits, and someone with the
+  // password could otherwise try them from many addresses (docs/decisions.md, "Second-factor
+  // throttle"). Its own counter, beside the route's per-address one.
+  const codeLimit = app.createRateLimit({
+    max: CODE_ATTEMPTS,
+    timeWindow: CODE_WINDOW_MS,
+    keyGenerator: async (req: FastifyRequest) => `second-factor:${req.userId ?? (await challengedUser(req)) ?? req.ip}`,
+    // The global limit lets requests without a project through; this one counts every request.
+    allowList: () => false,
+  });
+  const codeAttempts = async (req: FastifyRequest, reply: FastifyReply) => {
+    const limit = await codeLimit(req);
+    if (limit.isAllowed || !limit.isExceeded) return;
+    reply.header('retry-after', String(limit.ttlInSeconds));
+    throw new AppError(429, 'RATE_LIMIT_EXCEEDED', 'Too many second-factor codes tried for this account', {
+      details: { limit: limit.max, retryAfterSeconds: limit.ttlInSeconds },
+      suggestion: `Wait ${Math.ceil(limit.ttlInSeconds / 60)} minutes, then enter the code your app shows.`,
+    });
+  };
+
   app.post(
     '/auth/login',
-    { ...signInRequest, schema: { tags, body: s.loginBody, response: { 200: s.userSchema } } },
-    async (req, reply) => signIn(reply, await service.login(ctx, req.body.email, req.body.password)),
+    { ...signInRequest, schema: { tags, body: s.loginBody, response: { 200: s.loginResultSchema } } },
+    async (req, reply) => {
+      const user = await service.login(ctx, req.body.email, req.body.password);
+      if (!(await twoFactor.isEnabled(ctx.db, user.id))) return signIn(req, reply, user);
+      setChallenge(reply, await sessions.challenge(user.id, ctx.clock.now()), CHALLENGE_SECONDS);
+      return { secondFactorRequired: true as const };
+    },
+  );
+  app.post(
+    '/auth/login/second-factor',
+    {
+      ...signInRequest,
+      preHandler: codeAttempts,
+      schema: { tags, body: twoFactorSchemas.secondFactorBody, response: { 200: s.meSchema } },
+    },
+    async (req, reply) => {
+      const userId = await challengedUser(req);
+      if (!userId) throw signInExpired();
+      const found = await service.secondFactor(ctx, userId, req.body);
+      setChallenge(reply, '', 0);
+      return signIn(req, reply, found, true);
+    },
   );
   app.get('/auth/setup', { config: open, schema: { tags, response: { 200: s.setupStateSchema } } }, () =>
     setup.setupRequired(ctx),
   );
   app.post(
     '/auth/setup',
-    { ...signInRequest, schema: { tags, body: s.setupBody, response: { 201: s.userSchema } } },
-    async (req, reply) => created(reply, signIn(reply, await setup.setUpOwner(ctx, req.body))),
+    { ...signInRequest, schema: { tags, body: s.setupBody, response: { 201: s.meSchema } } },
+    async (req, reply) => created(reply, signIn(req, reply, await setup.setUpOwner(ctx, req.body))),
   );
   app.post('/auth/logout', { config: open, onRequest: sameOrigin, schema: { tags } }, async (req, reply) => {
     const current = await session(req);
-    if (current) await sessions.revoke(current);
+    if (current) await userSessions.endSession(ctx, current.userId, current.id);
     setSession(reply, '', 0);
     return reply.code(204).send();
   });
 
   const mine = { config: open, onRequest: signedIn };
-  app.get('/users/@me', { ...mine, schema: { tags, response: { 200: s.userSchema } } }, (req) =>
+  // A project that requires a second factor is refused to a session without one, here as on its resources.
+  const projectSecondFactor = async (req: FastifyRequest) => {
+    const projectId = (req.params as { id?: string }).id;
+    if (req.session && projectId) await service.assertProjectSecondFactor(ctx, projectId, req.session);
+  };
+  const myProject = { ...mine, preHandler: projectSecondFactor };
+  app.get('/users/@me', { ...mine, schema: { tags, response: { 200: s.meSchema } } }, (req) =>
     service.me(ctx, user(req)),
   );
   app.get('/users/@me/permissions', { ...mine, schema: { tags, response: { 200: s.permissionsSchema } } }, (req) =>
@@ -127,14 +204,14 @@ export async function accountRoutes(
   app.patch(
     '/users/@me/projects/:id',
     {
-      ...mine,
+      ...myProject,
       schema: { tags, params: s.projectIdParams, body: s.patchProjectBody, response: { 200: s.projectSchema } },
     },
     (req) => service.updateProject(ctx, user(req), req.params.id, req.body),
   );
   app.post(
     '/users/@me/projects/:id/regenerate-keys',
-    { ...mine, schema: { tags, params: s.projectIdParams, response: { 200: s.projectWithKeysSchema } } },
+    { ...myProject, schema: { tags, params: s.projectIdParams, response: { 200: s.projectWithKeysSchema } } },
     (req) => service.regenerateKeys(ctx, user(req), req.params.id),
   );
 
@@ -155,5 +232,7 @@ export async function accountRoutes(
     (req) => instance.removeAdmin(ctx, user(req), req.params.userId),
   );
 
-  memberRoutes(app, ctx, { signedIn, optionalUser, signIn });
+  const hooks = { signedIn, optionalUser, signIn, codeAttempts, signInRequest, setSession, projectSecondFactor };
+  memberRoutes(app, ctx, hooks);
+  securityRoutes(app, ctx, hooks);
 }

@@ -16,6 +16,8 @@ export const projectSchema = z.object({
   id: z.string().uuid(),
   name: z.string(),
   disabled: z.boolean(),
+  /** Members must sign in with a second factor to use the project. */
+  requireTwoFactor: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** The signed-in user's role in the project. */
@@ -29,6 +31,8 @@ export const createProjectBody = z.object({ name: z.string().trim().min(1).max(2
 export const patchProjectBody = z.object({
   name: z.string().trim().min(1).max(255).optional(),
   disabled: z.boolean().optional(),
+  /** Owners only: members must sign in with a second factor to use the project. */
+  requireTwoFactor: z.boolean().optional(),
 });
 export const projectIdParams = z.object({ id: z.string().uuid() });
 
@@ -55,3 +59,36 @@ export const instanceAdminParams = z.object({ userId: z.string().uuid() });
 /** What the signed-in user may do on the instance, for the dashboard to show only that. */
 export const permissionsSchema = z.object({ instanceAdmin: z.boolean(), createProjects: z.boolean() });
 export type Permissions = z.infer<typeof permissionsSchema>;
+
+/** The signed-in user, with what the dashboard needs to know of their second factor. */
+export const meSchema = userSchema.extend({
+  twoFactorEnabled: z.boolean(),
+  /** A project of theirs requires two-factor sign-in: without it enabled, the dashboard asks to enrol. */
+  twoFactorRequired: z.boolean(),
+});
+export type Me = z.infer<typeof meSchema>;
+/** A right password of an account with a second factor: POST /auth/login/second-factor comes next. */
+export const secondFactorChallengeSchema = z.object({ secondFactorRequired: z.literal(true) });
+export const loginResultSchema = z.union([meSchema, secondFactorChallengeSchema]);
+
+export const userSessionSchema = z.object({
+  id: z.string().uuid(),
+  /** The session of the request that asked. */
+  current: z.boolean(),
+  /** "Firefox on Windows", read from the user agent. */
+  device: z.string(),
+  userAgent: z.string(),
+  /** The address it was last seen from. */
+  ip: z.string(),
+  createdAt: z.string(),
+  lastSeenAt: z.string(),
+  expiresAt: z.string(),
+  /** Opened (or confirmed) with a second factor. */
+  secondFactor: z.boolean(),
+});
+export type UserSession = z.infer<typeof userSessionSchema>;
+export const sessionParams = z.object({ id: z.string().uuid() });
+export const changePasswordBody = z.object({ currentPassword: z.string().min(1).max(1000), newPassword });
+export const endedSessionsSchema = z.object({ endedSessions: z.number().int() });
+export const memberSessionsParams = z.object({ id: z.string().uuid(), userId: z.string().uuid() });
+export const endedMemberSessionsSchema = z.object({ ended: z.number().int() });

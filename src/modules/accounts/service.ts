@@ -11,17 +11,19 @@ import { assertVerifiedSender } from '../domains/service.js';
 import * as emails from '../emails/service.js';
 import * as members from '../members/service.js';
 import * as projects from '../projects/service.js';
+import * as twoFactor from '../two-factor/service.js';
 import { assertMayCreateProject } from './instance.js';
 import type { UserRow } from './repo.js';
 import * as repo from './repo.js';
-import type { Project } from './schemas.js';
-import { SESSION_COOKIE, type Sessions } from './sessions.js';
+import type { Me, Project } from './schemas.js';
+import { SESSION_COOKIE, type Session, type Sessions } from './sessions.js';
 
 export const toUser = (u: UserRow) => ({ id: u.id, email: u.email, createdAt: iso(u.created_at) });
 const toProject = (p: projects.ProjectRow, role: Role): Project => ({
   id: p.id,
   name: p.name,
   disabled: p.disabled,
+  requireTwoFactor: p.require_two_factor,
   createdAt: iso(p.created_at),
   updatedAt: iso(p.updated_at),
   role,
@@ -48,10 +50,39 @@ export async function login(ctx: AppContext, email: string, password: string): P
   return user;
 }
 
-export async function me(ctx: AppContext, userId: string) {
+/**
+ * The second step of signing in, for the user a right password named: a fresh code of their app,
+ * or one of their recovery codes, each taken once.
+ */
+export async function secondFactor(
+  ctx: AppContext,
+  userId: string,
+  given: { code?: string; recoveryCode?: string },
+): Promise<UserRow> {
   const user = await repo.findUser(ctx.db, userId);
+  const ok =
+    !!user &&
+    (given.code
+      ? await twoFactor.checkCode(ctx, userId, given.code)
+      : await twoFactor.useRecoveryCode(ctx, userId, given.recoveryCode ?? ''));
+  if (!user || !ok) throw twoFactor.invalidCode(401, given.code ? 'code' : 'recoveryCode');
+  return user;
+}
+
+/** Refuses a project that requires a second factor to a session without one (404 for a non-member). */
+export async function assertProjectSecondFactor(ctx: AppContext, projectId: string, session: Session): Promise<void> {
+  const row = await projects.projectById(ctx.db, projectId);
+  if (row) assertSecondFactor(row, session);
+}
+
+export async function me(ctx: AppContext, userId: string): Promise<Me> {
+  const [user, twoFactorEnabled, requiredBy] = await Promise.all([
+    repo.findUser(ctx.db, userId),
+    twoFactor.isEnabled(ctx.db, userId),
+    projects.projectsRequiringTwoFactor(ctx.db, userId),
+  ]);
   if (!user) throw new AppError(401, 'UNAUTHENTICATED', 'Sign in again');
-  return toUser(user);
+  return { ...toUser(user), twoFactorEnabled, twoFactorRequired: requiredBy.length > 0 };
 }
 
 /** The projects the user is a member of, each with their role in it. */
@@ -71,14 +102,24 @@ export async function createOwnedProject(ctx: AppContext, userId: string, name: 
   });
 }
 
-/** Renaming takes an admin; disabling or enabling the project, an owner. */
+/**
+ * Renaming takes an admin; disabling or enabling the project, or requiring two-factor sign-in, an
+ * owner, who must have it on themselves to require it of others.
+ */
 export async function updateProject(
   ctx: AppContext,
   userId: string,
   id: string,
-  change: { name?: string; disabled?: boolean },
+  change: { name?: string; disabled?: boolean; requireTwoFactor?: boolean },
 ) {
-  const role = await members.requireRole(ctx.db, id, userId, change.disabled === undefined ? 'admin' : 'owner');
+  const ownerOnly = change.disabled !== undefined || change.requireTwoFactor !== undefined;
+  const role = await members.requireRole(ctx.db, id, userId, ownerOnly ? 'owner' : 'admin');
+  if (change.requireTwoFactor && !(await twoFactor.isEnabled(ctx.db, userId))) {
+    throw new AppError(409, 'TWO_FACTOR_NOT_ENABLED', 'Turn on two-factor sign-in for your own account first', {
+      suggestion: 'Enrol an authenticator app under Account → Security, then require it of the members.',
+      errors: [{ field: 'requireTwoFactor', message: 'Your own account has no second factor', code: 'custom' }],
+    });
+  }
   const row = await projects.updateProject(ctx.db, id, change, ctx.clock.now());
   if (!row) throw notFound('Project');
   ctx.keys.clear();
@@ -103,18 +144,31 @@ export async function regenerateKeys(ctx: AppContext, userId: string, id: string
   return { ...toProject(row, role), publicKey, secretKey };
 }
 
+export const twoFactorRequired = () =>
+  new AppError(403, 'TWO_FACTOR_REQUIRED', 'This project requires two-factor sign-in of its members', {
+    suggestion: 'Turn on two-factor sign-in (Account → Security), or sign in again with your code.',
+  });
+
+/** Refuses a session without a second factor a project that requires one. */
+export function assertSecondFactor(project: { require_two_factor: boolean }, session: Session): void {
+  if (project.require_two_factor && !session.secondFactor) throw twoFactorRequired();
+}
+
 /**
  * Signed-in dashboard requests act on a project the user is a member of, as its secret key would,
- * within their role. Looked up on every request, so a member removed is refused on their next one.
+ * within their role. Looked up on every request, so a member removed is refused on their next one,
+ * as is a session without a second factor once the project requires one.
  */
 export function sessionProjects(ctx: AppContext, sessions: Sessions): SessionResolver {
   return {
     cookie: SESSION_COOKIE,
-    async resolve(token, projectId) {
-      const session = await sessions.verify(token, ctx.clock.now());
+    async resolve(token, projectId, ip) {
+      const session = await sessions.verify(token, ctx.clock.now(), ip);
       const role = session && (await members.roleOf(ctx.db, projectId, session.userId));
       const row = role && (await projects.projectById(ctx.db, projectId));
-      return row && role ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', role } : null;
+      if (!row || !role || !session) return null;
+      assertSecondFactor(row, session);
+      return { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', role };
     },
   };
 }

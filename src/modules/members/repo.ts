@@ -4,7 +4,8 @@ import { type Executor, run } from '../../platform/db/client.js';
 
 /**
  * Every query on `project_members` and `project_invites` lives here. Member lists read `users` in
- * the same query for the address beside each member (users belong to accounts).
+ * the same query for the address beside each member (users belong to accounts), and whether they
+ * sign in with a second factor (`user_two_factor`, of the two-factor module).
  */
 
 export interface MemberRow {
@@ -12,6 +13,7 @@ export interface MemberRow {
   email: string;
   role: Role;
   created_at: Date;
+  two_factor: boolean;
 }
 
 export interface InviteRow {
@@ -64,7 +66,8 @@ export async function membershipsOf(ex: Executor, userId: string): Promise<{ pro
 export async function listMembers(ex: Executor, projectId: string): Promise<MemberRow[]> {
   const r = await run<MemberRow>(
     ex,
-    sql`select m.user_id, u.email, m.role, m.created_at
+    sql`select m.user_id, u.email, m.role, m.created_at,
+        exists (select 1 from user_two_factor t where t.user_id = m.user_id and t.enabled_at is not null) as two_factor
       from project_members m join users u on u.id = m.user_id
       where m.project_id = ${projectId}
       order by case m.role when 'owner' then 0 when 'admin' then 1 else 2 end, u.email`,

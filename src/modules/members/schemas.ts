@@ -10,6 +10,8 @@ export const memberSchema = z.object({
   email: z.string(),
   role: roleSchema,
   createdAt: z.string(),
+  /** Signs in with a second factor (two-factor sign-in is on for their account). */
+  twoFactor: z.boolean(),
 });
 export type Member = z.infer<typeof memberSchema>;
 

@@ -21,6 +21,7 @@ const toMember = (m: repo.MemberRow): Member => ({
   email: m.email,
   role: m.role,
   createdAt: iso(m.created_at),
+  twoFactor: m.two_factor,
 });
 const toInvite = (i: repo.InviteRow): Invite => ({
   id: i.id,

@@ -10,11 +10,13 @@ export interface ProjectRow {
   id: string;
   name: string;
   disabled: boolean;
+  /** Members must sign in with a second factor to use it. */
+  require_two_factor: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
-const columns = sql`id, name, disabled, created_at, updated_at`;
+const columns = sql`id, name, disabled, require_two_factor, created_at, updated_at`;
 
 export async function insertProject(
   ex: Executor,
@@ -86,7 +88,12 @@ export async function projectsByIds(ex: Executor, ids: readonly string[]): Promi
 export async function updateProject(
   ex: Executor,
   id: string,
-  change: { name?: string; disabled?: boolean; keyHashes?: { public: string; secret: string } },
+  change: {
+    name?: string;
+    disabled?: boolean;
+    requireTwoFactor?: boolean;
+    keyHashes?: { public: string; secret: string };
+  },
   now: Date,
 ): Promise<ProjectRow | null> {
   const r = await run<ProjectRow>(
@@ -95,6 +102,7 @@ export async function updateProject(
     update projects set
       name = coalesce(${change.name ?? null}, name),
       disabled = coalesce(${change.disabled ?? null}::boolean, disabled),
+      require_two_factor = coalesce(${change.requireTwoFactor ?? null}::boolean, require_two_factor),
       public_key_hash = coalesce(${change.keyHashes?.public ?? null}, public_key_hash),
       secret_key_hash = coalesce(${change.keyHashes?.secret ?? null}, secret_key_hash),
       updated_at = ${now}
@@ -103,4 +111,17 @@ export async function updateProject(
   );
   if (r.rows[0]) await notify(ex, PROJECTS_CHANGED);
   return r.rows[0] ?? null;
+}
+
+/** The projects the user is a member of that require two-factor sign-in (reads their memberships). */
+export async function projectsRequiringTwoFactor(
+  ex: Executor,
+  userId: string,
+): Promise<{ id: string; name: string }[]> {
+  const r = await run<{ id: string; name: string }>(
+    ex,
+    sql`select p.id, p.name from projects p join project_members m on m.project_id = p.id
+      where m.user_id = ${userId} and p.require_two_factor order by p.created_at, p.id`,
+  );
+  return r.rows;
 }

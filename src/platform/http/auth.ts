@@ -52,7 +52,8 @@ export interface KeyResolver {
 export interface SessionResolver {
   /** The cookie that carries the session token. */
   cookie: string;
-  resolve(token: string, projectId: string): Promise<KeyOwner | null>;
+  /** `ip`: where the request came from, which the session records as last seen. */
+  resolve(token: string, projectId: string, ip: string): Promise<KeyOwner | null>;
 }
 
 const article = (role: Role) => (role === 'member' ? 'a member' : `an ${role}`);
@@ -88,7 +89,7 @@ async function sessionProject(request: FastifyRequest, sessions: SessionResolver
       suggestion: 'Send an API key in the Authorization header, or the project id in X-Project-Id.',
     });
   }
-  return sessions.resolve(token, projectId);
+  return sessions.resolve(token, projectId, request.ip);
 }
 
 /**

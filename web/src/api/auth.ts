@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { User } from '../../../src/api.js';
+import type { Me } from '../../../src/api.js';
 import { api, isApiError } from './client.js';
 
 export const meKey = ['me'] as const;
@@ -19,7 +19,7 @@ export function useMe() {
     queryKey: meKey,
     queryFn: async ({ signal }) => {
       try {
-        return await api<User>('GET', '/users/@me', { signal });
+        return await api<Me>('GET', '/users/@me', { signal });
       } catch (e) {
         if (isApiError(e, 401)) return null;
         throw e;
@@ -38,7 +38,7 @@ export interface SetupInput {
 export function useSetupOwner() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: SetupInput) => api<User>('POST', '/auth/setup', { body: input }),
+    mutationFn: (input: SetupInput) => api<Me>('POST', '/auth/setup', { body: input }),
     onSuccess: (user) => {
       queryClient.setQueryData(setupKey, { required: false });
       queryClient.setQueryData(meKey, user);
@@ -46,11 +46,32 @@ export function useSetupOwner() {
   });
 }
 
+/** A right password of an account with two-factor sign-in: the code is asked next. */
+export interface SecondFactorChallenge {
+  secondFactorRequired: true;
+}
+
+export const isChallenge = (result: Me | SecondFactorChallenge): result is SecondFactorChallenge =>
+  'secondFactorRequired' in result;
+
 export function useSignIn() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { email: string; password: string }) => api<User>('POST', '/auth/login', { body: input }),
-    onSuccess: (user) => queryClient.setQueryData(meKey, user),
+    mutationFn: (input: { email: string; password: string }) =>
+      api<Me | SecondFactorChallenge>('POST', '/auth/login', { body: input }),
+    onSuccess: (result) => {
+      if (!isChallenge(result)) queryClient.setQueryData(meKey, result);
+    },
+  });
+}
+
+/** The second step: a code of the authenticator app, or a recovery code. */
+export function useSecondFactor() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { code: string } | { recoveryCode: string }) =>
+      api<Me>('POST', '/auth/login/second-factor', { body: input }),
+    onSuccess: (me) => queryClient.setQueryData(meKey, me),
   });
 }
 

@@ -8,8 +8,9 @@ import { SetupPage } from './SetupPage.js';
 import { SignInPage } from './SignInPage.js';
 
 const InvitePage = lazy(() => import('../pages/invite/InvitePage.js'));
+const EnrolRequiredPage = lazy(() => import('../pages/account/EnrolRequiredPage.js'));
 
-/** First run → create the owner; signed out → sign in; otherwise the dashboard. */
+/** First run → create the owner; signed out → sign in; a second factor required → enrol; otherwise the dashboard. */
 export function AuthGate() {
   const setup = useSetupStatus();
   const me = useMe();
@@ -33,6 +34,14 @@ export function AuthGate() {
   }
   if (setup.data.required) return <SetupPage />;
   if (!me.data) return <SignInPage />;
+  // A project of theirs requires a second factor they have not set up: that comes first.
+  if (me.data.twoFactorRequired && !me.data.twoFactorEnabled) {
+    return (
+      <Suspense fallback={<FullPageLoading />}>
+        <EnrolRequiredPage me={me.data} />
+      </Suspense>
+    );
+  }
   return <Dashboard user={me.data} />;
 }
 

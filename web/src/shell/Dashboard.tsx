@@ -32,6 +32,7 @@ const SuppressionsPage = lazy(() => import('../pages/suppressions/SuppressionsPa
 const InboundPage = lazy(() => import('../pages/inbound/InboundPage.js'));
 const InboundMessagePage = lazy(() => import('../pages/inbound/InboundMessagePage.js'));
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
+const AccountPage = lazy(() => import('../pages/account/AccountPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
 const SegmentsPage = lazy(() => import('../pages/segments/SegmentsPage.js'));
@@ -143,6 +144,7 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="webhooks" element={<WebhooksPage />} />
         <Route path="webhooks/:id" element={<WebhookPage />} />
         <Route path="settings" element={<SettingsPage />} />
+        <Route path="account" element={<AccountPage />} />
         <Route path="overview" element={<OverviewPage />} />
         <Route path="activity" element={<ActivityPage />} />
         <Route path="events" element={<EventsPage />} />

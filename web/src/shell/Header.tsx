@@ -1,4 +1,4 @@
-import { useLocation } from 'react-router-dom';
+import { Link, useLocation } from 'react-router-dom';
 import type { Project, User } from '../../../src/api.js';
 import { useSignOut } from '../api/auth.js';
 import { SelectField } from '../components/SelectField.js';
@@ -31,9 +31,9 @@ export function Header({ user, projects, project, onChooseProject, onCreateProje
           )}
         </div>
         <div className="account-tools">
-          <span className="header-user muted" title={user.email}>
+          <Link className="header-user" to="/account" title={`Your account: ${user.email}`}>
             {user.email}
-          </span>
+          </Link>
           <button type="button" className="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
             Sign out
           </button>

@@ -54,6 +54,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/webhooks', label: 'Webhooks', description: 'Events posted to your own endpoints' },
       { to: '/members', label: 'Members', description: 'Who can use this project, and invitations' },
       { to: '/settings', label: 'Settings', description: 'The project’s name, its API keys, and turning it off' },
+      { to: '/account', label: 'Account', description: 'Your two-factor sign-in, sessions and password' },
     ],
   },
 ];

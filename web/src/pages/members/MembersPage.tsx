@@ -4,6 +4,7 @@ import type { Invite, Member, Role } from '../../../../src/api.js';
 import { useMe } from '../../api/auth.js';
 import { errorMessage } from '../../api/errors.js';
 import { useChangeRole, useMembers, usePendingInvites } from '../../api/members.js';
+import { useEndMemberSessions } from '../../api/security.js';
 import { Alert } from '../../components/Alert.js';
 import { QueryView } from '../../components/QueryView.js';
 import { TableHead } from '../../components/TableHead.js';
@@ -57,6 +58,11 @@ export default function MembersPage() {
               myRole={project.role}
               onRemove={setRemoving}
               onChanged={changed}
+              onSignedOut={(m, ended) =>
+                setNotice(
+                  `${m.email} is signed out everywhere (${ended} ${ended === 1 ? 'session' : 'sessions'} ended).`,
+                )
+              }
             />
           )}
         </QueryView>
@@ -86,6 +92,7 @@ function MembersTable({
   myRole,
   onRemove,
   onChanged,
+  onSignedOut,
 }: {
   projectId: string;
   members: readonly Member[];
@@ -93,15 +100,18 @@ function MembersTable({
   myRole: Role;
   onRemove: (m: Member) => void;
   onChanged: (m: Member, withdrawn: Invite[]) => void;
+  onSignedOut: (m: Member, ended: number) => void;
 }) {
   const change = useChangeRole(projectId);
+  const endSessions = useEndMemberSessions(projectId);
   return (
     <>
       {change.isError && <Alert>{errorMessage(change.error)}</Alert>}
+      {endSessions.isError && <Alert>{errorMessage(endSessions.error)}</Alert>}
       <div className="table-scroll">
         <table className="table members-table stack-on-narrow">
           <caption className="visually-hidden">Members</caption>
-          <TableHead columns={['Email', 'Role', 'Member since']} actions="Actions" />
+          <TableHead columns={['Email', 'Role', 'Two-factor', 'Member since']} actions="Actions" />
           <tbody>
             {members.map((m) => {
               const self = m.userId === myId;
@@ -135,8 +145,24 @@ function MembersTable({
                       <span className={`badge role-${m.role}`}>{ROLE_LABELS[m.role]}</span>
                     )}
                   </td>
+                  <td data-label="Two-factor">
+                    <span className={`badge ${m.twoFactor ? 'badge-ok' : 'badge-pending'}`}>
+                      {m.twoFactor ? 'On' : 'Off'}
+                    </span>
+                  </td>
                   <td data-label="Member since">{formatDate(m.createdAt)}</td>
                   <td className="cell-actions">
+                    {!self && myRole === 'owner' && (
+                      <button
+                        type="button"
+                        className="button button-small"
+                        aria-label={`Sign out everywhere: ${m.email}`}
+                        disabled={endSessions.isPending && endSessions.variables === m.userId}
+                        onClick={() => endSessions.mutate(m.userId, { onSuccess: (r) => onSignedOut(m, r.ended) })}
+                      >
+                        Sign out everywhere
+                      </button>
+                    )}{' '}
                     {self ? (
                       <button type="button" className="button button-small" onClick={() => onRemove(m)}>
                         Leave project

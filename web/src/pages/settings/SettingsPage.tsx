@@ -1,5 +1,7 @@
 import { type FormEvent, useId, useState } from 'react';
+import { Link } from 'react-router-dom';
 import type { InstanceSettings, Project, ProjectCreation } from '../../../../src/api.js';
+import { useMe } from '../../api/auth.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
 import { useInstanceSettings, usePermissions, useUpdateInstanceSettings } from '../../api/instance.js';
 import type { ProjectWithKeys } from '../../api/projects.js';
@@ -35,6 +37,7 @@ export default function SettingsPage() {
       <NameCard project={project} />
       <KeysCard project={project} />
       <StatusCard project={project} />
+      <TwoFactorRequirementCard project={project} />
       {instanceAdmin && <InstanceCard />}
     </section>
   );
@@ -204,6 +207,40 @@ function StatusCard({ project }: { project: Project }) {
       >
         <p>{copy.confirm}</p>
       </ConfirmDialog>
+    </section>
+  );
+}
+
+/** The owner's switch: every member must sign in with a second factor to use the project. */
+function TwoFactorRequirementCard({ project }: { project: Project }) {
+  const update = useUpdateProject(project.id);
+  const me = useMe().data;
+  const headingId = useId();
+  const owner = settingsAllowed(project).status;
+  const ownTwoFactor = me?.twoFactorEnabled ?? false;
+  return (
+    <section className="card stack" aria-labelledby={headingId}>
+      <h2 id={headingId}>Two-factor sign-in</h2>
+      <label className="require-two-factor">
+        <input
+          type="checkbox"
+          checked={project.requireTwoFactor}
+          disabled={!owner || update.isPending || (!project.requireTwoFactor && !ownTwoFactor)}
+          onChange={(e) => update.mutate({ requireTwoFactor: e.target.checked })}
+        />
+        Require two-factor sign-in for every member
+      </label>
+      <p className="muted small">
+        Members who have not turned it on are asked to at their next sign-in, and this project refuses them until they
+        do. The members list shows who has it.
+      </p>
+      {!owner && <p className="muted small">Only an owner of the project can change this.</p>}
+      {owner && !ownTwoFactor && !project.requireTwoFactor && (
+        <p className="muted small">
+          Turn on two-factor sign-in for your own account first (<Link to="/account">Account</Link>).
+        </p>
+      )}
+      {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
     </section>
   );
 }
