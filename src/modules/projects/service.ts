@@ -7,7 +7,14 @@ import type { NotifiedCaches } from '../../platform/notified-cache.js';
 import * as members from '../members/service.js';
 import * as repo from './repo.js';
 
-export { PROJECTS_CHANGED, type ProjectRow, projectById, projectsByIds, updateProject } from './repo.js';
+export {
+  eventRetentions,
+  PROJECTS_CHANGED,
+  type ProjectRow,
+  projectById,
+  projectsByIds,
+  updateProject,
+} from './repo.js';
 
 export interface ProjectWithKeys {
   id: string;
