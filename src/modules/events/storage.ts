@@ -16,7 +16,7 @@ const RETENTION_BATCH = 5_000;
 export async function maintainEventPartitions(ctx: AppContext): Promise<{ sealed: string[]; made: string[] }> {
   const now = ctx.clock.now();
   const sealed = await sealUnpartitioned(ctx.database, 'events', now);
-  const made = await ensureMonthsAhead(ctx.database, 'events', now, EVENT_MONTHS_AHEAD);
+  const made = await ensureMonthsAhead(ctx.db, 'events', now, EVENT_MONTHS_AHEAD);
   if (sealed.length > 0 || made.length > 0) ctx.log.info({ sealed, made }, 'event partitions maintained');
   return { sealed, made };
 }
@@ -27,7 +27,7 @@ export async function maintainEventPartitions(ctx: AppContext): Promise<{ sealed
  */
 export async function applyEventRetention(ctx: AppContext): Promise<{ dropped: string[]; deleted: number }> {
   const plan = retentionPlan(await eventRetentions(ctx.db), ctx.config.eventRetentionDays, ctx.clock.now());
-  const dropped = plan.dropBefore ? await dropPartitionsBefore(ctx.database, 'events', plan.dropBefore) : [];
+  const dropped = plan.dropBefore ? await dropPartitionsBefore(ctx.db, 'events', plan.dropBefore) : [];
   let deleted = 0;
   for (const { projectId, before } of plan.deletes) {
     for (;;) {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Database, type Executor, run } from './client.js';
+import { type Database, type Db, type Executor, run } from './client.js';
 
 /**
  * Monthly partitions of a table partitioned by range of `created_at` (docs/decisions.md, "Events
@@ -58,18 +58,13 @@ const ident = (name: string) => sql.raw(`"${name.replaceAll('"', '""')}"`);
  * partition in the same transaction. Nothing is made while the old table of a conversion is still
  * the default partition: a new partition would have to scan it under lock.
  */
-export async function ensureMonthsAhead(
-  database: Database,
-  table: string,
-  now: Date,
-  ahead: number,
-): Promise<string[]> {
+export async function ensureMonthsAhead(db: Db, table: string, now: Date, ahead: number): Promise<string[]> {
   const made: string[] = [];
   for (let i = 0; i <= ahead; i++) {
     const from = monthStart(now, i);
     const to = monthStart(now, i + 1);
     const name = monthName(table, from);
-    const created = await database.db.transaction(async (tx) => {
+    const created = await db.transaction(async (tx) => {
       await lockPartitionsOf(tx, table);
       const partitions = await partitionsOf(tx, table);
       if (partitions.some((p) => p.isDefault && p.name === `${table}_unpartitioned`)) return false;
@@ -123,8 +118,8 @@ const literal = (at: Date) => sql.raw(`'${at.toISOString()}'::timestamptz`);
  * never). Each drop waits at most the lock timeout for the table's readers, and is tried again on
  * the next run when it gives up.
  */
-export async function dropPartitionsBefore(database: Database, table: string, cutoff: Date): Promise<string[]> {
-  return database.db.transaction(async (tx) => {
+export async function dropPartitionsBefore(db: Db, table: string, cutoff: Date): Promise<string[]> {
+  return db.transaction(async (tx) => {
     await lockPartitionsOf(tx, table);
     const dropped: string[] = [];
     for (const p of await partitionsOf(tx, table)) {
