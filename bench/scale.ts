@@ -19,11 +19,16 @@
  */
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { generateKey, hashKey } from '../src/domain/api-keys.js';
 import { compileCondition } from '../src/domain/filters/index.js';
 import { fieldTypes } from '../src/modules/contacts/repo.js';
-import { createProject } from '../src/modules/projects/service.js';
+import { createProject, updateProject } from '../src/modules/projects/service.js';
+import type { AppContext } from '../src/platform/context.js';
 import { run } from '../src/platform/db/client.js';
-import { migratedScratch, runTrackLoad, scratchDatabase, scratchDataDir, startScratchService } from './lib.js';
+import { startService } from '../src/start.js';
+import { admin } from '../test/support/global-setup.js';
+import { migratedScratch, PG_SERVER_URL, runTrackLoad, scratchDatabase, scratchDataDir } from './lib.js';
 import { type Cleanup, log, machineInfo, percentile, printResult, round, runBench, waitForQuiet } from './run.js';
 import { DAY_MS, type EventKinds, rollupBackfill, seedContactsAndEvents } from './seed.js';
 import { EVENT_KINDS, threeConditions } from './segment-data.js';
@@ -47,6 +52,14 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 20);
 const TRACK_SECONDS = Number(process.env.BENCH_TRACK_SECONDS ?? 10);
 const TRACK_ROUNDS = Number(process.env.BENCH_TRACK_ROUNDS ?? 2);
 const WARMUP = 2;
+/** As bench/lib.ts's scratch services: silent, rate limits out of reach. */
+const benchEnv = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  RATE_LIMIT_PER_MINUTE: '1000000000',
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+};
 const GOALS = { segmentMs: 1000, searchP99Ms: 100, pageP95Ms: 1000, trackRatio: 0.9 };
 
 function stats(times: number[]) {
@@ -105,32 +118,79 @@ async function disk(url: string) {
   }
 }
 
+/**
+ * The loaded scratch database: made and seeded, or with BENCH_LOADED_DB the one an earlier run
+ * left behind (its project gets fresh keys; it is dropped at the end like a new one).
+ */
+async function loaded(cleanup: Cleanup, now: Date) {
+  const reuse = process.env.BENCH_LOADED_DB;
+  if (!reuse) {
+    const scratch = await migratedScratch(cleanup, 'scale');
+    const seedMs = await seedContactsAndEvents(
+      scratch.db.url,
+      scratch.project.id,
+      { contacts: CONTACTS, events: EVENTS, now },
+      SCALE_KINDS,
+    );
+    const c = new pg.Client({ connectionString: scratch.db.url });
+    await c.connect();
+    await c.query(rollupBackfill());
+    await c.query('vacuum analyze event_daily_counts');
+    await c.end();
+    return { db: scratch.db, dataDir: scratch.dataDir, projectId: scratch.project.id, seedMs };
+  }
+  const url = new URL(PG_SERVER_URL);
+  url.pathname = `/${reuse}`;
+  const db = {
+    name: reuse,
+    url: url.toString(),
+    drop: () => admin(PG_SERVER_URL, `drop database if exists ${reuse} with (force)`),
+  };
+  cleanup.add(() => db.drop());
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  const projectId = (await c.query<{ id: string }>(`select id from projects where name = 'bench'`)).rows[0]!.id;
+  await c.end();
+  return { db, dataDir: scratchDataDir(cleanup, 'scale'), projectId, seedMs: null };
+}
+
+/** Fresh keys for the project, so a reused database's project can be called. */
+async function keysFor(ctx: AppContext, projectId: string) {
+  const publicKey = generateKey('public');
+  const secretKey = generateKey('secret');
+  await updateProject(
+    ctx.db,
+    projectId,
+    { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } },
+    new Date(),
+  );
+  return { publicKey, secretKey };
+}
+
 async function main(cleanup: Cleanup) {
   const now = new Date();
-  const scratch = await migratedScratch(cleanup, 'scale');
-  const seedMs = await seedContactsAndEvents(
-    scratch.db.url,
-    scratch.project.id,
-    { contacts: CONTACTS, events: EVENTS, now },
-    SCALE_KINDS,
-  );
-  const c = new pg.Client({ connectionString: scratch.db.url });
-  await c.connect();
-  await c.query(rollupBackfill());
-  await c.query('vacuum analyze event_daily_counts');
-  await c.end();
-  log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events in ${round(seedMs / 1000)} s`);
+  const scratch = await loaded(cleanup, now);
+  log(`${CONTACTS.toLocaleString('en')} contacts, ${EVENTS.toLocaleString('en')} events`);
   const size = await disk(scratch.db.url);
 
-  const service = await startScratchService(cleanup, scratch, 'all');
+  // One service at a time: the PostgreSQL server is shared, and its connections are counted.
+  const service = await startService(
+    loadConfig({ ...benchEnv, DATA_DIR: scratch.dataDir, DATABASE_URL: scratch.db.url }),
+    'all',
+  );
+  let stopped = false;
+  cleanup.add(async () => {
+    if (!stopped) await service.stop();
+  });
   const { db } = service.ctx;
-  const key = scratch.project.secretKey;
+  const project = { id: scratch.projectId, ...(await keysFor(service.ctx, scratch.projectId)) };
+  const key = project.secretKey;
   const base = service.url!;
   const busyBeforePct = await waitForQuiet(60_000);
 
-  const types = Object.fromEntries((await fieldTypes(db, scratch.project.id)).map((f) => [f.key, f.type]));
+  const types = Object.fromEntries((await fieldTypes(db, project.id)).map((f) => [f.key, f.type]));
   const where = compileCondition(threeConditions(), {
-    projectId: scratch.project.id,
+    projectId: project.id,
     fieldTypes: types,
     now,
     segments: () => undefined,
@@ -164,21 +224,33 @@ async function main(cleanup: Cleanup) {
     log(`${name}: ${JSON.stringify(requests[name])}`);
   }
 
-  // The empty database: a fresh scratch one, its own service, the same load.
-  const empty = await scratchDatabase(cleanup, 'scale_empty');
-  const emptyService = await startScratchService(
-    cleanup,
-    { db: empty, dataDir: scratchDataDir(cleanup, 'scale_empty') },
-    'all',
-  );
-  const emptyProject = await createProject(emptyService.ctx.db, 'bench');
+  await service.stop();
+  stopped = true;
+
+  // The empty database: a fresh scratch one, its own service, the same load, in turns with the loaded one.
+  const empty = { db: await scratchDatabase(cleanup, 'scale_empty'), dataDir: scratchDataDir(cleanup, 'scale_empty') };
   const loadedRates: number[] = [];
   const emptyRates: number[] = [];
   for (let i = 0; i < TRACK_ROUNDS; i++) {
-    await waitForQuiet(30_000);
-    emptyRates.push((await trackRate(emptyService.url!, emptyProject.publicKey)).rps);
-    await waitForQuiet(30_000);
-    loadedRates.push((await trackRate(base, scratch.project.publicKey)).rps);
+    for (const [target, rates] of [
+      [empty, emptyRates],
+      [scratch, loadedRates],
+    ] as const) {
+      const s = await startService(
+        loadConfig({ ...benchEnv, DATA_DIR: target.dataDir, DATABASE_URL: target.db.url }),
+        'all',
+      );
+      const p =
+        target === empty
+          ? await createProject(s.ctx.db, `bench-${i}`)
+          : { publicKey: (await keysFor(s.ctx, project.id)).publicKey };
+      try {
+        await waitForQuiet(30_000);
+        rates.push((await trackRate(s.url!, p.publicKey)).rps);
+      } finally {
+        await s.stop();
+      }
+    }
     log(`track round ${i + 1}: empty ${round(emptyRates.at(-1)!)}/s, loaded ${round(loadedRates.at(-1)!)}/s`);
   }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -191,7 +263,7 @@ async function main(cleanup: Cleanup) {
     contacts: CONTACTS,
     events: EVENTS,
     repeat: REPEAT,
-    seedSeconds: round(seedMs / 1000),
+    seedSeconds: scratch.seedMs === null ? null : round(scratch.seedMs / 1000),
     eventPartitions: size.partitions,
     eventsMB: round(Number(size.events) / 1048576),
     eventsMBPerMillion: round(Number(size.events) / 1048576 / (EVENTS / 1_000_000)),
