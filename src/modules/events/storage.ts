@@ -23,7 +23,7 @@ export async function maintainEventPartitions(ctx: AppContext): Promise<{ sealed
 
 /**
  * Removes the events past each project's retention: whole partitions where every project lets
- * them go, small batches elsewhere (docs/operations.md, "Event retention").
+ * them go, small batches elsewhere (docs/operations.md, "Partitioned events and their retention").
  */
 export async function applyEventRetention(ctx: AppContext): Promise<{ dropped: string[]; deleted: number }> {
   const plan = retentionPlan(await eventRetentions(ctx.db), ctx.config.eventRetentionDays, ctx.clock.now());

@@ -11,6 +11,7 @@ import { type Database, type Db, type Executor, run } from './client.js';
  */
 
 const LOCK_TIMEOUT = sql.raw(`set local lock_timeout = '5s'`);
+/** An advisory lock of its own, beside the migrations' (727_001). */
 const PARTITIONS_LOCK = 727_002;
 
 export interface Partition {

@@ -3,7 +3,7 @@
 -- partition: no row is copied and no index is built, so the conversion holds its lock for a moment
 -- at any size. The worker then seals it with a validated upper bound, turns it into the partition
 -- of everything before that bound, and makes monthly partitions ahead (platform/db/partitions.ts,
--- docs/operations.md "Partitioned events"). An empty table is simply replaced.
+-- docs/operations.md, "Partitioned events and their retention"). An empty table is simply replaced.
 ALTER TABLE "events" RENAME TO "events_unpartitioned";
 --> statement-breakpoint
 ALTER INDEX "events_pkey" RENAME TO "events_unpartitioned_pkey";
