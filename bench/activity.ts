@@ -232,8 +232,10 @@ async function describeData(c: pg.Client, projectId: string) {
   );
   const one = async (q: string, params: unknown[] = []) => Number((await c.query<{ n: string }>(q, params)).rows[0]!.n);
   const sizes = await c.query<{ name: string; mb: number }>(
-    `select relname as name, round(pg_total_relation_size(oid) / 1048576.0)::int as mb
-     from pg_class where relname in ('events', 'contacts', 'emails', 'event_daily_counts') and relkind = 'r'`,
+    // A partitioned table's size is its partitions'.
+    `select relname as name,
+       round(coalesce((select sum(pg_total_relation_size(relid)) from pg_partition_tree(oid)), pg_total_relation_size(oid)) / 1048576.0)::int as mb
+     from pg_class where relname in ('events', 'contacts', 'emails', 'event_daily_counts') and relkind in ('r', 'p')`,
   );
   return {
     emailEvents: Object.values(types).reduce((s, n) => s + n, 0),

@@ -11,8 +11,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { FieldType } from '../src/domain/contact-data.js';
+import { EVENT_MONTHS_AHEAD } from '../src/modules/events/storage.js';
+import type { Db } from '../src/platform/db/client.js';
+import { ensureMonthsAhead } from '../src/platform/db/partitions.js';
 import { round } from './run.js';
 
 export const DAY_MS = 86_400_000;
@@ -122,7 +126,9 @@ async function deferIndexes(c: pg.Client, table: string, keep: string[]): Promis
     [table, keep],
   );
   for (const { name } of indexes.rows) await c.query(`drop index "${name}"`);
-  return [...indexes.rows, ...constraints.rows].map((r) => r.create);
+  // An index of a partitioned table is defined `ON ONLY` the parent; made again without it, it is
+  // built on every partition as the migration's was.
+  return [...indexes.rows, ...constraints.rows].map((r) => r.create.replace(' ON ONLY ', ' ON '));
 }
 
 /** Every index and constraint of the schema, to check the load left it exactly as migrated. */
@@ -207,6 +213,20 @@ async function insertEvents(c: pg.Client, projectId: string, p: Population, kind
 }
 
 /**
+ * The month partitions of the events' span, as a service running through that span would have made
+ * them, so that rows land in their month rather than in the default partition.
+ */
+async function monthPartitions(c: pg.Client, p: Population): Promise<void> {
+  const first = new Date(p.now.getTime() - EVENT_SPAN_DAYS * DAY_MS);
+  const months =
+    (p.now.getUTCFullYear() - first.getUTCFullYear()) * 12 +
+    p.now.getUTCMonth() -
+    first.getUTCMonth() +
+    EVENT_MONTHS_AHEAD;
+  await ensureMonthsAhead(drizzle(c) as unknown as Db, 'events', first, months);
+}
+
+/**
  * Loads contacts and events on two connections at once (one per core). Each table's indexes are
  * built as soon as its rows are in, the events' ones by both connections, then everything is
  * analyzed. Contacts carry `firstName`, `plan`, `age` (a number, typed in `contact_fields`) and
@@ -223,6 +243,7 @@ export async function seedContactsAndEvents(
   await Promise.all([a.connect(), b.connect()]);
   try {
     for (const c of [a, b]) await c.query(`set maintenance_work_mem = '512MB'`);
+    await monthPartitions(a, p);
     const migrated = await schemaFingerprint(a);
     await a.query(
       `insert into contact_fields (project_id, key, type) select $1, key, value from jsonb_each_text($2::jsonb)`,

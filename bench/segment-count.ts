@@ -131,8 +131,9 @@ async function sizes(db: Db) {
   const r = await run<{ name: string; mb: number }>(
     db,
     sql`
-    select relname as name, round(pg_total_relation_size(oid) / 1048576.0)::int as mb
-    from pg_class where relname in ('contacts', 'events') and relkind = 'r'`,
+    select relname as name,
+      round(coalesce((select sum(pg_total_relation_size(relid)) from pg_partition_tree(oid)), pg_total_relation_size(oid)) / 1048576.0)::int as mb
+    from pg_class where relname in ('contacts', 'events') and relkind in ('r', 'p')`,
   );
   return Object.fromEntries(r.rows.map((row) => [`${row.name}MB`, row.mb]));
 }

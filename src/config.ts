@@ -56,6 +56,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   TRUST_PROXY: z.string().optional(),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -111,6 +112,8 @@ export interface Config {
   /** Which proxies' X-Forwarded-For to believe for the client address: Fastify's `trustProxy`. */
   trustProxy: boolean | string[];
   idempotencyTtlHours: number;
+  /** How long events are kept in projects without a retention of their own; undefined: for ever. */
+  eventRetentionDays?: number;
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -178,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPublicPerMinute: e.RATE_LIMIT_PUBLIC_PER_MINUTE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
     metrics:

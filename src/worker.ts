@@ -13,6 +13,7 @@ import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
 import { checkAllDomains } from './modules/domains/service.js';
 import { DeliveryEngine } from './modules/emails/delivery-engine.js';
 import { subscribeDailyCounts } from './modules/events/daily-counts.js';
+import { applyEventRetention, maintainEventPartitions } from './modules/events/storage.js';
 import { countSegment, refreshAllSegmentCounts, SEGMENT_COUNT_QUEUE } from './modules/segments/service.js';
 import { deliverWebhook, subscribeWebhookDeliveries, WEBHOOK_DELIVERY_QUEUE } from './modules/webhooks/sender.js';
 import { WorkflowEngine } from './modules/workflows/engine.js';
@@ -101,6 +102,10 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
   runner.every('purge-idempotency-keys', 60 * 60_000, async () => {
     await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
     await purgeExpiredSessions(ctx.db, ctx.clock.now());
+  });
+  runner.every('event-partitions', 60 * 60_000, async () => {
+    await maintainEventPartitions(ctx);
+    await applyEventRetention(ctx);
   });
   runner.every('verify-domains', 5 * 60_000, async () => {
     await checkAllDomains(ctx);

@@ -138,3 +138,27 @@ export async function eventsOfContacts(
   );
   return r.rows;
 }
+
+/**
+ * Deletes up to `limit` of a project's events older than `before`, oldest first; returns how many.
+ * Both conditions on `created_at` let each side visit only the partitions old enough.
+ */
+export async function deleteEventsBefore(
+  ex: Executor,
+  projectId: string,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const r = await run(
+    ex,
+    sql`
+    with gone as (
+      delete from events where created_at < ${before} and (id, created_at) in (
+        select id, created_at from events
+        where project_id = ${projectId} and created_at < ${before}
+        order by created_at limit ${limit})
+      returning 1)
+    select count(*)::int as n from gone`,
+  );
+  return (r.rows[0] as { n: number }).n;
+}

@@ -125,3 +125,12 @@ export async function projectsRequiringTwoFactor(
   );
   return r.rows;
 }
+
+/** Each project's own event retention in days, null where it takes the instance's. */
+export async function eventRetentions(ex: Executor): Promise<{ id: string; days: number | null }[]> {
+  const r = await run<{ id: string; days: number | null }>(
+    ex,
+    sql`select id, event_retention_days as days from projects order by id`,
+  );
+  return r.rows;
+}

@@ -8,6 +8,7 @@ import * as members from '../members/service.js';
 import * as repo from './repo.js';
 
 export {
+  eventRetentions,
   PROJECTS_CHANGED,
   type ProjectRow,
   projectById,

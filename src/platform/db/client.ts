@@ -23,6 +23,11 @@ export interface Database {
   location: string;
   migrate(): Promise<void>;
   /**
+   * Runs `work` on a connection of its own with no statement timeout, for maintenance that scans a
+   * whole table without blocking its readers and writers (validating a constraint).
+   */
+  unbounded<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  /**
    * Calls `onMessage` for every NOTIFY on `channel`, and with an empty payload after the LISTEN
    * connection was lost and restored (notifications may have been missed); returns the unsubscribe function.
    */
@@ -195,6 +200,16 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
         await migratePg(drizzlePg(client), { migrationsFolder });
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+        await client.end().catch(() => {});
+      }
+    },
+    async unbounded(work) {
+      const client = new pg.Client({ connectionString: url, options: '-c jit=off' });
+      client.on('error', onClientError);
+      await client.connect();
+      try {
+        return await work(drizzlePg(client) as unknown as Db);
+      } finally {
         await client.end().catch(() => {});
       }
     },
