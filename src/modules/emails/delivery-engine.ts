@@ -10,7 +10,7 @@ import { ContentLimitError } from '../../platform/untrusted/pool.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import { pacingFor } from '../pacing/service.js';
 import { AttachmentCache } from './attachments.js';
-import type { ClaimedEmail, Outcome, OutcomeEffects } from './delivery-repo.js';
+import type { ClaimedEmail, FollowUp, Outcome, OutcomeEffects } from './delivery-repo.js';
 import * as repo from './delivery-repo.js';
 import { DomainGate } from './domain-gate.js';
 import { campaignSlots, type Lane, laneOf, Places, RelayGate } from './lanes.js';
@@ -90,7 +90,8 @@ export class DeliveryEngine {
   });
   private pending: { outcome: Outcome; committed: () => void }[] = [];
   private flushing?: Promise<void>;
-  private readonly campaignsToCheck = new Set<string>();
+  /** The latest row of each campaign named by outcome statements since the last follow-up began. */
+  private readonly campaignsToCheck = new Map<string, FollowUp>();
   private checkingCampaigns?: Promise<void>;
   private unlisten?: () => Promise<void>;
   private readonly attachments: AttachmentCache;
@@ -345,15 +346,15 @@ export class DeliveryEngine {
    * Runs the campaigns' follow-up (guardrails, completion) for outcomes just committed: after the
    * commit, since it must see them, and apart from the writes, so it never holds the next one back
    * (the time between a relay's answer and its record is what a kill can resend). One runs at a time,
-   * for every campaign named since the last began: outcomes are committed many times a second, and
-   * a follow-up per commit would take the pool's connections from the writes. A check that fails is
-   * made again by the recurring campaign rescue.
+   * for every campaign named since the last began, judged from the rows the outcome statements
+   * returned: most follow-ups need no statement at all. A check that fails is made again by the
+   * recurring campaign rescue.
    */
-  private checkCampaigns(ids: string[]): void {
-    for (const id of ids) this.campaignsToCheck.add(id);
+  private checkCampaigns(campaigns: FollowUp[]): void {
+    for (const c of campaigns) this.campaignsToCheck.set(c.id, c);
     this.checkingCampaigns ??= (async () => {
       while (this.campaignsToCheck.size > 0) {
-        const batch = [...this.campaignsToCheck];
+        const batch = [...this.campaignsToCheck.values()];
         this.campaignsToCheck.clear();
         await this.effects
           .afterCommit(this.ctx.db, batch, this.ctx.clock.now())
