@@ -376,6 +376,7 @@ export class DeliveryEngine {
           this.ctx.clock.now(),
           this.ctx.database.processKey,
           this.effects,
+          this.ctx.bus.wanted(),
         );
         for (const p of batch) p.committed();
         this.checkCampaigns(campaigns);

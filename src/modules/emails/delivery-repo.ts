@@ -250,8 +250,8 @@ export type Outcome =
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
- * event (and its outbox entry) for each final one, and the campaign counters they change. A retry
- * of a cancelled campaign's email is skipped instead. Only rows still queued and still held by
+ * event for each final one (and its outbox entry where `subscribed`, EventBus `wanted`, holds for
+ * it), and the campaign counters they change. A retry of a cancelled campaign's email is skipped instead. Only rows still queued and still held by
  * `owner` change, so a late duplicate outcome, or one of a worker whose email was taken over, is a
  * no-op. Returns the campaigns whose emails reached a final state (which may now be complete, or
  * over a guardrail), as the statement left them.
@@ -262,6 +262,7 @@ export async function recordOutcomes(
   now: Date,
   owner: bigint,
   effects: OutcomeEffects,
+  subscribed: SQL,
 ): Promise<FollowUp[]> {
   if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => ({
@@ -312,6 +313,8 @@ export async function recordOutcomes(
         ${now}::timestamptz
       from final where contact_id is not null and status <> 'skipped'`,
       now,
+      // Most of these events have no subscriber: no outbox entry, and no dispatch, for those.
+      { outboxWhen: subscribed },
     )},
     ${effects.countFinal('final')}
     ${effects.followUp}`,

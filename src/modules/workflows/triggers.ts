@@ -11,25 +11,28 @@ import * as repo from './repo.js';
  */
 export async function subscribeWorkflowTriggers(ctx: AppContext): Promise<void> {
   await listenForWorkflowChanges(ctx);
-  ctx.bus.subscribe(async (tx, events) => {
-    const starts: (repo.NewExecution & { projectId: string })[] = [];
-    for (const event of events) {
-      const workflows = (await cachedTriggers(ctx, tx, event.projectId)).get(event.name) ?? [];
-      if (workflows.length === 0) continue;
-      const context = {
-        event: { id: event.id, name: event.name, data: event.data, createdAt: event.createdAt.toISOString() },
-      };
-      for (const g of workflows) {
-        starts.push({
-          projectId: event.projectId,
-          workflowId: g.workflow.id,
-          contactId: event.contactId,
-          entryStepId: g.entry!,
-          context,
-          once: !g.workflow.allow_reentry,
-        });
+  ctx.bus.subscribe(
+    async (tx, events) => {
+      const starts: (repo.NewExecution & { projectId: string })[] = [];
+      for (const event of events) {
+        const workflows = (await cachedTriggers(ctx, tx, event.projectId)).get(event.name) ?? [];
+        if (workflows.length === 0) continue;
+        const context = {
+          event: { id: event.id, name: event.name, data: event.data, createdAt: event.createdAt.toISOString() },
+        };
+        for (const g of workflows) {
+          starts.push({
+            projectId: event.projectId,
+            workflowId: g.workflow.id,
+            contactId: event.contactId,
+            entryStepId: g.entry!,
+            context,
+            once: !g.workflow.allow_reentry,
+          });
+        }
       }
-    }
-    await repo.applyEvents(tx, events, starts, ctx.clock.now());
-  });
+      await repo.applyEvents(tx, events, starts, ctx.clock.now());
+    },
+    { wants: repo.WORKFLOWS_WANT_EVENT },
+  );
 }
