@@ -50,6 +50,17 @@ const LOST_CLAIM_CHECK_MS = 5000;
 /** How long campaign mail to a domain with all the messages in flight it may have waits in the queue. */
 const BUSY_DOMAIN_MS = 1000;
 
+/** How long an outcome write waits for the relay's answers to other messages at their end (see `answersDue`). */
+const PAIR_WAIT_MS = 20;
+
+/** A message's place among the `unconfirmed`: taken before its last bytes go to the relay, freed once its outcome is committed. */
+interface Place {
+  state: 'none' | 'taken' | 'done';
+  taking?: Promise<void>;
+  /** Taken, and the relay's answer not yet in. */
+  awaiting: boolean;
+}
+
 /**
  * Delivers queued emails: claims due rows in batches, sends them through the transport with at
  * most `concurrency` in flight, and commits each outcome as soon as the relay answered: outcomes
@@ -89,6 +100,9 @@ export class DeliveryEngine {
     onError: (err) => this.ctx.log.error({ err }, 'claiming emails failed'),
   });
   private pending: { outcome: Outcome; committed: () => void }[] = [];
+  /** Messages holding an `unconfirmed` place whose relay answer is not in yet, and who waits for them. */
+  private awaitingAnswers = 0;
+  private allAnswered?: () => void;
   private flushing?: Promise<void>;
   /** The latest row of each campaign named by outcome statements since the last follow-up began. */
   private readonly campaignsToCheck = new Map<string, FollowUp>();
@@ -222,16 +236,23 @@ export class DeliveryEngine {
     this.inFlight[lane]++;
     // Taken before the message's last bytes go to the relay, freed once its outcome is committed.
     // One place per message, however many times the transport streams it (a retried connection).
-    const place: { state: 'none' | 'taken' | 'done'; taking?: Promise<void> } = { state: 'none' };
+    const place: Place = { state: 'none', awaiting: false };
     const beforeEnd = () =>
       (place.taking ??= this.unconfirmed.take().then(() => {
         // A send that failed while it waited (the relay timed out) has nothing left to confirm.
         if (place.state === 'done') this.unconfirmed.free();
-        else place.state = 'taken';
+        else {
+          place.state = 'taken';
+          place.awaiting = true;
+          this.awaitingAnswers++;
+        }
       }));
     try {
-      await this.settle(await this.attempt(email, lane, session, beforeEnd));
+      const outcome = await this.attempt(email, lane, session, beforeEnd);
+      this.answered(place);
+      await this.settle(outcome);
     } finally {
+      this.answered(place);
       if (place.state === 'taken') this.unconfirmed.free();
       place.state = 'done';
       this.inHand.delete(email.id);
@@ -332,6 +353,34 @@ export class DeliveryEngine {
       });
   }
 
+  /** A message whose last bytes went to the relay has its answer (or has failed): its outcome is on its way to `pending`. */
+  private answered(place: Place): void {
+    if (!place.awaiting) return;
+    place.awaiting = false;
+    this.awaitingAnswers--;
+    if (this.awaitingAnswers === 0) this.allAnswered?.();
+  }
+
+  /**
+   * Waits, at most PAIR_WAIT_MS, for the answers of the messages whose last bytes are at the relay:
+   * their outcomes then share the commit of those already answered. Each such message holds one of
+   * the `unconfirmed` places until its commit, so committing alone what is answered would only make
+   * one commit per message, not a faster one (docs/performance.md, "Fewer writes per message").
+   */
+  private answersDue(): Promise<void> {
+    if (this.awaitingAnswers === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, PAIR_WAIT_MS);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.allAnswered = done;
+    }).finally(() => {
+      this.allAnswered = undefined;
+    });
+  }
+
   /**
    * Resolves once the outcome is committed; a write that fails is tried again until it succeeds or the engine stops.
    */
@@ -367,6 +416,7 @@ export class DeliveryEngine {
 
   private async writeOutcomes(): Promise<void> {
     while (this.pending.length > 0) {
+      await this.answersDue();
       const batch = this.pending.splice(0);
       try {
         const outcomes = batch.map((p) => p.outcome);
