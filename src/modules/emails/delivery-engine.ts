@@ -365,7 +365,7 @@ export class DeliveryEngine {
    * Waits, at most PAIR_WAIT_MS, for the answers of the messages whose last bytes are at the relay:
    * their outcomes then share the commit of those already answered. Each such message holds one of
    * the `unconfirmed` places until its commit, so committing alone what is answered would only make
-   * one commit per message, not a faster one (docs/performance.md, "Fewer writes per message").
+   * one commit per message, not a faster one (docs/decisions.md, "An outcome write waits up to 20 ms").
    */
   private answersDue(): Promise<void> {
     if (this.awaitingAnswers === 0) return Promise.resolve();
