@@ -307,7 +307,9 @@ async function main(cleanup: Cleanup): Promise<number> {
   })();
   poller.catch(() => {});
   try {
-    await arrivals.waitFor(CONTACTS, 'campaign');
+    // A campaign SENT for a few seconds sends nothing more: a recipient skipped under load (a render
+    // over its bound) is reported as missing, with the figures, rather than waited for.
+    await arrivals.waitFor(CONTACTS, 'campaign', () => sentSeenAt > 0 && wallNow() - sentSeenAt > 3000);
     sampleRssByTenth();
     const deadline = Date.now() + STALL_MS;
     while (!sentSeenAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -715,12 +715,15 @@ export class SinkArrivals {
     return { raw: raw!, subject: parsed.subject, html: parsed.html, text: parsed.text };
   }
 
-  /** Resolves once `count` messages have arrived in this phase; progress goes to stderr every 10 s. */
-  async waitFor(count: number, label: string): Promise<void> {
+  /**
+   * Resolves once `count` messages have arrived in this phase, or `done` holds (the sender says
+   * nothing more will come, and the caller reports what is missing); progress goes to stderr every 10 s.
+   */
+  async waitFor(count: number, label: string, done: () => boolean = () => false): Promise<void> {
     let seen = this.n;
     let progressAt = Date.now();
     let reportAt = Date.now() + 10_000;
-    while (this.n < count) {
+    while (this.n < count && !done()) {
       await new Promise((r) => setTimeout(r, 20));
       if (this.n !== seen) {
         seen = this.n;

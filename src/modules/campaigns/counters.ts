@@ -1,11 +1,14 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { type GuardCounts, type GuardrailPolicy, guardrailVerdict } from '../../domain/campaign-guardrails.js';
 import type { AppContext } from '../../platform/context.js';
 import { type Executor, run } from '../../platform/db/client.js';
 import type { BounceType } from '../emails/schemas.js';
-import type { OutcomeEffects } from '../emails/service.js';
+import type { FollowUp, OutcomeEffects } from '../emails/service.js';
 import { announceCampaign, finalCounts } from './events.js';
+import type { SettingsRow } from './guardrail-repo.js';
 import { checkGuardrails } from './guardrails.js';
 import type { CampaignRow } from './repo.js';
+import { policyOf } from './settings.js';
 
 /**
  * A campaign's counters change in the statement that changes what they count, so they stay exact
@@ -61,7 +64,10 @@ export function deliveryCountsCte(source: string): SQL {
         count(*) filter (where status = 'skipped')::int as skipped,
         count(*) filter (where status = 'failed' and rejected)::int as rejected
       from ${from} where campaign_id is not null group by campaign_id) t
-    where c.id = t.campaign_id),
+    where c.id = t.campaign_id
+    returning c.id, c.status, c.fanned_out_at, c.sent_count, c.rejected_count, c.hard_bounced_count, c.complained_count,
+      c.guard_baseline,
+      (select to_jsonb(s) from campaign_settings s where s.project_id = c.project_id) as settings),
   recipient_outcomes as (
     update campaign_recipients r set
       outcome = case f.status when 'sent' then 'delivered' when 'failed' then 'failed' else 'skipped' end,
@@ -72,6 +78,52 @@ export function deliveryCountsCte(source: string): SQL {
     -- by the email alone, through its index: with the campaign too, the planner may walk the
     -- campaign's whole primary-key range for each outcome
     where f.campaign_id is not null and r.email_id = f.id)`;
+}
+
+/** The statement's last select: each campaign `deliveryCountsCte` counted in, as it left it. */
+export const COUNTED_CAMPAIGNS = sql`select * from campaign_counts`;
+
+/** A campaign as the delivery outcome statement left it (`COUNTED_CAMPAIGNS`). */
+interface CountedCampaign extends FollowUp {
+  status: CampaignRow['status'];
+  fanned_out_at: Date | null;
+  sent_count: number;
+  rejected_count: number;
+  hard_bounced_count: number;
+  complained_count: number;
+  guard_baseline: GuardCounts | null;
+  settings: Pick<SettingsRow, 'max_complaint_rate' | 'max_bounce_rate' | 'min_sample'> | null;
+}
+
+/**
+ * Of the campaigns an outcome statement counted in, those that need a statement of their own:
+ * `over` a guardrail (paused by `checkGuardrails`, which judges them again), and `mayBeDone`, those
+ * fanned out, whose queue may be empty. While a campaign fans out, and within its thresholds, an
+ * outcome commit costs nothing more.
+ */
+export function followUpsOf(
+  campaigns: CountedCampaign[],
+  defaults: GuardrailPolicy,
+): { over: string[]; mayBeDone: string[] } {
+  const sending = campaigns.filter((c) => c.status === 'SENDING');
+  return {
+    over: sending
+      .filter(
+        (c) =>
+          guardrailVerdict(
+            {
+              sent: c.sent_count,
+              rejected: c.rejected_count,
+              hardBounced: c.hard_bounced_count,
+              complained: c.complained_count,
+            },
+            c.guard_baseline,
+            policyOf(c.settings, defaults),
+          ).pause,
+      )
+      .map((c) => c.id),
+    mayBeDone: sending.filter((c) => c.fanned_out_at !== null).map((c) => c.id),
+  };
 }
 
 /**
@@ -207,10 +259,12 @@ export function campaignOutcomeEffects(ctx: AppContext): OutcomeEffects {
     skipReason: CANCELLED_REASON,
     parkWhen: OF_PAUSED_CAMPAIGN,
     countFinal: deliveryCountsCte,
-    async afterCommit(ex: Executor, ids: string[], now: Date) {
+    followUp: COUNTED_CAMPAIGNS,
+    async afterCommit(ex: Executor, campaigns: FollowUp[], now: Date) {
+      const { over, mayBeDone } = followUpsOf(campaigns as CountedCampaign[], ctx.config.campaignGuardrails);
       // Judged first: a campaign over a threshold with work left pauses rather than completes.
-      await checkGuardrails(ctx, ex, ids, now);
-      await completeCampaigns(ctx, ids, now);
+      await checkGuardrails(ctx, ex, over, now);
+      await completeCampaigns(ctx, mayBeDone, now);
     },
   };
 }

@@ -10,7 +10,7 @@ import { ContentLimitError } from '../../platform/untrusted/pool.js';
 import { capturingMail, DOMAINS_CHANNEL, signingKeyFor } from '../domains/service.js';
 import { pacingFor } from '../pacing/service.js';
 import { AttachmentCache } from './attachments.js';
-import type { ClaimedEmail, Outcome, OutcomeEffects } from './delivery-repo.js';
+import type { ClaimedEmail, FollowUp, Outcome, OutcomeEffects } from './delivery-repo.js';
 import * as repo from './delivery-repo.js';
 import { DomainGate } from './domain-gate.js';
 import { campaignSlots, type Lane, laneOf, Places, RelayGate } from './lanes.js';
@@ -49,6 +49,17 @@ const LOST_CLAIM_CHECK_MS = 5000;
 
 /** How long campaign mail to a domain with all the messages in flight it may have waits in the queue. */
 const BUSY_DOMAIN_MS = 1000;
+
+/** How long an outcome write waits for the relay's answers to other messages at their end (see `answersDue`). */
+const PAIR_WAIT_MS = 20;
+
+/** A message's place among the `unconfirmed`: taken before its last bytes go to the relay, freed once its outcome is committed. */
+interface Place {
+  state: 'none' | 'taken' | 'done';
+  taking?: Promise<void>;
+  /** Taken, and the relay's answer not yet in. */
+  awaiting: boolean;
+}
 
 /**
  * Delivers queued emails: claims due rows in batches, sends them through the transport with at
@@ -89,8 +100,12 @@ export class DeliveryEngine {
     onError: (err) => this.ctx.log.error({ err }, 'claiming emails failed'),
   });
   private pending: { outcome: Outcome; committed: () => void }[] = [];
+  /** Messages holding an `unconfirmed` place whose relay answer is not in yet, and who waits for them. */
+  private awaitingAnswers = 0;
+  private allAnswered?: () => void;
   private flushing?: Promise<void>;
-  private readonly campaignsToCheck = new Set<string>();
+  /** The latest row of each campaign named by outcome statements since the last follow-up began. */
+  private readonly campaignsToCheck = new Map<string, FollowUp>();
   private checkingCampaigns?: Promise<void>;
   private unlisten?: () => Promise<void>;
   private readonly attachments: AttachmentCache;
@@ -221,16 +236,23 @@ export class DeliveryEngine {
     this.inFlight[lane]++;
     // Taken before the message's last bytes go to the relay, freed once its outcome is committed.
     // One place per message, however many times the transport streams it (a retried connection).
-    const place: { state: 'none' | 'taken' | 'done'; taking?: Promise<void> } = { state: 'none' };
+    const place: Place = { state: 'none', awaiting: false };
     const beforeEnd = () =>
       (place.taking ??= this.unconfirmed.take().then(() => {
         // A send that failed while it waited (the relay timed out) has nothing left to confirm.
         if (place.state === 'done') this.unconfirmed.free();
-        else place.state = 'taken';
+        else {
+          place.state = 'taken';
+          place.awaiting = true;
+          this.awaitingAnswers++;
+        }
       }));
     try {
-      await this.settle(await this.attempt(email, lane, session, beforeEnd));
+      const outcome = await this.attempt(email, lane, session, beforeEnd);
+      this.answered(place);
+      await this.settle(outcome);
     } finally {
+      this.answered(place);
       if (place.state === 'taken') this.unconfirmed.free();
       place.state = 'done';
       this.inHand.delete(email.id);
@@ -331,6 +353,34 @@ export class DeliveryEngine {
       });
   }
 
+  /** A message whose last bytes went to the relay has its answer (or has failed): its outcome is on its way to `pending`. */
+  private answered(place: Place): void {
+    if (!place.awaiting) return;
+    place.awaiting = false;
+    this.awaitingAnswers--;
+    if (this.awaitingAnswers === 0) this.allAnswered?.();
+  }
+
+  /**
+   * Waits, at most PAIR_WAIT_MS, for the answers of the messages whose last bytes are at the relay:
+   * their outcomes then share the commit of those already answered. Each such message holds one of
+   * the `unconfirmed` places until its commit, so committing alone what is answered would only make
+   * one commit per message, not a faster one (docs/decisions.md, "An outcome write waits up to 20 ms").
+   */
+  private answersDue(): Promise<void> {
+    if (this.awaitingAnswers === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, PAIR_WAIT_MS);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.allAnswered = done;
+    }).finally(() => {
+      this.allAnswered = undefined;
+    });
+  }
+
   /**
    * Resolves once the outcome is committed; a write that fails is tried again until it succeeds or the engine stops.
    */
@@ -345,15 +395,15 @@ export class DeliveryEngine {
    * Runs the campaigns' follow-up (guardrails, completion) for outcomes just committed: after the
    * commit, since it must see them, and apart from the writes, so it never holds the next one back
    * (the time between a relay's answer and its record is what a kill can resend). One runs at a time,
-   * for every campaign named since the last began: outcomes are committed many times a second, and
-   * a follow-up per commit would take the pool's connections from the writes. A check that fails is
-   * made again by the recurring campaign rescue.
+   * for every campaign named since the last began, judged from the rows the outcome statements
+   * returned: most follow-ups need no statement at all. A check that fails is made again by the
+   * recurring campaign rescue.
    */
-  private checkCampaigns(ids: string[]): void {
-    for (const id of ids) this.campaignsToCheck.add(id);
+  private checkCampaigns(campaigns: FollowUp[]): void {
+    for (const c of campaigns) this.campaignsToCheck.set(c.id, c);
     this.checkingCampaigns ??= (async () => {
       while (this.campaignsToCheck.size > 0) {
-        const batch = [...this.campaignsToCheck];
+        const batch = [...this.campaignsToCheck.values()];
         this.campaignsToCheck.clear();
         await this.effects
           .afterCommit(this.ctx.db, batch, this.ctx.clock.now())
@@ -366,6 +416,7 @@ export class DeliveryEngine {
 
   private async writeOutcomes(): Promise<void> {
     while (this.pending.length > 0) {
+      await this.answersDue();
       const batch = this.pending.splice(0);
       try {
         const outcomes = batch.map((p) => p.outcome);
@@ -375,6 +426,7 @@ export class DeliveryEngine {
           this.ctx.clock.now(),
           this.ctx.database.processKey,
           this.effects,
+          this.ctx.bus.wanted(),
         );
         for (const p of batch) p.committed();
         this.checkCampaigns(campaigns);

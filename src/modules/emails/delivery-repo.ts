@@ -220,8 +220,21 @@ export interface OutcomeEffects {
    * `status`, and `rejected`: true for a message the relay refused for good).
    */
   countFinal(source: string): SQL;
-  /** Runs once outcomes are committed, for the campaigns whose emails reached a final state. */
-  afterCommit(ex: Executor, campaignIds: string[], now: Date): Promise<void>;
+  /**
+   * The statement's last select, after the CTEs of `countFinal`: a row (`FollowUp`) for each
+   * campaign whose emails reached a final state, with what `afterCommit` needs to judge it.
+   */
+  followUp: SQL;
+  /**
+   * Runs once outcomes are committed, with the latest row of each campaign named since the last
+   * run: it decides from them alone which campaigns need a statement of their own.
+   */
+  afterCommit(ex: Executor, campaigns: FollowUp[], now: Date): Promise<void>;
+}
+
+/** A campaign as the outcome statement left it; its other columns are the campaigns module's. */
+export interface FollowUp {
+  id: string;
 }
 
 export type Outcome =
@@ -237,10 +250,11 @@ export type Outcome =
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
- * event (and its outbox entry) for each final one, and the campaign counters they change. A retry
- * of a cancelled campaign's email is skipped instead. Only rows still queued and still held by
+ * event for each final one (and its outbox entry where `subscribed`, EventBus `wanted`, holds for
+ * it), and the campaign counters they change. A retry of a cancelled campaign's email is skipped instead. Only rows still queued and still held by
  * `owner` change, so a late duplicate outcome, or one of a worker whose email was taken over, is a
- * no-op. Returns the campaigns whose emails reached a final state, which may now be complete.
+ * no-op. Returns the campaigns whose emails reached a final state (which may now be complete, or
+ * over a guardrail), as the statement left them.
  */
 export async function recordOutcomes(
   ex: Executor,
@@ -248,7 +262,8 @@ export async function recordOutcomes(
   now: Date,
   owner: bigint,
   effects: OutcomeEffects,
-): Promise<string[]> {
+  subscribed: SQL,
+): Promise<FollowUp[]> {
   if (outcomes.length === 0) return [];
   const rows = outcomes.map((o) => ({
     id: o.id,
@@ -264,7 +279,7 @@ export async function recordOutcomes(
           ? (o.until?.toISOString() ?? null)
           : null,
   }));
-  const r = await run<{ campaign_id: string }>(
+  const r = await run<FollowUp>(
     ex,
     sql`
     with input as (
@@ -298,11 +313,13 @@ export async function recordOutcomes(
         ${now}::timestamptz
       from final where contact_id is not null and status <> 'skipped'`,
       now,
+      // Most of these events have no subscriber: no outbox entry, and no dispatch, for those.
+      { outboxWhen: subscribed },
     )},
     ${effects.countFinal('final')}
-    select distinct campaign_id from final where campaign_id is not null`,
+    ${effects.followUp}`,
     // Run for every few messages: planned once per connection.
     { prepared: true },
   );
-  return r.rows.map((row) => row.campaign_id);
+  return r.rows;
 }

@@ -35,7 +35,7 @@ export {
   unparkCampaignEmails,
 } from './campaign-mail-repo.js';
 /** What delivery outcomes change beyond the emails, given by the campaigns module. */
-export type { OutcomeEffects } from './delivery-repo.js';
+export type { FollowUp, OutcomeEffects } from './delivery-repo.js';
 /** Storing emails, alone or in one statement with the caller's own writes; what other modules change on an email after it left. */
 export {
   countHit,

@@ -9,21 +9,24 @@ import { run } from '../../platform/db/client.js';
 
 /**
  * Keeps `event_daily_counts` as events are dispatched, one statement per batch, in the
- * dispatcher's transaction: an event is counted exactly when it is delivered to subscribers.
+ * dispatcher's transaction: an event is counted exactly when it is delivered to subscribers. An
+ * event that no other subscriber wants may be stored without an outbox entry; the statement that
+ * stores it counts it then (`countEventsCte`), so this subscriber asks for none itself.
  */
 export function subscribeDailyCounts(ctx: AppContext): void {
-  ctx.bus.subscribe(async (tx, events) => {
-    const counts = new Map<string, { projectId: string; name: string; day: string; count: number }>();
-    for (const e of events) {
-      const day = e.createdAt.toISOString().slice(0, 10);
-      const key = `${e.projectId} ${e.name} ${day}`;
-      const entry = counts.get(key) ?? { projectId: e.projectId, name: e.name, day, count: 0 };
-      entry.count++;
-      counts.set(key, entry);
-    }
-    await run(
-      tx,
-      sql`
+  ctx.bus.subscribe(
+    async (tx, events) => {
+      const counts = new Map<string, { projectId: string; name: string; day: string; count: number }>();
+      for (const e of events) {
+        const day = e.createdAt.toISOString().slice(0, 10);
+        const key = `${e.projectId} ${e.name} ${day}`;
+        const entry = counts.get(key) ?? { projectId: e.projectId, name: e.name, day, count: 0 };
+        entry.count++;
+        counts.set(key, entry);
+      }
+      await run(
+        tx,
+        sql`
       insert into event_daily_counts (project_id, name, day, count)
       select c."projectId", c.name, c.day, c.count
       from jsonb_to_recordset(${JSON.stringify([...counts.values()])}::jsonb)
@@ -31,8 +34,26 @@ export function subscribeDailyCounts(ctx: AppContext): void {
       -- the same order in every worker, so two batches never wait on each other's rows in a cycle
       order by 1, 2, 3
       on conflict (project_id, name, day) do update set count = event_daily_counts.count + excluded.count`,
-    );
-  });
+      );
+    },
+    { wants: sql`false` },
+  );
+}
+
+/**
+ * The CTE `<name>`: counts the events of the CTE `source` (`project_id`, `name`, `created_at`) for
+ * which `where` holds (SQL on the alias `ev`), for a statement that stores events it leaves out of
+ * the outbox: they are counted when stored instead of when dispatched.
+ */
+export function countEventsCte(name: string, source: string, where: SQL): SQL {
+  return sql`${sql.raw(name)} as (
+    insert into event_daily_counts (project_id, name, day, count)
+    select ev.project_id, ev.name, (ev.created_at at time zone 'UTC')::date, count(*)::int
+    from ${sql.raw(source)} ev where ${where}
+    group by 1, 2, 3
+    -- the order of the dispatcher's statement, so the two never wait on each other's rows in a cycle
+    order by 1, 2, 3
+    on conflict (project_id, name, day) do update set count = event_daily_counts.count + excluded.count)`;
 }
 
 /**

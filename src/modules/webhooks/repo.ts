@@ -4,6 +4,15 @@ import type { WebhookDeliveryStatus } from './schemas.js';
 
 /** Every query on `webhooks` and `webhook_deliveries` lives here. */
 
+/**
+ * True for a stored event (the alias `ev`) that an enabled webhook of its project subscribes to, by
+ * name, by a prefix ending in `.*`, or by `*` (as domain/webhook-events `eventMatches`).
+ */
+export const WEBHOOK_WANTS_EVENT = sql`exists (select 1 from webhooks w
+  where w.project_id = ev.project_id and w.enabled
+    and (w.events ? ev.name or w.events ? '*' or exists (select 1 from jsonb_array_elements_text(w.events) p(pattern)
+      where p.pattern like '%.*' and starts_with(ev.name, left(p.pattern, -1)))))`;
+
 export interface WebhookRow {
   id: string;
   project_id: string;

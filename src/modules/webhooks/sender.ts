@@ -59,7 +59,7 @@ async function writeDeliveries(ctx: AppContext, ex: Executor, events: HookEvent[
  * delivery is attempted by exactly one worker at a time.
  */
 export function subscribeWebhookDeliveries(ctx: AppContext): void {
-  ctx.bus.subscribe((tx, events) => writeDeliveries(ctx, tx, events));
+  ctx.bus.subscribe((tx, events) => writeDeliveries(ctx, tx, events), { wants: repo.WEBHOOK_WANTS_EVENT });
 }
 
 /** An event about a project's resource rather than a contact (`campaign.paused`): it goes to webhooks only. */

@@ -120,6 +120,16 @@ export async function deleteWorkflow(ex: Executor, id: string): Promise<void> {
   await run(ex, sql`delete from workflows where id = ${id}`);
 }
 
+/**
+ * True for a stored event (the alias `ev`) that workflows have work for: an enabled workflow it
+ * triggers, or an execution of its contact waiting for it.
+ */
+export const WORKFLOWS_WANT_EVENT = sql`(exists (select 1 from workflows wf
+    where wf.project_id = ev.project_id and wf.enabled and wf.trigger_type = 'EVENT'
+      and wf.trigger_config ->> 'event' = ev.name)
+  or exists (select 1 from workflow_executions x
+    where x.contact_id = ev.contact_id and x.status = 'waiting' and x.wait_event is not null and x.wait_event = ev.name))`;
+
 /** Enabled EVENT workflows of a project with their trigger event, for starting executions. */
 export async function enabledEventWorkflows(ex: Executor, projectId: string): Promise<WorkflowRow[]> {
   const r = await run<WorkflowRow>(
