@@ -17,6 +17,7 @@ import { emailRoutes } from './modules/emails/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { snsRoutes } from './modules/feedback/sns.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
+import { mcpRoutes } from './modules/mcp/routes.js';
 import { pacingRoutes } from './modules/pacing/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/routes.js';
@@ -171,6 +172,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });
   await app.register(snsRoutes, { ctx });
+  await app.register(mcpRoutes, { ctx });
   await app.register(accountRoutes, { ctx, sessions });
   await app.register(webAppRoutes);
   return app;
