@@ -15,6 +15,7 @@ import { contactRoutes } from './modules/contacts/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { emailRoutes } from './modules/emails/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { sendgridRoutes } from './modules/feedback/sendgrid.js';
 import { snsRoutes } from './modules/feedback/sns.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
@@ -172,6 +173,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });
   await app.register(snsRoutes, { ctx });
+  await app.register(sendgridRoutes, { ctx });
   await app.register(mcpRoutes, { ctx });
   await app.register(accountRoutes, { ctx, sessions });
   await app.register(webAppRoutes);
