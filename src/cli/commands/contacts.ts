@@ -12,6 +12,25 @@ const DEFAULT_CHUNK_MB = 4;
 const MAX_CHUNK_MB = 4.9;
 const POLL_MS = 200;
 const KEPT_ERRORS = 20;
+/** A busy or unreachable instance is waited for this many times (1 s, 2 s, 4 s … up to 30 s apart) before giving up. */
+const RETRIES = 8;
+
+/**
+ * `attempt`, again while the instance is busy, unavailable or unreachable: a long import should
+ * ride out a database that is slow for a while. Other failures end it at once.
+ */
+async function patiently<T>(attempt: () => Promise<T>, note: (text: string) => void): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof CliError) || err.exitCode !== EXIT.unavailable || tries >= RETRIES) throw err;
+      const wait = Math.min(1000 * 2 ** tries, 30_000);
+      note(`\n${err.message}; trying again in ${wait / 1000} s`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
 
 /** Where an import stands, kept beside the file so that a second run resumes after the last finished chunk. */
 interface ImportState {
@@ -43,9 +62,9 @@ function readState(file: string, stat: fs.Stats, url: string, chunkBytes: number
   }
 }
 
-async function finishedJob(api: ApiClient, jobId: string): Promise<ContactJob> {
+async function finishedJob(api: ApiClient, jobId: string, note: (text: string) => void): Promise<ContactJob> {
   for (;;) {
-    const job = await api.get<ContactJob>(`/contacts/import/${jobId}`);
+    const job = await patiently(() => api.get<ContactJob>(`/contacts/import/${jobId}`), note);
     if (job.status === 'completed' || job.status === 'failed') return job;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
@@ -101,8 +120,13 @@ export const contactsImport: Command = {
         new Blob([header as Uint8Array<ArrayBuffer>, chunk.rows as Uint8Array<ArrayBuffer>], { type: 'text/csv' }),
         path.basename(file),
       );
-      const accepted = await api.request<{ jobId: string }>('POST', '/contacts/import', form);
-      const job = await finishedJob(api, accepted.jobId);
+      // Sent again after a failure that may have come after the upload was taken: its rows are then
+      // imported twice, which upserts by email make harmless.
+      const accepted = await patiently(
+        () => api.request<{ jobId: string }>('POST', '/contacts/import', form),
+        ctx.note,
+      );
+      const job = await finishedJob(api, accepted.jobId, ctx.note);
       if (job.status === 'failed') {
         progress.end();
         throw new CliError(

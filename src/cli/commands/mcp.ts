@@ -1,5 +1,3 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Command } from '../command.js';
 
@@ -21,6 +19,9 @@ export const mcpCommand: Command = {
   remote: true,
   async run(ctx) {
     const api = ctx.api();
+    // Loaded here, not with the CLI: the other commands start (and stay) smaller without the SDK.
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const url = new URL(`/mcp${ctx.values['read-only'] ? '?readOnly=true' : ''}`, api.url);
     const remote = new StreamableHTTPClientTransport(url, {
       requestInit: { headers: { authorization: `Bearer ${api.key}` } },
