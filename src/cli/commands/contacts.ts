@@ -205,6 +205,8 @@ export const contactsExport: Command = {
     let cursor: string | null = null;
     let rows = 0;
     let total = 0;
+    let lastStamp = '';
+    const atLastStamp = new Set<string>();
     do {
       const query = new URLSearchParams({ limit: '100', sort: 'createdAt', dir: 'asc' });
       if (subscribed) query.set('subscribed', subscribed);
@@ -214,9 +216,17 @@ export const contactsExport: Command = {
       );
       total = page.total;
       for (const c of page.data) {
+        // The cursor carries `createdAt` to the millisecond, the database to the microsecond: the
+        // next page can begin again with contacts of the last millisecond, which are written once.
+        if (c.createdAt !== lastStamp) {
+          lastStamp = c.createdAt;
+          atLastStamp.clear();
+        }
+        if (atLastStamp.has(c.id)) continue;
+        atLastStamp.add(c.id);
         await write([c.email, c.subscribed, ...keys.map((k) => c.data[k])].map(csvCell).join(','));
+        rows++;
       }
-      rows += page.data.length;
       if (outPath && rows % 10_000 < 100)
         ctx.note(`exported ${rows.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`);
       cursor = page.hasMore ? page.cursor : null;
