@@ -34,6 +34,7 @@ const EnvSchema = z.object({
   SUBMISSION_TLS_KEY: z.string().min(1).optional(),
   SUBMISSION_ALLOW_INSECURE_AUTH: z.enum(['true', 'false']).default('false'),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
+  SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().min(1).optional(),
   S3_BUCKET: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ENDPOINT: z.string().url().optional(),
@@ -103,6 +104,8 @@ export interface Config {
   submission?: SubmissionConfig;
   /** An origin trusted, besides Amazon SNS's own hosts, for signing certificates and subscription URLs. */
   snsTrustedOrigin?: string;
+  /** SendGrid's Signed Event Webhook verification key (base64 DER or PEM); /feedback/sendgrid exists only with it. */
+  sendgridWebhookPublicKey?: string;
   /** Uploads go to this bucket instead of `DATA_DIR/uploads`. */
   s3?: S3Settings;
   dnsServers: string[];
@@ -166,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     submission: submissionConfig(e),
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,
+    sendgridWebhookPublicKey: e.SENDGRID_WEBHOOK_PUBLIC_KEY,
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

@@ -94,39 +94,40 @@ const headersSchema = z.record(z.string(), z.string()).superRefine((headers, ctx
   }
 });
 
-export const sendBody = z
-  .object({
-    to: z.union([addressSchema, z.array(addressSchema).min(1).max(MAX_RECIPIENTS)]),
-    subject: z.string().min(1).max(998).regex(NO_NEWLINE, 'Must not contain line breaks').optional(),
-    body: z.string().min(1).max(MAX_MESSAGE_BYTES).optional(),
-    template: z.string().uuid().optional(),
-    from: addressSchema.optional(),
-    name: nameSchema.optional(),
-    subscribed: z.boolean().optional(),
-    data: dataSchema.optional(),
-    headers: headersSchema.optional(),
-    reply: emailSchema.optional(),
-    attachments: z.array(attachmentSchema).max(10).optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.template) return;
-    if (body.subject === undefined)
-      ctx.addIssue({
-        code: z.ZodIssueCode.invalid_type,
-        expected: 'string',
-        received: 'undefined',
-        path: ['subject'],
-        message: 'Required without a template',
-      });
-    if (body.body === undefined)
-      ctx.addIssue({
-        code: z.ZodIssueCode.invalid_type,
-        expected: 'string',
-        received: 'undefined',
-        path: ['body'],
-        message: 'Required without a template',
-      });
-  });
+/** The fields of POST /v1/send, before the rule that content comes from a template or from `subject` and `body`. */
+export const sendFields = z.object({
+  to: z.union([addressSchema, z.array(addressSchema).min(1).max(MAX_RECIPIENTS)]),
+  subject: z.string().min(1).max(998).regex(NO_NEWLINE, 'Must not contain line breaks').optional(),
+  body: z.string().min(1).max(MAX_MESSAGE_BYTES).optional(),
+  template: z.string().uuid().optional(),
+  from: addressSchema.optional(),
+  name: nameSchema.optional(),
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+  headers: headersSchema.optional(),
+  reply: emailSchema.optional(),
+  attachments: z.array(attachmentSchema).max(10).optional(),
+});
+
+export const sendBody = sendFields.superRefine((body, ctx) => {
+  if (body.template) return;
+  if (body.subject === undefined)
+    ctx.addIssue({
+      code: z.ZodIssueCode.invalid_type,
+      expected: 'string',
+      received: 'undefined',
+      path: ['subject'],
+      message: 'Required without a template',
+    });
+  if (body.body === undefined)
+    ctx.addIssue({
+      code: z.ZodIssueCode.invalid_type,
+      expected: 'string',
+      received: 'undefined',
+      path: ['body'],
+      message: 'Required without a template',
+    });
+});
 export type SendBody = z.infer<typeof sendBody>;
 
 /**
