@@ -10,7 +10,6 @@ import { createUser } from './modules/accounts/service.js';
 import { createProject } from './modules/projects/service.js';
 import { openDatabase } from './platform/db/client.js';
 import { importDataDump } from './platform/db/import.js';
-import { boundHeapGrowth } from './platform/heap-growth.js';
 import { startService } from './start.js';
 
 const USAGE =
@@ -65,8 +64,6 @@ async function run(command: string, args: string[]): Promise<void> {
     return;
   }
   if (!['all', 'serve', 'worker'].includes(command)) throw new Error(USAGE);
-
-  boundHeapGrowth();
 
   const log = logger(config.logLevel);
   const service = await startService(config, command as Role, { log });

@@ -40,7 +40,7 @@ afterAll(async () => {
   fs.rmSync(BUILD, { recursive: true, force: true });
 });
 
-/** `node <build>/main.js <role>` on `env`, stopped after the test. */
+/** `node <build>/main.js <role>` on `env`, stopped after the test. (Two processes starting on a busy machine take a while: the tests allow two minutes.) */
 async function startBuilt(env: Record<string, string>, role: 'all' | 'serve' | 'worker'): Promise<ChildServer> {
   const child = await spawnService({ LOG_LEVEL: 'info', ...env }, [role], 0, [path.join(BUILD, 'main.js')]);
   cleanups.push(() => child.kill('SIGTERM'));
@@ -103,7 +103,7 @@ describe('the build', () => {
     expect(preview.body.html).toContain('<p>TEAM plan for friend</p>');
     const broken = await api.post('/templates/preview', { subject: 'x', body: '{% if %}' });
     expect(broken.status, JSON.stringify(broken.body)).toBe(422);
-  });
+  }, 120_000);
 
   it('runs serve and worker apart: /v1/send renders, signs and delivers to the relay', async () => {
     const db = await database();
@@ -137,5 +137,5 @@ describe('the build', () => {
     expect(dkim.results.map((r) => [r.signingDomain, r.status.result])).toEqual([['mail.build.test', 'pass']]);
     const record = await recordWhen(api, id, (r) => r.status === 'sent', 30_000);
     expect(record.to).toBe('grace@rcpt.build.test');
-  });
+  }, 120_000);
 });
