@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
  * The files the service reads beside its code: the database migrations, the built dashboard and the
  * untrusted-content threads' entry. From source they are where the repository keeps them; in the
  * production build (`npm run build`) the code is bundled into dist/main.js and the build puts the
- * rest beside it, so that dist/ can be moved as a whole. This module's own URL says which: from
+ * rest beside it, so that the build needs nothing from src/ or web/. This module's own URL says which: from
  * source it is this `.ts` file, in the build the bundle's.
  */
 export interface ServiceFiles {
