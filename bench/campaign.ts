@@ -36,7 +36,9 @@
  * contact and nothing else during the campaign, and the campaign is SENT with sentCount and
  * totalRecipients equal to N.
  *
- * Env: BENCH_CONTACTS, BENCH_RAW_COUNT, BENCH_DB=embedded, BENCH_ROLES=all, BENCH_PG_URL (admin URL of
+ * Env: BENCH_CONTACTS, BENCH_RAW_COUNT, BENCH_DB=embedded, BENCH_ROLES=all, BENCH_BUILD=1 (the service
+ * from the production build in dist/, after `npm run build`), BENCH_NODE_FLAGS (flags given to the service
+ * children's `node`), BENCH_PG_URL (admin URL of
  * the PostgreSQL server), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
  * profiles of the service children).
  */
@@ -55,6 +57,7 @@ import {
   processStatusKb,
   rsaKeyPem,
   runRawSender,
+  SERVICE_BUILD,
   SinkArrivals,
   startWatchedRoles,
 } from './lib.js';
@@ -387,6 +390,8 @@ async function main(cleanup: Cleanup): Promise<number> {
     bench: 'campaign',
     database: EMBEDDED ? 'embedded' : 'postgres',
     roles: SPLIT ? 'serve + worker' : 'all',
+    service: SERVICE_BUILD ? 'build' : 'source',
+    nodeFlags: process.env.BENCH_NODE_FLAGS ?? null,
     contacts: CONTACTS,
     rawPerSec: round(rawPerSec),
     rawUnsignedPerSec: round(unsigned.perSec),

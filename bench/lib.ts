@@ -190,6 +190,17 @@ export const BENCH_ROOT = path.resolve(import.meta.dirname, '..');
 
 export { freePort };
 
+/**
+ * How the service children are run: from the TypeScript sources through tsx, as `npm start` does, or
+ * with BENCH_BUILD=1 from the production build in dist/ (`npm run build` first), as `npm run
+ * start:prod` does.
+ */
+export const SERVICE_BUILD = process.env.BENCH_BUILD === '1';
+const SERVICE_ENTRY = SERVICE_BUILD ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+if (SERVICE_BUILD && !fs.existsSync(path.join(BENCH_ROOT, 'dist', 'main.js'))) {
+  throw new Error('BENCH_BUILD=1 runs dist/main.js: run `npm run build` first');
+}
+
 /** This process's environment with `extra` on top; DATABASE_URL only when `extra` names one. */
 function serviceEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
@@ -274,7 +285,7 @@ export interface BenchProject {
 
 /** `main.ts project:create` on the database of `env`: a project and both its keys. */
 export async function createBenchProject(env: NodeJS.ProcessEnv, name = 'bench'): Promise<BenchProject> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'project:create', '--name', name], {
+  const child = spawn(process.execPath, [...SERVICE_ENTRY, 'project:create', '--name', name], {
     cwd: BENCH_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -305,7 +316,9 @@ export async function startServiceChild(
   options: { cpuProfDir?: string; label?: string } = {},
 ): Promise<ServiceChild> {
   const prof = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...prof, 'src/main.ts', role], {
+  // Node or V8 flags to try on the service (`--max-semi-space-size=8`, say), which NODE_OPTIONS does not all accept.
+  const flags = process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...prof, ...flags, ...SERVICE_ENTRY, role], {
     cwd: BENCH_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

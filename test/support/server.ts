@@ -103,14 +103,21 @@ export interface ChildServer {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** The service as its own process (`node src/main.ts`), for tests that kill it or read its output. */
+/** How Node is told to run the service: its TypeScript sources through tsx, as `npm start` does. */
+export const FROM_SOURCE = ['--import', 'tsx', 'src/main.ts'];
+
+/**
+ * The service as its own process (`node src/main.ts`, or another `entry` such as a build's
+ * main.js), for tests that kill it or read its output.
+ */
 export async function spawnService(
   env: Record<string, string>,
   args: string[] = ['all'],
   port = 0,
+  entry: string[] = FROM_SOURCE,
 ): Promise<ChildServer> {
   const chosen = port || (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...passthroughEnv(), LOG_LEVEL: 'warn', PORT: String(chosen), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import compress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SERVICE_FILES } from '../../platform/service-files.js';
 
-/** Where `npm run build:web` (run by `npm install`) writes the dashboard. */
-const WEB_ROOT = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+/** Where `npm run build:web` (run by `npm install`) writes the dashboard, or the build copies it. */
+const WEB_ROOT = SERVICE_FILES.webApp;
 
 /**
  * Nothing the API returns reaches the page as markup, and the page loads code only from here;

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { SERVICE_FILES } from '../service-files.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { errorChain } from './errors.js';
 import { brief, type ConnectionLog, Notifications } from './notifications.js';
@@ -132,7 +131,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const migrationsFolder = SERVICE_FILES.migrations;
 const MIGRATION_LOCK = 727_001;
 
 /**

@@ -29,6 +29,7 @@ import type { AggregateReport } from '../../domain/dmarc-aggregate.js';
 import type { Report } from '../../domain/feedback/reports.js';
 import type { ReadMessage } from '../../domain/submission.js';
 import { textFromHtml } from '../mail/message.js';
+import { SERVICE_FILES } from '../service-files.js';
 import type * as mailTasks from './mail-tasks.js';
 import type * as tasks from './tasks.js';
 
@@ -160,7 +161,7 @@ export class UntrustedPool {
       keys: { share: 1, queue: 8, active: 0, waiting: [] },
     };
     this.piscina = new Piscina({
-      filename: new URL('./worker.mjs', import.meta.url).href,
+      filename: SERVICE_FILES.untrustedWorker,
       minThreads: Math.min(options.warmThreads ?? 1, this.threads),
       maxThreads: this.threads,
       idleTimeout: IDLE_MS,

@@ -1,7 +1,8 @@
 // Entry of an untrusted-content worker thread (see pool.ts). The service runs its TypeScript through
 // tsx, whose loader Node 20 does not pass on to worker threads; tsx's in-thread require hook loads
 // the tasks here (its ESM loader would start one more thread per worker, tens of megabytes each).
-// Inbound-mail tasks (mailparser, sanitize-html) are loaded on their first use only.
+// Inbound-mail tasks (mailparser, sanitize-html) are loaded on their first use only. The production
+// build's threads run worker-bundle.ts instead, which offers the same tasks.
 import { require as load } from 'tsx/cjs/api';
 
 const tasks = load('./tasks.ts', import.meta.url);
