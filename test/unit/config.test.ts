@@ -21,6 +21,16 @@ describe('loadConfig', () => {
     expect(loadConfig({}).s3).toBeUndefined();
   });
 
+  it('takes DATABASE_SESSION_URL only beside DATABASE_URL', () => {
+    expect(() => loadConfig({ DATABASE_SESSION_URL: 'postgres://db:5432/postbox' })).toThrow(/DATABASE_SESSION_URL/);
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://pgbouncer:6432/postbox',
+      DATABASE_SESSION_URL: 'postgres://db:5432/postbox',
+    });
+    expect(config.databaseSessionUrl).toBe('postgres://db:5432/postbox');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db:5432/postbox' }).databaseSessionUrl).toBeUndefined();
+  });
+
   it('keeps only the origin of SNS_TRUSTED_ORIGIN', () => {
     expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe(
       'http://127.0.0.1:9000',
