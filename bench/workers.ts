@@ -25,7 +25,9 @@
  *                        of the run (1.0 is one core kept busy); `workerCores` likewise
  *   transactionsPerMessage, rows inserted / updated / deleted per message (pg_stat_database)
  *   activeBackends       the mean number of backends running a statement; `waits`: the share of those
- *                        samples per wait event (`CPU`, `Lock:transactionid`, `LWLock:WALWrite`, …)
+ *                        samples per wait event (`CPU`, `Lock:transactionid`, `LWLock:WALWrite`, …);
+ *                        `lockWaitSamplesByStatement`: the samples waiting on a lock, by the tables
+ *                        their statement writes
  *   machineBusyPct       the whole machine's CPU during the run (both cores, everything on them)
  *   databaseBytesPerMessage  the growth of the database on disk during the run / N
  *
@@ -106,12 +108,21 @@ async function databaseBytes(client: pg.Client): Promise<number> {
   return Number(r.rows[0]!.bytes);
 }
 
+/** A statement named by the tables it writes (`update campaigns`, `insert into emails`…), for the lock waits. */
+function statementKind(statement: string): string {
+  const writes = [...statement.matchAll(/\b(update|insert into|delete from)\s+([a-z_]+)/gi)].map(
+    (m) => `${m[1]!.toLowerCase()} ${m[2]}`,
+  );
+  return writes.length ? [...new Set(writes)].join(', ') : statement.slice(0, 60);
+}
+
 /**
  * Samples what the bench database's active backends wait on, every WAIT_SAMPLE_MS until `stop`:
  * the mean number running a statement and the share of samples per wait event.
  */
 function sampleWaits(client: pg.Client, db: string) {
   const counts = new Map<string, number>();
+  const lockedStatements = new Map<string, number>();
   let samples = 0;
   let active = 0;
   let busy = false;
@@ -119,14 +130,21 @@ function sampleWaits(client: pg.Client, db: string) {
     if (busy) return;
     busy = true;
     try {
-      const r = await client.query<{ wait: string }>(
-        `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait from pg_stat_activity
+      const r = await client.query<{ wait: string; statement: string }>(
+        `select coalesce(wait_event_type || ':' || wait_event, 'CPU') as wait,
+           left(query, 400) as statement from pg_stat_activity
          where datname = $1 and state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend'`,
         [db],
       );
       samples++;
       active += r.rows.length;
-      for (const { wait } of r.rows) counts.set(wait, (counts.get(wait) ?? 0) + 1);
+      for (const { wait, statement } of r.rows) {
+        counts.set(wait, (counts.get(wait) ?? 0) + 1);
+        if (wait.startsWith('Lock:')) {
+          const key = statementKind(statement);
+          lockedStatements.set(key, (lockedStatements.get(key) ?? 0) + 1);
+        }
+      }
     } catch {
       // the database is going away at the end of the run
     } finally {
@@ -139,7 +157,8 @@ function sampleWaits(client: pg.Client, db: string) {
       const waits = Object.fromEntries(
         [...counts].sort((a, b) => b[1] - a[1]).map(([wait, n]) => [wait, active ? round(n / active, 3) : 0]),
       );
-      return { samples, activeBackends: samples ? round(active / samples, 2) : 0, waits };
+      const lockWaits = Object.fromEntries([...lockedStatements].sort((a, b) => b[1] - a[1]));
+      return { samples, activeBackends: samples ? round(active / samples, 2) : 0, waits, lockWaits };
     },
   };
 }
@@ -299,6 +318,7 @@ async function runWith(
       pgBackends: db.backends,
       activeBackends: waited.activeBackends,
       waits: waited.waits,
+      lockWaitSamplesByStatement: waited.lockWaits,
       waitSamples: waited.samples,
       machineBusyPct,
       cpuBusyBeforePct: busyBeforePct,

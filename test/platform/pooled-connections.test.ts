@@ -19,11 +19,12 @@ const withName = (url: string, name: string) => {
   return u.toString();
 };
 
-async function open(pooled: boolean): Promise<Database> {
+async function open(pooled: boolean, warnings: string[] = []): Promise<Database> {
   const database = await openDatabase({
     databaseUrl: withName(testDb.url, 'pbx_pooled'),
     databaseSessionUrl: pooled ? withName(testDb.url, 'pbx_session') : undefined,
     dataDir: testDb.env.DATA_DIR!,
+    log: { warn: (_fields, message) => warnings.push(message), info: () => {}, debug: () => {} },
   });
   opened.push(database);
   return database;
@@ -74,5 +75,19 @@ describe('a pooled DATABASE_URL beside a DATABASE_SESSION_URL', () => {
     expect(await settings(await open(true))).toEqual({ statement: '7s', jit: 'on' });
     // A direct DATABASE_URL sets its own on every connection.
     expect(await settings(await open(false))).toEqual({ statement: '30s', jit: 'off' });
+  });
+
+  it('warns at start when the pooled connections have no statement timeout of their own', async () => {
+    const name = new URL(testDb.url).pathname.slice(1);
+    await admin(testDb.url, `alter database ${name} set statement_timeout = 0`);
+    const warnings: string[] = [];
+    await open(true, warnings);
+    expect(warnings).toEqual([expect.stringMatching(/without a statement or idle-in-transaction timeout/)]);
+
+    await admin(testDb.url, `alter database ${name} set statement_timeout = '30s'`);
+    await admin(testDb.url, `alter database ${name} set idle_in_transaction_session_timeout = '60s'`);
+    const none: string[] = [];
+    await open(true, none);
+    expect(none).toEqual([]);
   });
 });
