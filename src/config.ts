@@ -12,6 +12,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATABASE_SESSION_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('./data'),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(5),
   DB_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(30),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(60),
@@ -85,6 +86,8 @@ export interface Config {
   databaseUrl?: string;
   /** A direct connection for the process lock, LISTEN and migrations when `databaseUrl` is a transaction pooler. */
   databaseSessionUrl?: string;
+  /** Connections each process's pool opens at most. */
+  databasePoolSize: number;
   dataDir: string;
   databaseTimeouts: DatabaseTimeouts;
   redisUrl?: string;
@@ -147,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (e.PUBLIC_URL ?? (e.PORT === 0 ? '' : `http://localhost:${e.PORT}`)).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
     databaseSessionUrl: e.DATABASE_SESSION_URL,
+    databasePoolSize: e.DB_POOL_SIZE,
     dataDir: path.resolve(e.DATA_DIR),
     databaseTimeouts: {
       connectMs: e.DB_CONNECT_TIMEOUT_SECONDS * 1000,

@@ -91,3 +91,25 @@ describe('a pooled DATABASE_URL beside a DATABASE_SESSION_URL', () => {
     expect(none).toEqual([]);
   });
 });
+
+describe('DB_POOL_SIZE', () => {
+  it('bounds the connections a process opens, however many queries wait', async () => {
+    const database = await openDatabase({
+      databaseUrl: withName(testDb.url, 'pbx_bounded'),
+      databasePoolSize: 3,
+      dataDir: testDb.env.DATA_DIR!,
+    });
+    opened.push(database);
+    const peak = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        run(
+          database.db,
+          sql`select (select count(*)::int from pg_stat_activity where application_name = 'pbx_bounded') as n,
+            pg_sleep(0.05)`,
+        ),
+      ),
+    );
+    expect(Math.max(...peak.map((r) => r.rows[0].n))).toBe(3);
+    expect(database.poolStats().total).toBe(3);
+  });
+});

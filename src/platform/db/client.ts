@@ -98,11 +98,15 @@ export interface OpenOptions {
    * pool then sets nothing on its connections, and the server's settings of the role apply.
    */
   databaseSessionUrl?: string;
+  /** Connections of the pool at most (DB_POOL_SIZE); 20 by default. */
+  databasePoolSize?: number;
   dataDir: string;
   timeouts?: DatabaseTimeouts;
   log?: ConnectionLog;
   onNotice?: (message: string) => void;
 }
+
+const DEFAULT_POOL_SIZE = 20;
 
 const quietLog: ConnectionLog = { warn: () => {}, info: () => {}, debug: () => {} };
 
@@ -143,11 +147,13 @@ const MIGRATION_LOCK = 727_001;
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const timeouts = opts.timeouts ?? defaultTimeouts;
   const log = opts.log ?? quietLog;
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.databaseSessionUrl, timeouts, log);
+  const poolSize = opts.databasePoolSize ?? DEFAULT_POOL_SIZE;
+  if (opts.databaseUrl)
+    return openPostgres(opts.databaseUrl, { sessionUrl: opts.databaseSessionUrl, poolSize, timeouts, log });
   const cluster = await startEmbeddedPostgres(opts.dataDir, {
     onNotice: opts.onNotice ?? ((m) => process.stderr.write(`${m}\n`)),
   });
-  const database = await openPostgres(cluster.url, undefined, timeouts, log);
+  const database = await openPostgres(cluster.url, { poolSize, timeouts, log });
   return {
     ...database,
     location: `embedded PostgreSQL in ${cluster.dir} (${database.location})`,
@@ -175,14 +181,13 @@ function sessionSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
 
 async function openPostgres(
   url: string,
-  sessionUrl: string | undefined,
-  timeouts: DatabaseTimeouts,
-  log: ConnectionLog,
+  options: { sessionUrl?: string; poolSize: number; timeouts: DatabaseTimeouts; log: ConnectionLog },
 ): Promise<Database> {
+  const { sessionUrl, poolSize, timeouts, log } = options;
   const pooled = sessionUrl !== undefined;
   const pool = new pg.Pool({
     connectionString: url,
-    max: 20,
+    max: poolSize,
     ...(pooled ? {} : sessionSettings(timeouts)),
     connectionTimeoutMillis: timeouts.connectMs,
     // The server cancels a slow statement first; this only ends the wait on a server that is gone or frozen.
