@@ -199,6 +199,8 @@ class RunArrivals {
   }
 }
 
+const running = (child: ServiceChild) => child.process.exitCode === null && child.process.signalCode === null;
+
 async function runWith(
   cleanup: Cleanup,
   mail: Awaited<ReturnType<typeof startMailLoopback>>,
@@ -240,6 +242,12 @@ async function runWith(
     const campaignId = created.body.data.id as string;
 
     const busyBeforePct = await waitForQuiet();
+    // A worker that could not open its connections at start (a full server) exits: started again, once.
+    for (let w = 0; w < workers.length; w++) {
+      if (running(workers[w]!)) continue;
+      log(`worker-${w + 1} exited while starting; starting it again`);
+      workers[w] = await startServiceChild(env, port, 'worker', { label: `worker-${w + 1}` });
+    }
     log(`${workerCount} worker(s): campaign to ${CONTACTS} contacts (CPU ${busyBeforePct} % busy before)`);
     const arrivals = new RunArrivals(CONTACTS);
     setArrivals(arrivals);
@@ -290,6 +298,8 @@ async function runWith(
     const bytesPerMessage = ((await databaseBytes(stats)) - sizeBefore) / CONTACTS;
 
     const label = `${workerCount} worker(s)`;
+    const exited = workers.filter((w) => !running(w)).length;
+    if (exited) problems.push(`${label}: ${exited} worker(s) exited during the run`);
     if (stalled) problems.push(`${label}: stalled at ${arrivals.n} of ${CONTACTS} messages, status ${status}`);
     if (tally.duplicates) problems.push(`${label}: ${tally.duplicates} duplicate messages`);
     if (tally.missing) problems.push(`${label}: ${tally.missing} contacts received no message`);
