@@ -10,7 +10,9 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PUBLIC_URL: z.string().url().optional(),
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_SESSION_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('./data'),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   DB_CONNECT_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(5),
   DB_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(30),
   DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(60),
@@ -84,6 +86,10 @@ export interface Config {
   host: string;
   publicUrl: string;
   databaseUrl?: string;
+  /** A direct connection for the process lock, LISTEN and migrations when `databaseUrl` is a transaction pooler. */
+  databaseSessionUrl?: string;
+  /** Connections each process's pool opens at most. */
+  databasePoolSize: number;
   dataDir: string;
   databaseTimeouts: DatabaseTimeouts;
   redisUrl?: string;
@@ -133,6 +139,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.DATABASE_SESSION_URL && !e.DATABASE_URL)
+    throw new Error(
+      'Invalid configuration:\n  DATABASE_SESSION_URL: only with DATABASE_URL ' +
+        '(the direct connection beside a pooled one)',
+    );
   if (e.S3_BUCKET && !e.S3_PUBLIC_URL)
     throw new Error(
       'Invalid configuration:\n  S3_PUBLIC_URL: required with S3_BUCKET ' +
@@ -144,6 +155,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // With PORT=0 the port is known only once listening; the service fills the URL in then.
     publicUrl: (e.PUBLIC_URL ?? (e.PORT === 0 ? '' : `http://localhost:${e.PORT}`)).replace(/\/+$/, ''),
     databaseUrl: e.DATABASE_URL,
+    databaseSessionUrl: e.DATABASE_SESSION_URL,
+    databasePoolSize: e.DB_POOL_SIZE,
     dataDir: path.resolve(e.DATA_DIR),
     databaseTimeouts: {
       connectMs: e.DB_CONNECT_TIMEOUT_SECONDS * 1000,

@@ -46,6 +46,8 @@ const WORKFLOW_LEASE_MS = 60_000;
  */
 /** Short, renewed by the fan-out's heartbeat. */
 const FANOUT_LEASE_MS = 15_000;
+/** A campaign's fan-out that failed runs again within this, like the rescue's interval. */
+const FANOUT_MAX_RETRY_MS = 30_000;
 /** A contact job (an import, a bulk change) renews its lease as it goes. */
 const CONTACT_JOB_LEASE_MS = 15_000;
 /** Longer than a webhook request's 10 s timeout, so a slow receiver never gets the same delivery twice at once. */
@@ -125,6 +127,9 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
     {
       concurrency: 2,
       leaseMs: FANOUT_LEASE_MS,
+      // Resumable at any point, and taken over whenever a page outlasts its lease on a busy machine:
+      // a failure (threads or the database short for a moment) is retried soon, whatever its count.
+      maxRetryMs: FANOUT_MAX_RETRY_MS,
     },
   );
   runner.every('rescue-campaigns', 30_000, () => rescueCampaigns(ctx));

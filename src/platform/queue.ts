@@ -64,6 +64,12 @@ export interface WorkOptions {
   leaseMs?: number;
   /** Delay before the first retry; doubled each attempt, capped at an hour. */
   retryBaseMs?: number;
+  /**
+   * The longest delay before a retry (an hour unless set). The attempts count every run, a takeover
+   * of a job whose lease lapsed included, so a long job taken over often would otherwise wait the
+   * whole hour after its first failure.
+   */
+  maxRetryMs?: number;
 }
 
 type Handler<P> = (job: Job<P>) => Promise<void>;
@@ -114,6 +120,7 @@ interface QueueWorker {
   concurrency: number;
   leaseMs: number;
   retryBaseMs: number;
+  maxRetryMs?: number;
   intervalMs?: number;
   running: number;
   loop: PollingLoop;
@@ -138,6 +145,7 @@ export class JobRunner {
       concurrency: options.concurrency ?? 4,
       leaseMs: options.leaseMs ?? 60_000,
       retryBaseMs: options.retryBaseMs ?? 1000,
+      maxRetryMs: options.maxRetryMs,
       running: 0,
       loop: new PollingLoop({
         intervalMs: POLL_MS,
@@ -271,7 +279,8 @@ export class JobRunner {
     const message = err instanceof Error ? err.message : String(err);
     const now = this.clock.now().getTime();
     const finalFailure = !w.intervalMs && job.attempts >= job.maxAttempts;
-    const retryAt = new Date(now + (w.intervalMs ?? backoffMs(job.attempts, w.retryBaseMs)));
+    const backoff = Math.min(backoffMs(job.attempts, w.retryBaseMs), w.maxRetryMs ?? Number.POSITIVE_INFINITY);
+    const retryAt = new Date(now + (w.intervalMs ?? backoff));
     await run(
       this.database.db,
       sql`

@@ -93,6 +93,36 @@ describe('job queue', () => {
     expect(broken).toMatchObject({ state: 'failed', attempts: 2, last_error: 'always broken' });
   });
 
+  it('retries a job that has run many times within its maxRetryMs, not after an hour', async () => {
+    const r = runner();
+    let failed = false;
+    r.work(
+      'q.long',
+      async () => {
+        failed = true;
+        throw new Error('threads short for a moment');
+      },
+      { retryBaseMs: 1000, maxRetryMs: 30_000 },
+    );
+    await enqueue(database.db, 'q.long', {}, { maxAttempts: 50 });
+    // Taken over twenty times before: the attempts count every run.
+    await run(database.db, sql`update jobs set attempts = 20 where queue = 'q.long'`);
+    await r.start();
+    const row = await eventually(async () => {
+      if (!failed) return undefined;
+      const rows = (
+        await run(
+          database.db,
+          sql`select state, attempts, last_error, extract(epoch from run_at - now()) as wait_s from jobs where queue = 'q.long'`,
+        )
+      ).rows;
+      return rows[0]?.last_error ? rows[0] : undefined;
+    });
+    expect(row).toMatchObject({ state: 'queued', attempts: 21, last_error: 'threads short for a moment' });
+    expect(Number(row.wait_s)).toBeGreaterThan(0);
+    expect(Number(row.wait_s)).toBeLessThanOrEqual(30);
+  });
+
   it('doubles the retry delay up to an hour', () => {
     expect([1, 2, 3, 4].map((a) => backoffMs(a, 1000))).toEqual([1000, 2000, 4000, 8000]);
     expect(backoffMs(40, 1000)).toBe(3_600_000);

@@ -21,6 +21,23 @@ describe('loadConfig', () => {
     expect(loadConfig({}).s3).toBeUndefined();
   });
 
+  it('takes DATABASE_SESSION_URL only beside DATABASE_URL', () => {
+    expect(() => loadConfig({ DATABASE_SESSION_URL: 'postgres://db:5432/postbox' })).toThrow(/DATABASE_SESSION_URL/);
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://pgbouncer:6432/postbox',
+      DATABASE_SESSION_URL: 'postgres://db:5432/postbox',
+    });
+    expect(config.databaseSessionUrl).toBe('postgres://db:5432/postbox');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db:5432/postbox' }).databaseSessionUrl).toBeUndefined();
+  });
+
+  it('reads DB_POOL_SIZE as a whole number of connections, 20 by default', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(20);
+    expect(loadConfig({ DB_POOL_SIZE: '8' }).databasePoolSize).toBe(8);
+    expect(() => loadConfig({ DB_POOL_SIZE: '0' })).toThrow(/DB_POOL_SIZE/);
+    expect(() => loadConfig({ DB_POOL_SIZE: 'many' })).toThrow(/DB_POOL_SIZE/);
+  });
+
   it('keeps only the origin of SNS_TRUSTED_ORIGIN', () => {
     expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe(
       'http://127.0.0.1:9000',

@@ -96,11 +96,21 @@ const COMMIT_MARGIN_MS = 500;
 
 export interface OpenOptions {
   databaseUrl?: string;
+  /**
+   * A direct connection for what needs a session of its own (the process lock, LISTEN, the
+   * migration lock) when `databaseUrl` goes through a pooler in transaction mode (PgBouncer); the
+   * pool then sets nothing on its connections, and the server's settings of the role apply.
+   */
+  databaseSessionUrl?: string;
+  /** Connections of the pool at most (DB_POOL_SIZE); 20 by default. */
+  databasePoolSize?: number;
   dataDir: string;
   timeouts?: DatabaseTimeouts;
   log?: ConnectionLog;
   onNotice?: (message: string) => void;
 }
+
+const DEFAULT_POOL_SIZE = 20;
 
 const quietLog: ConnectionLog = { warn: () => {}, info: () => {}, debug: () => {} };
 
@@ -141,11 +151,13 @@ const MIGRATION_LOCK = 727_001;
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const timeouts = opts.timeouts ?? defaultTimeouts;
   const log = opts.log ?? quietLog;
-  if (opts.databaseUrl) return openPostgres(opts.databaseUrl, timeouts, log);
+  const poolSize = opts.databasePoolSize ?? DEFAULT_POOL_SIZE;
+  if (opts.databaseUrl)
+    return openPostgres(opts.databaseUrl, { sessionUrl: opts.databaseSessionUrl, poolSize, timeouts, log });
   const cluster = await startEmbeddedPostgres(opts.dataDir, {
     onNotice: opts.onNotice ?? ((m) => process.stderr.write(`${m}\n`)),
   });
-  const database = await openPostgres(cluster.url, timeouts, log);
+  const database = await openPostgres(cluster.url, { poolSize, timeouts, log });
   return {
     ...database,
     location: `embedded PostgreSQL in ${cluster.dir} (${database.location})`,
@@ -156,16 +168,32 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: ConnectionLog): Promise<Database> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 20,
-    // JIT compilation costs 50–100 ms on every plan above jit_above_cost (a segment count over a
-    // million contacts, say) and wins nothing back on queries of this size.
+/**
+ * What every session of the pool is started with: JIT compilation costs 50–100 ms on every plan
+ * above jit_above_cost (a segment count over a million contacts, say) and wins nothing back on
+ * queries of this size. A pooler in transaction mode refuses startup parameters it does not track
+ * (or, told to ignore them, drops them): behind one, the same settings are the role's
+ * (docs/scaling.md).
+ */
+function sessionSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
+  return {
     options: '-c jit=off',
-    connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+  };
+}
+
+async function openPostgres(
+  url: string,
+  options: { sessionUrl?: string; poolSize: number; timeouts: DatabaseTimeouts; log: ConnectionLog },
+): Promise<Database> {
+  const { sessionUrl, poolSize, timeouts, log } = options;
+  const pooled = sessionUrl !== undefined;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(pooled ? {} : sessionSettings(timeouts)),
+    connectionTimeoutMillis: timeouts.connectMs,
     // The server cancels a slow statement first; this only ends the wait on a server that is gone or frozen.
     query_timeout: queryTimeoutMs(timeouts),
     keepAlive: true,
@@ -183,14 +211,17 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
     const name = `q${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     return pool.query({ name, text, values: params as unknown[] });
   });
-  const notifications = new Notifications(url, log);
+  if (pooled) await warnOfUnboundedStatements(pool, log);
+  // The process lock and LISTEN live as long as their session: never on a pooled one.
+  const notifications = new Notifications(sessionUrl ?? url, log);
   const parsed = new URL(url);
   return {
     db,
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     async migrate() {
       // Its own connection without timeouts: building an index on a large table may take minutes.
-      const client = new pg.Client({ connectionString: url, options: '-c jit=off' });
+      // The migration lock is a session's too.
+      const client = new pg.Client({ connectionString: sessionUrl ?? url, options: '-c jit=off' });
       client.on('error', onClientError);
       await client.connect();
       try {
@@ -223,6 +254,21 @@ async function openPostgres(url: string, timeouts: DatabaseTimeouts, log: Connec
       await pool.end();
     },
   };
+}
+
+/** Behind a pooler the timeouts are the role's: a statement without one could hold a connection for ever. */
+async function warnOfUnboundedStatements(pool: pg.Pool, log: ConnectionLog): Promise<void> {
+  const r = await pool.query<{ statement: string; idle: string }>(
+    `select current_setting('statement_timeout') as statement,
+       current_setting('idle_in_transaction_session_timeout') as idle`,
+  );
+  const { statement, idle } = r.rows[0]!;
+  if (statement === '0' || idle === '0') {
+    log.warn(
+      { statement_timeout: statement, idle_in_transaction_session_timeout: idle },
+      'the pooled connections run without a statement or idle-in-transaction timeout: set them on the role (docs/scaling.md)',
+    );
+  }
 }
 
 async function transactionBefore<T>(pool: pg.Pool, deadline: number, work: (tx: Db) => Promise<T>): Promise<T> {
