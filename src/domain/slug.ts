@@ -1,7 +1,10 @@
 const MAX_SLUG = 60;
 
-/** `Trial users (EU)` → `trial-users-eu`: lower-case ASCII letters and digits joined by dashes. */
-export function slugify(name: string): string {
+/**
+ * `Trial users (EU)` → `trial-users-eu`: lower-case ASCII letters and digits joined by dashes, safe
+ * as a key and as a file name; `fallback` where nothing of the name remains.
+ */
+export function slugify(name: string, fallback = 'segment'): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -10,7 +13,7 @@ export function slugify(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, MAX_SLUG)
     .replace(/-+$/, '');
-  return slug || 'segment';
+  return slug || fallback;
 }
 
 /** `base`, or `base-2`, `base-3`… : the first one not in `taken`. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Template } from '../../api.js';
+import { slugify } from '../../domain/slug.js';
 import { type Command, stringFlag } from '../command.js';
 import { CliError, EXIT } from '../exit-codes.js';
 
@@ -18,17 +19,6 @@ interface TemplateFile {
 
 const META_KEYS = ['id', 'name', 'description', 'subject', 'from', 'fromName', 'replyTo', 'type'] as const;
 
-/** A file name from a template's name: lower case, dashes, nothing a file system minds. */
-export function fileSlug(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 80);
-  return slug || 'template';
-}
 
 const TITLE = /<title[^>]*>([^<]*)<\/title>/i;
 
@@ -50,7 +40,7 @@ export const templatesPull: Command = {
         `/templates?page=${page}&pageSize=100&sort=createdAt&dir=asc`,
       );
       for (const t of res.data) {
-        let slug = fileSlug(t.name);
+        let slug = slugify(t.name, 'template');
         if (used.has(slug)) slug = `${slug}-${t.id.slice(0, 8)}`;
         used.add(slug);
         const meta = Object.fromEntries(META_KEYS.map((k) => [k, t[k]]));

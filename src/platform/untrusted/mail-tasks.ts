@@ -4,7 +4,13 @@
  * threads that never receive mail do not carry it.
  */
 import { htmlToText as plainText } from 'html-to-text';
-import { type AddressObject, type EmailAddress, type ParsedMail as ParsedMessage, simpleParser } from 'mailparser';
+import {
+  type AddressObject,
+  type EmailAddress,
+  type ParsedMail as ParsedMessage,
+  type SimpleParserOptions as ParserOptions,
+  simpleParser,
+} from 'mailparser';
 import { type AggregateReport, readAggregateReport } from '../../domain/dmarc-aggregate.js';
 import { expandReportFile, ReportRefused } from '../../domain/dmarc-archive.js';
 import { type Report, reportInMessage } from '../../domain/feedback/reports.js';
@@ -34,16 +40,8 @@ export interface ParsedMail {
  * text empty instead of failing the message.
  */
 export async function mail(raw: Uint8Array): Promise<ParsedMail | Failure> {
-  let parsed: ParsedMessage;
-  try {
-    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
-      skipImageLinks: true,
-      skipHtmlToText: true,
-    });
-  } catch (err) {
-    const e = err as { message?: string; code?: string };
-    return { ok: false, message: e.message ?? String(err), code: e.code };
-  }
+  const parsed = await parse(raw, { skipHtmlToText: true });
+  if ('ok' in parsed) return parsed;
   const html = typeof parsed.html === 'string' ? parsed.html.slice(0, MAX_INBOUND_HTML) : null;
   let text = parsed.text || null;
   if (!text && html) {
@@ -84,17 +82,8 @@ const REPORT_NAMES = /\.(xml|gz|zip)$/i;
  * or zip), read under the bounds of domain/dmarc-archive.ts and domain/dmarc-aggregate.ts.
  */
 export async function dmarcReport(raw: Uint8Array): Promise<({ ok: true } & AggregateReport) | Failure> {
-  let parsed: ParsedMessage;
-  try {
-    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
-      skipImageLinks: true,
-      skipHtmlToText: true,
-      skipTextToHtml: true,
-    });
-  } catch (err) {
-    const e = err as { message?: string; code?: string };
-    return { ok: false, message: e.message ?? String(err), code: e.code };
-  }
+  const parsed = await parse(raw, { skipHtmlToText: true, skipTextToHtml: true });
+  if ('ok' in parsed) return parsed;
   const file =
     parsed.attachments.find((a) => REPORT_TYPES.test(a.contentType)) ??
     parsed.attachments.find((a) => REPORT_NAMES.test(a.filename ?? ''));
@@ -115,18 +104,8 @@ export async function dmarcReport(raw: Uint8Array): Promise<({ ok: true } & Aggr
  * fields as written, and its attachments and inline parts as base64, `cid:` references left in place.
  */
 export async function submission(raw: Uint8Array): Promise<({ ok: true } & ReadMessage) | Failure> {
-  let parsed: ParsedMessage;
-  try {
-    parsed = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
-      skipImageLinks: true,
-      skipHtmlToText: true,
-      skipTextToHtml: true,
-      keepCidLinks: true,
-    });
-  } catch (err) {
-    const e = err as { message?: string; code?: string };
-    return { ok: false, message: e.message ?? String(err), code: e.code };
-  }
+  const parsed = await parse(raw, { skipHtmlToText: true, skipTextToHtml: true, keepCidLinks: true });
+  if ('ok' in parsed) return parsed;
   const from = addresses(parsed.from).find((a) => a.address);
   const names: Record<string, string> = {};
   for (const a of [...addresses(parsed.to), ...addresses(parsed.cc)])
@@ -152,6 +131,19 @@ export async function submission(raw: Uint8Array): Promise<({ ok: true } & ReadM
 }
 
 /** Every address of an address header, the members of groups included. */
+/** The message parsed by mailparser (image links never fetched), or why it could not be. */
+async function parse(raw: Uint8Array, options: ParserOptions): Promise<ParsedMessage | Failure> {
+  try {
+    return await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+      ...options,
+      skipImageLinks: true,
+    });
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    return { ok: false, message: e.message ?? String(err), code: e.code };
+  }
+}
+
 function addresses(header: AddressObject | AddressObject[] | undefined): EmailAddress[] {
   const objects = Array.isArray(header) ? header : header ? [header] : [];
   return objects.flatMap((o) => o.value).flatMap((a) => (a.group ? a.group : [a]));
