@@ -71,7 +71,13 @@ export async function startTestServer(
   options: { clock?: Clock } = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase();
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...passthroughEnv(), ...database.env, ...env });
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...passthroughEnv(),
+    ...database.env,
+    ...env,
+  });
   const service = await startService(config, 'all', options);
   const url = service.url!;
   let n = 0;

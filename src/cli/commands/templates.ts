@@ -19,7 +19,6 @@ interface TemplateFile {
 
 const META_KEYS = ['id', 'name', 'description', 'subject', 'from', 'fromName', 'replyTo', 'type'] as const;
 
-
 const TITLE = /<title[^>]*>([^<]*)<\/title>/i;
 
 export const templatesPull: Command = {
