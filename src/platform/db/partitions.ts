@@ -74,6 +74,10 @@ export async function ensureMonthsAhead(db: Db, table: string, now: Date, ahead:
       );
       if (covered) return false;
       const defaultPartition = partitions.find((p) => p.isDefault);
+      // The attach below needs the default partition exclusively: taken first, not upgraded from the
+      // move's lock, so that a writer holding the parent and waiting for the default partition never
+      // waits in a cycle with this transaction (it waits until the commit instead).
+      if (defaultPartition) await run(tx, sql`lock table ${ident(defaultPartition.name)} in access exclusive mode`);
       await run(tx, sql`create table ${ident(name)} (like ${ident(table)} including defaults)`);
       // A valid constraint of the new table's own spares the attach a scan of it.
       await run(
