@@ -74,9 +74,11 @@ export async function ensureMonthsAhead(db: Db, table: string, now: Date, ahead:
       );
       if (covered) return false;
       const defaultPartition = partitions.find((p) => p.isDefault);
-      // The attach below needs the default partition exclusively: taken first, not upgraded from the
-      // move's lock, so that a writer holding the parent and waiting for the default partition never
-      // waits in a cycle with this transaction (it waits until the commit instead).
+      // The attach below locks the tables the foreign keys reference (share row exclusive) and the
+      // default partition (access exclusive). Both are taken first, in the order writers take them
+      // (a contact, then its events), so a writer never waits in a cycle with this transaction.
+      for (const referenced of await referencedTables(tx, table))
+        await run(tx, sql`lock table ${ident(referenced)} in share row exclusive mode`);
       if (defaultPartition) await run(tx, sql`lock table ${ident(defaultPartition.name)} in access exclusive mode`);
       await run(tx, sql`create table ${ident(name)} (like ${ident(table)} including defaults)`);
       // A valid constraint of the new table's own spares the attach a scan of it.
@@ -113,6 +115,16 @@ export async function ensureMonthsAhead(db: Db, table: string, now: Date, ahead:
 async function lockPartitionsOf(tx: Executor, table: string): Promise<void> {
   await run(tx, sql`select pg_advisory_xact_lock(${PARTITIONS_LOCK}, hashtext(${table}))`);
   await run(tx, LOCK_TIMEOUT);
+}
+
+/** The tables `table`'s foreign keys reference, by name. */
+async function referencedTables(tx: Executor, table: string): Promise<string[]> {
+  const r = await run<{ name: string }>(
+    tx,
+    sql`select distinct c.relname as name from pg_constraint k join pg_class c on c.oid = k.confrelid
+      where k.conrelid = ${table}::regclass and k.contype = 'f' order by 1`,
+  );
+  return r.rows.map((row) => row.name);
 }
 
 /** A timestamp written into DDL, which takes no parameters. */
