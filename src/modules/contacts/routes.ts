@@ -52,18 +52,7 @@ export const contactRoutes = moduleRoutes('Contacts', async (app, ctx) => {
   app.get(
     '/contacts',
     { schema: { querystring: s.listContactsQuery, response: { 200: s.contactPageSchema } } },
-    (req) => {
-      const q = req.query;
-      return service.listContacts(ctx, {
-        projectId: projectOf(req).id,
-        search: q.search,
-        subscribed: q.subscribed,
-        sort: q.sort,
-        dir: q.dir,
-        after: q.cursor,
-        limit: q.limit,
-      });
-    },
+    (req) => service.contactsPage(ctx, projectOf(req).id, req.query),
   );
 
   app.post(

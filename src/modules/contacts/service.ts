@@ -12,7 +12,13 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
-import { type CursorPage, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
+import {
+  type CursorPage,
+  type CursorValue,
+  cursorPage,
+  invalidCursorError,
+  isKeysetCursor,
+} from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import { recordEvent } from '../events/record.js';
 import { type EventListQuery, listEvents } from '../events/service.js';
@@ -346,6 +352,16 @@ export async function deleteContact(ctx: AppContext, projectId: string, id: stri
 }
 
 /** A client can forge any JSON as a cursor; only the shape we issue for this sort may reach the SQL casts. */
+/** A page of contacts from the list's query as clients send it (`cursor` for the keyset), for the route and the MCP tool. */
+export function contactsPage(
+  ctx: AppContext,
+  projectId: string,
+  q: Omit<ListQuery, 'projectId' | 'after'> & { cursor?: CursorValue[] },
+): Promise<CursorPage<Contact>> {
+  const { cursor, search, subscribed, sort, dir, limit } = q;
+  return listContacts(ctx, { projectId, search, subscribed, sort, dir, after: cursor, limit });
+}
+
 export async function listContacts(ctx: AppContext, q: ListQuery): Promise<CursorPage<Contact>> {
   if (q.after && !isKeysetCursor(q.after, q.sort === 'email' ? 'text' : 'timestamp')) throw invalidCursorError();
   const [rows, total] = await Promise.all([

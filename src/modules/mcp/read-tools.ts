@@ -30,16 +30,7 @@ export const READ_TOOLS: Tool[] = [
     effect: 'read',
     // A JSON boolean here, where the query string of GET /contacts spells it "true" or "false".
     input: contactSchemas.listContactsQuery.extend({ subscribed: z.boolean().optional() }),
-    run: ({ ctx, projectId }, q) =>
-      contacts.listContacts(ctx, {
-        projectId,
-        search: q.search,
-        subscribed: q.subscribed,
-        sort: q.sort,
-        dir: q.dir,
-        after: q.cursor,
-        limit: q.limit,
-      }),
+    run: ({ ctx, projectId }, q) => contacts.contactsPage(ctx, projectId, q),
   }),
   tool({
     name: 'contacts_get',
