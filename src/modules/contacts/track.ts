@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type DataPatch, parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import type { AppContext } from '../../platform/context.js';
-import { type Executor, isDatabaseUnavailable, queryDeadlineMs } from '../../platform/db/client.js';
+import {
+  type Executor,
+  isDatabaseUnavailable,
+  isTransientConflict,
+  queryDeadlineMs,
+} from '../../platform/db/client.js';
 import { GroupCommit, type Outcome } from '../../platform/group-commit.js';
 import { claimIdempotencyKeys, type RequestIdentity, rememberResponses } from '../../platform/http/idempotency.js';
 import { reservedEventError } from '../events/service.js';
@@ -98,10 +103,14 @@ export async function writeTracks(
   ctx: AppContext,
   requests: TrackRequest[],
   deadline: number,
+  retried = false,
 ): Promise<Outcome<Tracked>[]> {
   try {
     return await ctx.database.transactionBefore(deadline, (tx) => writeBatch(ctx, tx, requests));
   } catch (error) {
+    // A lone request that lost a deadlock kept nothing, so it is written once more while it has time.
+    if (requests.length === 1 && isTransientConflict(error) && !retried && Date.now() < deadline)
+      return writeTracks(ctx, requests, deadline, true);
     if (requests.length === 1 || isDatabaseUnavailable(error)) return requests.map(() => ({ ok: false, error }));
     return (await Promise.all(requests.map((r) => writeTracks(ctx, [r], deadline)))).flat();
   }

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../../platform/db/client.js';
+import { isDatabaseUnavailable, isTransientConflict } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { ContentLimitError, PoolBusyError } from '../../platform/untrusted/pool.js';
 
@@ -48,5 +48,6 @@ export function refusalOf(err: unknown): SmtpReply | null {
     return smtpReply(554, `5.6.0 Message refused: reading it ${oneLine(err.message)}`);
   }
   if (isDatabaseUnavailable(err)) return smtpReply(451, '4.3.0 The database is unavailable; try again shortly');
+  if (isTransientConflict(err)) return smtpReply(451, '4.3.0 The message collided with a concurrent change; try again');
   return null;
 }

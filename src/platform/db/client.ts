@@ -6,7 +6,7 @@ import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction }
 import pg from 'pg';
 import { SERVICE_FILES } from '../service-files.js';
 import { startEmbeddedPostgres } from './embedded.js';
-import { errorChain } from './errors.js';
+import { errorChain, pgErrorCode } from './errors.js';
 import { brief, type ConnectionLog, Notifications } from './notifications.js';
 
 /** No Drizzle schema: the SQL migrations are the only schema, and queries are written in SQL (docs/decisions.md). */
@@ -139,6 +139,15 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (UNAVAILABLE_MESSAGES.test(message)) return true;
   }
   return false;
+}
+
+/**
+ * Whether a transaction lost to a concurrent one (40P01 deadlock, 40001 serialization failure):
+ * nothing it did was kept, and the same work run again succeeds.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  const code = pgErrorCode(err);
+  return code === '40P01' || code === '40001';
 }
 
 const migrationsFolder = SERVICE_FILES.migrations;

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ZodIssue } from 'zod';
-import { isDatabaseUnavailable } from '../db/client.js';
+import { isDatabaseUnavailable, isTransientConflict } from '../db/client.js';
 import { PoolBusyError } from '../untrusted/pool.js';
 
 export interface FieldError {
@@ -193,6 +193,16 @@ export function handleError(error: FastifyError | AppError, request: FastifyRequ
         suggestion:
           `Retry after ${UNAVAILABLE_RETRY_SECONDS} seconds; ` +
           'with an Idempotency-Key, a retry never performs the work twice.',
+      }),
+    );
+  }
+  if (isTransientConflict(error)) {
+    request.log.warn({ err: error }, 'transaction lost to a concurrent one');
+    reply.header('retry-after', '1');
+    return reply.status(503).send(
+      errorBody(request, 503, 'SERVICE_UNAVAILABLE', 'The request collided with a concurrent change and was undone', {
+        details: { dependency: 'database' },
+        suggestion: 'Retry after 1 second; nothing of this request was kept.',
       }),
     );
   }
