@@ -10,6 +10,7 @@ import { accountRoutes } from './modules/accounts/routes.js';
 import { sessionProjects } from './modules/accounts/service.js';
 import { Sessions } from './modules/accounts/sessions.js';
 import { activityRoutes } from './modules/activity/routes.js';
+import { apiKeyRoutes } from './modules/api-keys/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { deliverabilityRoutes } from './modules/deliverability/routes.js';
@@ -100,7 +101,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
 
   const sessions = new Sessions(await instanceSecret(ctx.db, 'session-signing-key'), ctx.db);
   await app.register(cookie);
-  registerAuth(app, ctx.keys, sessionProjects(ctx, sessions));
+  registerAuth(app, ctx.keys, sessionProjects(ctx, sessions), () => ctx.clock.now());
   registerStorableInput(app);
 
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.log) : undefined;
@@ -173,6 +174,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(workflowRoutes, { ctx });
   await app.register(suppressionRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
+  await app.register(apiKeyRoutes, { ctx });
   await app.register(activityRoutes, { ctx });
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });

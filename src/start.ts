@@ -2,16 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config, Role } from './config.js';
+import { KEYS_CHANGED } from './domain/api-keys.js';
 import { LinkSigner } from './domain/signed-links.js';
 import { setupToken } from './modules/accounts/setup.js';
 import { registerCampaignUsage } from './modules/campaigns/service.js';
 import { type InboundSmtp, startInboundSmtp } from './modules/feedback/inbound-smtp.js';
-import {
-  ensureDefaultProject,
-  keyResolver,
-  PROJECTS_CHANGED,
-  type ProjectWithKeys,
-} from './modules/projects/service.js';
+import { ensureDefaultProject, keyResolver, type ProjectWithKeys } from './modules/projects/service.js';
 import { registerSegmentUsage } from './modules/segments/service.js';
 import { type SubmissionListener, startSubmission } from './modules/submission/listener.js';
 import { registerWorkflowUsage } from './modules/workflows/service.js';
@@ -63,7 +59,7 @@ export async function createContext(
   await database.migrate();
   const caches = new NotifiedCaches(database);
   // Listening before the first request: a key disabled meanwhile is never served from the cache.
-  await caches.of(PROJECTS_CHANGED).listen();
+  await caches.of(KEYS_CHANGED).listen();
   const usage = new UsageRegistry();
   registerSegmentUsage(usage);
   registerCampaignUsage(usage);
@@ -77,7 +73,7 @@ export async function createContext(
     clock,
     bus: new EventBus(),
     usage,
-    keys: keyResolver(database.db, caches),
+    keys: keyResolver(database.db, caches, () => clock.now()),
     caches,
     deliveryWake: new Throttle(100),
     log,

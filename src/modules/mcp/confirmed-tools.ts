@@ -58,6 +58,7 @@ export const SEND_TOOLS: Tool[] = [
     description:
       'Sends an email to one or more addresses, as POST /v1/send does: inline subject and Liquid body, or a template by id, with `data` for its placeholders. The first call sends nothing: it returns the rendered message and a confirmationToken; the second call, with the same arguments and the token, sends it (once, however often the token is presented).',
     effect: 'send',
+    scope: 'send',
     input: emailSchemas.sendFields.extend({ confirmationToken }),
     run: async (call, { confirmationToken: token, ...args }) => {
       const { ctx, projectId } = call;
@@ -99,6 +100,7 @@ export const SEND_TOOLS: Tool[] = [
     description:
       'Sends a draft campaign now, or schedules it (scheduledFor, an ISO date-time). The first call sends nothing: it returns how many contacts its audience holds now and a confirmationToken; the second call, with the same arguments and the token, sends it. A change to the campaign in between voids the token.',
     effect: 'send',
+    scope: 'campaigns',
     input: campaignSchemas.idParams.extend({
       scheduledFor: z.string().max(100).optional().describe('When to send (ISO 8601); omit to send now'),
       confirmationToken,

@@ -28,6 +28,7 @@ export const READ_TOOLS: Tool[] = [
     description:
       'Lists contacts of the project, newest first, optionally searching the email address and filtering by subscription. Pass the returned cursor to get the next page.',
     effect: 'read',
+    scope: 'contacts:read',
     // A JSON boolean here, where the query string of GET /contacts spells it "true" or "false".
     input: contactSchemas.listContactsQuery.extend({ subscribed: z.boolean().optional() }),
     run: ({ ctx, projectId }, q) => contacts.contactsPage(ctx, projectId, q),
@@ -37,6 +38,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'Get a contact',
     description: 'One contact with its data, by id or by email address (give one of the two).',
     effect: 'read',
+    scope: 'contacts:read',
     input: z.object({ id: idInput.shape.id.optional(), email: emailSchema.optional() }),
     run: async ({ ctx, projectId }, { id, email }) => {
       if (id) return contacts.getContact(ctx, projectId, id);
@@ -51,6 +53,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'List templates',
     description: 'The project’s templates, a numbered page at a time, optionally by type or searching the name.',
     effect: 'read',
+    scope: 'templates',
     input: templateSchemas.listTemplatesQuery,
     run: ({ ctx, projectId }, q) => templates.listTemplates(ctx, { ...q, projectId }),
   }),
@@ -59,6 +62,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'Get a template',
     description: 'One template with its subject, Liquid body, sender and type.',
     effect: 'read',
+    scope: 'templates',
     input: templateSchemas.idParams,
     run: ({ ctx, projectId }, { id }) => templates.getTemplate(ctx, projectId, id),
   }),
@@ -68,6 +72,7 @@ export const READ_TOOLS: Tool[] = [
     description:
       'Renders a subject and a Liquid body (or a saved template, by templateId) as a contact of the project (contactId) or sample data would receive it: subject, HTML and text. Nothing is sent.',
     effect: 'read',
+    scope: 'templates',
     input: templateSchemas.previewBody
       .partial({ subject: true, body: true })
       .extend({ templateId: templateSchemas.idParams.shape.id.optional() }),
@@ -86,6 +91,7 @@ export const READ_TOOLS: Tool[] = [
     description:
       'Counts the contacts matching a filter tree (the condition of segments and filtered campaigns): all of them, the subscribed ones (whom a MARKETING campaign reaches), and optionally the first few.',
     effect: 'read',
+    scope: 'contacts:read',
     input: segmentSchemas.countBody,
     run: ({ ctx, projectId }, body) => segments.countCondition(ctx, projectId, body),
   }),
@@ -94,6 +100,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'List segments',
     description: 'The project’s segments with their type, condition and member count.',
     effect: 'read',
+    scope: 'contacts:read',
     input: z.object({}),
     run: async ({ ctx, projectId }) => ({ data: await segments.listSegments(ctx, projectId) }),
   }),
@@ -103,6 +110,7 @@ export const READ_TOOLS: Tool[] = [
     description:
       'A campaign with its figures (sent, delivered, opened, clicked, bounced, complained, unsubscribed) and the progress of its sending.',
     effect: 'read',
+    scope: 'campaigns',
     input: idInput,
     run: async ({ ctx, projectId }, { id }) => {
       const [campaign, stats, progress] = await Promise.all([
@@ -118,6 +126,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'List workflows',
     description: 'The project’s workflows with their trigger, status and running executions.',
     effect: 'read',
+    scope: 'workflows',
     input: z.object({}),
     run: async ({ ctx, projectId }) => ({ data: await workflows.listWorkflows(ctx, projectId) }),
   }),
@@ -126,6 +135,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'Workflow executions',
     description: 'The executions of one workflow, newest first, optionally by status or contact.',
     effect: 'read',
+    scope: 'workflows',
     input: workflowSchemas.listExecutionsQuery.merge(workflowSchemas.idParams),
     run: ({ ctx, projectId }, { id, ...q }) => workflows.listExecutions(ctx, projectId, id, q),
   }),
@@ -135,6 +145,7 @@ export const READ_TOOLS: Tool[] = [
     description:
       'The figures of the dashboard’s overview for a period (the last 30 days by default): emails sent, opened, clicked, bounced, complained, failed, and contacts.',
     effect: 'read',
+    scope: 'analytics',
     input: activity.rangeQuery,
     run: ({ ctx, projectId }, range) => activityService.activityStats(ctx, projectId, range),
   }),
@@ -144,6 +155,7 @@ export const READ_TOOLS: Tool[] = [
     description:
       'What happened in the project, newest first: sends, opens, clicks, bounces, events, by type, contact, campaign or period.',
     effect: 'read',
+    scope: 'analytics',
     input: activity.activityQuery,
     run: ({ ctx, projectId }, q) => activityService.listActivity(ctx, projectId, q),
   }),
@@ -152,6 +164,7 @@ export const READ_TOOLS: Tool[] = [
     title: 'Sender domains',
     description: 'The project’s sender domains with their verification status and the DNS records they need.',
     effect: 'read',
+    scope: 'admin',
     input: z.object({}),
     run: async ({ ctx, projectId }) => ({ data: await domains.listDomains(ctx, projectId, projectId) }),
   }),

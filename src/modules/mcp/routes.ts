@@ -15,26 +15,31 @@ const mcpQuery = z.object({ readOnly: booleanQuery.default('false') });
  * request gets a server of its own and answers in JSON, so any API replica serves any request and
  * nothing is kept between them (confirmation tokens are signed, not stored).
  */
-export const mcpRoutes = moduleRoutes('MCP', async (app, ctx) => {
-  const confirmations = new Confirmations(await instanceSecret(ctx.db, 'mcp-confirmation-key'));
-  const handle = async (req: FastifyRequest, reply: FastifyReply) => {
-    const { readOnly } = req.query as z.output<typeof mcpQuery>;
-    const server = projectMcpServer(
-      { ctx, projectId: projectOf(req).id, confirmations },
-      { readOnly, apiReference: () => app.swagger() },
-    );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    reply.hijack();
-    reply.raw.setHeader('x-request-id', String(req.id));
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req.raw, reply.raw, req.body);
-  };
-  const options = { schema: { hide: true, querystring: mcpQuery } };
-  app.post('/mcp', options, handle);
-  app.get('/mcp', options, handle);
-  app.delete('/mcp', options, handle);
-});
+export const mcpRoutes = moduleRoutes(
+  'MCP',
+  async (app, ctx) => {
+    const confirmations = new Confirmations(await instanceSecret(ctx.db, 'mcp-confirmation-key'));
+    const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+      const { readOnly } = req.query as z.output<typeof mcpQuery>;
+      const project = projectOf(req);
+      const server = projectMcpServer(
+        { ctx, projectId: project.id, confirmations },
+        { readOnly, scopes: project.scopes, apiReference: () => app.swagger() },
+      );
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.setHeader('x-request-id', String(req.id));
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    };
+    const options = { schema: { hide: true, querystring: mcpQuery } };
+    app.post('/mcp', options, handle);
+    app.get('/mcp', options, handle);
+    app.delete('/mcp', options, handle);
+  },
+  { scope: 'any' },
+);

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Scope } from '../../domain/api-keys.js';
 import * as fields from '../contacts/fields.js';
 import { SEND_TOOLS } from './confirmed-tools.js';
 import { READ_TOOLS } from './read-tools.js';
@@ -16,6 +17,8 @@ export const TOOLS: Tool[] = [...READ_TOOLS, ...WRITE_TOOLS, ...SEND_TOOLS];
 export interface McpServerOptions {
   /** Offer only the tools that read: a client cannot change or send anything, whatever it asks. */
   readOnly: boolean;
+  /** A named key's scopes: only the tools they cover are offered. Null for the project's secret key. */
+  scopes: readonly Scope[] | null;
   /** The OpenAPI document of the API, served as the API reference resource. */
   apiReference: () => unknown;
 }
@@ -54,6 +57,7 @@ export function projectMcpServer(call: ToolCall, options: McpServerOptions): Mcp
   );
   for (const t of TOOLS) {
     if (options.readOnly && t.effect !== 'read') continue;
+    if (options.scopes && !options.scopes.includes(t.scope)) continue;
     server.registerTool(
       t.name,
       {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Scope } from '../../domain/api-keys.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Confirmations } from './confirmation.js';
 
@@ -21,6 +22,8 @@ export interface Tool<Input extends z.AnyZodObject = z.AnyZodObject> {
   title: string;
   description: string;
   effect: ToolEffect;
+  /** What a named API key needs among its scopes to be offered the tool (the scope of the route it stands for). */
+  scope: Scope;
   input: Input;
   run(call: ToolCall, args: z.output<Input>): Promise<unknown>;
 }

@@ -18,6 +18,7 @@ export const WRITE_TOOLS: Tool[] = [
     description:
       'Creates the contact with this email address, or updates it: `data` is merged into its data (a null value removes a key), `subscribed` set when given.',
     effect: 'write',
+    scope: 'contacts:write',
     input: contactSchemas.createContactBody,
     run: async ({ ctx, projectId }, body) => {
       const { contact, isNew } = await contacts.createContact(ctx, projectId, body);
@@ -30,6 +31,7 @@ export const WRITE_TOOLS: Tool[] = [
     description:
       'Records an event for a contact (created when new), as POST /v1/track does: workflows triggered by the event start.',
     effect: 'write',
+    scope: 'track',
     input: contactSchemas.trackBody,
     run: ({ ctx, projectId }, body) => trackerOf(ctx).track(projectId, body, { method: 'POST', path: '/v1/track' }),
   }),
@@ -38,6 +40,7 @@ export const WRITE_TOOLS: Tool[] = [
     title: 'Create a template',
     description: 'Saves a template: name, subject and Liquid body, sender, type (MARKETING by default).',
     effect: 'write',
+    scope: 'templates',
     input: templateSchemas.createTemplateBody,
     run: ({ ctx, projectId }, body) => templates.createTemplate(ctx, projectId, body),
   }),
@@ -47,6 +50,7 @@ export const WRITE_TOOLS: Tool[] = [
     description:
       'Saves a segment: DYNAMIC (the default) follows its filter tree `condition`; STATIC holds the contacts added to it.',
     effect: 'write',
+    scope: 'contacts:write',
     input: segmentSchemas.createSegmentBody,
     run: ({ ctx, projectId }, body) => {
       if (body.type === 'DYNAMIC' && !body.condition)
@@ -60,6 +64,7 @@ export const WRITE_TOOLS: Tool[] = [
     description:
       'Saves a campaign as a draft: content as for a template, and its audience (ALL, a SEGMENT by segmentId, or FILTERED by audienceCondition). Nothing is sent; campaigns_send sends it after confirmation.',
     effect: 'write',
+    scope: 'campaigns',
     input: campaignSchemas.campaignBody,
     run: ({ ctx, projectId }, body) => campaigns.createCampaign(ctx, projectId, body),
   }),

@@ -1,10 +1,8 @@
 import { sql } from 'drizzle-orm';
+import { KEYS_CHANGED } from '../../domain/api-keys.js';
 import { type Executor, notify, run } from '../../platform/db/client.js';
 
 /** Every query on `projects` lives here. */
-
-/** NOTIFYed on any change to a project's keys or state: every process forgets what its keys resolved to. */
-export const PROJECTS_CHANGED = 'projects_changed';
 
 export interface ProjectRow {
   id: string;
@@ -50,7 +48,7 @@ export async function projectByKeyHash(
 
 export async function setDisabled(ex: Executor, id: string, disabled: boolean, now: Date): Promise<void> {
   await run(ex, sql`update projects set disabled = ${disabled}, updated_at = ${now} where id = ${id}`);
-  await notify(ex, PROJECTS_CHANGED);
+  await notify(ex, KEYS_CHANGED);
 }
 
 /**
@@ -109,7 +107,7 @@ export async function updateProject(
     where id = ${id}
     returning ${columns}`,
   );
-  if (r.rows[0]) await notify(ex, PROJECTS_CHANGED);
+  if (r.rows[0]) await notify(ex, KEYS_CHANGED);
   return r.rows[0] ?? null;
 }
 

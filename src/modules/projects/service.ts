@@ -1,15 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { generateKey, hashKey, keyKindOf } from '../../domain/api-keys.js';
+import { generateKey, hashKey, KEYS_CHANGED, keyKindOf, type Scope } from '../../domain/api-keys.js';
 import type { AppContext } from '../../platform/context.js';
 import { type Db, type Executor, run } from '../../platform/db/client.js';
 import type { KeyOwner, KeyResolver } from '../../platform/http/auth.js';
 import type { NotifiedCaches } from '../../platform/notified-cache.js';
+import * as apiKeys from '../api-keys/service.js';
 import * as members from '../members/service.js';
 import * as repo from './repo.js';
 
 export {
   eventRetentions,
-  PROJECTS_CHANGED,
   type ProjectRow,
   projectById,
   projectsByIds,
@@ -69,6 +69,14 @@ export async function ensureDefaultProject(db: Db, now = new Date()): Promise<Pr
 export async function authenticateKey(db: Db, key: string): Promise<AuthenticatedProject | null> {
   const kind = keyKindOf(key);
   if (!kind) return null;
+  if (kind === 'scoped') {
+    const match = await apiKeys.keyByHash(db, hashKey(key));
+    const row = match && (await repo.projectById(db, match.project_id));
+    if (!match || !row) return null;
+    const validUntil = match.valid_until === null ? null : new Date(match.valid_until);
+    const scoped = { id: match.id, scopes: match.scopes as Scope[], validUntil };
+    return { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', scoped };
+  }
   const row = await repo.projectByKeyHash(db, kind, hashKey(key));
   return row ? { id: row.id, name: row.name, disabled: row.disabled, keyKind: kind } : null;
 }
@@ -83,9 +91,10 @@ export async function setProjectDisabled(ctx: AppContext, id: string, disabled: 
  * Remembers which project a key belongs to, so a request costs no lookup. Unknown keys are not
  * remembered: a flood of random keys must not evict real ones.
  */
-export function keyResolver(db: Db, caches: NotifiedCaches): KeyResolver {
-  const cache = caches.of<AuthenticatedProject | null>(repo.PROJECTS_CHANGED);
+export function keyResolver(db: Db, caches: NotifiedCaches, now: () => Date = () => new Date()): KeyResolver {
+  const cache = caches.of<AuthenticatedProject | null>(KEYS_CHANGED);
   return {
+    used: apiKeys.keyUsage(db, now),
     resolve: (key) =>
       cache.get(
         hashKey(key),

@@ -7,7 +7,7 @@ import * as s from './schemas.js';
 import * as service from './service.js';
 
 // Webhooks carry signing secrets and receive every event of the project: admins' business.
-export const webhookRoutes = moduleRoutes('Webhooks', routes, { role: 'admin' });
+export const webhookRoutes = moduleRoutes('Webhooks', routes, { role: 'admin', scope: 'admin' });
 
 function routes(app: ZodApp, ctx: AppContext) {
   app.post('/webhooks', { schema: { body: s.createWebhookBody, response: { 201: s.webhookSchema } } }, (req, reply) =>

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { type RouteScope, type Scope, scopeOfRoute } from '../../domain/api-keys.js';
 import { isUuid } from '../../domain/formats.js';
 import { neededRole, type Role, roleAtLeast } from '../../domain/roles.js';
 import { AppError } from './errors.js';
@@ -12,6 +13,10 @@ export interface RequestProject {
   keyKind: 'public' | 'secret';
   /** The signed-in user's role in the project; null for a request with an API key. */
   role: Role | null;
+  /** A named key's scopes; null for the project's pair and for signed-in users, who may do everything their role allows. */
+  scopes: readonly Scope[] | null;
+  /** Who is asking, as a key's creator is recorded: `user:<id>`, `key:<id>` (a named key) or `secret-key`. */
+  actor: string;
 }
 
 declare module 'fastify' {
@@ -23,6 +28,12 @@ declare module 'fastify' {
      * members: a secret key acts as the project itself and passes (docs/decisions.md, ## Accounts).
      */
     role?: Role;
+    /**
+     * What a named API key needs among its scopes to call the route. Every route that takes a key
+     * has one (checked when the app is ready); `any` lets every key in, and the route itself bounds
+     * what each may do (the MCP endpoint offers a key the tools of its scopes).
+     */
+    scope?: RouteScope | 'any';
   }
   interface FastifyRequest {
     project: RequestProject | null;
@@ -37,12 +48,25 @@ export interface KeyOwner {
   keyKind: 'public' | 'secret';
   /** Set when a signed-in user's session found the project: their role in it. */
   role?: Role;
+  /** Set for a signed-in user: their id. */
+  userId?: string;
+  /** Set for a named key: what it is and until when it works. */
+  scoped?: ScopedKey;
+}
+
+export interface ScopedKey {
+  id: string;
+  scopes: readonly Scope[];
+  /** When it stops working: its expiry, or the end of the overlap when it is the secret a rotation replaced. */
+  validUntil: Date | null;
 }
 
 /** Finds the project of an API key; `clear` forgets what it remembered (a project's keys or state changed). */
 export interface KeyResolver {
   resolve(key: string): Promise<KeyOwner | null>;
   clear(): void;
+  /** Notes that a named key was used, from `ip` (recorded at most once a minute per key). */
+  used(keyId: string, ip: string): void;
 }
 
 /**
@@ -66,6 +90,12 @@ export const forbiddenRole = (needed: Role, role: Role) =>
   });
 
 const invalidKey = () => new AppError(401, 'INVALID_API_KEY', 'Missing, invalid or wrong kind of API key');
+
+const missingScope = (scope: Scope, scopes: readonly Scope[]) =>
+  new AppError(403, 'MISSING_SCOPE', `This API key lacks the scope ${scope}`, {
+    details: { scope, scopes },
+    suggestion: 'Use a key with this scope, or give it to this key in Settings → API keys.',
+  });
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -95,24 +125,57 @@ async function sessionProject(request: FastifyRequest, sessions: SessionResolver
 /**
  * Derives the project before anything else runs, per route's `config.auth`: from the API key, or
  * from a signed-in user's session and the project they chose, which counts as the secret key when
- * the user's role is at least the route's `config.role`.
+ * the user's role is at least the route's `config.role`. A named key passes where its scopes
+ * include the route's `config.scope`, whichever key the route otherwise takes.
  */
-export function registerAuth(app: FastifyInstance, keys: KeyResolver, sessions: SessionResolver): void {
+export function registerAuth(
+  app: FastifyInstance,
+  keys: KeyResolver,
+  sessions: SessionResolver,
+  now: () => Date = () => new Date(),
+): void {
   app.decorateRequest('project', null);
+  const keyed: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    keyed.push(route);
+  });
+  // Checked once every plugin has given its routes their scopes, so a route without one cannot start.
+  app.addHook('onReady', async () => {
+    const unscoped = keyed.filter((r) => (r.config?.auth ?? 'secret') !== 'none' && !r.config?.scope);
+    if (unscoped.length > 0)
+      throw new Error(`Routes without a scope: ${unscoped.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  });
   app.addHook('onRequest', async (request) => {
     // Unknown routes have no config and answer 404 whatever the key.
-    const required = request.routeOptions.url ? (request.routeOptions.config?.auth ?? 'secret') : 'none';
+    const config = request.routeOptions.config;
+    const required = request.routeOptions.url ? (config?.auth ?? 'secret') : 'none';
     if (required === 'none') return;
     const token = bearerToken(request);
     if (token !== null && token.length > 200) throw invalidKey();
     const project = token ? await keys.resolve(token) : await sessionProject(request, sessions);
     if (!project) throw invalidKey();
-    if (token && project.keyKind !== required) throw invalidKey();
+    const { scoped } = project;
+    if (scoped) {
+      if (scoped.validUntil && scoped.validUntil <= now()) throw invalidKey();
+      const scope = config?.scope;
+      if (scope && scope !== 'any') {
+        const needed = scopeOfRoute(scope, request.method);
+        if (!scoped.scopes.includes(needed)) throw missingScope(needed, scoped.scopes);
+      }
+      keys.used(scoped.id, request.ip);
+    } else if (token && project.keyKind !== required) throw invalidKey();
     if (project.disabled) throw new AppError(403, 'PROJECT_DISABLED', 'This project is disabled');
     // Checked here, once for every route, so a route states the role it needs and nothing more.
-    const needed = request.routeOptions.config?.role;
+    const needed = config?.role;
     if (needed && project.role && !roleAtLeast(project.role, needed)) throw forbiddenRole(needed, project.role);
-    request.project = { id: project.id, name: project.name, keyKind: project.keyKind, role: project.role ?? null };
+    request.project = {
+      id: project.id,
+      name: project.name,
+      keyKind: project.keyKind,
+      role: project.role ?? null,
+      scopes: scoped?.scopes ?? null,
+      actor: project.userId ? `user:${project.userId}` : scoped ? `key:${scoped.id}` : 'secret-key',
+    };
   });
 }
 

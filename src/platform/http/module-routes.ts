@@ -8,6 +8,7 @@ import type {
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
+import type { RouteScope } from '../../domain/api-keys.js';
 import type { Role } from '../../domain/roles.js';
 import type { AppContext } from '../context.js';
 import { projectOf } from './auth.js';
@@ -26,18 +27,22 @@ export type ZodApp = FastifyInstance<
 /**
  * A module's routes as a plugin: typed by their Zod schemas and listed under `tag` in the API
  * docs (a route may name other tags itself), so each route states only what is its own. `role`
- * is the least role a signed-in user needs for every route of the module (`config.role`), unless a
- * route names its own.
+ * is the least role a signed-in user needs for every route of the module (`config.role`), and
+ * `scope` what a named API key needs (`config.scope`), unless a route names its own.
  */
 export function moduleRoutes(
   tag: string,
   register: (app: ZodApp, ctx: AppContext) => void | Promise<void>,
-  options: { role?: Role } = {},
+  options: { role?: Role; scope: RouteScope | 'any' },
 ) {
   return async (fastify: FastifyInstance, { ctx }: { ctx: AppContext }) => {
     fastify.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, tags: route.schema?.tags ?? [tag] };
-      if (options.role) route.config = { ...route.config, role: route.config?.role ?? options.role };
+      route.config = {
+        ...route.config,
+        scope: route.config?.scope ?? options.scope,
+        ...(options.role ? { role: route.config?.role ?? options.role } : {}),
+      };
     });
     await register(fastify.withTypeProvider<ZodTypeProvider>(), ctx);
   };
