@@ -18,6 +18,8 @@ export type {
   UserSession,
 } from './modules/accounts/schemas.js';
 export * as accounts from './modules/accounts/schemas.js';
+export type { ApiKey } from './modules/api-keys/schemas.js';
+export * as apiKeys from './modules/api-keys/schemas.js';
 export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './modules/activity/schemas.js';
 export * as activity from './modules/activity/schemas.js';
 export type {

@@ -108,6 +108,10 @@ function KeysCard({ project }: { project: Project }) {
         created. If one is lost or leaked, make new ones; both are replaced together.
       </p>
       <p>
+        For an integration that needs less than everything, make it a key of its own with only the scopes it needs, on
+        the <Link to="/api-keys">API keys</Link> page; those rotate one at a time, without downtime.
+      </p>
+      <p>
         <button
           type="button"
           className="button button-danger"
