@@ -18,6 +18,7 @@ import { domainRoutes } from './modules/domains/routes.js';
 import { emailRoutes } from './modules/emails/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { mailgunRoutes } from './modules/feedback/mailgun.js';
+import { postmarkRoutes } from './modules/feedback/postmark.js';
 import { sendgridRoutes } from './modules/feedback/sendgrid.js';
 import { snsRoutes } from './modules/feedback/sns.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
@@ -180,6 +181,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(snsRoutes, { ctx });
   await app.register(sendgridRoutes, { ctx });
   await app.register(mailgunRoutes, { ctx });
+  await app.register(postmarkRoutes, { ctx });
   await app.register(mcpRoutes, { ctx });
   await app.register(accountRoutes, { ctx, sessions });
   await app.register(webAppRoutes);

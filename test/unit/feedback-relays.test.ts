@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { basicAuthMatches } from '../../src/domain/feedback/basic-auth.js';
 import { mailgunReport, mailgunSignatureValid } from '../../src/domain/feedback/mailgun.js';
+import { postmarkReport } from '../../src/domain/feedback/postmark.js';
+import { withRelayMetadata } from '../../src/domain/feedback/relay-metadata.js';
 
 const ID = '0b0e6a44-7c1e-4f5a-9a52-1d2b3c4d5e6f';
 
@@ -88,5 +91,102 @@ describe('Mailgun', () => {
     expect(mailgunReport({ event: 'complained' })).toMatchObject({ originalMessageId: null, recipient: null });
     expect(mailgunReport('failed')).toBeNull();
     expect(mailgunReport(null)).toBeNull();
+  });
+});
+
+describe('Postmark', () => {
+  const bounce = (fields: Record<string, unknown>) => ({
+    RecordType: 'Bounce',
+    ID: 4323372036854775807,
+    Type: 'HardBounce',
+    TypeCode: 1,
+    Name: 'Hard bounce',
+    MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
+    MessageStream: 'outbound',
+    Description: 'The server was unable to deliver your message (ex: unknown user, mailbox not found).',
+    Details: 'smtp;550 5.1.1 The email account that you tried to reach does not exist.',
+    Email: 'Ada@Example.net',
+    From: 'news@shop.example',
+    BouncedAt: '2026-11-27T10:00:00Z',
+    Inactive: true,
+    CanActivate: true,
+    Subject: 'Hi',
+    Metadata: { 'postbox-email-id': ID },
+    ...fields,
+  });
+
+  it('reads a hard bounce with the status in its details, named by our email id in the metadata', () => {
+    expect(postmarkReport(bounce({}))).toEqual({
+      report: {
+        kind: 'bounce',
+        recipients: [
+          {
+            recipient: 'ada@example.net',
+            type: 'hard',
+            status: '5.1.1',
+            diagnostic: '550 5.1.1 The email account that you tried to reach does not exist.',
+          },
+        ],
+        originalMessageId: null,
+      },
+      emailId: ID,
+    });
+  });
+
+  it('reads refusals that are not about the address as soft, ignores delays and auto-replies', () => {
+    expect(postmarkReport(bounce({ Type: 'SoftBounce', TypeCode: 4096, Details: 'mailbox full' }))).toMatchObject({
+      report: { recipients: [{ type: 'soft', status: '4.0.0', diagnostic: 'mailbox full' }] },
+    });
+    expect(postmarkReport(bounce({ Type: 'Blocked', Details: '' }))).toMatchObject({
+      report: { recipients: [{ type: 'soft', diagnostic: expect.stringContaining('unable to deliver') }] },
+    });
+    for (const Type of ['Transient', 'AutoResponder', 'AddressChange', 'Subscribe', 'ChallengeVerification'])
+      expect(postmarkReport(bounce({ Type }))).toBeNull();
+  });
+
+  it('reads a spam complaint record, and metadata field names in any case', () => {
+    expect(
+      postmarkReport({
+        RecordType: 'SpamComplaint',
+        Type: 'SpamComplaint',
+        TypeCode: 100001,
+        Email: 'ada@example.net',
+        Metadata: { 'Postbox-Email-Id': ID },
+      }),
+    ).toEqual({
+      report: { kind: 'complaint', feedbackType: 'abuse', recipient: 'ada@example.net', originalMessageId: null },
+      emailId: ID,
+    });
+  });
+
+  it('has no email id without the metadata, and nothing for other records', () => {
+    expect(postmarkReport(bounce({ Metadata: { user_id: 43 } }))?.emailId).toBeNull();
+    expect(postmarkReport(bounce({ Metadata: undefined }))?.emailId).toBeNull();
+    expect(postmarkReport({ RecordType: 'Delivery', MessageID: 'x' })).toBeNull();
+    expect(postmarkReport([])).toBeNull();
+  });
+});
+
+describe('basic auth of relay webhooks', () => {
+  const header = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
+  it('takes exactly the configured user and password', () => {
+    expect(basicAuthMatches(header('postbox:a-long-password-123'), 'postbox:a-long-password-123')).toBe(true);
+    expect(basicAuthMatches(header('postbox:a-long-password-12'), 'postbox:a-long-password-123')).toBe(false);
+    expect(basicAuthMatches(header('other:a-long-password-123'), 'postbox:a-long-password-123')).toBe(false);
+    expect(basicAuthMatches('Bearer postbox:a-long-password-123', 'postbox:a-long-password-123')).toBe(false);
+    expect(basicAuthMatches(undefined, 'postbox:a-long-password-123')).toBe(false);
+  });
+});
+
+describe('relay metadata on outgoing mail', () => {
+  it('adds our email id for the relays feedback is taken from, never over the sender’s own header', () => {
+    expect(withRelayMetadata({ A: '1' }, ID, { postmark: false, brevo: false })).toEqual({ A: '1' });
+    expect(withRelayMetadata({}, ID, { postmark: true, brevo: false })).toEqual({
+      'X-PM-Metadata-postbox-email-id': ID,
+    });
+    expect(withRelayMetadata({}, ID, { postmark: false, brevo: true })).toEqual({ 'X-Mailin-custom': ID });
+    expect(withRelayMetadata({ 'x-mailin-custom': 'theirs' }, ID, { postmark: false, brevo: true })).toEqual({
+      'x-mailin-custom': 'theirs',
+    });
   });
 });
