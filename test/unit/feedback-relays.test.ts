@@ -97,7 +97,7 @@ describe('Mailgun', () => {
 describe('Postmark', () => {
   const bounce = (fields: Record<string, unknown>) => ({
     RecordType: 'Bounce',
-    ID: 4323372036854775807,
+    ID: 4323372036,
     Type: 'HardBounce',
     TypeCode: 1,
     Name: 'Hard bounce',
