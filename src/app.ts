@@ -17,6 +17,7 @@ import { dmarcRoutes } from './modules/dmarc/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { emailRoutes } from './modules/emails/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { brevoRoutes } from './modules/feedback/brevo.js';
 import { mailgunRoutes } from './modules/feedback/mailgun.js';
 import { postmarkRoutes } from './modules/feedback/postmark.js';
 import { sendgridRoutes } from './modules/feedback/sendgrid.js';
@@ -182,6 +183,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(sendgridRoutes, { ctx });
   await app.register(mailgunRoutes, { ctx });
   await app.register(postmarkRoutes, { ctx });
+  await app.register(brevoRoutes, { ctx });
   await app.register(mcpRoutes, { ctx });
   await app.register(accountRoutes, { ctx, sessions });
   await app.register(webAppRoutes);

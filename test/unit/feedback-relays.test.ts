@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { basicAuthMatches } from '../../src/domain/feedback/basic-auth.js';
+import { brevoReports, isBrevoDelivery } from '../../src/domain/feedback/brevo.js';
 import { mailgunReport, mailgunSignatureValid } from '../../src/domain/feedback/mailgun.js';
 import { postmarkReport } from '../../src/domain/feedback/postmark.js';
 import { withRelayMetadata } from '../../src/domain/feedback/relay-metadata.js';
@@ -188,5 +189,80 @@ describe('relay metadata on outgoing mail', () => {
     expect(withRelayMetadata({ 'x-mailin-custom': 'theirs' }, ID, { postmark: false, brevo: true })).toEqual({
       'x-mailin-custom': 'theirs',
     });
+  });
+});
+
+describe('Brevo', () => {
+  const event = (fields: Record<string, unknown>) => ({
+    event: 'hard_bounce',
+    email: 'Ada@Example.net',
+    id: 412345,
+    date: '2026-11-27 11:00:00',
+    ts: 1795560340,
+    'message-id': `<${ID}@shop.example>`,
+    ts_event: 1795560340,
+    subject: 'Hi',
+    'X-Mailin-custom': ID,
+    sending_ip: '185.41.28.109',
+    ts_epoch: 1795560340000,
+    reason: '550 5.1.1 <ada@example.net>: Recipient address rejected: User unknown',
+    tags: [],
+    ...fields,
+  });
+
+  it('reads a hard bounce with its reason, named by our id in X-Mailin-custom and our Message-ID', () => {
+    expect(brevoReports(event({}))).toEqual([
+      {
+        report: {
+          kind: 'bounce',
+          recipients: [
+            {
+              recipient: 'ada@example.net',
+              type: 'hard',
+              status: '5.1.1',
+              diagnostic: '550 5.1.1 <ada@example.net>: Recipient address rejected: User unknown',
+            },
+          ],
+          originalMessageId: `${ID}@shop.example`,
+        },
+        emailId: ID,
+      },
+    ]);
+  });
+
+  it('reads a batch: soft bounces soft, spam as a complaint, and leaves out what Brevo retries or blocked itself', () => {
+    const reports = brevoReports([
+      event({ event: 'soft_bounce', reason: 'Mailbox full', 'X-Mailin-custom': undefined }),
+      event({ event: 'spam', reason: undefined }),
+      event({ event: 'deferred' }),
+      event({ event: 'blocked' }),
+      event({ event: 'invalid_email' }),
+      event({ event: 'delivered' }),
+      'junk',
+    ]);
+    expect(reports).toEqual([
+      {
+        report: expect.objectContaining({ recipients: [expect.objectContaining({ type: 'soft', status: '4.0.0' })] }),
+        emailId: null,
+      },
+      {
+        report: {
+          kind: 'complaint',
+          feedbackType: 'abuse',
+          recipient: 'ada@example.net',
+          originalMessageId: `${ID}@shop.example`,
+        },
+        emailId: ID,
+      },
+    ]);
+  });
+
+  it('knows a Brevo delivery by its shape', () => {
+    expect(isBrevoDelivery(event({}))).toBe(true);
+    expect(isBrevoDelivery([event({}), event({ event: 'spam' })])).toBe(true);
+    expect(isBrevoDelivery([])).toBe(false);
+    expect(isBrevoDelivery([event({}), 'junk'])).toBe(false);
+    expect(isBrevoDelivery({ email: 'ada@example.net' })).toBe(false);
+    expect(isBrevoDelivery('hard_bounce')).toBe(false);
   });
 });

@@ -54,18 +54,16 @@ export interface RelayReport {
 /**
  * The reports of one verified delivery from a relay's webhook, each matched to its email and applied;
  * the number that changed an email. An email named by metadata must also have been sent to the
- * address the report is about, so a stray value cannot name another message.
+ * address the report is about, so a stray value cannot name another message; failing that, our
+ * Message-ID in the report names it, as for every relay.
  */
 export async function applyRelayReports(ctx: AppContext, relay: string, reports: RelayReport[]): Promise<number> {
   let applied = 0;
   for (const { report, emailId: named } of reports) {
     const address = report.kind === 'bounce' ? report.recipients[0]?.recipient : report.recipient;
-    const emailId =
-      named && UUID.test(named)
-        ? address
-          ? await emailSentTo(ctx.db, named.toLowerCase(), address)
-          : null
-        : await reportedEmailId(ctx, [], report, { anyDomain: true });
+    const byMetadata =
+      named && address && UUID.test(named) ? await emailSentTo(ctx.db, named.toLowerCase(), address) : null;
+    const emailId = byMetadata ?? (await reportedEmailId(ctx, [], report, { anyDomain: true }));
     if (!emailId) continue;
     const outcome = await applyReport(ctx, emailId, report);
     if (outcome.applied) applied++;
