@@ -167,4 +167,15 @@ describe('POST /feedback/mailgun', () => {
     });
     expect(await post(foreign)).toEqual({ status: 200, body: { received: true, applied: 0 } });
   });
+
+  it('has no endpoint for a relay whose credentials are not configured', async () => {
+    for (const relay of ['postmark', 'brevo', 'sendgrid']) {
+      const res = await fetch(`${mail.server.url}/feedback/${relay}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(res.status).toBe(404);
+    }
+  });
 });
