@@ -1,10 +1,4 @@
-import type { Report } from './reports.js';
-
-/** A report from Brevo, with our email id from `X-Mailin-custom` when the message carried it. */
-export interface BrevoReport {
-  report: Exclude<Report, { kind: 'notice' }>;
-  emailId: string | null;
-}
+import type { RelayReport } from './reports.js';
 
 /**
  * The reports in a Brevo transactional webhook delivery: one event object, or an array of them when
@@ -14,9 +8,9 @@ export interface BrevoReport {
  * `error`) are no bounce, nor are deliveries, opens and clicks. The message is named by the
  * `X-Mailin-custom` value it carried (our email id), or else by `message-id` when that is ours.
  */
-export function brevoReports(body: unknown): BrevoReport[] {
+export function brevoReports(body: unknown): RelayReport[] {
   const events = Array.isArray(body) ? body : [body];
-  const reports: BrevoReport[] = [];
+  const reports: RelayReport[] = [];
   for (const event of events) {
     if (!event || typeof event !== 'object') continue;
     const e = event as Record<string, unknown>;

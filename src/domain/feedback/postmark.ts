@@ -1,11 +1,5 @@
 import { POSTMARK_METADATA_FIELD } from './relay-metadata.js';
-import type { Report } from './reports.js';
-
-/** A report from Postmark, with our email id from the message's metadata (Postmark's MessageID is its own). */
-export interface PostmarkReport {
-  report: Exclude<Report, { kind: 'notice' }>;
-  emailId: string | null;
-}
+import type { RelayReport } from './reports.js';
 
 /** Bounce types that are the recipient's server refusing for good. */
 const HARD = new Set(['HardBounce', 'BadEmailAddress']);
@@ -18,9 +12,10 @@ const SOFT = new Set(['SoftBounce', 'DnsError', 'SpamNotification', 'Blocked', '
  * (`SoftBounce`, `DnsError`, `SpamNotification`, `Blocked`, `DMARCPolicy`); other types are no
  * failed delivery (`Transient` is a delay Postmark retries; auto-responders, address changes,
  * subscription requests, challenges) and are left out. A `SpamComplaint` record, or a bounce of that
- * type, is an abuse complaint. Null for anything else (deliveries, opens, clicks).
+ * type, is an abuse complaint. Null for anything else (deliveries, opens, clicks). The email id comes
+ * from the message's metadata: Postmark's MessageID is its own.
  */
-export function postmarkReport(record: unknown): PostmarkReport | null {
+export function postmarkReport(record: unknown): RelayReport | null {
   if (!record || typeof record !== 'object') return null;
   // biome-ignore lint/suspicious/noExplicitAny: untyped JSON from Postmark, read with optional chaining
   const r = record as Record<string, any>;

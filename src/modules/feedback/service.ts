@@ -1,4 +1,4 @@
-import type { Report } from '../../domain/feedback/reports.js';
+import type { RelayReport, Report } from '../../domain/feedback/reports.js';
 import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
@@ -42,13 +42,6 @@ export async function reportedEmailId(
           .replace(/^bounces\./, '') === domain,
     );
   return id && sentToDomain ? emailByMessageId(ctx.db, id, `<${original}>`) : null;
-}
-
-/** A relay's report, and our email id when the relay names the message by metadata we gave it. */
-export interface RelayReport {
-  report: Exclude<Report, { kind: 'notice' }>;
-  /** Our email id as the relay kept it (Postmark's metadata, Brevo's `X-Mailin-custom`); else our Message-ID names it. */
-  emailId?: string | null;
 }
 
 /**
