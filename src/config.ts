@@ -37,6 +37,15 @@ const EnvSchema = z.object({
   SUBMISSION_ALLOW_INSECURE_AUTH: z.enum(['true', 'false']).default('false'),
   SNS_TRUSTED_ORIGIN: z.string().url().optional(),
   SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().min(1).optional(),
+  MAILGUN_WEBHOOK_SIGNING_KEY: z.string().min(1).optional(),
+  POSTMARK_WEBHOOK_CREDENTIALS: z
+    .string()
+    .regex(/^[^:]+:.{16,}$/, 'user:password, the password at least 16 characters')
+    .optional(),
+  BREVO_WEBHOOK_CREDENTIALS: z
+    .string()
+    .regex(/^[^:]+:.{16,}$/, 'user:password, the password at least 16 characters')
+    .optional(),
   S3_BUCKET: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ENDPOINT: z.string().url().optional(),
@@ -112,6 +121,15 @@ export interface Config {
   snsTrustedOrigin?: string;
   /** SendGrid's Signed Event Webhook verification key (base64 DER or PEM); /feedback/sendgrid exists only with it. */
   sendgridWebhookPublicKey?: string;
+  /** Mailgun's HTTP webhook signing key; /feedback/mailgun exists only with it. */
+  mailgunWebhookSigningKey?: string;
+  /**
+   * The basic-auth `user:password` Postmark's webhooks are set up with; /feedback/postmark exists only
+   * with it, and outgoing mail then carries our email id as Postmark metadata.
+   */
+  postmarkWebhookCredentials?: string;
+  /** The same for Brevo's transactional webhooks (/feedback/brevo), with the email id in `X-Mailin-custom`. */
+  brevoWebhookCredentials?: string;
   /** Uploads go to this bucket instead of `DATA_DIR/uploads`. */
   s3?: S3Settings;
   dnsServers: string[];
@@ -183,6 +201,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     submission: submissionConfig(e),
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,
     sendgridWebhookPublicKey: e.SENDGRID_WEBHOOK_PUBLIC_KEY,
+    mailgunWebhookSigningKey: e.MAILGUN_WEBHOOK_SIGNING_KEY,
+    postmarkWebhookCredentials: e.POSTMARK_WEBHOOK_CREDENTIALS,
+    brevoWebhookCredentials: e.BREVO_WEBHOOK_CREDENTIALS,
     s3: e.S3_BUCKET
       ? {
           bucket: e.S3_BUCKET,

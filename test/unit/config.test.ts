@@ -43,4 +43,12 @@ describe('loadConfig', () => {
       'http://127.0.0.1:9000',
     );
   });
+
+  it('takes relay webhook credentials as user:password with a password of 16 characters or more', () => {
+    const ok = 'postbox:0123456789abcdef';
+    expect(loadConfig({ POSTMARK_WEBHOOK_CREDENTIALS: ok }).postmarkWebhookCredentials).toBe(ok);
+    expect(loadConfig({ BREVO_WEBHOOK_CREDENTIALS: ok }).brevoWebhookCredentials).toBe(ok);
+    expect(() => loadConfig({ POSTMARK_WEBHOOK_CREDENTIALS: 'postbox:short' })).toThrow(/POSTMARK_WEBHOOK_CREDENTIALS/);
+    expect(() => loadConfig({ BREVO_WEBHOOK_CREDENTIALS: '0123456789abcdefgh' })).toThrow(/BREVO_WEBHOOK_CREDENTIALS/);
+  });
 });

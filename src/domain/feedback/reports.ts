@@ -16,6 +16,16 @@ export type Report =
   /** A well-formed report that asks for nothing: a delay notice, a delivery receipt, a not-spam report. */
   | { kind: 'notice' };
 
+/**
+ * A report from a relay's webhook, and our email id when the relay names the message only by
+ * metadata we gave it (Postmark's `Metadata`, Brevo's `X-Mailin-custom`); else our Message-ID in the
+ * report names it.
+ */
+export interface RelayReport {
+  report: Exclude<Report, { kind: 'notice' }>;
+  emailId?: string | null;
+}
+
 export interface BouncedRecipient {
   recipient: string | null;
   /** `hard` for a permanent failure (status 5.x.x), `soft` for a transient one (4.x.x). */

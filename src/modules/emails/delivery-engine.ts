@@ -1,4 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
+import { withRelayMetadata } from '../../domain/feedback/relay-metadata.js';
 import { returnPath } from '../../domain/feedback/return-path.js';
 import { backoffMs } from '../../domain/formats.js';
 import { domainOf } from '../../domain/pacing.js';
@@ -313,7 +314,10 @@ export class DeliveryEngine {
                 subject: email.subject,
                 html: email.html,
                 text,
-                headers: email.headers,
+                headers: withRelayMetadata(email.headers, email.id, {
+                  postmark: this.ctx.config.postmarkWebhookCredentials !== undefined,
+                  brevo: this.ctx.config.brevoWebhookCredentials !== undefined,
+                }),
                 attachments,
               },
               dkim,

@@ -267,6 +267,18 @@ export async function emailByMessageId(ex: Executor, emailId: string, messageId:
   return r.rows[0]?.id ?? null;
 }
 
+/**
+ * The email `emailId` when it was sent to `address` (any case): how a relay that reports its own
+ * message id, and ours only as metadata it kept, names an email.
+ */
+export async function emailSentTo(ex: Executor, emailId: string, address: string): Promise<string | null> {
+  const r = await run<{ id: string }>(
+    ex,
+    sql`select id from emails where id = ${emailId} and lower(to_email) = ${address.toLowerCase()}`,
+  );
+  return r.rows[0]?.id ?? null;
+}
+
 export interface Engagement extends TouchedEmail {
   first_open: boolean;
   first_click: boolean;

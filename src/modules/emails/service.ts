@@ -42,6 +42,7 @@ export {
   EMAILS_CHANNEL,
   type Engagement,
   emailByMessageId,
+  emailSentTo,
   insertEmails,
   markBounced,
   markComplained,

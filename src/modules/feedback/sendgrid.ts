@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sendgridReports } from '../../domain/feedback/sendgrid.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
-import { applyReport, reportedEmailId } from './service.js';
+import { applyRelayReports } from './service.js';
 
 const SIGNATURE = 'x-twilio-email-event-webhook-signature';
 const TIMESTAMP = 'x-twilio-email-event-webhook-timestamp';
@@ -50,14 +50,11 @@ export async function sendgridRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
       throw new AppError(400, 'INVALID_NOTIFICATION', 'Not a JSON array of SendGrid events');
     }
     if (!Array.isArray(events)) throw new AppError(400, 'INVALID_NOTIFICATION', 'Not a JSON array of SendGrid events');
-    let applied = 0;
-    for (const report of sendgridReports(events)) {
-      const emailId = await reportedEmailId(ctx, [], report, { anyDomain: true });
-      if (!emailId) continue;
-      const outcome = await applyReport(ctx, emailId, report);
-      if (outcome.applied) applied++;
-      ctx.log.info(outcome, 'SendGrid: report received');
-    }
+    const applied = await applyRelayReports(
+      ctx,
+      'SendGrid',
+      sendgridReports(events).map((report) => ({ report })),
+    );
     return reply.code(200).send({ received: true, applied });
   });
 }

@@ -1,10 +1,10 @@
-import type { Report } from '../../domain/feedback/reports.js';
+import type { RelayReport, Report } from '../../domain/feedback/reports.js';
 import { readReturnPath } from '../../domain/feedback/return-path.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Tx } from '../../platform/db/client.js';
 import { countBounce, countComplaint } from '../campaigns/service.js';
 import { setSubscription } from '../contacts/service.js';
-import { emailByMessageId, markBounced, markComplained, type TouchedEmail } from '../emails/service.js';
+import { emailByMessageId, emailSentTo, markBounced, markComplained, type TouchedEmail } from '../emails/service.js';
 import { recordEvent } from '../events/record.js';
 import { suppress } from '../suppressions/service.js';
 
@@ -43,6 +43,29 @@ export async function reportedEmailId(
     );
   return id && sentToDomain ? emailByMessageId(ctx.db, id, `<${original}>`) : null;
 }
+
+/**
+ * The reports of one verified delivery from a relay's webhook, each matched to its email and applied;
+ * the number that changed an email. An email named by metadata must also have been sent to the
+ * address the report is about, so a stray value cannot name another message; failing that, our
+ * Message-ID in the report names it, as for every relay.
+ */
+export async function applyRelayReports(ctx: AppContext, relay: string, reports: RelayReport[]): Promise<number> {
+  let applied = 0;
+  for (const { report, emailId: named } of reports) {
+    const address = report.kind === 'bounce' ? report.recipients[0]?.recipient : report.recipient;
+    const byMetadata =
+      named && address && UUID.test(named) ? await emailSentTo(ctx.db, named.toLowerCase(), address) : null;
+    const emailId = byMetadata ?? (await reportedEmailId(ctx, [], report, { anyDomain: true }));
+    if (!emailId) continue;
+    const outcome = await applyReport(ctx, emailId, report);
+    if (outcome.applied) applied++;
+    ctx.log.info(outcome, `${relay}: report received`);
+  }
+  return applied;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Applies a bounce or a complaint, all in one transaction: the email record, its campaign's
