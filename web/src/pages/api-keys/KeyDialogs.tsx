@@ -178,11 +178,13 @@ export function RotateKeyDialog({
           }
           onCancel={close}
         >
-          <p>
-            The key gets a new secret with the same name and scopes. Put the new secret in place, and the old one stops
-            when you chose.
-          </p>
-          <SelectField label="The current secret" value={overlap} options={OVERLAP_OPTIONS} onChange={setOverlap} />
+          <div className="stack api-key-rotate">
+            <p>
+              The key gets a new secret with the same name and scopes. Put the new secret in place, and the old one
+              stops when you choose below.
+            </p>
+            <SelectField label="The current secret" value={overlap} options={OVERLAP_OPTIONS} onChange={setOverlap} />
+          </div>
         </ConfirmStep>
       )}
     </Dialog>
