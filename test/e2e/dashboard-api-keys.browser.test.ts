@@ -12,13 +12,15 @@ describe.skipIf(!hasChromium)('API keys in a browser', () => {
   let secret: string;
   const keysTable = () => d.page.getByRole('table', { name: 'API keys' });
 
-  it('starts empty, and says what is missing next to each field', async () => {
+  it('starts empty, with a way to the first key', async () => {
     await d.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.service.url });
     await d.page.goto(`${d.service.url}/app/`);
     await d.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
     await d.page.getByRole('heading', { name: 'No keys yet' }).waitFor();
-    await d.expectAccessible('api-keys-empty');
+    expect(await d.page.getByRole('button', { name: 'New key' }).count()).toBe(2);
+  });
 
+  it('says what is missing next to each field of a new key', async () => {
     await d.page.getByRole('button', { name: 'New key' }).first().click();
     const dialog = d.page.getByRole('dialog', { name: 'New API key' });
     await dialog.getByRole('checkbox').first().waitFor();
@@ -101,6 +103,5 @@ describe.skipIf(!hasChromium)('API keys in a browser', () => {
       .toContain('Revoked');
     expect(await d.page.getByRole('button', { name: 'Revoke Checkout' }).count()).toBe(0);
     expectErrorEnvelope(await client(d.service.url, secret).get('/emails'), 401, 'INVALID_API_KEY');
-    await d.expectAccessible('api-keys-revoked');
   });
 });

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifiedDomain } from '../support/domains.js';
+import { expectHardBounce, sentForFeedback } from '../support/feedback.js';
 import { useMailServer } from '../support/mail-server.js';
-import { deliveredMessage, emailRecord, headerBlock, messageIdOf, recordWhen, sendOk } from '../support/sending.js';
-import { eventually, type TestProject } from '../support/server.js';
+import { emailRecord, headerBlock, messageIdOf } from '../support/sending.js';
+import type { TestProject } from '../support/server.js';
 
 // Brevo's transactional webhooks, with basic-auth credentials in the URL (sent as an Authorization
 // header). Brevo reports the X-Mailin-custom value the message reached it with, which the test takes
@@ -32,19 +33,10 @@ async function post(body: unknown, authorization: string | null = basic(CREDENTI
 }
 
 async function sendOne(to: string) {
-  const data = await sendOk(main.api, {
-    to,
-    from: `news@${DOMAIN}`,
-    subject: 'Hello',
-    body: '<p>Hi</p>',
-    subscribed: true,
-  });
-  const id = data.emails[0]!.email;
-  const message = await deliveredMessage(mail.sink, id);
-  await recordWhen(main.api, id, (r) => r.status === 'sent');
-  const custom = /^X-Mailin-custom:\s*(\S+)/im.exec(headerBlock(message.raw))?.[1];
-  expect(headerBlock(message.raw)).not.toMatch(/X-PM-Metadata/i);
-  return { id, contactId: data.emails[0]!.contact.id as string, custom, messageId: messageIdOf(message.raw)! };
+  const { raw, ...sent } = await sentForFeedback(main.api, mail.sink, `news@${DOMAIN}`, to);
+  const custom = /^X-Mailin-custom:\s*(\S+)/im.exec(headerBlock(raw))?.[1];
+  expect(headerBlock(raw)).not.toMatch(/X-PM-Metadata/i);
+  return { ...sent, custom, messageId: messageIdOf(raw)! };
 }
 
 /** An event as Brevo posts it; its `message-id` is Brevo's own unless given. */
@@ -74,23 +66,7 @@ describe('POST /feedback/brevo', () => {
     });
     expect(await post(hard)).toEqual({ status: 200, body: { received: true, applied: 1 } });
     expect(await post(hard)).toEqual({ status: 200, body: { received: true, applied: 0 } });
-    expect(await emailRecord(main.api, sent.id)).toMatchObject({
-      status: 'bounced',
-      bounceType: 'hard',
-      lastError: expect.stringContaining('5.1.1'),
-    });
-    expect((await main.api.get(`/suppressions/${encodeURIComponent(to)}`)).body).toMatchObject({
-      email: to,
-      reason: 'bounce',
-      emailId: sent.id,
-    });
-    expect((await main.api.get(`/contacts/${sent.contactId}`)).body.subscribed).toBe(false);
-    const bounced = await eventually(async () => {
-      const r = await main.api.get(`/events/contact/${sent.contactId}?name=email.bounced`);
-      return r.body.data.length ? r.body : undefined;
-    });
-    expect(bounced.total).toBe(1);
-    expect(bounced.data[0].data).toMatchObject({ emailId: sent.id, bounceType: 'hard', status: '5.1.1' });
+    await expectHardBounce(main.api, sent, to);
   });
 
   it('applies a batch: a soft bounce unsuppressed, a spam complaint, a deferral ignored; our Message-ID names one too', async () => {

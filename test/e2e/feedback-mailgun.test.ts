@@ -1,9 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifiedDomain } from '../support/domains.js';
+import { expectHardBounce, sentForFeedback } from '../support/feedback.js';
 import { useMailServer } from '../support/mail-server.js';
-import { deliveredMessage, emailRecord, headerBlock, messageIdOf, recordWhen, sendOk } from '../support/sending.js';
-import { eventually, type TestProject } from '../support/server.js';
+import { emailRecord, headerBlock, messageIdOf } from '../support/sending.js';
+import type { TestProject } from '../support/server.js';
 
 // Mailgun's webhooks: the test holds the signing key and signs each event as Mailgun does, the
 // HMAC-SHA256 of timestamp and token in the body's `signature` object.
@@ -42,21 +43,12 @@ async function post(body: unknown) {
 }
 
 async function sendOne(to: string) {
-  const data = await sendOk(main.api, {
-    to,
-    from: `news@${DOMAIN}`,
-    subject: 'Hello',
-    body: '<p>Hi</p>',
-    subscribed: true,
-  });
-  const id = data.emails[0]!.email;
-  const message = await deliveredMessage(mail.sink, id);
-  await recordWhen(main.api, id, (r) => r.status === 'sent');
+  const { raw, ...sent } = await sentForFeedback(main.api, mail.sink, `news@${DOMAIN}`, to);
   // Mailgun reports the Message-ID without its angle brackets.
-  const messageId = messageIdOf(message.raw)!.slice(1, -1);
+  const messageId = messageIdOf(raw)!.slice(1, -1);
   // Metadata headers for other relays go out only when their webhooks are configured.
-  expect(headerBlock(message.raw)).not.toMatch(/X-PM-Metadata|X-Mailin-custom/i);
-  return { id, contactId: data.emails[0]!.contact.id as string, messageId };
+  expect(headerBlock(raw)).not.toMatch(/X-PM-Metadata|X-Mailin-custom/i);
+  return { ...sent, messageId };
 }
 
 /** An event as Mailgun posts it, about the message with `messageId`. */
@@ -93,23 +85,7 @@ describe('POST /feedback/mailgun', () => {
     });
     expect(await post(failed)).toEqual({ status: 200, body: { received: true, applied: 1 } });
     expect(await post(failed)).toEqual({ status: 200, body: { received: true, applied: 0 } });
-    expect(await emailRecord(main.api, sent.id)).toMatchObject({
-      status: 'bounced',
-      bounceType: 'hard',
-      lastError: expect.stringContaining('5.1.1'),
-    });
-    expect((await main.api.get(`/suppressions/${encodeURIComponent(to)}`)).body).toMatchObject({
-      email: to,
-      reason: 'bounce',
-      emailId: sent.id,
-    });
-    expect((await main.api.get(`/contacts/${sent.contactId}`)).body.subscribed).toBe(false);
-    const bounced = await eventually(async () => {
-      const r = await main.api.get(`/events/contact/${sent.contactId}?name=email.bounced`);
-      return r.body.data.length ? r.body : undefined;
-    });
-    expect(bounced.total).toBe(1);
-    expect(bounced.data[0].data).toMatchObject({ emailId: sent.id, bounceType: 'hard', status: '5.1.1' });
+    await expectHardBounce(main.api, sent, to);
   });
 
   it('ignores a temporary failure, and applies a complaint', async () => {

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifiedDomain } from '../support/domains.js';
+import { expectHardBounce, sentForFeedback } from '../support/feedback.js';
 import { useMailServer } from '../support/mail-server.js';
-import { deliveredMessage, emailRecord, headerBlock, recordWhen, sendOk, verifyDkim } from '../support/sending.js';
-import { eventually, type TestProject } from '../support/server.js';
+import { emailRecord, headerBlock, verifyDkim } from '../support/sending.js';
+import type { TestProject } from '../support/server.js';
 
 // Postmark's Bounce and Spam Complaint webhooks, set up with basic-auth credentials. Postmark reports
 // its own MessageID; our email id comes back in the Metadata it read from the X-PM-Metadata-* header
@@ -32,18 +33,8 @@ async function post(record: unknown, authorization: string | null = basic(CREDEN
 }
 
 async function sendOne(to: string) {
-  const data = await sendOk(main.api, {
-    to,
-    from: `news@${DOMAIN}`,
-    subject: 'Hello',
-    body: '<p>Hi</p>',
-    subscribed: true,
-  });
-  const id = data.emails[0]!.email;
-  const message = await deliveredMessage(mail.sink, id);
-  await recordWhen(main.api, id, (r) => r.status === 'sent');
-  const metadata = /^X-PM-Metadata-postbox-email-id:\s*(\S+)/im.exec(headerBlock(message.raw))?.[1];
-  return { id, contactId: data.emails[0]!.contact.id as string, metadata, raw: message.raw };
+  const sent = await sentForFeedback(main.api, mail.sink, `news@${DOMAIN}`, to);
+  return { ...sent, metadata: /^X-PM-Metadata-postbox-email-id:\s*(\S+)/im.exec(headerBlock(sent.raw))?.[1] };
 }
 
 /** A record as Postmark posts it, with the metadata the message carried. */
@@ -88,23 +79,7 @@ describe('POST /feedback/postmark', () => {
     const record = bounce(to, sent.metadata);
     expect(await post(record)).toEqual({ status: 200, body: { received: true, applied: 1 } });
     expect(await post(record)).toEqual({ status: 200, body: { received: true, applied: 0 } });
-    expect(await emailRecord(main.api, sent.id)).toMatchObject({
-      status: 'bounced',
-      bounceType: 'hard',
-      lastError: expect.stringContaining('5.1.1'),
-    });
-    expect((await main.api.get(`/suppressions/${encodeURIComponent(to)}`)).body).toMatchObject({
-      email: to,
-      reason: 'bounce',
-      emailId: sent.id,
-    });
-    expect((await main.api.get(`/contacts/${sent.contactId}`)).body.subscribed).toBe(false);
-    const bounced = await eventually(async () => {
-      const r = await main.api.get(`/events/contact/${sent.contactId}?name=email.bounced`);
-      return r.body.data.length ? r.body : undefined;
-    });
-    expect(bounced.total).toBe(1);
-    expect(bounced.data[0].data).toMatchObject({ emailId: sent.id, bounceType: 'hard', status: '5.1.1' });
+    await expectHardBounce(main.api, sent, to);
   });
 
   it('applies a soft bounce without suppressing, a spam complaint as a complaint, and ignores a delay', async () => {

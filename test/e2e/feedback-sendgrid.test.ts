@@ -1,9 +1,10 @@
 import { createSign, generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifiedDomain } from '../support/domains.js';
+import { expectHardBounce, sentForFeedback } from '../support/feedback.js';
 import { useMailServer } from '../support/mail-server.js';
-import { deliveredMessage, emailRecord, messageIdOf, recordWhen, sendOk } from '../support/sending.js';
-import { eventually, type TestProject } from '../support/server.js';
+import { emailRecord, messageIdOf } from '../support/sending.js';
+import type { TestProject } from '../support/server.js';
 
 // SendGrid's Signed Event Webhook: the test holds the key pair, gives the service the public key as
 // SendGrid's settings page shows it (base64 DER), and signs each delivery as SendGrid does: ECDSA
@@ -42,17 +43,8 @@ async function post(events: unknown, headers?: Record<string, string>) {
 }
 
 async function sendOne(to: string) {
-  const data = await sendOk(main.api, {
-    to,
-    from: `news@${DOMAIN}`,
-    subject: 'Hello',
-    body: '<p>Hi</p>',
-    subscribed: true,
-  });
-  const id = data.emails[0]!.email;
-  const message = await deliveredMessage(mail.sink, id);
-  await recordWhen(main.api, id, (r) => r.status === 'sent');
-  return { id, contactId: data.emails[0]!.contact.id as string, messageId: messageIdOf(message.raw)! };
+  const { raw, ...sent } = await sentForFeedback(main.api, mail.sink, `news@${DOMAIN}`, to);
+  return { ...sent, messageId: messageIdOf(raw)! };
 }
 
 /** An event as SendGrid's documentation shows it, about the message with `smtpId`. */
@@ -82,23 +74,7 @@ describe('POST /feedback/sendgrid', () => {
     ];
     expect(await post(events)).toEqual({ status: 200, body: { received: true, applied: 1 } });
     expect(await post(events)).toEqual({ status: 200, body: { received: true, applied: 0 } });
-    expect(await emailRecord(main.api, sent.id)).toMatchObject({
-      status: 'bounced',
-      bounceType: 'hard',
-      lastError: expect.stringContaining('5.1.1'),
-    });
-    expect((await main.api.get(`/suppressions/${encodeURIComponent(to)}`)).body).toMatchObject({
-      email: to,
-      reason: 'bounce',
-      emailId: sent.id,
-    });
-    expect((await main.api.get(`/contacts/${sent.contactId}`)).body.subscribed).toBe(false);
-    const bounced = await eventually(async () => {
-      const r = await main.api.get(`/events/contact/${sent.contactId}?name=email.bounced`);
-      return r.body.data.length ? r.body : undefined;
-    });
-    expect(bounced.total).toBe(1);
-    expect(bounced.data[0].data).toMatchObject({ emailId: sent.id, bounceType: 'hard', status: '5.1.1' });
+    await expectHardBounce(main.api, sent, to);
   });
 
   it('applies a block as a soft bounce and a spam report as a complaint', async () => {
