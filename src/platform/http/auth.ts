@@ -94,7 +94,7 @@ const invalidKey = () => new AppError(401, 'INVALID_API_KEY', 'Missing, invalid 
 const missingScope = (scope: Scope, scopes: readonly Scope[]) =>
   new AppError(403, 'MISSING_SCOPE', `This API key lacks the scope ${scope}`, {
     details: { scope, scopes },
-    suggestion: 'Use a key with this scope, or give it to this key in Settings → API keys.',
+    suggestion: 'Use a key with this scope, or add it to this key on the dashboard’s API keys page.',
   });
 
 function bearerToken(request: FastifyRequest): string | null {
@@ -135,13 +135,13 @@ export function registerAuth(
   now: () => Date = () => new Date(),
 ): void {
   app.decorateRequest('project', null);
-  const keyed: RouteOptions[] = [];
+  const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
-    keyed.push(route);
+    routes.push(route);
   });
   // Checked once every plugin has given its routes their scopes, so a route without one cannot start.
   app.addHook('onReady', async () => {
-    const unscoped = keyed.filter((r) => (r.config?.auth ?? 'secret') !== 'none' && !r.config?.scope);
+    const unscoped = routes.filter((r) => (r.config?.auth ?? 'secret') !== 'none' && !r.config?.scope);
     if (unscoped.length > 0)
       throw new Error(`Routes without a scope: ${unscoped.map((r) => `${r.method} ${r.url}`).join(', ')}`);
   });
