@@ -36,6 +36,7 @@ const TEMPLATE_KEYS = [
   'subject',
   'type',
   'updatedAt',
+  'version',
 ];
 
 const valid = (overrides: Record<string, unknown> = {}) => ({

@@ -168,7 +168,7 @@ export function sessionProjects(ctx: AppContext, sessions: Sessions): SessionRes
       const row = role && (await projects.projectById(ctx.db, projectId));
       if (!row || !role || !session) return null;
       assertSecondFactor(row, session);
-      return { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', role };
+      return { id: row.id, name: row.name, disabled: row.disabled, keyKind: 'secret', role, userId: session.userId };
     },
   };
 }

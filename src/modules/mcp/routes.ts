@@ -5,6 +5,7 @@ import { projectOf } from '../../platform/http/auth.js';
 import { moduleRoutes } from '../../platform/http/module-routes.js';
 import { booleanQuery } from '../../platform/http/pagination.js';
 import { instanceSecret } from '../../platform/secrets.js';
+import { authorOf } from '../templates/versions.js';
 import { Confirmations } from './confirmation.js';
 import { projectMcpServer } from './server.js';
 
@@ -20,7 +21,7 @@ export const mcpRoutes = moduleRoutes('MCP', async (app, ctx) => {
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
     const { readOnly } = req.query as z.output<typeof mcpQuery>;
     const server = projectMcpServer(
-      { ctx, projectId: projectOf(req).id, confirmations },
+      { ctx, projectId: projectOf(req).id, author: authorOf(projectOf(req)), confirmations },
       { readOnly, apiReference: () => app.swagger() },
     );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

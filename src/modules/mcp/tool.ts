@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
+import type { Author } from '../templates/versions.js';
 import type { Confirmations } from './confirmation.js';
 
 /** What every tool call runs with: the service context and the project of the caller's key. */
 export interface ToolCall {
   ctx: AppContext;
   projectId: string;
+  /** Who calls: recorded where the project keeps a history (template versions). */
+  author: Author;
   confirmations: Confirmations;
 }
 

@@ -39,7 +39,7 @@ export const WRITE_TOOLS: Tool[] = [
     description: 'Saves a template: name, subject and Liquid body, sender, type (MARKETING by default).',
     effect: 'write',
     input: templateSchemas.createTemplateBody,
-    run: ({ ctx, projectId }, body) => templates.createTemplate(ctx, projectId, body),
+    run: ({ ctx, projectId, author }, body) => templates.createTemplate(ctx, projectId, body, author),
   }),
   tool({
     name: 'segments_create',

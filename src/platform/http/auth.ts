@@ -12,6 +12,8 @@ export interface RequestProject {
   keyKind: 'public' | 'secret';
   /** The signed-in user's role in the project; null for a request with an API key. */
   role: Role | null;
+  /** The signed-in user; null for a request with an API key. */
+  userId: string | null;
 }
 
 declare module 'fastify' {
@@ -37,6 +39,8 @@ export interface KeyOwner {
   keyKind: 'public' | 'secret';
   /** Set when a signed-in user's session found the project: their role in it. */
   role?: Role;
+  /** Set when a signed-in user's session found the project: who they are. */
+  userId?: string;
 }
 
 /** Finds the project of an API key; `clear` forgets what it remembered (a project's keys or state changed). */
@@ -112,7 +116,13 @@ export function registerAuth(app: FastifyInstance, keys: KeyResolver, sessions: 
     // Checked here, once for every route, so a route states the role it needs and nothing more.
     const needed = request.routeOptions.config?.role;
     if (needed && project.role && !roleAtLeast(project.role, needed)) throw forbiddenRole(needed, project.role);
-    request.project = { id: project.id, name: project.name, keyKind: project.keyKind, role: project.role ?? null };
+    request.project = {
+      id: project.id,
+      name: project.name,
+      keyKind: project.keyKind,
+      role: project.role ?? null,
+      userId: project.userId ?? null,
+    };
   });
 }
 
