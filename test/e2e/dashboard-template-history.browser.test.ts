@@ -100,6 +100,11 @@ describe.skipIf(!hasChromium)('template history in a browser', () => {
     expect(stored).toMatchObject({ version: 4, subject: 'Welcome aboard' });
     expect(stored.body).toContain('First words');
     expect(await sidewaysOverflow(d.page)).toBe(0);
+
+    await history().getByRole('button', { name: 'Close history' }).focus();
+    await d.page.keyboard.press('Enter');
+    await history().waitFor({ state: 'detached' });
+    expect(await d.page.evaluate(() => document.activeElement?.textContent)).toBe('History');
   });
 
   it('shows a sent campaign’s content in its report after the template changed', async () => {

@@ -74,6 +74,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
   const upload = useUploadImage(projectId);
   const [deleting, setDeleting] = useState(false);
   const [historyOpen, setHistoryOpen] = useState(false);
+  const historyButton = useRef<HTMLButtonElement>(null);
   const [restoredNote, setRestoredNote] = useState<string | null>(null);
   // The body field chooses blocks or code when it starts: restored content starts it again.
   const [bodyKey, setBodyKey] = useState(0);
@@ -171,6 +172,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
               <button
                 type="button"
                 className="button"
+                ref={historyButton}
                 aria-expanded={historyOpen}
                 aria-controls={historyOpen ? ids.history : undefined}
                 onClick={() => setHistoryOpen((o) => !o)}
@@ -209,7 +211,11 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
             projectId={projectId}
             template={template}
             unsaved={dirty}
-            onClose={() => setHistoryOpen(false)}
+            onClose={() => {
+              setHistoryOpen(false);
+              // The closing button goes with the panel: focus goes back to the one that opened it.
+              historyButton.current?.focus();
+            }}
             onRestored={(restored, from) => {
               const values = formOf(restored);
               setSaved(values);
