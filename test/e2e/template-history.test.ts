@@ -169,6 +169,20 @@ describe('template versions', () => {
     expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1]);
   });
 
+  it('numbers concurrent saves one after another, each with its own version', async () => {
+    const t = await newTemplate(key, { name: 'Raced' });
+    const saves = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => expectBody<Template>(key.patch(`/templates/${t.id}`, { subject: `Subject ${i}` }))),
+    );
+    expect(saves.map((s) => s.version).sort()).toEqual([2, 3, 4, 5, 6]);
+    const page = await versionsOf(key, t.id);
+    expect(page.data.map((v) => v.n)).toEqual([6, 5, 4, 3, 2, 1]);
+    // Each version holds the subject its own save wrote.
+    for (const s of saves) {
+      expect((await expectBody<Version>(key.get(`/templates/${t.id}/versions/${s.version}`))).subject).toBe(s.subject);
+    }
+  });
+
   it('keeps a duplicate’s history apart, starting at version 1', async () => {
     const copy = await expectBody<Template>(key.post(`/templates/${template.id}/duplicate`), 201);
     expect(copy.version).toBe(1);

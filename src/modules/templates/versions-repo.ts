@@ -33,6 +33,13 @@ export type VersionSummaryRow = Omit<VersionRow, 'body' | 'body_source'>;
 
 const jsonb = (v: BodySource | null) => (v === null ? sql`null` : sql`${JSON.stringify(v)}::jsonb`);
 
+/** A text[] parameter, one placeholder per element (an empty list is an empty array, not null). */
+const textArray = (values: string[]) =>
+  sql`array[${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )}]::text[]`;
+
 /**
  * Records the template's content as it now stands as its version `row.version`. The author's email
  * is copied as it is now, so the history still names them after they change it or leave.
@@ -50,10 +57,7 @@ export async function insertVersion(
       author_user_id, author_email, name, description, subject, body, body_source, from_email, from_name, reply_to,
       type, created_at)
     values (${row.id}, ${row.version}, ${row.project_id}, ${entry.event}, ${entry.restoredFrom},
-      ${sql`array[${sql.join(
-        entry.changed.map((f) => sql`${f}`),
-        sql`, `,
-      )}]::text[]`},
+      ${textArray(entry.changed)},
       ${entry.author.kind}, ${userId}, (select email from users where id = ${userId}::uuid),
       ${row.name}, ${row.description}, ${row.subject}, ${row.body}, ${jsonb(row.body_source)}, ${row.from_email},
       ${row.from_name}, ${row.reply_to}, ${row.type}, ${row.updated_at})`,
