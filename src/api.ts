@@ -18,10 +18,10 @@ export type {
   UserSession,
 } from './modules/accounts/schemas.js';
 export * as accounts from './modules/accounts/schemas.js';
-export type { ApiKey } from './modules/api-keys/schemas.js';
-export * as apiKeys from './modules/api-keys/schemas.js';
 export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './modules/activity/schemas.js';
 export * as activity from './modules/activity/schemas.js';
+export type { ApiKey } from './modules/api-keys/schemas.js';
+export * as apiKeys from './modules/api-keys/schemas.js';
 export type {
   AudienceType,
   Campaign,
@@ -59,7 +59,7 @@ export type { Segment, SegmentType } from './modules/segments/schemas.js';
 export * as segments from './modules/segments/schemas.js';
 export type { Suppression, SuppressionReason } from './modules/suppressions/schemas.js';
 export * as suppressions from './modules/suppressions/schemas.js';
-export type { EmailContent, Template } from './modules/templates/schemas.js';
+export type { EmailContent, Template, Version, VersionSummary } from './modules/templates/schemas.js';
 export * as templates from './modules/templates/schemas.js';
 export type { Enrolment, RecoveryCodes, TwoFactorStatus } from './modules/two-factor/schemas.js';
 export * as verify from './modules/verify/schemas.js';

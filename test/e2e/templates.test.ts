@@ -36,6 +36,7 @@ const TEMPLATE_KEYS = [
   'subject',
   'type',
   'updatedAt',
+  'version',
 ];
 
 const valid = (overrides: Record<string, unknown> = {}) => ({
@@ -232,7 +233,7 @@ describe('PATCH /templates/{id}', () => {
     await new Promise((r) => setTimeout(r, 5));
     const res = await main.api.patch(`/templates/${t.id}`, { name: 'Patched', type: 'HEADLESS' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ ...t, name: 'Patched', type: 'HEADLESS', updatedAt: res.body.updatedAt });
+    expect(res.body).toEqual({ ...t, name: 'Patched', type: 'HEADLESS', version: 2, updatedAt: res.body.updatedAt });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThan(Date.parse(t.updatedAt));
     expect((await main.api.get(`/templates/${t.id}`)).body).toEqual(res.body);
   });

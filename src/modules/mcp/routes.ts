@@ -5,6 +5,7 @@ import { projectOf } from '../../platform/http/auth.js';
 import { moduleRoutes } from '../../platform/http/module-routes.js';
 import { booleanQuery } from '../../platform/http/pagination.js';
 import { instanceSecret } from '../../platform/secrets.js';
+import { authorOf } from '../templates/versions.js';
 import { Confirmations } from './confirmation.js';
 import { projectMcpServer } from './server.js';
 
@@ -23,7 +24,7 @@ export const mcpRoutes = moduleRoutes(
       const { readOnly } = req.query as z.output<typeof mcpQuery>;
       const project = projectOf(req);
       const server = projectMcpServer(
-        { ctx, projectId: project.id, confirmations },
+        { ctx, projectId: project.id, author: authorOf(project), confirmations },
         { readOnly, scopes: project.scopes, apiReference: () => app.swagger() },
       );
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,12 +1,15 @@
 import type { z } from 'zod';
 import type { Scope } from '../../domain/api-keys.js';
 import type { AppContext } from '../../platform/context.js';
+import type { Author } from '../templates/versions.js';
 import type { Confirmations } from './confirmation.js';
 
 /** What every tool call runs with: the service context and the project of the caller's key. */
 export interface ToolCall {
   ctx: AppContext;
   projectId: string;
+  /** Who calls: recorded where the project keeps a history (template versions). */
+  author: Author;
   confirmations: Confirmations;
 }
 

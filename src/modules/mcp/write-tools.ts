@@ -42,7 +42,7 @@ export const WRITE_TOOLS: Tool[] = [
     effect: 'write',
     scope: 'templates',
     input: templateSchemas.createTemplateBody,
-    run: ({ ctx, projectId }, body) => templates.createTemplate(ctx, projectId, body),
+    run: ({ ctx, projectId, author }, body) => templates.createTemplate(ctx, projectId, body, author),
   }),
   tool({
     name: 'segments_create',

@@ -24,7 +24,10 @@ export interface EmailContentRow {
 /** A block editor's document of the body (the server never reads inside it). */
 export type BodySource = Record<string, unknown>;
 
-export type TemplateRow = EmailContentRow;
+export interface TemplateRow extends EmailContentRow {
+  /** The number of its latest version (template_versions.n). */
+  version: number;
+}
 
 /** The content of a template, or of a campaign, as written. */
 export interface TemplateValues {
@@ -38,8 +41,14 @@ export interface TemplateValues {
   type: EmailType;
 }
 
+/** The content columns of a row (a template's, a campaign's or a template version's). */
+export type ContentColumns = Pick<
+  EmailContentRow,
+  'name' | 'description' | 'subject' | 'body' | 'from_email' | 'from_name' | 'reply_to' | 'type' | 'body_source'
+>;
+
 /** The content of a row, to write again (a copy). */
-export function contentValues(row: EmailContentRow): TemplateValues {
+export function contentValues(row: ContentColumns): TemplateValues {
   return {
     name: row.name,
     description: row.description,
@@ -56,6 +65,12 @@ export function contentValues(row: EmailContentRow): TemplateValues {
 export interface TemplateFields extends TemplateValues {
   bodySource: BodySource | null;
 }
+
+/** Every value of a row, to compare with a change or to write again. */
+export const fieldsOf = (row: ContentColumns): TemplateFields => ({
+  ...contentValues(row),
+  bodySource: row.body_source,
+});
 
 /** A JSON value as a jsonb parameter; null stays SQL null rather than JSON `null`. */
 const jsonb = (v: BodySource | null) => (v === null ? sql`null` : sql`${JSON.stringify(v)}::jsonb`);
@@ -89,12 +104,24 @@ export async function insertTemplate(
   return r.rows[0] as TemplateRow;
 }
 
-export async function findTemplate(ex: Executor, projectId: string, id: string): Promise<TemplateRow | null> {
-  const r = await run(ex, sql`select * from templates where project_id = ${projectId} and id = ${id}`);
+/** `lock`: hold the row until the transaction ends, so the content compared is the content changed. */
+export async function findTemplate(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  lock = false,
+): Promise<TemplateRow | null> {
+  const r = await run(
+    ex,
+    sql`select * from templates where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`,
+  );
   return (r.rows[0] as TemplateRow | undefined) ?? null;
 }
 
-/** Sets the given fields (undefined ones are left alone); null if the template is not the project's. */
+/**
+ * Sets the given fields (undefined ones are left alone) as the template's next version; null if the
+ * template is not the project's.
+ */
 export async function updateTemplate(
   ex: Executor,
   projectId: string,
@@ -109,7 +136,7 @@ export async function updateTemplate(
   const r = await run(
     ex,
     sql`
-    update templates set ${sql.join([...sets, sql`updated_at = ${now}`], sql`, `)}
+    update templates set ${sql.join([...sets, sql`version = version + 1`, sql`updated_at = ${now}`], sql`, `)}
     where project_id = ${projectId} and id = ${id}
     returning *`,
   );

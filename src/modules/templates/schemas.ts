@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { emailSchema, emailTypeSchema } from '../../domain/email.js';
-import { dirQuery, offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
+import {
+  cursorPageSchema,
+  cursorQuery,
+  dirQuery,
+  limitQuery,
+  offsetPageQuery,
+  offsetPageSchema,
+} from '../../platform/http/pagination.js';
 import { usageListsSchema } from '../../platform/usage.js';
+import { VERSION_EVENTS, VERSION_FIELDS } from './versions.js';
 
 const NO_LINE_BREAKS = /^[^\r\n]*$/;
 
@@ -97,6 +105,7 @@ export type EmailContent = z.infer<typeof emailContentSchema>;
 
 export const templateSchema = emailContentSchema.extend({
   projectId: z.string().uuid(),
+  version: z.number().int().describe('The number of its latest version (GET /templates/{id}/versions)'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -118,3 +127,48 @@ export const previewBody = z.object({
 });
 export const previewSchema = z.object({ subject: z.string(), html: z.string(), text: z.string() });
 export type Preview = z.infer<typeof previewSchema>;
+
+/** `{id}` and `{n}` of one version of a template. */
+export const versionParams = z.object({
+  id: z.string().uuid(),
+  n: z.coerce.number().int().min(1).max(2_147_483_647),
+});
+
+export const listVersionsQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
+
+export const versionAuthorSchema = z
+  .object({
+    kind: z.enum(['user', 'api_key']),
+    userId: z.string().uuid().nullable().describe('The signed-in user; null for the API key or a deleted user'),
+    email: z.string().nullable().describe("The user's email when they saved it"),
+  })
+  .nullable()
+  .describe('Who saved it; null for a version recorded when history began');
+
+/** A version as lists show it: who, when, what changed, without the body. */
+export const versionSummarySchema = z.object({
+  templateId: z.string().uuid(),
+  n: z.number().int().describe('1 for the first version, counting up'),
+  event: z.enum(VERSION_EVENTS).describe('created, edited, or restored from version `restoredFrom`'),
+  restoredFrom: z.number().int().nullable(),
+  changed: z.array(z.enum(VERSION_FIELDS)).describe('The fields this save changed; empty for the first version'),
+  author: versionAuthorSchema,
+  createdAt: z.string(),
+  name: z.string(),
+  subject: z.string(),
+});
+export type VersionSummary = z.infer<typeof versionSummarySchema>;
+
+/** A version with the whole content the template had then. */
+export const versionSchema = versionSummarySchema.extend({
+  description: z.string().nullable(),
+  body: z.string(),
+  bodySource: z.record(z.string(), z.unknown()).nullable(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: emailTypeSchema,
+});
+export type Version = z.infer<typeof versionSchema>;
+
+export const versionPageSchema = cursorPageSchema(versionSummarySchema);

@@ -5,6 +5,7 @@ import type { Executor } from '../../platform/db/client.js';
 import { type FieldError, notFound, validationError } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import { assertVerifiedSender } from '../domains/service.js';
+import { insertWithVersion, saveVersion, TEMPLATES_CHANNEL, versionContent } from './history.js';
 import type { EmailContentRow, TemplateFields, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
 import * as repo from './repo.js';
 import {
@@ -14,6 +15,7 @@ import {
   type EmailContentBody,
   type Template,
 } from './schemas.js';
+import type { Author } from './versions.js';
 
 /** The content columns campaigns share with templates. */
 export { contentValues, type EmailContentRow, type TemplateValues } from './repo.js';
@@ -40,6 +42,7 @@ export function toTemplate(row: TemplateRow): Template {
   return {
     ...toEmailContent(row),
     projectId: row.project_id,
+    version: row.version,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -64,12 +67,17 @@ export async function checkSyntax(ctx: AppContext, parts: { subject?: string; bo
   if (errors.length) throw validationError(errors);
 }
 
-export async function createTemplate(ctx: AppContext, projectId: string, input: CreateTemplateBody): Promise<Template> {
+/** The new template and its version 1. */
+export async function createTemplate(
+  ctx: AppContext,
+  projectId: string,
+  input: CreateTemplateBody,
+  author: Author,
+): Promise<Template> {
   await checkSyntax(ctx, input);
   await assertVerifiedSender(ctx, ctx.db, projectId, input.from);
   const values = { ...contentOf(input), bodySource: input.bodySource ?? null };
-  const row = await repo.insertTemplate(ctx.db, projectId, values, ctx.clock.now());
-  return toTemplate(row);
+  return toTemplate(await insertWithVersion(ctx, projectId, values, author));
 }
 
 /** A template of the project, or null (another project's id included). */
@@ -77,9 +85,6 @@ export async function findTemplate(ex: Executor, projectId: string, id: string):
   const row = await repo.findTemplate(ex, projectId, id);
   return row ? toTemplate(row) : null;
 }
-
-/** Notified with `<projectId>:<id>` when a template changes or goes, so processes drop cached copies. */
-const TEMPLATES_CHANNEL = 'templates_changed';
 
 /** `findTemplate` for the send path: read once per process, until the template changes. */
 export function cachedTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template | null> {
@@ -95,14 +100,16 @@ export async function getTemplate(ctx: AppContext, projectId: string, id: string
 }
 
 /**
- * Applies any subset of the fields. A changed `from` must be on a verified domain; an unchanged one
- * is not checked again, so a template whose domain lapsed can still be edited (sending checks anew).
+ * Applies any subset of the fields; a save that changes something is the template's next version.
+ * A changed `from` must be on a verified domain; an unchanged one is not checked again, so a
+ * template whose domain lapsed can still be edited (sending checks anew).
  */
 export async function updateTemplate(
   ctx: AppContext,
   projectId: string,
   id: string,
   change: Partial<TemplateFields>,
+  author: Author,
 ): Promise<Template> {
   const current = await repo.findTemplate(ctx.db, projectId, id);
   if (!current) throw notFound('Template');
@@ -110,10 +117,29 @@ export async function updateTemplate(
   if (change.from !== undefined && change.from !== current.from_email) {
     await assertVerifiedSender(ctx, ctx.db, projectId, change.from);
   }
-  if (Object.values(change).every((v) => v === undefined)) return toTemplate(current);
-  const row = await repo.updateTemplate(ctx.db, projectId, id, change, ctx.clock.now());
+  const row = await saveVersion(ctx, projectId, id, change, { event: 'edited', restoredFrom: null, author });
   if (!row) throw notFound('Template');
-  await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
+  return toTemplate(row);
+}
+
+/**
+ * POST /templates/{id}/versions/{n}/restore: the template takes version n's content again, as its
+ * next version (history only grows). Its sender is checked as an edit's is; nothing changes and no
+ * version is added when the template already has that content.
+ */
+export async function restoreVersion(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  n: number,
+  author: Author,
+): Promise<Template> {
+  const content = await versionContent(ctx, projectId, id, n);
+  const current = await repo.findTemplate(ctx.db, projectId, id);
+  if (!current) throw notFound('Template');
+  if (content.from !== current.from_email) await assertVerifiedSender(ctx, ctx.db, projectId, content.from);
+  const row = await saveVersion(ctx, projectId, id, content, { event: 'restored', restoredFrom: n, author });
+  if (!row) throw notFound('Template');
   return toTemplate(row);
 }
 
@@ -122,17 +148,20 @@ export async function deleteTemplate(ctx: AppContext, projectId: string, id: str
   await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
 }
 
-/** A new template with the same content, named "<name> (copy)"; the sender is not checked again. */
-export async function duplicateTemplate(ctx: AppContext, projectId: string, id: string): Promise<Template> {
+/**
+ * A new template with the same content, named "<name> (copy)", its history starting afresh at
+ * version 1; the sender is not checked again.
+ */
+export async function duplicateTemplate(
+  ctx: AppContext,
+  projectId: string,
+  id: string,
+  author: Author,
+): Promise<Template> {
   const source = await repo.findTemplate(ctx.db, projectId, id);
   if (!source) throw notFound('Template');
-  const row = await repo.insertTemplate(
-    ctx.db,
-    projectId,
-    { ...repo.contentValues(source), bodySource: source.body_source, name: copyName(source.name) },
-    ctx.clock.now(),
-  );
-  return toTemplate(row);
+  const values = { ...repo.fieldsOf(source), name: copyName(source.name) };
+  return toTemplate(await insertWithVersion(ctx, projectId, values, author));
 }
 
 export interface TemplatePage {

@@ -13,6 +13,8 @@ export interface RequestProject {
   keyKind: 'public' | 'secret';
   /** The signed-in user's role in the project; null for a request with an API key. */
   role: Role | null;
+  /** The signed-in user; null for a request with an API key. */
+  userId: string | null;
   /** A named key's scopes; null for the project's pair and for signed-in users, who may do everything their role allows. */
   scopes: readonly Scope[] | null;
   /** Who is asking, as a key's creator is recorded: `user:<id>`, `key:<id>` (a named key) or `secret-key`. */
@@ -48,7 +50,7 @@ export interface KeyOwner {
   keyKind: 'public' | 'secret';
   /** Set when a signed-in user's session found the project: their role in it. */
   role?: Role;
-  /** Set for a signed-in user: their id. */
+  /** Set when a signed-in user's session found the project: who they are. */
   userId?: string;
   /** Set for a named key: what it is and until when it works. */
   scoped?: ScopedKey;
@@ -173,6 +175,7 @@ export function registerAuth(
       name: project.name,
       keyKind: project.keyKind,
       role: project.role ?? null,
+      userId: project.userId ?? null,
       scopes: scoped?.scopes ?? null,
       actor: project.userId ? `user:${project.userId}` : scoped ? `key:${scoped.id}` : 'secret-key',
     };

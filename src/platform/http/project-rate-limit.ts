@@ -21,7 +21,7 @@ export function projectRateLimit(app: FastifyInstance): ProjectRateLimit {
   const check = app.createRateLimit();
   return async (projectId) => {
     const request = {
-      project: { id: projectId, name: '', keyKind: 'secret', role: null },
+      project: { id: projectId, name: '', keyKind: 'secret', role: null, userId: null },
       routeOptions: { config: {} },
     } as unknown as FastifyRequest;
     const r = await check(request);

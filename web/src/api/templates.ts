@@ -1,6 +1,7 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { EmailType, Template } from '../../../src/api.js';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { EmailType, Template, Version, VersionSummary } from '../../../src/api.js';
 import { api } from './client.js';
+import type { CursorPage } from './contacts.js';
 
 export interface NumberedPage<T> {
   data: T[];
@@ -85,10 +86,13 @@ export function useTemplateUsage(projectId: string, id: string | undefined) {
   });
 }
 
+const versionsKey = (projectId: string, id: string) => ['template-versions', projectId, id] as const;
+
 function useSaved(projectId: string) {
   const queryClient = useQueryClient();
   return (template: Template) => {
     queryClient.setQueryData(templateKey(projectId, template.id), template);
+    void queryClient.invalidateQueries({ queryKey: versionsKey(projectId, template.id) });
     return queryClient.invalidateQueries({ queryKey: [...templatesKey(projectId), 'page'] });
   };
 }
@@ -151,5 +155,39 @@ export function useUploadImage(projectId: string) {
         body: form,
       });
     },
+  });
+}
+
+/** A template's versions, newest first, a page at a time. */
+export function useTemplateVersions(projectId: string, id: string, limit = 20) {
+  return useInfiniteQuery({
+    queryKey: [...versionsKey(projectId, id), 'list'],
+    queryFn: ({ signal, pageParam }) =>
+      api<CursorPage<VersionSummary>>('GET', `${path(id)}/versions`, {
+        projectId,
+        signal,
+        query: { limit, cursor: pageParam },
+      }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => (last.hasMore && last.cursor ? last.cursor : undefined),
+  });
+}
+
+/** One version with its content; a version never changes, so it is asked once. */
+export function useTemplateVersion(projectId: string, id: string, n: number | null) {
+  return useQuery({
+    queryKey: [...versionsKey(projectId, id), 'one', n],
+    queryFn: ({ signal }) => api<Version>('GET', `${path(id)}/versions/${n}`, { projectId, signal }),
+    enabled: n !== null,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** Gives the template an old version's content again, as its newest version. */
+export function useRestoreVersion(projectId: string, id: string) {
+  const saved = useSaved(projectId);
+  return useMutation({
+    mutationFn: (n: number) => api<Template>('POST', `${path(id)}/versions/${n}/restore`, { projectId }),
+    onSuccess: saved,
   });
 }

@@ -7,6 +7,7 @@ import { OffsetPager } from '../../components/OffsetPager.js';
 import { QueryView } from '../../components/QueryView.js';
 import { formatDateTime } from '../../format/dates.js';
 import { CampaignActions } from './CampaignActions.js';
+import { ContentAsSent } from './ContentAsSent.js';
 import {
   badgeClass,
   count,
@@ -93,6 +94,8 @@ export default function CampaignReport({ projectId, campaign }: { projectId: str
       </div>
 
       <RecipientsCard projectId={projectId} campaignId={campaign.id} view={view} onView={setView} />
+
+      <ContentAsSent projectId={projectId} campaign={campaign} />
     </section>
   );
 }

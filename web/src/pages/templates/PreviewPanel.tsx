@@ -14,6 +14,7 @@ export function PreviewPanel({
   updating,
   problem,
   empty,
+  frameTitle = 'Email preview',
 }: {
   preview: Preview | undefined;
   updating: boolean;
@@ -21,6 +22,8 @@ export function PreviewPanel({
   empty: ReactNode;
   /** Why the latest content is not shown (a render error, a failed request); the last good preview stays. */
   problem: string | null;
+  /** The frame's accessible name, unique on the page. */
+  frameTitle?: string;
 }) {
   const [view, setView] = useState<View>('html');
   const [width, setWidth] = useState<Width>('desktop');
@@ -60,7 +63,7 @@ export function PreviewPanel({
           </p>
           {view === 'html' ? (
             <div className={`preview-frame-wrap preview-${width}`}>
-              <iframe className="preview-frame" title="Email preview" sandbox="" srcDoc={preview.html} />
+              <iframe className="preview-frame" title={frameTitle} sandbox="" srcDoc={preview.html} />
             </div>
           ) : (
             <pre className="text-block" data-testid="preview-text">

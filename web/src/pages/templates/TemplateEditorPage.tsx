@@ -25,6 +25,7 @@ import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
 import { parseSampleData, transientData } from './sample-data.js';
+import { TemplateHistory } from './TemplateHistory.js';
 import {
   EMPTY_FORM,
   errorLine,
@@ -72,7 +73,12 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
   const duplicate = useDuplicateTemplate(projectId);
   const upload = useUploadImage(projectId);
   const [deleting, setDeleting] = useState(false);
-  const ids = { form: useId() };
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const historyButton = useRef<HTMLButtonElement>(null);
+  const [restoredNote, setRestoredNote] = useState<string | null>(null);
+  // The body field chooses blocks or code when it starts: restored content starts it again.
+  const [bodyKey, setBodyKey] = useState(0);
+  const ids = { form: useId(), history: useId() };
 
   // Preview: what is typed, once typing pauses, for a contact (the newest, until one is chosen) or sample data.
   const [chosenSource, setSource] = useState<PreviewSourceChoice | null>(null);
@@ -166,6 +172,16 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
               <button
                 type="button"
                 className="button"
+                ref={historyButton}
+                aria-expanded={historyOpen}
+                aria-controls={historyOpen ? ids.history : undefined}
+                onClick={() => setHistoryOpen((o) => !o)}
+              >
+                History
+              </button>
+              <button
+                type="button"
+                className="button"
                 disabled={duplicate.isPending}
                 onClick={() =>
                   duplicate.mutate(template.id, { onSuccess: (copy) => navigate(`/templates/${copy.id}`) })
@@ -184,6 +200,32 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
         </div>
       </div>
 
+      {restoredNote && (
+        <p className="notice" role="status">
+          {restoredNote}
+        </p>
+      )}
+      {template && historyOpen && (
+        <div id={ids.history}>
+          <TemplateHistory
+            projectId={projectId}
+            template={template}
+            unsaved={dirty}
+            onClose={() => {
+              setHistoryOpen(false);
+              // The closing button goes with the panel: focus goes back to the one that opened it.
+              historyButton.current?.focus();
+            }}
+            onRestored={(restored, from) => {
+              const values = formOf(restored);
+              setSaved(values);
+              setForm(values);
+              setBodyKey((k) => k + 1);
+              setRestoredNote(`Version ${from} restored as version ${restored.version}.`);
+            }}
+          />
+        </div>
+      )}
       {saveMessage && <Alert>{saveMessage}</Alert>}
       {duplicate.isError && <Alert>{errorMessage(duplicate.error)}</Alert>}
 
@@ -245,6 +287,7 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
             </div>
 
             <BodyField
+              key={bodyKey}
               value={{ body: form.body, bodySource: form.bodySource }}
               onChange={(next) => setForm((f) => (isDirty({ ...f, ...next }, f) ? { ...f, ...next } : f))}
               fields={dataFields}
