@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { EmailType, Template } from '../../../src/api.js';
+import type { EmailType, SpamCheck, Template } from '../../../src/api.js';
 import { api } from './client.js';
 
 export interface NumberedPage<T> {
@@ -151,5 +151,19 @@ export function useUploadImage(projectId: string) {
         body: form,
       });
     },
+  });
+}
+
+/** What POST /templates/spam-check takes: content as the editor holds it, and whom it renders for. */
+export interface SpamCheckInput extends PreviewInput {
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+}
+
+/** SpamAssassin's score of content as it would be sent; asked on demand only (each check takes spamd a moment). */
+export function useSpamCheck(projectId: string) {
+  return useMutation({
+    mutationFn: (input: SpamCheckInput) => api<SpamCheck>('POST', '/templates/spam-check', { projectId, body: input }),
   });
 }
