@@ -6,6 +6,9 @@ import * as service from './service.js';
 
 /** SpamAssassin's score of what a template or campaign would send (SPAMD_URL), listed with their resources. */
 export const spamCheckRoutes = moduleRoutes('Templates', async (app, ctx) => {
+  app.get('/templates/spam-check', { schema: { response: { 200: s.spamCheckStatusSchema } } }, () =>
+    service.spamCheckStatus(ctx),
+  );
   app.post(
     '/templates/spam-check',
     { schema: { body: s.contentSpamCheckBody, response: { 200: s.spamCheckSchema } } },

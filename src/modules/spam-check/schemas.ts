@@ -43,3 +43,7 @@ export const spamCheckSchema = z.object({
   message: z.string().describe('The outcome in a sentence, or how to turn the check on'),
 });
 export type SpamCheck = z.infer<typeof spamCheckSchema>;
+
+/** Whether the check is on, asked without checking anything (the dashboard says how to turn it on at once). */
+export const spamCheckStatusSchema = spamCheckSchema.pick({ configured: true, warnAbove: true, message: true });
+export type SpamCheckStatus = z.infer<typeof spamCheckStatusSchema>;

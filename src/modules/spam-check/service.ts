@@ -12,7 +12,7 @@ import { getContact } from '../contacts/service.js';
 import { type Content, composeEmail } from '../emails/compose.js';
 import type { EmailContent } from '../templates/schemas.js';
 import { getTemplate } from '../templates/service.js';
-import { type ContentSpamCheckBody, type SpamCheck, WARN_ABOVE_POINTS } from './schemas.js';
+import { type ContentSpamCheckBody, type SpamCheck, type SpamCheckStatus, WARN_ABOVE_POINTS } from './schemas.js';
 
 /** The address of the sample contact a check renders for when it names none (as the preview does). */
 const SAMPLE_EMAIL = 'preview@example.com';
@@ -20,12 +20,19 @@ const SAMPLE_EMAIL = 'preview@example.com';
 const RETRY_AFTER_SECONDS = 30;
 
 export const HOW_TO_ENABLE =
-  'The spam check is off. Set SPAMD_URL to a SpamAssassin spamd (for example spamd://127.0.0.1:783; ' +
-  'Debian and Ubuntu: apt-get install spamd) and restart Postbox.';
+  'The spam check is off. Whoever runs Postbox turns it on by setting SPAMD_URL to a SpamAssassin spamd ' +
+  '(for example spamd://127.0.0.1:783; on Debian and Ubuntu, apt-get install spamd) and restarting it.';
 
 interface Recipient {
   contactId?: string;
   data?: Record<string, unknown>;
+}
+
+/** GET /templates/spam-check: whether checks are made, and how to turn them on when not. */
+export function spamCheckStatus(ctx: AppContext): SpamCheckStatus {
+  return ctx.config.spamd
+    ? { configured: true, warnAbove: WARN_ABOVE_POINTS, message: 'SpamAssassin scores content when asked.' }
+    : { configured: false, warnAbove: WARN_ABOVE_POINTS, message: HOW_TO_ENABLE };
 }
 
 /** POST /templates/spam-check: content not yet saved, as it would be sent. */

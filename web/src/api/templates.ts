@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { EmailType, SpamCheck, Template } from '../../../src/api.js';
+import type { EmailType, SpamCheck, SpamCheckStatus, Template } from '../../../src/api.js';
 import { api } from './client.js';
 
 export interface NumberedPage<T> {
@@ -165,5 +165,14 @@ export interface SpamCheckInput extends PreviewInput {
 export function useSpamCheck(projectId: string) {
   return useMutation({
     mutationFn: (input: SpamCheckInput) => api<SpamCheck>('POST', '/templates/spam-check', { projectId, body: input }),
+  });
+}
+
+/** Whether the instance has a spamd (SPAMD_URL): asked once, the answer changes only with a restart. */
+export function useSpamCheckStatus(projectId: string) {
+  return useQuery({
+    queryKey: ['spam-check-status', projectId],
+    queryFn: ({ signal }) => api<SpamCheckStatus>('GET', '/templates/spam-check', { projectId, signal }),
+    staleTime: Number.POSITIVE_INFINITY,
   });
 }

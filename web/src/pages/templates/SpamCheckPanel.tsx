@@ -1,7 +1,8 @@
 import { useId, useState } from 'react';
 import type { SpamCheck } from '../../../../src/api.js';
 import { ApiError, errorMessage } from '../../api/errors.js';
-import { type SpamCheckInput, useSpamCheck } from '../../api/templates.js';
+import { type SpamCheckInput, useSpamCheck, useSpamCheckStatus } from '../../api/templates.js';
+import { RetryAlert } from '../../components/Alert.js';
 import { signedPoints, spamWords } from './spam-words.js';
 
 const FIELD_NAMES: Record<string, string> = {
@@ -27,6 +28,7 @@ export function SpamCheckPanel({
   /** What the content still lacks for a check ("a From address"); null when it can be checked. */
   missing: string | null;
 }) {
+  const status = useSpamCheckStatus(projectId);
   const check = useSpamCheck(projectId);
   const [checkedKey, setCheckedKey] = useState<string | null>(null);
   const titleId = useId();
@@ -35,34 +37,51 @@ export function SpamCheckPanel({
     setCheckedKey(key);
     check.mutate(input);
   };
+  const off = status.data?.configured === false || check.data?.configured === false;
 
   return (
-    <section className="card stack spam-check" aria-labelledby={titleId} aria-busy={check.isPending || undefined}>
+    <section
+      className="card stack spam-check"
+      aria-labelledby={titleId}
+      aria-busy={status.isPending || check.isPending || undefined}
+    >
       <div className="preview-head">
         <h2 id={titleId}>Spam check</h2>
-        <button type="button" className="button" onClick={run} disabled={check.isPending || missing !== null}>
-          {check.isPending ? 'Checking…' : check.data ? 'Check again' : 'Check'}
-        </button>
+        {status.data?.configured && (
+          <button type="button" className="button" onClick={run} disabled={check.isPending || missing !== null}>
+            {check.isPending ? 'Checking…' : check.data ? 'Check again' : 'Check'}
+          </button>
+        )}
       </div>
       <p className="muted small">
         Scores the email as it would be sent, tracking and footer included, with SpamAssassin. It judges the content
         only: how receivers rate your domain is on the Domains page.
       </p>
-      {missing && <p className="field-hint">Add {missing} to check it.</p>}
-      <div aria-live="polite" className="spam-outcome">
-        {check.isPending ? (
-          <p className="muted">Checking…</p>
-        ) : check.isError ? (
-          <p className="field-error">{problem(check.error)}</p>
-        ) : check.data ? (
-          <>
-            {checkedKey !== key && <p className="muted small">The content changed since this check.</p>}
-            <Outcome check={check.data} />
-          </>
-        ) : (
-          <p className="muted">Not checked yet.</p>
-        )}
-      </div>
+      {status.isPending ? (
+        <p className="muted">Loading…</p>
+      ) : status.isError ? (
+        <RetryAlert small error={status.error} onRetry={() => status.refetch()} />
+      ) : off ? (
+        <p data-testid="spam-off">{status.data?.message ?? check.data?.message}</p>
+      ) : (
+        <>
+          {missing && <p className="field-hint">Add {missing} to check it.</p>}
+          <div aria-live="polite" className="spam-outcome">
+            {check.isPending ? (
+              <p className="muted">Checking…</p>
+            ) : check.isError ? (
+              <p className="field-error">{problem(check.error)}</p>
+            ) : check.data ? (
+              <>
+                {checkedKey !== key && <p className="muted small">The content changed since this check.</p>}
+                <Outcome check={check.data} />
+              </>
+            ) : (
+              <p className="muted">Not checked yet.</p>
+            )}
+          </div>
+        </>
+      )}
     </section>
   );
 }
@@ -76,7 +95,7 @@ function problem(error: unknown): string {
 }
 
 function Outcome({ check }: { check: SpamCheck }) {
-  if (!check.configured || check.score === null) return <p data-testid="spam-off">{check.message}</p>;
+  if (check.score === null) return <p>{check.message}</p>;
   const words = spamWords({ ...check, score: check.score });
   return (
     <div className="stack-tight">
