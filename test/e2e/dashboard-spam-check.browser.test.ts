@@ -1,5 +1,6 @@
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, replaceEditorText, useDashboard } from '../support/browser.js';
+import { hasChromium, replaceEditorText, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
 import { hasSpamd, type Spamd, startSpamd } from '../support/spamd.js';
 
 /**
@@ -15,6 +16,20 @@ const SPAMMY = {
   from: 'deals@shop.example.com',
   type: 'MARKETING',
 };
+
+/** On a phone in the dark scheme, the panel in view: nothing runs off the side (and a picture, when asked). */
+async function onPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 375, height: 900 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  try {
+    await page.getByRole('region', { name: 'Spam check' }).scrollIntoViewIfNeeded();
+    await screenshot(page, `${name}-phone-dark`);
+    expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+}
 
 describe.skipIf(!hasChromium || !hasSpamd)('the spam check panel with spamd', () => {
   let spamd: Spamd;
@@ -39,8 +54,12 @@ describe.skipIf(!hasChromium || !hasSpamd)('the spam check panel with spamd', ()
     const rules = panel().getByRole('list', { name: 'Rules it matched' });
     await rules.getByText("BODY: Dear Friend? That's not very dear!").waitFor();
     await rules.getByText('DEAR_FRIEND', { exact: true }).waitFor();
+    await panel().scrollIntoViewIfNeeded();
     await d.expectAccessible('spam-check-template-warning');
+    await onPhone(d.page, 'spam-check-template-warning');
+  });
 
+  it('says when the content changed since the check, and checks a short receipt without a warning', async () => {
     // A short receipt instead: the old answer says it is out of date until checked again.
     await replaceEditorText(d.page, '<p>Thanks for your order. Order 1042: 1 mug, 12.00 EUR.</p>');
     await panel().getByText('The content changed since this check.').waitFor();
@@ -50,15 +69,18 @@ describe.skipIf(!hasChromium || !hasSpamd)('the spam check panel with spamd', ()
       .getByText(/^At or below 3 points/)
       .waitFor();
     expect(await panel().getByText('The content changed since this check.').count()).toBe(0);
+    await panel().scrollIntoViewIfNeeded();
     await d.expectAccessible('spam-check-template-ok');
   });
 
   it('waits for a From address before it checks', async () => {
     await d.page.goto(`${d.service.url}/app/templates/new`);
     await panel().getByText('Add a From address to check it.').waitFor();
-    expect(await panel().getByRole('button', { name: 'Check' }).isDisabled()).toBe(true);
+    await expect.poll(() => panel().getByRole('button', { name: 'Check' }).isDisabled()).toBe(true);
     await d.page.getByLabel('From', { exact: true }).fill('hello@example.com');
-    expect(await panel().getByRole('button', { name: 'Check' }).isEnabled()).toBe(true);
+    await panel().getByText('Add a subject to check it.').waitFor();
+    await d.page.getByLabel('Subject').fill('Hello');
+    await expect.poll(() => panel().getByRole('button', { name: 'Check' }).isEnabled()).toBe(true);
   });
 
   it('checks the campaign in the composer', async () => {
@@ -70,6 +92,7 @@ describe.skipIf(!hasChromium || !hasSpamd)('the spam check panel with spamd', ()
       .getByText(/^Above 3 points/)
       .waitFor();
     await panel().getByRole('list', { name: 'Rules it matched' }).getByText('DEAR_FRIEND', { exact: true }).waitFor();
+    await panel().scrollIntoViewIfNeeded();
     await d.expectAccessible('spam-check-campaign');
   });
 });
@@ -84,6 +107,8 @@ describe.skipIf(!hasChromium)('the spam check panel without SPAMD_URL', () => {
       .getByText(/^The spam check is off\. Whoever runs Postbox turns it on by setting SPAMD_URL/)
       .waitFor();
     expect(await panel().getByRole('button').count()).toBe(0);
+    await panel().scrollIntoViewIfNeeded();
     await d.expectAccessible('spam-check-off');
+    await onPhone(d.page, 'spam-check-off');
   });
 });
