@@ -145,7 +145,7 @@ describe('the spam check when spamd fails', () => {
     const port = await freePort();
     listener = net.createServer((socket) => held.push(socket));
     await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
-    server = await startTestServer({ SPAMD_URL: `spamd://127.0.0.1:${port}`, SPAMD_TIMEOUT_SECONDS: '1' });
+    server = await startTestServer({ SPAMD_URL: `spamd://127.0.0.1:${port}`, SPAMD_TIMEOUT_SECONDS: '3' });
   });
   afterAll(async () => {
     for (const socket of held) socket.destroy();
@@ -159,14 +159,15 @@ describe('the spam check when spamd fails', () => {
     const checking = project.api.post('/templates/spam-check', RECEIPT);
     const other = await project.api.get('/templates');
     expect(other.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Answered while the check still waits for its deadline.
+    expect(Date.now() - started).toBeLessThan(2500);
     const res = await checking;
     const took = Date.now() - started;
     expectErrorEnvelope(res, 503, 'SPAM_CHECK_UNAVAILABLE');
-    expect(res.body.error.message).toMatch(/did not answer within 1 s/);
+    expect(res.body.error.message).toMatch(/did not answer within 3 s/);
     expect(res.headers.get('retry-after')).toBe('30');
-    expect(took).toBeGreaterThanOrEqual(900);
-    expect(took).toBeLessThan(5000);
+    expect(took).toBeGreaterThanOrEqual(2900);
+    expect(took).toBeLessThan(8000);
   });
 
   it('answers 503 at once when nothing listens', async () => {
@@ -179,6 +180,7 @@ describe('the spam check when spamd fails', () => {
     const res = await project.api.post('/templates/spam-check', RECEIPT);
     expectErrorEnvelope(res, 503, 'SPAM_CHECK_UNAVAILABLE');
     expect(res.body.error.message).toMatch(/could not be reached \(ECONNREFUSED\)/);
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Without waiting for the 3 s deadline.
+    expect(Date.now() - started).toBeLessThan(2500);
   });
 });

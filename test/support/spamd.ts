@@ -19,7 +19,7 @@ export interface Spamd {
 /**
  * A spamd of the test's own on a free loopback port: network tests off (`-L`: no DNS blocklists,
  * which this machine cannot reach), no per-user configuration, its pid file in a temporary folder,
- * its log on stderr. Ready once it accepts connections (a second or two, to read its rules).
+ * its log on stderr. Ready once it answers PING (a second or two, to read its rules and start a child).
  */
 export async function startSpamd(): Promise<Spamd> {
   const port = await freePort();
@@ -48,7 +48,7 @@ export async function startSpamd(): Promise<Spamd> {
   child.stderr!.on('data', (d) => (log += d));
   const stop = () => stopChild(child).finally(() => fs.rmSync(dir, { recursive: true, force: true }));
   const deadline = Date.now() + 30_000;
-  while (!(await accepts(port))) {
+  while (!(await answers(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(`spamd did not start:\n${log}`);
@@ -58,14 +58,16 @@ export async function startSpamd(): Promise<Spamd> {
   return { url: `spamd://127.0.0.1:${port}`, stop };
 }
 
-function accepts(port: number): Promise<boolean> {
+/** Whether spamd answers PING with PONG: a child is up and serving, not only the socket bound. */
+function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
+    let answer = '';
     const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
+    socket.setTimeout(2_000, () => socket.destroy());
+    socket.on('connect', () => socket.end('PING SPAMC/1.5\r\n\r\n'));
+    socket.on('data', (d) => (answer += d));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(/^SPAMD\/[\d.]+ 0 PONG/.test(answer)));
   });
 }
 
