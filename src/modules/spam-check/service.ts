@@ -19,7 +19,7 @@ const SAMPLE_EMAIL = 'preview@example.com';
 /** A spamd that failed is asked again by the next check; a client may retry after this. */
 const RETRY_AFTER_SECONDS = 30;
 
-export const HOW_TO_ENABLE =
+const HOW_TO_ENABLE =
   'The spam check is off. Whoever runs Postbox turns it on by setting SPAMD_URL to a SpamAssassin spamd ' +
   '(for example spamd://127.0.0.1:783; on Debian and Ubuntu, apt-get install spamd) and restarting it.';
 
