@@ -27,6 +27,7 @@ import { inboundRoutes } from './modules/inbound/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
 import { pacingRoutes } from './modules/pacing/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
+import { spamCheckRoutes } from './modules/spam-check/routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/routes.js';
 import { suppressionRoutes } from './modules/suppressions/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
@@ -173,6 +174,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(templateRoutes, { ctx });
   await app.register(segmentRoutes, { ctx });
   await app.register(campaignRoutes, { ctx });
+  await app.register(spamCheckRoutes, { ctx });
   await app.register(pacingRoutes, { ctx });
   await app.register(workflowRoutes, { ctx });
   await app.register(suppressionRoutes, { ctx });

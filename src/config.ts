@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { type SpamdTarget, spamdTarget } from './domain/spamd-answer.js';
 import type { DatabaseTimeouts } from './platform/db/client.js';
 import type { S3Settings } from './platform/storage.js';
 
@@ -64,6 +65,11 @@ const EnvSchema = z.object({
         : [],
     )
     .pipe(z.array(hostPort)),
+  SPAMD_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || isSpamdUrl(v), 'expected spamd://host[:port]'),
+  SPAMD_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   TRUST_PROXY: z.string().optional(),
@@ -133,6 +139,8 @@ export interface Config {
   /** Uploads go to this bucket instead of `DATA_DIR/uploads`. */
   s3?: S3Settings;
   dnsServers: string[];
+  /** SpamAssassin's spamd, which scores content before it is sent; unset: the spam check says how to turn it on. */
+  spamd?: { target: SpamdTarget; timeoutMs: number };
   rateLimitPerMinute: number;
   /** Requests with the public key, which is published in web pages and apps, count in a bucket of their own. */
   rateLimitPublicPerMinute: number;
@@ -215,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         }
       : undefined,
     dnsServers: e.DNS_SERVERS,
+    spamd: e.SPAMD_URL ? { target: spamdTarget(e.SPAMD_URL), timeoutMs: e.SPAMD_TIMEOUT_SECONDS * 1000 } : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitPublicPerMinute: e.RATE_LIMIT_PUBLIC_PER_MINUTE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
@@ -252,6 +261,15 @@ function submissionConfig(e: z.infer<typeof EnvSchema>): SubmissionConfig | unde
     tls,
     allowInsecureAuth,
   };
+}
+
+function isSpamdUrl(value: string): boolean {
+  try {
+    spamdTarget(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `true`, or a comma-separated list of proxy addresses and CIDR ranges; unset trusts none. */

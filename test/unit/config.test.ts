@@ -31,6 +31,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db:5432/postbox' }).databaseSessionUrl).toBeUndefined();
   });
 
+  it('reads SPAMD_URL as spamd://host[:port] with a deadline of 10 s by default, and no check without it', () => {
+    expect(loadConfig({}).spamd).toBeUndefined();
+    expect(loadConfig({ SPAMD_URL: 'spamd://127.0.0.1:7830' }).spamd).toEqual({
+      target: { host: '127.0.0.1', port: 7830 },
+      timeoutMs: 10_000,
+    });
+    expect(loadConfig({ SPAMD_URL: 'spamd://spam.internal', SPAMD_TIMEOUT_SECONDS: '2.5' }).spamd).toEqual({
+      target: { host: 'spam.internal', port: 783 },
+      timeoutMs: 2_500,
+    });
+    expect(() => loadConfig({ SPAMD_URL: '127.0.0.1:783' })).toThrow(/SPAMD_URL: expected spamd:\/\/host\[:port\]/);
+    expect(() => loadConfig({ SPAMD_URL: 'http://127.0.0.1:783' })).toThrow(/SPAMD_URL/);
+    expect(() => loadConfig({ SPAMD_URL: 'spamd://a', SPAMD_TIMEOUT_SECONDS: '0' })).toThrow(/SPAMD_TIMEOUT_SECONDS/);
+  });
+
   it('reads DB_POOL_SIZE as a whole number of connections, 20 by default', () => {
     expect(loadConfig({}).databasePoolSize).toBe(20);
     expect(loadConfig({ DB_POOL_SIZE: '8' }).databasePoolSize).toBe(8);

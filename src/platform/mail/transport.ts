@@ -90,16 +90,24 @@ export function outboxFile(dir: string, messageId: string): string {
   return path.join(dir, `${messageId.replace(/[^\w.@-]/g, '')}.eml`);
 }
 
+/** Builds messages without sending them: the bytes a relay would receive. */
+const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+
+/** The message as it would go out (signed when its options carry a key), CRLF lines. */
+export async function messageBytes(message: SendMailOptions): Promise<{ messageId: string; bytes: Buffer }> {
+  const info = await composer.sendMail(message);
+  return { messageId: String(info.messageId), bytes: info.message as Buffer };
+}
+
 /** Without a relay, each message is written as an `.eml` file (signed, exactly as it would be sent). */
 export function outboxTransport(dir: string): MailTransport {
-  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     async send(message) {
-      const info = await transporter.sendMail(message);
+      const { messageId, bytes } = await messageBytes(message);
       await fs.mkdir(dir, { recursive: true });
-      const file = outboxFile(dir, String(info.messageId));
+      const file = outboxFile(dir, messageId);
       // Written under a temporary name first, so a reader never sees half a message.
-      await fs.writeFile(`${file}.tmp`, info.message as Buffer);
+      await fs.writeFile(`${file}.tmp`, bytes);
       await fs.rename(`${file}.tmp`, file);
       return { response: `written to ${file}` };
     },

@@ -1,5 +1,5 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { EmailType, Template, Version, VersionSummary } from '../../../src/api.js';
+import type { EmailType, SpamCheck, SpamCheckStatus, Template, Version, VersionSummary } from '../../../src/api.js';
 import { api } from './client.js';
 import type { CursorPage } from './contacts.js';
 
@@ -189,5 +189,28 @@ export function useRestoreVersion(projectId: string, id: string) {
   return useMutation({
     mutationFn: (n: number) => api<Template>('POST', `${path(id)}/versions/${n}/restore`, { projectId }),
     onSuccess: saved,
+  });
+}
+
+/** What POST /templates/spam-check takes: content as the editor holds it, and whom it renders for. */
+export interface SpamCheckInput extends PreviewInput {
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+}
+
+/** SpamAssassin's score of content as it would be sent; asked on demand only (each check takes spamd a moment). */
+export function useSpamCheck(projectId: string) {
+  return useMutation({
+    mutationFn: (input: SpamCheckInput) => api<SpamCheck>('POST', '/templates/spam-check', { projectId, body: input }),
+  });
+}
+
+/** Whether the instance has a spamd (SPAMD_URL): asked once, the answer changes only with a restart. */
+export function useSpamCheckStatus(projectId: string) {
+  return useQuery({
+    queryKey: ['spam-check-status', projectId],
+    queryFn: ({ signal }) => api<SpamCheckStatus>('GET', '/templates/spam-check', { projectId, signal }),
+    staleTime: Number.POSITIVE_INFINITY,
   });
 }

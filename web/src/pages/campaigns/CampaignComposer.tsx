@@ -12,6 +12,8 @@ import { formatDateTime } from '../../format/dates.js';
 import { BodyField } from '../templates/BodyField.js';
 import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlaceholders.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
+import { SpamCheckPanel } from '../templates/SpamCheckPanel.js';
+import { contentMissing } from '../templates/spam-words.js';
 import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
 import { useDebounced } from '../templates/useDebounced.js';
@@ -162,7 +164,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
         <div className="stack editor-main">
           <ContentCard projectId={projectId} form={form} set={set} errors={saveFields} />
         </div>
-        <aside className="stack editor-side" aria-label="Preview">
+        <aside className="stack editor-side" aria-label="Preview and spam check">
           <AudiencePreview projectId={projectId} form={form} />
         </aside>
       </div>
@@ -357,6 +359,19 @@ function AudiencePreview({ projectId, form }: { projectId: string; form: Campaig
         updating={preview.isFetching}
         problem={problem}
         empty={emptyFor ? <EmptyPlaceholders placeholders={empty} recipient={emptyFor} /> : null}
+      />
+      <SpamCheckPanel
+        projectId={projectId}
+        input={{
+          subject: form.subject,
+          body: form.body,
+          type: form.type,
+          from: form.from.trim(),
+          fromName: form.fromName.trim() || null,
+          replyTo: form.replyTo.trim() || null,
+          ...(contact ? { contactId: contact.id } : { data: {} }),
+        }}
+        missing={contentMissing(form)}
       />
     </>
   );

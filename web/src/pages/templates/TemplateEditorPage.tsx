@@ -24,7 +24,9 @@ import { EmptyPlaceholders, useEmptyPlaceholders, useNewestContact } from './Emp
 import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
+import { SpamCheckPanel } from './SpamCheckPanel.js';
 import { parseSampleData, transientData } from './sample-data.js';
+import { contentMissing } from './spam-words.js';
 import { TemplateHistory } from './TemplateHistory.js';
 import {
   EMPTY_FORM,
@@ -316,6 +318,21 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
             sampleText={sampleText}
             onSampleText={setSampleText}
             sampleError={sample.ok ? null : sample.message}
+          />
+          <SpamCheckPanel
+            projectId={projectId}
+            input={{
+              subject: form.subject,
+              body: form.body,
+              type: form.type,
+              from: form.from.trim(),
+              fromName: form.fromName.trim() || null,
+              replyTo: form.replyTo.trim() || null,
+              ...(source?.kind === 'contact' && source.contact
+                ? { contactId: source.contact.id }
+                : { data: lastGoodSample.current }),
+            }}
+            missing={contentMissing(form)}
           />
           <SendTest
             projectId={projectId}
