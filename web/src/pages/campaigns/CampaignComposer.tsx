@@ -12,6 +12,7 @@ import { formatDateTime } from '../../format/dates.js';
 import { BodyField } from '../templates/BodyField.js';
 import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlaceholders.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
+import { TrackingSelects } from '../templates/TrackingSelects.js';
 import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
 import { useDebounced } from '../templates/useDebounced.js';
@@ -251,6 +252,7 @@ function ContentCard({
           spellCheck={false}
           error={errors.replyTo}
         />
+        <TrackingSelects opens={form.trackOpens} clicks={form.trackClicks} onChange={(change) => set(change)} />
       </div>
       <BodyField
         key={contentFrom}

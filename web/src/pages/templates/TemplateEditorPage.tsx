@@ -25,6 +25,7 @@ import { PreviewPanel } from './PreviewPanel.js';
 import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
 import { parseSampleData, transientData } from './sample-data.js';
+import { TrackingSelects } from './TrackingSelects.js';
 import {
   EMPTY_FORM,
   errorLine,
@@ -236,6 +237,11 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
                 autoComplete="off"
                 spellCheck={false}
                 error={saveFields.replyTo}
+              />
+              <TrackingSelects
+                opens={form.trackOpens}
+                clicks={form.trackClicks}
+                onChange={(change) => setForm((f) => ({ ...f, ...change }))}
               />
               <DescriptionField
                 value={form.description}
