@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasChromium, useDashboard } from '../support/browser.js';
+import { hasChromium, screenshot, useDashboard } from '../support/browser.js';
 import { expectBody } from '../support/server.js';
 
 /**
@@ -105,4 +105,22 @@ describe.skipIf(!hasChromium)('the tracking settings in a browser', () => {
     },
     SCANNING,
   );
+
+  it("the campaign composer saves the campaign's own tracking with the rest", async () => {
+    await d.page.goto(`${d.service.url}/app/campaigns/new`);
+    await d.page.getByRole('heading', { name: 'New campaign' }).waitFor();
+    await d.page.getByLabel('Campaign name').fill('Quiet news');
+    await d.page.getByLabel('Subject').fill('News');
+    await d.page.getByLabel('From', { exact: true }).fill('news@example.com');
+    await d.page.getByLabel('Track opens').selectOption({ label: 'Off' });
+    await expect.poll(() => d.page.getByTestId('save-state').textContent()).toContain('All changes saved');
+    await expect.poll(() => new URL(d.page.url()).pathname).toMatch(/^\/app\/campaigns\/[0-9a-f-]{36}$/);
+    const id = new URL(d.page.url()).pathname.split('/').pop()!;
+    expect(await expectBody(d.api().get(`/campaigns/${id}`))).toMatchObject({
+      trackOpens: false,
+      trackClicks: null,
+    });
+    await d.page.getByLabel('Track opens').scrollIntoViewIfNeeded();
+    await screenshot(d.page, 'campaign-tracking');
+  });
 });
