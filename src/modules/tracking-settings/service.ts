@@ -39,8 +39,7 @@ export async function updateTrackingSettings(
 ): Promise<TrackingSettings> {
   return ctx.db.transaction(async (tx) => {
     const current = settingsOf(await repo.findSettings(tx, projectId, true));
-    const next = settingsOf([]);
-    for (const type of TYPES) next[type] = { ...current[type], ...patch[type] };
+    const next = Object.fromEntries(TYPES.map((t) => [t, { ...current[t], ...patch[t] }])) as ProjectTracking;
     await repo.saveSettings(
       tx,
       projectId,

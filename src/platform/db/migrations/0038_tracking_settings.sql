@@ -1,6 +1,6 @@
 -- Open and click tracking (docs/decisions.md, "Tracking settings"): a project's choice per email
--- type, a row only where it differs from the built-in default; a template's or a campaign's own
--- choice, null where it follows the project's.
+-- type, no rows until it first saves one (the built-in defaults apply); a template's or a
+-- campaign's own choice, null where it follows the project's.
 CREATE TABLE "tracking_settings" (
 	"project_id" uuid NOT NULL REFERENCES "projects"("id") ON DELETE cascade,
 	"type" text NOT NULL,
