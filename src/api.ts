@@ -63,6 +63,8 @@ export type { Suppression, SuppressionReason } from './modules/suppressions/sche
 export * as suppressions from './modules/suppressions/schemas.js';
 export type { EmailContent, Template, Version, VersionSummary } from './modules/templates/schemas.js';
 export * as templates from './modules/templates/schemas.js';
+export type { TrackingSettings, TrackingSettingsPatch } from './modules/tracking-settings/schemas.js';
+export * as trackingSettings from './modules/tracking-settings/schemas.js';
 export type { Enrolment, RecoveryCodes, TwoFactorStatus } from './modules/two-factor/schemas.js';
 export * as verify from './modules/verify/schemas.js';
 export type { Webhook, WebhookDelivery, WebhookDeliveryStatus } from './modules/webhooks/schemas.js';

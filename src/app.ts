@@ -32,6 +32,7 @@ import { subscriptionRoutes } from './modules/subscriptions/routes.js';
 import { suppressionRoutes } from './modules/suppressions/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
 import { trackingRoutes } from './modules/tracking/routes.js';
+import { trackingSettingsRoutes } from './modules/tracking-settings/routes.js';
 import { uploadRoutes } from './modules/uploads/routes.js';
 import { verifyRoutes } from './modules/verify/routes.js';
 import { webAppRoutes } from './modules/web-app/routes.js';
@@ -176,6 +177,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(campaignRoutes, { ctx });
   await app.register(spamCheckRoutes, { ctx });
   await app.register(pacingRoutes, { ctx });
+  await app.register(trackingSettingsRoutes, { ctx });
   await app.register(workflowRoutes, { ctx });
   await app.register(suppressionRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

@@ -1,4 +1,5 @@
 import { type EmailType, emailTypeSchema, isReservedHeader } from './email.js';
+import { parseTrackHeader, type Tracking } from './tracking.js';
 
 /**
  * A message submitted over SMTP, turned into what `/v1/send` takes: the rules, without I/O. The
@@ -54,6 +55,8 @@ export interface SubmittedEmail {
   text: string | null;
   headers: Record<string, string>;
   attachments: SubmittedAttachment[];
+  /** What `X-Postbox-Track` asks for; null without it (the project's tracking for the type applies). */
+  tracking: Tracking | null;
 }
 
 export interface Envelope {
@@ -70,6 +73,11 @@ export type Reading = { ok: true; email: SubmittedEmail } | { ok: false; reason:
  * footer). Headers starting with `X-Postbox-` are the service's own: none leaves with the message.
  */
 export const TYPE_HEADER = 'x-postbox-type';
+/**
+ * The header that chooses what is tracked, over the project's setting for the type: `none`, or
+ * `opens`, `clicks` or both comma-separated (what is not named is not tracked).
+ */
+export const TRACK_HEADER = 'x-postbox-track';
 const CONTROL_PREFIX = 'x-postbox-';
 
 /**
@@ -134,6 +142,12 @@ function carriedHeaders(headers: ReadMessage['headers']): Record<string, string>
   return carried;
 }
 
+function trackingOf(headers: ReadMessage['headers']): Tracking | null | { invalid: string } {
+  const given = headers.find((h) => h.name.toLowerCase() === TRACK_HEADER)?.value.trim();
+  if (given === undefined) return null;
+  return parseTrackHeader(given) ?? { invalid: given };
+}
+
 function typeOf(headers: ReadMessage['headers']): EmailType | { invalid: string } {
   const given = headers.find((h) => h.name.toLowerCase() === TYPE_HEADER)?.value.trim();
   if (!given) return 'TRANSACTIONAL';
@@ -153,6 +167,12 @@ export function emailFromMessage(message: ReadMessage, envelope: Envelope): Read
     return {
       ok: false,
       reason: `X-Postbox-Type must be TRANSACTIONAL, MARKETING or HEADLESS, not "${type.invalid.slice(0, 40)}"`,
+    };
+  const tracking = trackingOf(message.headers);
+  if (tracking && 'invalid' in tracking)
+    return {
+      ok: false,
+      reason: `X-Postbox-Track must be "none" or "opens", "clicks" or both, not "${tracking.invalid.slice(0, 40)}"`,
     };
   const fromAddress = message.from?.address || envelope.mailFrom;
   if (!fromAddress) return { ok: false, reason: 'The message has no From header and no envelope sender' };
@@ -181,6 +201,7 @@ export function emailFromMessage(message: ReadMessage, envelope: Envelope): Read
       text,
       headers: carriedHeaders(message.headers),
       attachments: message.parts.map(attachmentOf),
+      tracking,
     },
   };
 }

@@ -453,6 +453,8 @@ describe('POST /campaigns', () => {
         fromName: null,
         replyTo: null,
         type: 'MARKETING',
+        trackOpens: null,
+        trackClicks: null,
         status: 'DRAFT',
         audienceType: 'ALL',
         audienceCondition: null,

@@ -351,6 +351,25 @@ describe('other clients and ports', () => {
     expect(delivered.text).toMatch(/^News in text\n\n[\s\S]*\/unsubscribe\//);
     expect(delivered.html).toMatch(/\/unsubscribe\//);
   });
+
+  it("X-Postbox-Track chooses what is tracked over the project's setting, and never leaves", async () => {
+    const html = '<p>Read <a href="https://example.com/y">this</a></p>';
+    const submit = async (headers: Record<string, string>) => {
+      const sent = await submitter().sendMail({ from: FROM, to: rcpt('track'), subject: 'Tracked', html, headers });
+      const raw = (await deliveredMessage(mail.sink, acceptedIds(sent.response)[0]!)).raw;
+      const parsed = await parse(raw);
+      expect(parsed.headers.has('x-postbox-track')).toBe(false);
+      const out = parsed.html as string;
+      return { opens: out.includes('/t/open/'), clicks: out.includes('/t/click/') };
+    };
+    expect(await submit({})).toEqual({ opens: true, clicks: true });
+    expect(await submit({ 'X-Postbox-Track': 'clicks' })).toEqual({ opens: false, clicks: true });
+    expect(await submit({ 'X-Postbox-Track': 'none' })).toEqual({ opens: false, clicks: false });
+    expect(await submit({ 'X-Postbox-Type': 'HEADLESS', 'X-Postbox-Track': 'opens' })).toEqual({
+      opens: true,
+      clicks: false,
+    });
+  });
 });
 
 describe('refusals', () => {
@@ -487,6 +506,10 @@ describe('refusals', () => {
     const badType = await send(`From: ${FROM}\r\nSubject: s\r\nX-Postbox-Type: bulk\r\n\r\nbody\r\n`);
     expect(badType.responseCode).toBe(550);
     expect(badType.response).toMatch(/X-Postbox-Type must be TRANSACTIONAL, MARKETING or HEADLESS/);
+
+    const badTrack = await send(`From: ${FROM}\r\nSubject: s\r\nX-Postbox-Track: yes\r\n\r\nbody\r\n`);
+    expect(badTrack.responseCode).toBe(550);
+    expect(badTrack.response).toMatch(/X-Postbox-Track must be "none" or "opens", "clicks" or both/);
   });
 
   it('the project’s rate limit, shared with its API requests, is a 451 4.7.1', async () => {

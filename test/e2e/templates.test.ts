@@ -34,6 +34,8 @@ const TEMPLATE_KEYS = [
   'projectId',
   'replyTo',
   'subject',
+  'trackClicks',
+  'trackOpens',
   'type',
   'updatedAt',
   'version',
@@ -90,6 +92,8 @@ describe('POST /templates', () => {
       replyTo: null,
       type: 'MARKETING',
       bodySource: null,
+      trackOpens: null,
+      trackClicks: null,
       projectId: main.id,
     });
     expect(res.body.id).toMatch(UUID);
@@ -314,7 +318,14 @@ describe('POST /templates/{id}/duplicate', () => {
   it('creates a copy named "<name> (copy)": 201 with the full template', async () => {
     const t = await create(
       main.api,
-      valid({ name: 'Original', description: 'd', fromName: 'Team', replyTo: 'r@example.test', type: 'HEADLESS' }),
+      valid({
+        name: 'Original',
+        description: 'd',
+        fromName: 'Team',
+        replyTo: 'r@example.test',
+        type: 'HEADLESS',
+        trackClicks: false,
+      }),
     );
     const res = await main.api.post(`/templates/${t.id}/duplicate`);
     expect(res.status, JSON.stringify(res.body)).toBe(201);

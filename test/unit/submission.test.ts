@@ -31,6 +31,17 @@ describe('emailFromMessage', () => {
     expect(!bad.ok && bad.reason).toMatch(/X-Postbox-Type must be TRANSACTIONAL, MARKETING or HEADLESS, not "bulk"/);
   });
 
+  it('takes what X-Postbox-Track asks for, null without it; an unknown value is refused', () => {
+    const tracked = (value?: string) =>
+      emailFromMessage(message({ headers: value ? [{ name: 'X-Postbox-Track', value }] : [] }), envelope);
+    expect(tracked()).toMatchObject({ ok: true, email: { tracking: null } });
+    expect(tracked('none')).toMatchObject({ ok: true, email: { tracking: { opens: false, clicks: false } } });
+    expect(tracked('Opens')).toMatchObject({ ok: true, email: { tracking: { opens: true, clicks: false } } });
+    expect(tracked('opens, clicks')).toMatchObject({ ok: true, email: { tracking: { opens: true, clicks: true } } });
+    const bad = tracked('all');
+    expect(!bad.ok && bad.reason).toMatch(/X-Postbox-Track must be "none" or "opens", "clicks" or both, not "all"/);
+  });
+
   it('carries the sender’s own headers, first of each name, and drops those the service writes or that describe MIME', () => {
     const r = emailFromMessage(
       message({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as settings from '../../web/src/pages/settings/project-settings.js';
+import { trackingPatch } from '../../web/src/pages/settings/tracking-settings.js';
 
 describe('renaming a project', () => {
   it('takes 1 to 255 characters once trimmed', () => {
@@ -28,9 +29,41 @@ describe('disabling and enabling', () => {
 });
 
 describe('who may change what', () => {
-  it('renaming takes an admin; the keys and the project’s state, an owner', () => {
-    expect(settings.settingsAllowed({ role: 'owner' })).toEqual({ rename: true, keys: true, status: true });
-    expect(settings.settingsAllowed({ role: 'admin' })).toEqual({ rename: true, keys: false, status: false });
-    expect(settings.settingsAllowed({ role: 'member' })).toEqual({ rename: false, keys: false, status: false });
+  it('renaming and tracking take an admin; the keys and the project’s state, an owner', () => {
+    expect(settings.settingsAllowed({ role: 'owner' })).toEqual({
+      rename: true,
+      tracking: true,
+      keys: true,
+      status: true,
+    });
+    expect(settings.settingsAllowed({ role: 'admin' })).toEqual({
+      rename: true,
+      tracking: true,
+      keys: false,
+      status: false,
+    });
+    expect(settings.settingsAllowed({ role: 'member' })).toEqual({
+      rename: false,
+      tracking: false,
+      keys: false,
+      status: false,
+    });
+  });
+});
+
+describe('the tracking card', () => {
+  const saved = {
+    TRANSACTIONAL: { opens: true, clicks: true },
+    MARKETING: { opens: true, clicks: true },
+    HEADLESS: { opens: false, clicks: false },
+  };
+
+  it('asks only for the flags that changed', () => {
+    const draft = { ...saved, MARKETING: { opens: true, clicks: false }, HEADLESS: { opens: true, clicks: false } };
+    expect(trackingPatch(saved, draft)).toEqual({ MARKETING: { clicks: false }, HEADLESS: { opens: true } });
+  });
+
+  it('asks nothing when nothing changed', () => {
+    expect(trackingPatch(saved, structuredClone(saved))).toBeNull();
   });
 });

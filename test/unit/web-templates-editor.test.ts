@@ -120,3 +120,10 @@ describe('words for what the page shows', () => {
     ]);
   });
 });
+
+describe('tracking choices', () => {
+  it("are the project's setting (null), on or off, both ways", () => {
+    for (const v of [null, true, false]) expect(form.trackValueOf(form.trackChoiceOf(v))).toBe(v);
+    expect(form.trackChoiceOf(null)).toBe('default');
+  });
+});

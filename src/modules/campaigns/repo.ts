@@ -59,9 +59,9 @@ export async function insertCampaign(
     ex,
     sql`
     insert into campaigns (project_id, name, description, subject, body, body_source, from_email, from_name, reply_to,
-      type, audience_type, segment_id, audience_condition, created_at, updated_at)
+      type, track_opens, track_clicks, audience_type, segment_id, audience_condition, created_at, updated_at)
     values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${json(v.bodySource)}::jsonb, ${v.from},
-      ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.audienceType}, ${v.segmentId}, ${json(v.audienceCondition)}::jsonb,
+      ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.trackOpens}, ${v.trackClicks}, ${v.audienceType}, ${v.segmentId}, ${json(v.audienceCondition)}::jsonb,
       ${now}, ${now})
     returning *`,
   );
@@ -106,6 +106,7 @@ export async function replaceCampaign(
     sql`
     update campaigns set name = ${v.name}, description = ${v.description}, subject = ${v.subject}, body = ${v.body},
       body_source = ${json(v.bodySource)}::jsonb, from_email = ${v.from}, from_name = ${v.fromName}, reply_to = ${v.replyTo}, type = ${v.type},
+      track_opens = ${v.trackOpens}, track_clicks = ${v.trackClicks},
       audience_type = ${v.audienceType}, segment_id = ${v.segmentId},
       audience_condition = ${json(v.audienceCondition)}::jsonb, updated_at = ${now}
     where project_id = ${projectId} and id = ${id}

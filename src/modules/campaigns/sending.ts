@@ -25,6 +25,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { cappedReason, capWindowStart, type MarketingCap, overCap } from '../../domain/campaign-guardrails.js';
 import type { FilterCondition } from '../../domain/filters/index.js';
 import { TemplateError } from '../../domain/render.js';
+import { type ProjectTracking, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { enqueue, type Job, JobInterrupted } from '../../platform/queue.js';
@@ -37,6 +38,7 @@ import {
   skipQueuedCampaignEmails,
 } from '../emails/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
+import { trackingFor } from '../tracking-settings/service.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import type { PendingRecipient } from './fan-out-repo.js';
 import * as fanOut from './fan-out-repo.js';
@@ -116,7 +118,8 @@ async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
   });
 }
 
-export function campaignContent(c: CampaignRow): Content {
+/** The campaign's content, its tracking chosen by the campaign or else the project (`trackingFor`). */
+export function campaignContent(c: CampaignRow, project: ProjectTracking): Content {
   return {
     type: c.type,
     subject: c.subject,
@@ -127,6 +130,7 @@ export function campaignContent(c: CampaignRow): Content {
     attachmentSetId: null,
     templateId: null,
     campaignId: c.id,
+    tracking: resolveTracking(c.type, project, { opens: c.track_opens, clicks: c.track_clicks }),
   };
 }
 
@@ -220,7 +224,8 @@ export async function fanOutCampaign(
   await freeze(ctx, campaignId);
   const c = await repo.campaignById(ctx.db, campaignId);
   if (c?.status !== 'SENDING' || !c.frozen_at) return;
-  const content = campaignContent(c);
+  // The project's tracking is read once per run too.
+  const content = campaignContent(c, await trackingFor(ctx, c.project_id));
   // Read once per run: a cap changed meanwhile applies from the next run (a resume, a resend, a restart).
   const cap = c.type === 'MARKETING' ? await marketingCapOf(ctx.db, c.project_id) : null;
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };

@@ -14,6 +14,7 @@ import { checkAudience, filterContext, registerFilterUsage } from '../segments/a
 import { findSegment } from '../segments/service.js';
 import { copyName } from '../templates/schemas.js';
 import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
+import { trackingFor } from '../tracking-settings/service.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import { announceCampaign } from './events.js';
 import { excludeStateChanges } from './fan-out-repo.js';
@@ -386,7 +387,11 @@ export async function sendTest(ctx: AppContext, projectId: string, id: string, e
   const row = known ? await findContact(ctx.db, projectId, known.id) : null;
   const contact = { id: row?.id ?? randomUUID(), email, subscribed: true, data: row?.data ?? {} };
   const emailId = randomUUID();
-  const content = { ...campaignContent(c), subject: `[Test] ${c.subject}`, campaignId: null };
+  const content = {
+    ...campaignContent(c, await trackingFor(ctx, projectId)),
+    subject: `[Test] ${c.subject}`,
+    campaignId: null,
+  };
   let message: NewEmail;
   try {
     message = await composeEmail(

@@ -2,6 +2,7 @@ import { addFooter, addOpenPixel, rewriteLinks } from '../../domain/email-html.j
 import { type TemplatePart, templateScope } from '../../domain/render.js';
 import { clickUrl, type LinkSigner, openPixelUrl, subscriberUrls } from '../../domain/signed-links.js';
 import { footerHtml, localeOf } from '../../domain/subscriber-i18n.js';
+import type { Tracking } from '../../domain/tracking.js';
 import { textFromHtml } from '../../platform/mail/message.js';
 import type { NewEmail } from './repo.js';
 import type { EmailType } from './schemas.js';
@@ -21,6 +22,8 @@ export interface Content {
   attachmentSetId: string | null;
   templateId: string | null;
   campaignId: string | null;
+  /** Resolved by the sender from the send's, the template's or campaign's and the project's choices (domain/tracking.ts). */
+  tracking: Tracking;
 }
 
 export interface Recipient {
@@ -42,8 +45,8 @@ export type Render = (part: TemplatePart, source: string, scope: Record<string, 
  * One recipient's email, rendered and ready to store. Marketing mail to an unsubscribed contact
  * is kept as `skipped`, never sent. Marketing mail carries the unsubscribe footer (unless the body
  * already links to the unsubscribe page), the RFC 8058 headers and `Precedence: bulk` with
- * `Auto-Submitted: auto-generated`; marketing and transactional
- * mail have their links and opens tracked; headless mail goes out exactly as written.
+ * `Auto-Submitted: auto-generated`. Links are rewritten to count clicks and a pixel counts opens
+ * as `content.tracking` says (by default in marketing and transactional mail, never in headless).
  * The edits after rendering are linear in the length of the HTML, whatever it holds.
  */
 export async function composeEmail(
@@ -77,15 +80,15 @@ export async function composeEmail(
     if (!given.has('auto-submitted')) headers['Auto-Submitted'] = 'auto-generated';
   }
   // Opens and clicks are tracked in the HTML part only.
-  if (content.type !== 'HEADLESS' && hasHtml) {
+  if (content.tracking.clicks && hasHtml) {
     const own = `${linking.publicUrl}/`;
     html = rewriteLinks(
       html,
       (url) => clickUrl(linking.publicUrl, linking.signer, id, url),
       (url) => url.startsWith(own),
     );
-    html = addOpenPixel(html, openPixelUrl(linking.publicUrl, linking.signer, id));
   }
+  if (content.tracking.opens && hasHtml) html = addOpenPixel(html, openPixelUrl(linking.publicUrl, linking.signer, id));
 
   const skipped = content.type === 'MARKETING' && !contact.subscribed;
   return {

@@ -107,6 +107,14 @@ export const sendFields = z.object({
   headers: headersSchema.optional(),
   reply: emailSchema.optional(),
   attachments: z.array(attachmentSchema).max(10).optional(),
+  trackOpens: z
+    .boolean()
+    .optional()
+    .describe("Whether a pixel counts opens; left out: the template's choice, else the project's for the type"),
+  trackClicks: z
+    .boolean()
+    .optional()
+    .describe("Whether links go through the service to count clicks; left out: the template's, else the project's"),
 });
 
 export const sendBody = sendFields.superRefine((body, ctx) => {
@@ -147,6 +155,8 @@ export const submissionSchema = z.object({
   text: z.string().max(MAX_MESSAGE_BYTES).nullable(),
   headers: headersSchema,
   attachments: z.array(attachmentSchema).max(10),
+  /** From `X-Postbox-Track`; null: the project's tracking for the type. */
+  tracking: z.object({ opens: z.boolean(), clicks: z.boolean() }).nullable(),
 });
 export type Submission = z.input<typeof submissionSchema>;
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseDataPatch } from '../../domain/contact-data.js';
 import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
+import { choiceOf, NO_TRACKING, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, fieldErrorsFromIssues, notFound, validationError } from '../../platform/http/errors.js';
 import type { RequestIdentity } from '../../platform/http/idempotency.js';
@@ -19,6 +20,7 @@ import { outboxFile } from '../../platform/mail/transport.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender, capturingMail } from '../domains/service.js';
 import { cachedTemplate } from '../templates/service.js';
+import { trackingFor } from '../tracking-settings/service.js';
 import { isParked } from './campaign-mail-repo.js';
 import { type Content, composeEmail, type Render } from './compose.js';
 import * as repo from './repo.js';
@@ -128,9 +130,10 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       },
     ]);
   }
+  const type = template?.type ?? 'TRANSACTIONAL';
   return storeSend(ctx, projectId, {
     content: {
-      type: template?.type ?? 'TRANSACTIONAL',
+      type,
       subject: body.subject ?? template!.subject,
       body: body.body ?? template!.body,
       from: { email: from.email, name: senderName(body, template?.fromName ?? null) },
@@ -139,6 +142,7 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       attachmentSetId: null,
       templateId: template?.id ?? null,
       campaignId: null,
+      tracking: resolveTracking(type, await trackingFor(ctx, projectId), choiceOf(body), choiceOf(template)),
     },
     recipients: (Array.isArray(body.to) ? body.to : [body.to]).map((r) => {
       const { email, name } = asAddress(r);
@@ -181,6 +185,7 @@ export async function submitEmails(ctx: AppContext, projectId: string, input: Su
       attachmentSetId: null,
       templateId: null,
       campaignId: null,
+      tracking: resolveTracking(s.type, await trackingFor(ctx, projectId), s.tracking),
     },
     recipients: s.to,
     attachments: s.attachments,
@@ -286,6 +291,7 @@ export async function sendToAddress(
       attachmentSetId: null,
       templateId: null,
       campaignId: null,
+      tracking: NO_TRACKING,
     },
     { contact: { id: randomUUID(), email: message.to, subscribed: true, data: {} }, name: null, transient: {} },
     { publicUrl: ctx.config.publicUrl, signer: ctx.links },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TemplateError } from '../../domain/render.js';
 import { SpamdError, type SpamReport } from '../../domain/spamd-answer.js';
+import { choiceOf, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
 import { mailOptions } from '../../platform/mail/message.js';
@@ -12,6 +13,7 @@ import { getContact } from '../contacts/service.js';
 import { type Content, composeEmail } from '../emails/compose.js';
 import type { EmailContent } from '../templates/schemas.js';
 import { getTemplate } from '../templates/service.js';
+import { trackingFor } from '../tracking-settings/service.js';
 import { type ContentSpamCheckBody, type SpamCheck, type SpamCheckStatus, WARN_ABOVE_POINTS } from './schemas.js';
 
 /** The address of the sample contact a check renders for when it names none (as the preview does). */
@@ -36,8 +38,13 @@ export function spamCheckStatus(ctx: AppContext): SpamCheckStatus {
 }
 
 /** POST /templates/spam-check: content not yet saved, as it would be sent. */
-export function checkContent(ctx: AppContext, projectId: string, input: ContentSpamCheckBody): Promise<SpamCheck> {
+export async function checkContent(
+  ctx: AppContext,
+  projectId: string,
+  input: ContentSpamCheckBody,
+): Promise<SpamCheck> {
   const content: Content = {
+    tracking: resolveTracking(input.type, await trackingFor(ctx, projectId)),
     type: input.type,
     subject: input.subject,
     body: input.body,
@@ -54,17 +61,26 @@ export function checkContent(ctx: AppContext, projectId: string, input: ContentS
 /** POST /templates/{id}/spam-check. */
 export async function checkTemplate(ctx: AppContext, projectId: string, id: string, recipient: Recipient) {
   const template = await getTemplate(ctx, projectId, id);
-  return check(ctx, projectId, savedContent(template, { templateId: id, campaignId: null }), recipient);
+  const content = await savedContent(ctx, projectId, template, { templateId: id, campaignId: null });
+  return check(ctx, projectId, content, recipient);
 }
 
 /** POST /campaigns/{id}/spam-check. */
 export async function checkCampaign(ctx: AppContext, projectId: string, id: string, recipient: Recipient) {
   const campaign = await getCampaign(ctx, projectId, id);
-  return check(ctx, projectId, savedContent(campaign, { templateId: null, campaignId: id }), recipient);
+  const content = await savedContent(ctx, projectId, campaign, { templateId: null, campaignId: id });
+  return check(ctx, projectId, content, recipient);
 }
 
-function savedContent(c: EmailContent, ids: { templateId: string | null; campaignId: string | null }): Content {
+/** Saved content as its sends would carry it, tracked as its own choice and the project's settings say. */
+async function savedContent(
+  ctx: AppContext,
+  projectId: string,
+  c: EmailContent,
+  ids: { templateId: string | null; campaignId: string | null },
+): Promise<Content> {
   return {
+    tracking: resolveTracking(c.type, await trackingFor(ctx, projectId), choiceOf(c)),
     type: c.type,
     subject: c.subject,
     body: c.body,

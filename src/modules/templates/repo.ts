@@ -17,6 +17,8 @@ export interface EmailContentRow {
   reply_to: string | null;
   type: EmailType;
   body_source: BodySource | null;
+  track_opens: boolean | null;
+  track_clicks: boolean | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -39,12 +41,25 @@ export interface TemplateValues {
   fromName: string | null;
   replyTo: string | null;
   type: EmailType;
+  /** Null: the project's tracking setting for the type. */
+  trackOpens: boolean | null;
+  trackClicks: boolean | null;
 }
 
 /** The content columns of a row (a template's, a campaign's or a template version's). */
 export type ContentColumns = Pick<
   EmailContentRow,
-  'name' | 'description' | 'subject' | 'body' | 'from_email' | 'from_name' | 'reply_to' | 'type' | 'body_source'
+  | 'name'
+  | 'description'
+  | 'subject'
+  | 'body'
+  | 'from_email'
+  | 'from_name'
+  | 'reply_to'
+  | 'type'
+  | 'body_source'
+  | 'track_opens'
+  | 'track_clicks'
 >;
 
 /** The content of a row, to write again (a copy). */
@@ -58,6 +73,8 @@ export function contentValues(row: ContentColumns): TemplateValues {
     fromName: row.from_name,
     replyTo: row.reply_to,
     type: row.type,
+    trackOpens: row.track_opens,
+    trackClicks: row.track_clicks,
   };
 }
 
@@ -84,6 +101,8 @@ const COLUMNS: Record<keyof TemplateValues, SQL> = {
   fromName: sql`from_name`,
   replyTo: sql`reply_to`,
   type: sql`type`,
+  trackOpens: sql`track_opens`,
+  trackClicks: sql`track_clicks`,
 };
 
 export async function insertTemplate(
@@ -96,9 +115,9 @@ export async function insertTemplate(
     ex,
     sql`
     insert into templates (project_id, name, description, subject, body, body_source, from_email, from_name,
-      reply_to, type, created_at, updated_at)
+      reply_to, type, track_opens, track_clicks, created_at, updated_at)
     values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${jsonb(v.bodySource)}, ${v.from},
-      ${v.fromName}, ${v.replyTo}, ${v.type}, ${now}, ${now})
+      ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.trackOpens}, ${v.trackClicks}, ${now}, ${now})
     returning *`,
   );
   return r.rows[0] as TemplateRow;

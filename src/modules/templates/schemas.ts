@@ -43,6 +43,12 @@ const bodySourceSchema = z
   })
   .describe('The block editor document the body was made from; stored unchanged, not used to send');
 
+/** Whether emails made from it track opens or clicks; null or left out: the project's choice for its type. */
+const trackFlag = z
+  .boolean()
+  .nullable()
+  .describe("Overrides the project's tracking setting for this email's type; null follows it");
+
 /** The content a template and a campaign share, as POST takes it. */
 export const emailContentBody = z.object({
   name,
@@ -54,6 +60,8 @@ export const emailContentBody = z.object({
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.default('MARKETING'),
   bodySource: bodySourceSchema.nullable().optional(),
+  trackOpens: trackFlag.optional(),
+  trackClicks: trackFlag.optional(),
 });
 export type EmailContentBody = z.infer<typeof emailContentBody>;
 
@@ -76,6 +84,8 @@ export const patchTemplateBody = z.object({
   replyTo: emailSchema.nullable().optional(),
   type: emailTypeSchema.optional(),
   bodySource: bodySourceSchema.nullable().optional(),
+  trackOpens: trackFlag.optional(),
+  trackClicks: trackFlag.optional(),
 });
 
 export const listTemplatesQuery = offsetPageQuery.extend({
@@ -99,6 +109,9 @@ export const emailContentSchema = z.object({
   replyTo: z.string().nullable(),
   type: emailTypeSchema,
   bodySource: z.record(z.string(), z.unknown()).nullable(),
+  /** Null: the project's tracking setting for the type applies. */
+  trackOpens: z.boolean().nullable(),
+  trackClicks: z.boolean().nullable(),
 });
 
 export type EmailContent = z.infer<typeof emailContentSchema>;

@@ -35,6 +35,8 @@ export function contentOf(body: EmailContentBody): TemplateValues {
     fromName: body.fromName ?? null,
     replyTo: body.replyTo ?? null,
     type: body.type,
+    trackOpens: body.trackOpens ?? null,
+    trackClicks: body.trackClicks ?? null,
   };
 }
 

@@ -25,6 +25,8 @@ export interface VersionRow {
   from_name: string | null;
   reply_to: string | null;
   type: EmailType;
+  track_opens: boolean | null;
+  track_clicks: boolean | null;
   created_at: Date;
 }
 
@@ -55,12 +57,12 @@ export async function insertVersion(
     sql`
     insert into template_versions (template_id, n, project_id, event, restored_from, changed, author_kind,
       author_user_id, author_email, name, description, subject, body, body_source, from_email, from_name, reply_to,
-      type, created_at)
+      type, track_opens, track_clicks, created_at)
     values (${row.id}, ${row.version}, ${row.project_id}, ${entry.event}, ${entry.restoredFrom},
       ${textArray(entry.changed)},
       ${entry.author.kind}, ${userId}, (select email from users where id = ${userId}::uuid),
       ${row.name}, ${row.description}, ${row.subject}, ${row.body}, ${jsonb(row.body_source)}, ${row.from_email},
-      ${row.from_name}, ${row.reply_to}, ${row.type}, ${row.updated_at})`,
+      ${row.from_name}, ${row.reply_to}, ${row.type}, ${row.track_opens}, ${row.track_clicks}, ${row.updated_at})`,
   );
 }
 

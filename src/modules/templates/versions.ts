@@ -11,6 +11,8 @@ export const VERSION_FIELDS = [
   'fromName',
   'replyTo',
   'type',
+  'trackOpens',
+  'trackClicks',
 ] as const satisfies readonly (keyof TemplateFields)[];
 export type VersionField = (typeof VERSION_FIELDS)[number];
 

@@ -17,6 +17,7 @@ import {
 } from '../../domain/filters/index.js';
 import { backoffMs } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
+import { choiceOf, resolveTracking } from '../../domain/tracking.js';
 import {
   type Branch,
   type Duration,
@@ -35,6 +36,7 @@ import { eventsOfContacts } from '../events/service.js';
 import { checkAudience, filterContext } from '../segments/audience.js';
 import { membershipsOf } from '../segments/service.js';
 import { cachedTemplate, findTemplate } from '../templates/service.js';
+import { trackingFor } from '../tracking-settings/service.js';
 import { type ClaimedExecution, historyCount } from './executions-repo.js';
 import type { StepRow } from './repo.js';
 
@@ -129,6 +131,7 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
           attachmentSetId: null,
           templateId: template.id,
           campaignId: null,
+          tracking: resolveTracking(template.type, await trackingFor(ctx, exec.project_id), choiceOf(template)),
         },
         { contact: contactOf(exec), name: null, transient: { context: exec.context } },
         { publicUrl: ctx.config.publicUrl, signer: ctx.links },

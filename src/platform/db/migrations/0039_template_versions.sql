@@ -22,6 +22,8 @@ CREATE TABLE "template_versions" (
 	"from_name" text,
 	"reply_to" text,
 	"type" text NOT NULL,
+	"track_opens" boolean,
+	"track_clicks" boolean,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "template_versions_pkey" PRIMARY KEY ("template_id", "n")
 );
@@ -35,6 +37,6 @@ ALTER TABLE "template_versions" ADD CONSTRAINT "template_versions_author_user_id
 -- Templates saved before history began start it with their content as it stands, dated their last
 -- save, author unknown.
 INSERT INTO "template_versions" ("template_id", "n", "project_id", "event", "name", "description", "subject", "body",
-	"body_source", "from_email", "from_name", "reply_to", "type", "created_at")
+	"body_source", "from_email", "from_name", "reply_to", "type", "track_opens", "track_clicks", "created_at")
 SELECT "id", 1, "project_id", 'created', "name", "description", "subject", "body", "body_source", "from_email",
-	"from_name", "reply_to", "type", "updated_at" FROM "templates";
+	"from_name", "reply_to", "type", "track_opens", "track_clicks", "updated_at" FROM "templates";

@@ -14,6 +14,7 @@ import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlace
 import { PreviewPanel } from '../templates/PreviewPanel.js';
 import { SpamCheckPanel } from '../templates/SpamCheckPanel.js';
 import { contentMissing } from '../templates/spam-words.js';
+import { TrackingSelects } from '../templates/TrackingSelects.js';
 import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
 import { useDebounced } from '../templates/useDebounced.js';
@@ -253,6 +254,7 @@ function ContentCard({
           spellCheck={false}
           error={errors.replyTo}
         />
+        <TrackingSelects opens={form.trackOpens} clicks={form.trackClicks} onChange={(change) => set(change)} />
       </div>
       <BodyField
         key={contentFrom}

@@ -8,6 +8,7 @@ import {
   FORM_FIELDS as TEMPLATE_FIELDS,
   type TemplateForm,
   templatePayload,
+  trackChoiceOf,
 } from '../templates/template-form.js';
 import type { CampaignInput } from './campaigns-api.js';
 
@@ -49,6 +50,8 @@ export const withTemplate = (form: CampaignForm, t: Template): CampaignForm => (
   fromName: form.fromName || (t.fromName ?? ''),
   replyTo: form.replyTo || (t.replyTo ?? ''),
   type: t.type,
+  trackOpens: trackChoiceOf(t.trackOpens),
+  trackClicks: trackChoiceOf(t.trackClicks),
 });
 
 /**

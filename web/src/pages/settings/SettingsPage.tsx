@@ -17,6 +17,7 @@ import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { disableCopy, MAX_NAME, projectNameProblem, renameBody, settingsAllowed } from './project-settings.js';
 import { useRegenerateKeys, useUpdateProject } from './settings-api.js';
+import { TrackingCard } from './TrackingCard.js';
 import './settings.css';
 
 export default function SettingsPage() {
@@ -27,7 +28,9 @@ export default function SettingsPage() {
     <section aria-labelledby="settings-title" className="stack settings">
       <div className="page-heading">
         <h1 id="settings-title">Settings</h1>
-        <p className="muted">Project “{project.name}”: its name, its API keys, and whether it works at all.</p>
+        <p className="muted">
+          Project “{project.name}”: its name, its API keys, whether it works at all, and what its emails track.
+        </p>
       </div>
       {project.disabled && (
         <p className="notice" role="status">
@@ -38,6 +41,7 @@ export default function SettingsPage() {
       <KeysCard project={project} />
       <StatusCard project={project} />
       <TwoFactorRequirementCard project={project} />
+      <TrackingCard project={project} />
       {instanceAdmin && <InstanceCard />}
     </section>
   );

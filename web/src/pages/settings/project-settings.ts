@@ -45,6 +45,7 @@ export function disableCopy(project: Pick<Project, 'name' | 'disabled'>) {
 export function settingsAllowed(project: Pick<Project, 'role'>) {
   return {
     rename: roleAtLeast(project.role, 'admin'),
+    tracking: roleAtLeast(project.role, 'admin'),
     keys: roleAtLeast(project.role, 'owner'),
     status: roleAtLeast(project.role, 'owner'),
   };

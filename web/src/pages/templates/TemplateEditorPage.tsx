@@ -28,6 +28,7 @@ import { SpamCheckPanel } from './SpamCheckPanel.js';
 import { parseSampleData, transientData } from './sample-data.js';
 import { contentMissing } from './spam-words.js';
 import { TemplateHistory } from './TemplateHistory.js';
+import { TrackingSelects } from './TrackingSelects.js';
 import {
   EMPTY_FORM,
   errorLine,
@@ -280,6 +281,11 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
                 autoComplete="off"
                 spellCheck={false}
                 error={saveFields.replyTo}
+              />
+              <TrackingSelects
+                opens={form.trackOpens}
+                clicks={form.trackClicks}
+                onChange={(change) => setForm((f) => ({ ...f, ...change }))}
               />
               <DescriptionField
                 value={form.description}

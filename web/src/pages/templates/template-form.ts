@@ -1,6 +1,18 @@
 import type { EmailContent, EmailRecord, EmailType } from '../../../../src/api.js';
 import type { FieldError } from '../../api/errors.js';
 
+/** A tracking flag as its select holds it: the project's setting for the type, or on or off here. */
+export type TrackChoice = 'default' | 'on' | 'off';
+
+export const TRACK_OPTIONS: { value: TrackChoice; label: string }[] = [
+  { value: 'default', label: 'Project setting' },
+  { value: 'on', label: 'On' },
+  { value: 'off', label: 'Off' },
+];
+
+export const trackChoiceOf = (v: boolean | null): TrackChoice => (v === null ? 'default' : v ? 'on' : 'off');
+export const trackValueOf = (c: TrackChoice): boolean | null => (c === 'default' ? null : c === 'on');
+
 /** What the editor holds: every field as typed, optional ones empty when unset. */
 export interface TemplateForm {
   name: string;
@@ -13,6 +25,8 @@ export interface TemplateForm {
   body: string;
   /** The block editor's document of the body, as `bodySource` stores it; null for a body written as code. */
   bodySource: Record<string, unknown> | null;
+  trackOpens: TrackChoice;
+  trackClicks: TrackChoice;
 }
 
 export const FORM_FIELDS = [
@@ -25,6 +39,8 @@ export const FORM_FIELDS = [
   'description',
   'body',
   'bodySource',
+  'trackOpens',
+  'trackClicks',
 ] as const;
 
 export const STARTER_BODY = `<h1>Hello {{ firstName ?? "there" }}</h1>
@@ -41,6 +57,8 @@ export const EMPTY_FORM: TemplateForm = {
   description: '',
   body: STARTER_BODY,
   bodySource: null,
+  trackOpens: 'default',
+  trackClicks: 'default',
 };
 
 /** The form of a template's (or a campaign's) content. */
@@ -55,6 +73,8 @@ export function formOf(t: EmailContent): TemplateForm {
     description: t.description ?? '',
     body: t.body,
     bodySource: t.bodySource,
+    trackOpens: trackChoiceOf(t.trackOpens),
+    trackClicks: trackChoiceOf(t.trackClicks),
   };
 }
 
@@ -72,6 +92,8 @@ export function templatePayload(form: TemplateForm) {
     description: orNull(form.description),
     body: form.body,
     bodySource: form.bodySource,
+    trackOpens: trackValueOf(form.trackOpens),
+    trackClicks: trackValueOf(form.trackClicks),
   };
 }
 

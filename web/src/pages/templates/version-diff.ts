@@ -60,6 +60,8 @@ export const FIELD_LABELS: Record<VersionSummary['changed'][number], string> = {
   fromName: 'From name',
   replyTo: 'Reply-to',
   type: 'Type',
+  trackOpens: 'Open tracking',
+  trackClicks: 'Click tracking',
 };
 
 /** "Changed the subject and body", "Created", "Restored version 2". */
