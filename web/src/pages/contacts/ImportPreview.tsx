@@ -36,7 +36,7 @@ export function ImportPreview({
       <section className="card stack" aria-labelledby="mapping-title">
         <div className="card-heading">
           <h2 id="mapping-title">Columns</h2>
-          <p className="muted small">{`${fileName} · ${numberFormat.format(preview.rowCount)} rows`}</p>
+          <p className="muted small">{`${fileName} · ${numberFormat.format(preview.rowCount)} row${preview.rowCount === 1 ? '' : 's'}`}</p>
         </div>
         {preset ? (
           <p className="muted small">
