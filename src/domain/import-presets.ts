@@ -317,7 +317,12 @@ function plunkRow(record: Record<string, string>): ImportRow {
     const role = plunkColumn(column);
     if (role.kind === 'data-json') {
       const parsed = jsonObject((raw ?? '').trim(), column.trim());
-      if (typeof parsed === 'string') return { ok: false, message: parsed };
+      if (typeof parsed === 'string') {
+        const email = Object.entries(record)
+          .find(([c]) => plunkColumn(c).kind === 'email')?.[1]
+          ?.trim();
+        return { ok: false, email: email || undefined, message: parsed };
+      }
       data = parsed;
     } else if (role.kind !== 'ignored') plain[column] = raw ?? '';
   }

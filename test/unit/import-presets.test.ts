@@ -171,6 +171,11 @@ describe('Plunk', () => {
     expect(quit).toEqual({ ok: true, email: 'quit@example.com', subscribed: false, data: {} });
     expect(rowState(quit as never)).toBe('unsubscribed');
     expect(presetColumn('plunk', 'id')).toMatchObject({ kind: 'ignored' });
+    expect(importRow('plunk', { email: 'x@example.com', data: '"text"' })).toMatchObject({
+      ok: false,
+      email: 'x@example.com',
+      message: expect.stringContaining('data must be a JSON object'),
+    });
   });
 });
 
