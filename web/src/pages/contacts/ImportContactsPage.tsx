@@ -132,10 +132,11 @@ function FormatField({
 }) {
   const id = useId();
   return (
-    <div className="field import-format">
+    <div className="field">
       <label htmlFor={id}>Exported from</label>
       <select
         id={id}
+        className="import-format-select"
         value={value}
         disabled={disabled}
         aria-describedby={`${id}-hint`}
