@@ -172,6 +172,28 @@ describe('postbox CLI', () => {
     });
   }, 300_000);
 
+  it('imports another product’s export with --preset, and refuses a preset it does not know', async () => {
+    const file = path.join(dir, 'listmonk-subscribers.csv');
+    fs.writeFileSync(
+      file,
+      [
+        'uuid,email,name,attributes,status,created_at,updated_at',
+        'u1,kim@preset.cli.test,Kim,"{""city"":""Lima""}",enabled,2024-01-02 03:04:05+00,2024-01-02 03:04:05+00',
+        'u2,blocked@preset.cli.test,Blocked,{},blocklisted,2024-01-02 03:04:05+00,2024-01-02 03:04:05+00',
+      ].join('\n'),
+    );
+    const unknown = await postbox(['contacts', 'import', file, '--preset', 'sendgrid']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--preset is one of mailchimp, listmonk, plunk/);
+
+    const summary = jsonOf(await postbox(['contacts', 'import', file, '--preset', 'listmonk', '--json']));
+    expect(summary).toMatchObject({ rows: 2, created: 2, failed: 0 });
+    const kim = await project.api.get('/contacts?search=kim@preset.cli.test');
+    expect(kim.body.data[0]).toMatchObject({ subscribed: true, data: { name: 'Kim', city: 'Lima' } });
+    const blocked = await project.api.get('/suppressions/blocked@preset.cli.test');
+    expect(blocked.body).toMatchObject({ reason: 'manual' });
+  });
+
   it('lists, sends only with --yes when not at a terminal, and reports campaigns', async () => {
     const created = await project.api.post('/campaigns', {
       name: 'CLI campaign',

@@ -184,3 +184,41 @@ describe('what an import will do, before it starts', () => {
     expect(importOutcome([], new Set()).totals).toEqual({ create: 0, update: 0, refuse: 0 });
   });
 });
+
+describe('previewCsv with a preset', () => {
+  it('maps a Mailchimp cleaned file by the server’s rules and counts the states', () => {
+    const csv =
+      '"Email Address","First Name",MEMBER_RATING,OPTIN_TIME,LEID,TAGS,CLEAN_TIME\n' +
+      'a@example.com,Ann,3,"2024-03-05 14:02:11",1,"""VIP""","2024-06-01 10:00:00"\n' +
+      'nope,Bad,1,,2,,"2024-06-01 10:00:00"\n';
+    const preview = previewCsv(csv, 10, 'mailchimp');
+    expect(preview.error).toBeNull();
+    expect(preview.mapping.map(roleText)).toEqual([
+      'Email address',
+      'Data field firstName',
+      'Data field memberRating',
+      'Data field subscribedAt',
+      "Ignored: Mailchimp's own bookkeeping",
+      'Data field tags',
+      'Suppressed as a bounce; the time as data field cleanedAt',
+    ]);
+    // The opt-in time is stored as an ISO date, so the column's type is a date.
+    expect(preview.types[3]).toBe('date');
+    expect(preview.states).toEqual({ subscribed: 0, unsubscribed: 0, suppressed: 1, unstated: 0 });
+    expect(preview.rowProblems).toEqual([null, '"nope" is not a valid email address']);
+    expect(preview.emails).toEqual(['a@example.com', null]);
+  });
+
+  it('counts listmonk and Postbox states, and names the missing email column of a preset', () => {
+    const listmonk = previewCsv(
+      'uuid,email,name,attributes,status\n1,a@x.co,A,{},enabled\n2,b@x.co,B,{},blocklisted\n3,c@x.co,C,{},disabled\n',
+      10,
+      'listmonk',
+    );
+    expect(listmonk.states).toEqual({ subscribed: 1, unsubscribed: 1, suppressed: 1, unstated: 0 });
+    const plain = previewCsv('email,subscribed\na@x.co,true\nb@x.co,\nc@x.co,no\n');
+    expect(plain.states).toEqual({ subscribed: 1, unsubscribed: 1, suppressed: 0, unstated: 1 });
+    expect(previewCsv('email\na@x.co\n', 10, 'mailchimp').error).toBeNull();
+    expect(previewCsv('name\nA\n', 10, 'plunk').error).toMatch(/no email column of a Plunk export/);
+  });
+});

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Contact, ContactJob } from '../../api.js';
+import { IMPORT_PRESETS, isImportPreset } from '../../domain/import-presets.js';
 import type { ApiClient } from '../api-client.js';
 import { type Command, stringFlag } from '../command.js';
 import { csvChunks, csvHeader } from '../csv-chunks.js';
@@ -38,6 +39,8 @@ interface ImportState {
   size: number;
   mtimeMs: number;
   chunkBytes: number;
+  /** The product whose export the file is; an import resumes only with the same one. */
+  preset?: string;
   offset: number;
   rows: number;
   created: number;
@@ -48,14 +51,21 @@ interface ImportState {
 
 const stateFileOf = (file: string) => `${file}.postbox-import.json`;
 
-function readState(file: string, stat: fs.Stats, url: string, chunkBytes: number): ImportState | undefined {
+function readState(
+  file: string,
+  stat: fs.Stats,
+  url: string,
+  chunkBytes: number,
+  preset: string | undefined,
+): ImportState | undefined {
   try {
     const state = JSON.parse(fs.readFileSync(stateFileOf(file), 'utf8')) as ImportState;
     const same =
       state.size === stat.size &&
       state.mtimeMs === stat.mtimeMs &&
       state.url === url &&
-      state.chunkBytes === chunkBytes;
+      state.chunkBytes === chunkBytes &&
+      state.preset === preset;
     return same ? state : undefined;
   } catch {
     return undefined;
@@ -73,18 +83,25 @@ async function finishedJob(api: ApiClient, jobId: string, note: (text: string) =
 export const contactsImport: Command = {
   name: 'contacts import',
   summary: 'Import contacts from a CSV file of any size, resumably',
-  usage: 'FILE.csv [--restart] [--chunk-mb N]',
+  usage: 'FILE.csv [--preset mailchimp|listmonk|plunk] [--restart] [--chunk-mb N]',
   help:
     'The header names the columns: "email" (required), "subscribed" (true/false), every other column becomes data.\n' +
+    "With --preset, the file is another product's export as it downloaded it, mapped as the README describes:\n" +
+    '  --preset mailchimp   an audience export file (subscribed, unsubscribed or cleaned members)\n' +
+    '  --preset listmonk    a subscribers export (blocklisted addresses are suppressed)\n' +
+    '  --preset plunk       a contacts export\n' +
     'The file is sent in parts of --chunk-mb megabytes (4 by default) to the import job, one after the other, with\n' +
     'a progress bar and an estimate of the time left on stderr. Where it stands is kept in FILE.csv.postbox-import.json:\n' +
     'if the import stops (a failure, Ctrl-C), running the command again resumes after the last finished part.\n' +
     '  --restart       start from the beginning even if an earlier run stopped part way\n' +
     '  --chunk-mb N    the size of each part, at most 4.9',
-  options: { restart: { type: 'boolean' }, 'chunk-mb': { type: 'string' } },
+  options: { restart: { type: 'boolean' }, 'chunk-mb': { type: 'string' }, preset: { type: 'string' } },
   remote: true,
   async run(ctx) {
     const [given] = ctx.positionals;
+    const preset = stringFlag(ctx.values, 'preset');
+    if (preset !== undefined && !isImportPreset(preset))
+      throw new CliError(EXIT.usage, `--preset is one of ${IMPORT_PRESETS.join(', ')}, not "${preset}"`);
     if (!given) throw new CliError(EXIT.usage, 'contacts import needs a CSV FILE');
     const file = path.resolve(given);
     if (!fs.existsSync(file)) throw new CliError(EXIT.usage, `No file ${file}`);
@@ -97,12 +114,13 @@ export const contactsImport: Command = {
     const header = await csvHeader(file).catch(() => {
       throw new CliError(EXIT.usage, `${given} has no CSV header line`);
     });
-    const resumed = ctx.values.restart ? undefined : readState(file, stat, api.url, chunkBytes);
+    const resumed = ctx.values.restart ? undefined : readState(file, stat, api.url, chunkBytes, preset);
     const state: ImportState = resumed ?? {
       url: api.url,
       size: stat.size,
       mtimeMs: stat.mtimeMs,
       chunkBytes,
+      preset,
       offset: header.length,
       rows: 0,
       created: 0,
@@ -123,7 +141,12 @@ export const contactsImport: Command = {
       // Sent again after a failure that may have come after the upload was taken: its rows are then
       // imported twice, which upserts by email make harmless.
       const accepted = await patiently(
-        () => api.request<{ jobId: string }>('POST', '/contacts/import', form),
+        () =>
+          api.request<{ jobId: string }>(
+            'POST',
+            preset ? `/contacts/import?preset=${preset}` : '/contacts/import',
+            form,
+          ),
         ctx.note,
       );
       const job = await finishedJob(api, accepted.jobId, ctx.note);

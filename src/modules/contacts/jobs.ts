@@ -1,12 +1,14 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
 import { parseDataPatch } from '../../domain/contact-data.js';
-import { csvRowToContact, emailColumn } from '../../domain/csv-contacts.js';
+import { emailColumn } from '../../domain/csv-contacts.js';
 import { iso } from '../../domain/formats.js';
+import { type ImportPreset, importRow, PRESET_LABELS, presetEmailColumn } from '../../domain/import-presets.js';
 import type { AppContext } from '../../platform/context.js';
 import { run, type Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { enqueue, JobTakenOver } from '../../platform/queue.js';
+import { suppress } from '../suppressions/service.js';
 import * as repo from './repo.js';
 import type { ContactJob } from './schemas.js';
 import { dataSchema } from './schemas.js';
@@ -24,7 +26,8 @@ interface JobRow {
   project_id: string;
   kind: JobKind;
   status: 'queued' | 'running' | 'completed' | 'failed';
-  input: { csv?: string; ids?: string[] };
+  /** `preset` names the product whose export the CSV is; absent, it is a Postbox CSV. */
+  input: { csv?: string; ids?: string[]; preset?: ImportPreset };
   total: number;
   processed: number;
   created: number;
@@ -60,7 +63,7 @@ function parseCsv(text: string): Record<string, string>[] {
 }
 
 /** Checks the header now so a file without an email column is refused at upload, not later. */
-function checkCsvHeader(text: string): void {
+function checkCsvHeader(text: string, preset: ImportPreset | undefined): void {
   // The file waits for the worker in a jsonb column, which cannot hold NUL; nor is it a text CSV.
   if (text.includes('\u0000'))
     throw new AppError(400, 'INVALID_CSV', 'The file is not valid CSV: it contains NUL characters');
@@ -69,6 +72,19 @@ function checkCsvHeader(text: string): void {
     header = (parse(text, { to_line: 1, bom: true }) as string[][])[0] ?? [];
   } catch (err) {
     throw new AppError(400, 'INVALID_CSV', `The file is not valid CSV: ${(err as Error).message}`);
+  }
+  if (preset) {
+    if (!presetEmailColumn(preset, header))
+      throw new AppError(
+        400,
+        'INVALID_CSV',
+        `The CSV header has no email column of a ${PRESET_LABELS[preset]} export`,
+        {
+          details: { columns: header, preset },
+          suggestion: `Upload the file as ${PRESET_LABELS[preset]} exported it, or import it without a preset.`,
+        },
+      );
+    return;
   }
   if (!emailColumn(header)) {
     throw new AppError(400, 'INVALID_CSV', 'The CSV header has no "email" column', {
@@ -93,9 +109,9 @@ async function createJob(ctx: AppContext, projectId: string, kind: JobKind, inpu
   });
 }
 
-export function createImportJob(ctx: AppContext, projectId: string, csv: string) {
-  checkCsvHeader(csv);
-  return createJob(ctx, projectId, 'import', { csv }, 0);
+export function createImportJob(ctx: AppContext, projectId: string, csv: string, preset?: ImportPreset) {
+  checkCsvHeader(csv, preset);
+  return createJob(ctx, projectId, 'import', preset ? { csv, preset } : { csv }, 0);
 }
 
 export function createBulkJob(ctx: AppContext, projectId: string, action: BulkAction, ids: string[]) {
@@ -140,12 +156,14 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
   const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
   const room = MAX_ERRORS - job.errors.length;
   const valid: UpsertInput[] = [];
+  const suppressions: { email: string; reason: 'bounce' | 'manual'; detail: string }[] = [];
   for (const [i, record] of rows.entries()) {
-    const parsed = csvRowToContact(record);
+    const parsed = importRow(job.input.preset, record);
     // The same limits on `data` as the API's.
     const data = parsed.ok ? dataSchema.safeParse(parsed.data) : undefined;
     if (parsed.ok && data!.success) {
       valid.push({ email: parsed.email, subscribed: parsed.subscribed, patch: parseDataPatch(parsed.data) });
+      if ('suppress' in parsed && parsed.suppress) suppressions.push({ email: parsed.email, ...parsed.suppress });
       continue;
     }
     result.failed++;
@@ -158,6 +176,14 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
     subscribedByDefault: true,
     source: 'import',
   });
+  // An address the other product had stopped mailing (bounced, blocklisted) stays unmailable here,
+  // committed with the chunk so a resumed job neither loses nor doubles it.
+  for (const s of suppressions)
+    await suppress(
+      tx,
+      { projectId: job.project_id, email: s.email, reason: s.reason, detail: s.detail },
+      ctx.clock.now(),
+    );
   // A row repeating an email earlier in the chunk updates the contact the earlier row created.
   const seen = new Set<string>();
   for (const [i, r] of upserted.entries()) {

@@ -118,7 +118,7 @@ export const contactRoutes = moduleRoutes(
 
     app.post(
       '/contacts/import',
-      { schema: { consumes: ['multipart/form-data'], response: { 202: s.jobAccepted } } },
+      { schema: { consumes: ['multipart/form-data'], querystring: s.importQuery, response: { 202: s.jobAccepted } } },
       async (req, reply) => {
         if (!req.isMultipart()) {
           throw new AppError(
@@ -140,7 +140,7 @@ export const contactRoutes = moduleRoutes(
         if (!file)
           throw new AppError(400, 'FILE_REQUIRED', 'No file in the upload; send the CSV in a field named "file"');
         const buffer = await readUpload(file, `A CSV may be at most ${MAX_IMPORT_BYTES / 1024 / 1024} MB`, unreadable);
-        const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'));
+        const job = await jobs.createImportJob(ctx, projectOf(req).id, buffer.toString('utf8'), req.query.preset);
         reply.status(202);
         return { jobId: job.id, ...job };
       },

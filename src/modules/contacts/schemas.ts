@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
+import { IMPORT_PRESETS } from '../../domain/import-presets.js';
 import { booleanQuery, cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
 import { usageListsSchema } from '../../platform/usage.js';
 import { eventNameSchema } from '../events/schemas.js';
@@ -60,6 +61,16 @@ export const contactPageSchema = cursorPageSchema(contactSchema);
 export const lookupBody = z.object({ emails: z.array(emailSchema).min(1).max(500) });
 export const lookupResponse = z.object({
   data: z.array(z.object({ email: z.string(), exists: z.boolean(), contactId: z.string().nullable() })),
+});
+
+/** POST /contacts/import?preset=: the product whose export the CSV is; absent, a Postbox CSV. */
+export const importQuery = z.object({
+  preset: z
+    .enum(IMPORT_PRESETS)
+    .optional()
+    .describe(
+      'mailchimp: an audience export file (subscribed, unsubscribed or cleaned members); listmonk: a subscribers export; plunk: a contacts export. Absent: a Postbox CSV.',
+    ),
 });
 
 export const bulkBody = z.object({ contactIds: z.array(z.string().uuid()).min(1).max(1000) });

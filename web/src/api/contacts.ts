@@ -216,10 +216,11 @@ export function useContactJob(projectId: string, kind: JobKind, jobId: string | 
 
 export function useImportContacts(projectId: string) {
   return useMutation({
-    mutationFn: (file: File) => {
+    mutationFn: ({ file, preset }: { file: File; preset: string | null }) => {
       const form = new FormData();
       form.append('file', file, file.name);
-      return api<AcceptedJob>('POST', '/contacts/import', { projectId, body: form });
+      const path = preset ? `/contacts/import?preset=${encodeURIComponent(preset)}` : '/contacts/import';
+      return api<AcceptedJob>('POST', path, { projectId, body: form });
     },
   });
 }

@@ -1,5 +1,6 @@
 import { type DragEvent, useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
+import { IMPORT_PRESETS, PRESET_LABELS } from '../../../../src/domain/import-presets.js';
 import { useContactFields, useContactJob, useExistingEmails, useImportContacts } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
 import { Alert, RetryAlert } from '../../components/Alert.js';
@@ -10,6 +11,8 @@ import {
   type CsvPreview,
   checkImportFile,
   distinctEmails,
+  type ImportPreset,
+  type ImportState,
   importOutcome,
   MAX_IMPORT_BYTES,
   previewCsv,
@@ -25,9 +28,20 @@ const numberFormat = new Intl.NumberFormat();
 
 interface Chosen {
   file: File;
-  preview: CsvPreview | null;
+  /** The file's text, read once; the preview is made from it for the chosen format. */
+  text: string | null;
   problem: string | null;
 }
+
+/** Where each format's file comes from, and what happens to the addresses that product stopped mailing. */
+const FORMAT_HINTS: Record<ImportPreset | '', string> = {
+  '': 'A CSV with a header row and an "email" column; the other columns become data fields.',
+  mailchimp:
+    'Mailchimp’s audience export is a ZIP of CSV files: import the subscribed, unsubscribed and cleaned files one at a time. Cleaned addresses are suppressed as bounces; pending ones are not subscribed.',
+  listmonk:
+    'listmonk’s subscribers export. The attributes become data fields; blocklisted subscribers are unsubscribed and suppressed.',
+  plunk: 'Plunk’s contacts export: the subscription and each key of the data column are kept.',
+};
 
 /**
  * Import a CSV: the file is checked and read in the browser first, its columns shown as the server
@@ -40,11 +54,20 @@ export default function ImportContactsPage() {
   const [params, setParams] = useSearchParams();
   const jobId = params.get('job');
   const [chosen, setChosen] = useState<Chosen | null>(null);
+  const [format, setFormat] = useState<ImportPreset | ''>('');
   const upload = useImportContacts(project.id);
+  const preview = useMemo(
+    () => (chosen?.text == null ? null : previewCsv(chosen.text, 10, format || null)),
+    [chosen, format],
+  );
+  const problem = chosen?.problem ?? preview?.error ?? null;
 
   const start = () => {
     if (!chosen) return;
-    upload.mutate(chosen.file, { onSuccess: (job) => setParams({ job: job.jobId }, { replace: true }) });
+    upload.mutate(
+      { file: chosen.file, preset: format || null },
+      { onSuccess: (job) => setParams({ job: job.jobId }, { replace: true }) },
+    );
   };
   const again = () => {
     setChosen(null);
@@ -67,13 +90,15 @@ export default function ImportContactsPage() {
         <ImportJob projectId={project.id} jobId={jobId} onAgain={again} />
       ) : (
         <>
+          <FormatField value={format} onChange={setFormat} disabled={upload.isPending} />
           <FilePicker onChoose={setChosen} chosen={chosen} disabled={upload.isPending} />
-          {chosen?.problem && <Alert>{chosen.problem}</Alert>}
-          {chosen?.preview && (
+          {problem && <Alert>{problem}</Alert>}
+          {chosen && preview && (
             <PreviewSection
               projectId={project.id}
               chosen={chosen}
-              preview={chosen.preview}
+              preview={preview}
+              preset={format || null}
               uploading={upload.isPending}
               error={upload.error}
               onUpload={start}
@@ -87,13 +112,48 @@ export default function ImportContactsPage() {
 
 async function readChosen(file: File): Promise<Chosen> {
   const problem = checkImportFile(file);
-  if (problem) return { file, preview: null, problem };
+  if (problem) return { file, text: null, problem };
   try {
-    const preview = previewCsv(await file.text());
-    return { file, preview, problem: preview.error };
+    return { file, text: await file.text(), problem: null };
   } catch {
-    return { file, preview: null, problem: `${file.name} could not be read.` };
+    return { file, text: null, problem: `${file.name} could not be read.` };
   }
+}
+
+/** Which product the file comes from: its columns are then read as that product exports them. */
+function FormatField({
+  value,
+  onChange,
+  disabled,
+}: {
+  value: ImportPreset | '';
+  onChange: (format: ImportPreset | '') => void;
+  disabled: boolean;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>Exported from</label>
+      <select
+        id={id}
+        className="import-format-select"
+        value={value}
+        disabled={disabled}
+        aria-describedby={`${id}-hint`}
+        onChange={(e) => onChange(e.target.value as ImportPreset | '')}
+      >
+        <option value="">Postbox CSV</option>
+        {IMPORT_PRESETS.map((p) => (
+          <option key={p} value={p}>
+            {PRESET_LABELS[p]}
+          </option>
+        ))}
+      </select>
+      <p id={`${id}-hint`} className="field-hint">
+        {FORMAT_HINTS[value]}
+      </p>
+    </div>
+  );
 }
 
 function FilePicker({
@@ -155,6 +215,7 @@ function PreviewSection({
   projectId,
   chosen,
   preview,
+  preset,
   uploading,
   error,
   onUpload,
@@ -162,6 +223,7 @@ function PreviewSection({
   projectId: string;
   chosen: Chosen;
   preview: CsvPreview;
+  preset: ImportPreset | null;
   uploading: boolean;
   error: unknown;
   onUpload: () => void;
@@ -183,10 +245,12 @@ function PreviewSection({
         knownTypes={knownTypes}
         fileName={chosen.file.name}
         outcomes={outcome?.rows ?? null}
+        preset={preset}
       />
       {!preview.error && (
         <ImportTotals totals={outcome?.totals ?? null} refused={preview.problemCount} lookup={existing} />
       )}
+      {!preview.error && <StateTotals states={preview.states} />}
       {error !== null && <Alert>{errorMessage(error)}</Alert>}
       {!preview.error && (
         <div className="button-row">
@@ -237,6 +301,37 @@ function ImportTotals({
       ) : (
         !totals && <p className="muted small">Checking which addresses are contacts already…</p>
       )}
+    </section>
+  );
+}
+
+const STATE_LABELS: Record<ImportState, string> = {
+  subscribed: 'Subscribed',
+  unsubscribed: 'Unsubscribed',
+  suppressed: 'Suppressed',
+  unstated: 'Not stated',
+};
+
+/** How many rows end in each subscription state; "not stated" only when the file leaves some open. */
+function StateTotals({ states }: { states: Record<ImportState, number> }) {
+  const shown = (Object.keys(STATE_LABELS) as ImportState[]).filter((s) => s !== 'unstated' || states.unstated > 0);
+  return (
+    <section className="card stack" aria-labelledby="states-title">
+      <h2 id="states-title">Subscriptions after the import</h2>
+      <dl className="job-counts">
+        {shown.map((s) => (
+          <div key={s}>
+            <dt>{STATE_LABELS[s]}</dt>
+            <dd>{numberFormat.format(states[s])}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="muted small">
+        {states.unstated > 0
+          ? 'Rows that do not state a subscription subscribe new contacts and leave existing ones as they are. '
+          : ''}
+        Suppressed addresses are unsubscribed and added to the suppression list, so nothing is sent to them.
+      </p>
     </section>
   );
 }

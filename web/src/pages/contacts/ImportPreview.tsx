@@ -1,5 +1,6 @@
+import { PRESET_LABELS } from '../../../../src/domain/import-presets.js';
 import { TableHead } from '../../components/TableHead.js';
-import { type CsvPreview, type RowOutcome, roleText, rowProblem } from './csv-preview.js';
+import { type CsvPreview, type ImportPreset, type RowOutcome, roleText } from './csv-preview.js';
 import { typeLabel, type ValueType } from './data-editor.js';
 
 const numberFormat = new Intl.NumberFormat();
@@ -9,8 +10,11 @@ export function ImportPreview({
   knownTypes,
   fileName,
   outcomes,
+  preset,
 }: {
   preview: CsvPreview;
+  /** The product whose export the file is; null for a Postbox CSV. */
+  preset: ImportPreset | null;
   knownTypes: Record<string, ValueType>;
   fileName: string;
   /** Each row's outcome once the addresses are looked up; null until then. */
@@ -32,12 +36,18 @@ export function ImportPreview({
       <section className="card stack" aria-labelledby="mapping-title">
         <div className="card-heading">
           <h2 id="mapping-title">Columns</h2>
-          <p className="muted small">{`${fileName} · ${numberFormat.format(preview.rowCount)} rows`}</p>
+          <p className="muted small">{`${fileName} · ${numberFormat.format(preview.rowCount)} row${preview.rowCount === 1 ? '' : 's'}`}</p>
         </div>
-        <p className="muted small">
-          The server maps columns by their header: <code>email</code> is the address, <code>subscribed</code> the
-          subscription, every other column a data field. Empty cells leave a field as it is.
-        </p>
+        {preset ? (
+          <p className="muted small">
+            {`The columns of a ${PRESET_LABELS[preset]} export, as Postbox reads them. Empty cells leave a field as it is.`}
+          </p>
+        ) : (
+          <p className="muted small">
+            The server maps columns by their header: <code>email</code> is the address, <code>subscribed</code> the
+            subscription, every other column a data field. Empty cells leave a field as it is.
+          </p>
+        )}
         <div className="table-scroll">
           <table className="table mapping-table">
             <caption className="visually-hidden">How each column is imported</caption>
@@ -93,7 +103,7 @@ export function ImportPreview({
                   <tr key={r}>
                     <td className="muted">{r + 2}</td>
                     <td className="cell-outcome">
-                      <OutcomeBadge outcome={outcomes?.[r]} problem={rowProblem(cells, mapping)} />
+                      <OutcomeBadge outcome={outcomes?.[r]} problem={preview.rowProblems[r] ?? null} />
                     </td>
                     {header.map((_, i) => (
                       // biome-ignore lint/suspicious/noArrayIndexKey: cells are positional

@@ -7,8 +7,17 @@
  * mapping: this page shows the one it will apply.
  */
 
-import { RESERVED_DATA_KEYS } from '../../../../src/domain/contact-data.js';
+import { inferFieldType, RESERVED_DATA_KEYS } from '../../../../src/domain/contact-data.js';
 import { normalizeEmail } from '../../../../src/domain/email.js';
+import {
+  type ColumnRole,
+  type ImportPreset,
+  type ImportState,
+  importRow,
+  PRESET_LABELS,
+  presetColumn,
+  rowState,
+} from '../../../../src/domain/import-presets.js';
 
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 
@@ -95,11 +104,7 @@ export function readCsv(text: string, onRecord: (cells: string[], index: number)
   }
 }
 
-export type ColumnRole =
-  | { kind: 'email' }
-  | { kind: 'subscribed' }
-  | { kind: 'data'; key: string }
-  | { kind: 'ignored'; reason: string };
+export type { ColumnRole, ImportPreset, ImportState };
 
 export interface ColumnMapping {
   /** The header as written in the file. */
@@ -126,16 +131,21 @@ export function roleText(m: ColumnMapping): string {
       return 'Subscription (true or false)';
     case 'data':
       return `Data field ${m.role.key}`;
+    case 'data-json':
+      return 'Each of its keys a data field';
+    case 'state':
+      return m.role.text;
     case 'ignored':
       return `Ignored: ${m.role.reason}`;
   }
 }
 
-const targetId = (role: ColumnRole) => (role.kind === 'data' ? `data:${role.key}` : role.kind);
+const targetId = (role: ColumnRole) =>
+  role.kind === 'data' ? `data:${role.key}` : role.kind === 'state' ? `state:${role.text}` : role.kind;
 
 /** What the server does with each column; of two columns with the same target, the later one wins. */
-export function importMapping(header: readonly string[]): ColumnMapping[] {
-  const roles = header.map(target);
+export function importMapping(header: readonly string[], preset: ImportPreset | null = null): ColumnMapping[] {
+  const roles = header.map((column) => (preset ? presetColumn(preset, column) : target(column)));
   return header.map((column, i) => {
     const role = roles[i]!;
     const laterTwin = role.kind !== 'ignored' && roles.slice(i + 1).some((r) => targetId(r) === targetId(role));
@@ -203,13 +213,32 @@ export interface CsvPreview {
   problemCount: number;
   /** The type each data column's first value would give its key, by column index. */
   types: (CellType | null)[];
+  /** Why each of the first rows is refused, or null, in the order of `rows`. */
+  rowProblems: (string | null)[];
+  /** How many of the rows the server takes end in each subscription state. */
+  states: Record<ImportState, number>;
   /** Why the file cannot be imported as a whole, or null. */
   error: string | null;
 }
 
 const MAX_PROBLEMS = 20;
 
-export function previewCsv(text: string, previewRows = 10): CsvPreview {
+/** The header and cells of a row as the server's parser gives them: a later column of the same name wins. */
+function recordOf(header: readonly string[], cells: readonly string[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [i, column] of header.entries()) record[column] = cells[i] ?? '';
+  return record;
+}
+
+/** A row read by the preset's rules (the server's own code): its address or problem, state and data. */
+function presetRow(preset: ImportPreset, header: readonly string[], cells: readonly string[]) {
+  const row = importRow(preset, recordOf(header, cells));
+  return row.ok
+    ? { email: row.email, problem: null, state: rowState(row), data: row.data }
+    : { email: null, problem: row.message, state: null, data: {} as Record<string, unknown> };
+}
+
+export function previewCsv(text: string, previewRows = 10, preset: ImportPreset | null = null): CsvPreview {
   let header: string[] = [];
   let mapping: ColumnMapping[] = [];
   const rows: string[][] = [];
@@ -218,22 +247,34 @@ export function previewCsv(text: string, previewRows = 10): CsvPreview {
   let problemCount = 0;
   let rowCount = 0;
   let types: (CellType | null)[] = [];
+  const rowProblems: (string | null)[] = [];
+  const states: Record<ImportState, number> = { subscribed: 0, unsubscribed: 0, suppressed: 0, unstated: 0 };
   let error: string | null = null;
   try {
     readCsv(text, (cells, index) => {
       if (index === 0) {
         header = cells;
-        mapping = importMapping(cells);
+        mapping = importMapping(cells, preset);
         types = cells.map(() => null);
         return;
       }
       rowCount++;
-      if (rows.length < previewRows) rows.push(cells);
+      const read = preset ? presetRow(preset, header, cells) : null;
       for (const [i, m] of mapping.entries()) {
         const cell = (cells[i] ?? '').trim();
-        if (m.role.kind === 'data' && types[i] === null && cell !== '') types[i] = cellType(cell);
+        if (m.role.kind !== 'data' || types[i] !== null) continue;
+        // A preset changes cells on the way (timestamps become ISO dates): the type is the stored value's.
+        if (read) types[i] = inferFieldType(read.data[m.role.key]);
+        else if (cell !== '') types[i] = cellType(cell);
       }
-      const { email, problem } = readRow(cells, mapping);
+      const { email, problem } = read ?? readRow(cells, mapping);
+      const plain = read || problem ? null : importRow(null, recordOf(header, cells));
+      const state = read ? read.state : plain?.ok ? rowState(plain) : null;
+      if (state) states[state]++;
+      if (rows.length < previewRows) {
+        rows.push(cells);
+        rowProblems.push(problem);
+      }
       emails.push(email);
       if (problem) {
         problemCount++;
@@ -246,8 +287,10 @@ export function previewCsv(text: string, previewRows = 10): CsvPreview {
   }
   if (!error && header.length === 0) error = 'The file has no header row.';
   else if (!error && !mapping.some((m) => m.role.kind === 'email'))
-    error = 'The header row has no "email" column. Add one; the other columns become contact data.';
-  return { header, mapping, rows, rowCount, emails, problems, problemCount, types, error };
+    error = preset
+      ? `The header row has no email column of a ${PRESET_LABELS[preset]} export. Choose the file as ${PRESET_LABELS[preset]} exported it, or another format above.`
+      : 'The header row has no "email" column. Add one; the other columns become contact data.';
+  return { header, mapping, rows, rowCount, emails, problems, problemCount, types, rowProblems, states, error };
 }
 
 export type RowOutcome = 'create' | 'update' | 'refuse';
