@@ -225,5 +225,5 @@ describe.skipIf(!hasChromium)('the dashboard’s finishing touches in a browser'
       await d.expectAccessible(`polish-${p.name}`);
     }
     await d.page.setViewportSize({ width: 1280, height: 900 });
-  }, 120_000);
+  });
 });

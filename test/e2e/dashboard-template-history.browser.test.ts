@@ -79,7 +79,7 @@ describe.skipIf(!hasChromium)('template history in a browser', () => {
     // The same preview panel as the editor's, scanned with the editor's page.
     await screenshot(d.page, 'template-history-preview');
     // The scan covers two widths and two schemes of a long page: slow on a busy machine.
-  }, 120_000);
+  });
 
   it('restores version 1 as version 4 by keyboard, and the editor takes its content', async () => {
     await history().getByRole('button', { name: 'Restore this version' }).focus();
@@ -141,5 +141,5 @@ describe.skipIf(!hasChromium)('template history in a browser', () => {
     expect(await d.page.locator('iframe[title="The campaign\'s email as sent"]').getAttribute('sandbox')).toBe('');
     await sent.scrollIntoViewIfNeeded();
     await d.expectAccessible('campaign-content-as-sent');
-  }, 120_000);
+  });
 });

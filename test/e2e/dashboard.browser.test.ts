@@ -157,5 +157,5 @@ describe.skipIf(!hasChromium)('the dashboard in a browser', () => {
     await d.page.getByRole('heading', { name: 'Domains', exact: true }).waitFor();
     await d.expectAccessible('domains-narrow-dark');
     // Three accessibility scans, two of a page of 50 contacts: over a minute on a loaded machine.
-  }, 120_000);
+  });
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type ChildServer, type Client, client, printedKeys, spawnService } from './server.js';
 
@@ -121,6 +121,9 @@ export interface Dashboard {
  * for tests of the first run itself). `env` is read when the service starts, after the hooks
  * registered before this call (a DNS server's address, for one).
  */
+/** How long one browser test may take. */
+export const BROWSER_TEST_TIMEOUT_MS = 180_000;
+
 export function useDashboard(options: { env?: () => Record<string, string>; signedIn?: boolean } = {}): Dashboard {
   let db: TestDatabase;
   const d = {
@@ -132,6 +135,10 @@ export function useDashboard(options: { env?: () => Record<string, string>; sign
       expect(await accessibilityViolations(d.page, name), name).toEqual([]);
     },
   } as Dashboard;
+  // Read when the file's tests are collected, so set here. The suite runs two files at once on two
+  // cores, often two browser files: a test that opens pages and scans each at two widths in two
+  // schemes may take minutes there, and still ends.
+  vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
   beforeAll(async () => {
     db = await createTestDatabase();
     // Sign-in attempts are counted per address; in memory, each service has a budget of its own.
@@ -148,6 +155,7 @@ export function useDashboard(options: { env?: () => Record<string, string>; sign
     expect(res.status(), await res.text()).toBe(201);
   }, 60_000);
   afterAll(async () => {
+    vi.resetConfig();
     await d.browser?.close();
     await d.service?.kill();
     await db?.drop();
