@@ -123,6 +123,45 @@ describe('events partitioned by month', () => {
     expect(await placement(ctx, p.id)).toEqual({ [name]: 2 });
   });
 
+  it('lets a reader waiting while rows move see them in their new partition', async () => {
+    const db = await database();
+    const service = await serve(db.env);
+    const ctx = service.ctx;
+    await maintainEventPartitions(ctx);
+    const p = await createProject(ctx.db, 'moving');
+    const contact = await rows(
+      ctx,
+      sql`insert into contacts (project_id, email, subscribed) values (${p.id}, 'm@example.com', true) returning id`,
+    );
+    const later = monthStart(ctx.clock.now(), EVENT_MONTHS_AHEAD + 2);
+    await storeEvents(ctx, p.id, contact[0]!.id, [new Date(later.getTime() + DAY)]);
+
+    const connect = async () => {
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      cleanups.push(() => c.end());
+      return c;
+    };
+    const [holder, reader, watcher] = await Promise.all([connect(), connect(), connect()]);
+    const waitingOnLocks = async (n: number) =>
+      eventually(async () => {
+        const r = await watcher.query(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        return r.rows[0].n >= n ? true : undefined;
+      });
+    // The move waits for a row lock on the default partition; a reader comes while it waits.
+    await holder.query('begin');
+    await holder.query('select 1 from events_default for update');
+    const moving = maintainEventPartitions(at(ctx, later));
+    await waitingOnLocks(1);
+    const read = reader.query('select count(*)::int as n from events where project_id = $1', [p.id]);
+    await waitingOnLocks(2);
+    await holder.query('commit');
+    expect((await moving).made.length).toBeGreaterThan(0);
+    expect((await read).rows[0].n).toBe(1);
+  });
+
   it('converts a database with events in place, then seals the old table step by step; nothing is lost', async () => {
     const db = await database();
     // The template is migrated already: this test needs a database from before partitioning.

@@ -77,9 +77,14 @@ export async function ensureMonthsAhead(db: Db, table: string, now: Date, ahead:
       // The attach below locks the tables the foreign keys reference (share row exclusive) and the
       // default partition (access exclusive). Both are taken first, in the order writers take them
       // (a contact, then its events), so a writer never waits in a cycle with this transaction.
+      // With a default partition, rows may move out of it: the parent is locked too, since a reader
+      // that had already listed the partitions would otherwise miss the moved rows.
       for (const referenced of await referencedTables(tx, table))
         await run(tx, sql`lock table ${ident(referenced)} in share row exclusive mode`);
-      if (defaultPartition) await run(tx, sql`lock table ${ident(defaultPartition.name)} in access exclusive mode`);
+      if (defaultPartition) {
+        await run(tx, sql`lock table ${ident(table)} in access exclusive mode`);
+        await run(tx, sql`lock table ${ident(defaultPartition.name)} in access exclusive mode`);
+      }
       await run(tx, sql`create table ${ident(name)} (like ${ident(table)} including defaults)`);
       // A valid constraint of the new table's own spares the attach a scan of it.
       await run(
