@@ -35,8 +35,6 @@ export class TemplateError extends Error {
   constructor(
     readonly part: TemplatePart,
     message: string,
-    /** Stopped at the wall-clock deadline: on a starved machine an ordinary template can be, so it is worth another try. */
-    readonly outOfTime = false,
   ) {
     super(message);
     this.name = 'TemplateError';

@@ -139,9 +139,7 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
       );
       return { kind: 'next', branch: null, email, output: { emailId: email.id, status: email.status } };
     } catch (err) {
-      // A render stopped at its deadline is thrown on: the engine tries the step again, a bounded
-      // number of times, so a busy machine does not fail an ordinary template for good.
-      if (err instanceof TemplateError && !err.outOfTime)
+      if (err instanceof TemplateError)
         return { kind: 'fail', error: `The template's ${err.part} could not be rendered: ${err.message}` };
       throw err;
     }

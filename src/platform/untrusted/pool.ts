@@ -2,10 +2,12 @@
  * Untrusted content is processed here, on worker threads, not on the event loop: inbound MIME
  * parsing and HTML sanitizing, Liquid parsing and rendering, html-to-text. (Two fast paths stay on
  * the calling thread where the input's size bounds the work, as tests show: the text part of HTML
- * up to 16 KiB, here, and small admitted templates, in templates.ts.) Every task has a hard
- * deadline: when it passes, the thread is terminated (V8 stops it even inside a tight loop) and a
- * fresh one takes its place; a thread that outgrows its heap dies the same way. Both end the task
- * with a ContentLimitError, which callers treat as a permanent failure with its reason.
+ * up to 16 KiB, here, and small admitted templates, in templates.ts.) Every task has a deadline in
+ * CPU time: when its thread has worked that long on it, the thread is terminated (V8 stops it even
+ * inside a tight loop) and a fresh one takes its place; a thread that outgrows its heap dies the
+ * same way. Both end the task with a ContentLimitError, which callers treat as a permanent failure
+ * with its reason. Waiting for a core is not the content's fault: a task starved that way ends,
+ * at worst, as a PoolBusyError, to be tried again.
  *
  * One thread is kept warm (none in a worker process); more (up to the cores, 2 to 4) start under
  * load and leave after 30 s idle. A task that needs a thread started has its deadline counted from
@@ -32,6 +34,7 @@ import { textFromHtml } from '../mail/message.js';
 import { SERVICE_FILES } from '../service-files.js';
 import type * as mailTasks from './mail-tasks.js';
 import type * as tasks from './tasks.js';
+import { CPU_TICK_MS, cpuUsed, newTaskClock, type TimedInput } from './thread-cpu.js';
 
 export type TaskKind = 'template' | 'mail' | 'submission' | 'text' | 'keys';
 
@@ -71,7 +74,10 @@ const WORK: Record<TaskKind, string> = {
   keys: 'domain keys being generated',
 };
 
-/** Hard deadlines, from the moment a task is handed to a thread. */
+/**
+ * Deadlines: the CPU time a task may use on its thread (wall-clock time where it cannot be measured,
+ * thread-cpu.ts), counted from when the thread starts it.
+ */
 export const DEADLINE_MS: Record<TaskKind, number> = {
   // Liquid: the engine's own limit stops a render at 200 ms between nodes; this stops the rest.
   template: 2_000,
@@ -109,6 +115,11 @@ export const HEAP_MB = 512;
  * with every core busy): a thread not ready by then is a fault of the machine, not of the content.
  */
 const THREAD_START_MS = 15_000;
+/**
+ * A task whose thread is starved (it waited for a core more than it ran) ends as PoolBusyError, a
+ * temporary condition, once this many times its deadline has passed on the clock.
+ */
+const STARVED_FACTOR = 5;
 /** Threads beyond the warm ones leave after this long without work. */
 const IDLE_MS = 30_000;
 
@@ -259,33 +270,45 @@ export class UntrustedPool {
   private async run<R>(kind: TaskKind, name: string, input: unknown): Promise<R> {
     await this.slot(kind);
     const deadline = this.deadlines[kind];
+    const clock = newTaskClock();
     const abort = new AbortController();
+    let stopped: 'no thread' | 'limit' | 'starved' | undefined;
+    const stop = (why: typeof stopped) => {
+      stopped = why;
+      abort.abort();
+    };
     let timer: NodeJS.Timeout | undefined;
-    const clock = (ms: number) => {
+    const after = (ms: number, then: () => void) => {
       clearTimeout(timer);
-      timer = setTimeout(() => abort.abort(), ms);
+      timer = setTimeout(then, ms);
+    };
+    let startedAt = 0;
+    // At the deadline, the task is stopped if its thread worked that long on it; a thread that
+    // waited for a core instead gets the rest of its time, up to STARVED_FACTOR times the deadline.
+    const check = () => {
+      const used = cpuUsed(clock);
+      if (used === undefined || used >= deadline - CPU_TICK_MS) return stop('limit');
+      if (performance.now() - startedAt >= deadline * STARVED_FACTOR) return stop('starved');
+      after(Math.max(deadline - used, CPU_TICK_MS), check);
     };
     // More tasks running than threads: piscina starts one and hands it this task once its code is loaded.
-    let started = false;
     const start = () => {
-      started = true;
-      clock(deadline);
+      startedAt = performance.now();
+      after(deadline, check);
     };
     if (this.piscina.threads.length >= this.running) start();
     else {
-      clock(THREAD_START_MS);
+      after(THREAD_START_MS, () => stop('no thread'));
       this.awaitingThread.push(start);
     }
     try {
-      return (await this.piscina.run(input, { name, signal: abort.signal })) as R;
+      return (await this.piscina.run({ input, clock } satisfies TimedInput, { name, signal: abort.signal })) as R;
     } catch (err) {
-      if (abort.signal.aborted && !started) throw new Error(`No thread started within ${seconds(THREAD_START_MS)}`);
+      if (stopped === 'no thread') throw new Error(`No thread started within ${seconds(THREAD_START_MS)}`);
+      if (stopped === 'starved') throw new PoolBusyError(kind);
       // Our own work, not the content's: a key that takes this long is a fault of the machine.
-      if (abort.signal.aborted && kind === 'keys')
-        throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
-      if (abort.signal.aborted) {
-        throw new ContentLimitError('time', `took longer than ${seconds(deadline)} (the limit) and was stopped`);
-      }
+      if (stopped && kind === 'keys') throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
+      if (stopped) throw new ContentLimitError('time', `took longer than ${seconds(deadline)} (the limit) and was stopped`);
       if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw new ContentLimitError('memory', `needed more than ${HEAP_MB} MB of memory (the limit) and was stopped`);
       }

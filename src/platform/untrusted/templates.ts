@@ -85,7 +85,7 @@ export class TemplateRenderer {
     } catch (err) {
       if (!(err instanceof ContentLimitError)) throw err;
       this.place(part, source, 'heavy');
-      throw new TemplateError(part, `${scope ? 'Rendering' : 'Parsing'} ${err.message}`, err.reason === 'time');
+      throw new TemplateError(part, `${scope ? 'Rendering' : 'Parsing'} ${err.message}`);
     }
     if (this.placement(part, source) !== 'heavy')
       this.place(part, source, result.ok && inlineCandidate(source) ? 'inline' : 'pool');

@@ -6,13 +6,14 @@
 import { require as load } from 'tsx/cjs/api';
 
 const tasks = load('./tasks.ts', import.meta.url);
+const { timed } = load('./thread-cpu.ts', import.meta.url);
 let mailTasks;
 const mailModule = () => (mailTasks ??= load('./mail-tasks.ts', import.meta.url));
 
-export const template = tasks.template;
-export const text = tasks.text;
-export const rsaKey = tasks.rsaKey;
-export const mail = (raw) => mailModule().mail(raw);
-export const report = (raw) => mailModule().report(raw);
-export const submission = (raw) => mailModule().submission(raw);
-export const dmarcReport = (raw) => mailModule().dmarcReport(raw);
+export const template = timed(tasks.template);
+export const text = timed(tasks.text);
+export const rsaKey = timed(tasks.rsaKey);
+export const mail = timed((raw) => mailModule().mail(raw));
+export const report = timed((raw) => mailModule().report(raw));
+export const submission = timed((raw) => mailModule().submission(raw));
+export const dmarcReport = timed((raw) => mailModule().dmarcReport(raw));
