@@ -1,6 +1,6 @@
 import { projectOf } from '../../platform/http/auth.js';
 import { created, wrapped } from '../../platform/http/envelope.js';
-import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
+import { moduleRoutes, projectSettings, resourceById } from '../../platform/http/module-routes.js';
 import * as recipients from './recipients.js';
 import * as report from './report.js';
 import * as s from './schemas.js';
@@ -89,17 +89,12 @@ export const campaignRoutes = moduleRoutes(
       { schema: { params: s.idParams, querystring: s.recipientsQuery, response: { 200: s.recipientPageSchema } } },
       (req) => recipients.listRecipients(ctx, projectOf(req).id, req.params.id, req.query),
     );
-    app.get('/campaign-settings', { schema: { response: { 200: s.campaignSettingsSchema } } }, (req) =>
-      settings.getCampaignSettings(ctx, projectOf(req).id),
-    );
-    // The guardrails protect the whole project's sending reputation: admins change them, as they do domains.
-    app.patch(
+    projectSettings(
+      app,
+      ctx,
       '/campaign-settings',
-      {
-        config: { role: 'admin' },
-        schema: { body: s.campaignSettingsPatch, response: { 200: s.campaignSettingsSchema } },
-      },
-      (req) => settings.updateCampaignSettings(ctx, projectOf(req).id, req.body),
+      { settings: s.campaignSettingsSchema, patch: s.campaignSettingsPatch },
+      { get: settings.getCampaignSettings, update: settings.updateCampaignSettings },
     );
     app.post(
       '/campaigns/:id/test',

@@ -91,3 +91,27 @@ export function resourceById<Body>(
     noContent(reply, services.delete(ctx, projectOf(req).id, id(req))),
   );
 }
+
+/**
+ * GET and PATCH of a project's settings at `path`: every member reads them, admins change them,
+ * since they shape the whole project's sending as its domains do.
+ */
+export function projectSettings<Patch>(
+  app: ZodApp,
+  ctx: AppContext,
+  path: string,
+  schemas: { settings: z.ZodTypeAny; patch: z.ZodType<Patch, z.ZodTypeDef, unknown> },
+  services: {
+    get: (ctx: AppContext, projectId: string) => Promise<unknown>;
+    update: (ctx: AppContext, projectId: string, patch: Patch) => Promise<unknown>;
+  },
+) {
+  app.get(path, { schema: { response: { 200: schemas.settings } } }, (req) => services.get(ctx, projectOf(req).id));
+  app.route({
+    method: 'PATCH',
+    url: path,
+    config: { role: 'admin' },
+    schema: { body: schemas.patch, response: { 200: schemas.settings } },
+    handler: (req) => services.update(ctx, projectOf(req).id, req.body as Patch),
+  });
+}

@@ -308,7 +308,8 @@ export class UntrustedPool {
       if (stopped === 'starved') throw new PoolBusyError(kind);
       // Our own work, not the content's: a key that takes this long is a fault of the machine.
       if (stopped && kind === 'keys') throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
-      if (stopped) throw new ContentLimitError('time', `took longer than ${seconds(deadline)} (the limit) and was stopped`);
+      if (stopped)
+        throw new ContentLimitError('time', `took longer than ${seconds(deadline)} (the limit) and was stopped`);
       if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw new ContentLimitError('memory', `needed more than ${HEAP_MB} MB of memory (the limit) and was stopped`);
       }
