@@ -416,7 +416,7 @@ describe.skipIf(!hasChromium)('the webhooks, suppressions, inbound and settings 
       ['inbound-message', `/app/inbound/${received!.id}`],
       ['settings', '/app/settings'],
     ];
-    // Each scan covers 1280 and 375 px, light and dark; the overflow is measured in both schemes here.
+    // Each scan covers 1280 px light and 375 px dark; the overflow is measured in both schemes here.
     for (const [name, path] of pages) {
       await d.page.goto(`${d.service.url}${path}`);
       await d.page.getByRole('heading', { level: 1 }).waitFor();

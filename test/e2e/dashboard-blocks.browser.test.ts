@@ -162,7 +162,7 @@ describe.skipIf(!hasChromium)('the block editor in a browser', () => {
     await expectStaleRoundTrip(d.page, '<p>Written as code</p>');
   });
 
-  it('is usable by keyboard, and accessible at 1280 and 375 px, light and dark', async () => {
+  it('is usable by keyboard, and accessible at 1280 px light and 375 px dark', async () => {
     await keepStaleBlocks(d.page);
     // The controls are buttons and fields: a heading is inserted from the keyboard, and typed into.
     await canvas().locator('p.node-paragraph').first().click();

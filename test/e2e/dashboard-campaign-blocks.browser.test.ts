@@ -92,7 +92,7 @@ describe.skipIf(!hasChromium)('a campaign written in blocks', () => {
     await expect.poll(saveState).toContain('All changes saved');
   });
 
-  it('is accessible in blocks at 1280 and 375 px, light and dark', async () => {
+  it('is accessible in blocks at 1280 px light and 375 px dark', async () => {
     await canvas().waitFor();
     for (const scheme of ['light', 'dark'] as const) {
       await d.page.emulateMedia({ colorScheme: scheme });

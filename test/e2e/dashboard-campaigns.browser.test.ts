@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
 
   const campaign = (): Promise<Campaign> => expectBody(d.api().get(`/campaigns/${campaignId}`));
 
-  /** Accessible at 1280 and 375 px, light and dark; saved as screenshots when asked. */
+  /** Accessible at 1280 px light and 375 px dark; saved as screenshots when asked. */
   async function expectAccessibleEverywhere(name: string) {
     // The screenshots show the page from its top.
     const top = () => d.page.evaluate(() => window.scrollTo(0, 0));

@@ -6,7 +6,7 @@ import { client, expectBody, pollUntil } from '../support/server.js';
 /**
  * The contacts pages in Debian's Chromium against the real service: a CSV imported and followed to
  * the end, a contact opened, edited, unsubscribed and deleted, its events shown, and the list's
- * bulk actions; each new page scanned with axe, wide and narrow, light and dark.
+ * bulk actions; each new page scanned with axe, wide and light, narrow and dark.
  */
 
 const ROWS = 200;
@@ -363,7 +363,7 @@ describe.skipIf(!hasChromium)('the contacts pages in a browser', () => {
       { url: '/app/contacts/fields', heading: 'Contact fields', name: 'fields' },
       { url: '/app/contacts', heading: 'Contacts', name: 'contacts' },
     ];
-    // Each scan covers 1280 and 375 px, light and dark; the overflow is measured in both schemes here.
+    // Each scan covers 1280 px light and 375 px dark; the overflow is measured in both schemes here.
     for (const p of pages) {
       await d.page.goto(`${d.service.url}${p.url}`);
       await d.page.getByRole('heading', { name: p.heading, exact: true, level: 1 }).waitFor();

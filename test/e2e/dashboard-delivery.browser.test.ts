@@ -173,7 +173,7 @@ describe.skipIf(!hasChromium)('the delivery page in a browser', () => {
     await d.page.setViewportSize({ width: 375, height: 800 });
     await d.page.goto(`${d.service.url}/app/delivery`);
     await settled(d.page);
-    // Each scan covers 1280 and 375 px, light and dark; the overflow is measured in both schemes here.
+    // Each scan covers 1280 px light and 375 px dark; the overflow is measured in both schemes here.
     for (const scheme of ['light', 'dark'] as const) {
       await d.page.emulateMedia({ colorScheme: scheme });
       expect(await sidewaysOverflow(d.page), scheme).toBeLessThanOrEqual(0);

@@ -181,7 +181,7 @@ describe.skipIf(!hasChromium)('the emails pages in a browser', () => {
         expect(await sidewaysOverflow(d.page), `${what} ${colorScheme}`).toBeLessThanOrEqual(0);
       }
     };
-    // Each scan covers 1280 and 375 px, light and dark.
+    // Each scan covers 1280 px light and 375 px dark.
     await d.page.goto(`${d.service.url}/app/emails`);
     // The header row is hidden at this width: each email is a card of its own.
     await expect.poll(() => rows().count()).toBe(4);

@@ -4,7 +4,7 @@ import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.
 /**
  * The import page with another product's export, in Debian's Chromium against the real service:
  * the format chosen, each column's fate and the rows per subscription state shown before the
- * upload, then the import run by the same job; scanned with axe wide and narrow, light and dark.
+ * upload, then the import run by the same job; scanned with axe wide and light, narrow and dark.
  */
 
 const LISTMONK = Buffer.from(

@@ -231,7 +231,7 @@ describe.skipIf(!hasChromium)('the overview, activity and events pages in a brow
 
   it('fits 375 px without sideways scrolling, light and dark, the pages behind a menu button', async () => {
     await d.page.setViewportSize({ width: 375, height: 800 });
-    // Each scan covers 1280 and 375 px, light and dark; the overflow is measured in both schemes here.
+    // Each scan covers 1280 px light and 375 px dark; the overflow is measured in both schemes here.
     for (const [path, ready] of [
       ['overview', () => d.page.getByRole('figure', { name: 'Sending' }).getByRole('img').waitFor()],
       ['activity', () => d.page.getByRole('list', { name: 'Activity, newest first' }).waitFor()],

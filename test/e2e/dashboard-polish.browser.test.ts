@@ -212,7 +212,7 @@ describe.skipIf(!hasChromium)('the dashboard’s finishing touches in a browser'
       { path: '/domains', heading: 'Domains', name: 'domains' },
       { path: '/contacts', heading: 'Contacts', name: 'contacts' },
     ];
-    // Each page opened on a phone; its scan covers 1280 and 375 px, light and dark.
+    // Each page opened on a phone; its scan covers 1280 px light and 375 px dark.
     await d.page.setViewportSize({ width: 375, height: 900 });
     for (const p of pages) {
       await go(p.path, p.heading);

@@ -8,7 +8,7 @@ import { expectBody } from '../support/server.js';
 /**
  * The segment pages in Debian's Chromium against the real service: a nested segment built by
  * clicks, whose live and exact counts equal the API's count of the same tree; the builder by
- * keyboard alone; a static segment filled by pasting addresses; axe at 1280 and 375 px, light and dark.
+ * keyboard alone; a static segment filled by pasting addresses; axe at 1280 px light and 375 px dark.
  */
 
 /** pro AND (seats > 2 OR city contains "on"): what the test builds by clicks. */

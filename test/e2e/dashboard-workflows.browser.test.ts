@@ -12,7 +12,7 @@ import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
  * draw SEND_EMAIL → DELAY → CONDITION → SEND_EMAIL / EXIT on the canvas by clicks, see the server's
  * graph check on the step it concerns, undo and redo, enable it, track the trigger event through
  * the API, follow the contact's path on the canvas and see the count on the step; the mail reaches
- * the sink. Accessibility at 1280 and 375 px, light and dark.
+ * the sink. Accessibility at 1280 px light and 375 px dark.
  */
 
 const DOMAIN = 'news.wf-dash.test';
