@@ -119,7 +119,7 @@ const THREAD_START_MS = 15_000;
  * A task whose thread is starved (it waited for a core more than it ran) ends as PoolBusyError, a
  * temporary condition, once this many times its deadline has passed on the clock.
  */
-const STARVED_FACTOR = 5;
+const STARVED_FACTOR = 10;
 /** Threads beyond the warm ones leave after this long without work. */
 const IDLE_MS = 30_000;
 
