@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { filterReferences, workflowConditionSchema } from '../filters/index.js';
+import { TIME_OF_DAY } from '../local-time.js';
 import { WEBHOOK_METHODS, webhookHeaders, webhookUrl } from '../webhook-request.js';
 
 export const BRANCHES = ['yes', 'no', 'arrived', 'timeout'] as const;
@@ -31,6 +32,36 @@ const duration = z
   .object({ amount: z.number().positive().finite(), unit: z.enum(DURATION_UNITS) })
   .strict()
   .refine((d) => durationMs(d) <= MAX_DURATION_MS, { message: 'At most 366 days', path: ['amount'] });
+
+/** Waits until the time of day next comes round in the contact's zone (domain/local-time.ts). */
+const untilTimeOfDay = z
+  .object({
+    until: z
+      .object({ time: z.string().regex(TIME_OF_DAY, { message: 'A time of day from 00:00 to 23:59, as HH:MM' }) })
+      .strict(),
+  })
+  .strict();
+
+export type DelayConfig = Duration | z.infer<typeof untilTimeOfDay>;
+
+/**
+ * A duration or a time of day. Of a config that is nearly one shape, the faults of that shape are
+ * reported (zod keeps the issues of an option that parsed but failed a check); of an object that is
+ * neither, this message. What is not an object at all is an `invalid_type`, as for every other step.
+ */
+const delayConfig = z
+  .object({})
+  .passthrough()
+  .pipe(
+    z.union([duration, untilTimeOfDay], {
+      errorMap: (issue, ctx) => ({
+        message:
+          issue.code === 'invalid_union'
+            ? 'Give a duration { amount, unit } or a time of day { until: { time: "HH:MM" } }'
+            : ctx.defaultError,
+      }),
+    }),
+  );
 
 const eventName = z.string().trim().min(1).max(255);
 const MAX_BODY_BYTES = 64 * 1024;
@@ -67,8 +98,8 @@ export const STEP_TYPE_SPECS = {
     branches: [],
     references: (c) => ({ templates: [c.templateId] }),
   }),
-  /** Waits `amount` `unit`s. */
-  DELAY: stepType({ config: duration, branches: [], pauses: true }),
+  /** Waits `amount` `unit`s, or until `until.time` (HH:MM) next comes round in the contact's time zone. */
+  DELAY: stepType({ config: delayConfig, branches: [], pauses: true }),
   /** Waits for the contact's next event of that name (branch `arrived`) or until `timeout` (branch `timeout`). */
   WAIT_FOR_EVENT: stepType({
     config: z.object({ event: eventName, timeout: duration }).strict(),
