@@ -33,7 +33,10 @@ const duration = z
   .strict()
   .refine((d) => durationMs(d) <= MAX_DURATION_MS, { message: 'At most 366 days', path: ['amount'] });
 
-/** Waits until the time of day next comes round in the contact's zone (domain/local-time.ts). */
+/**
+ * Waits until the time of day next comes round in the contact's zone (domain/local-time.ts); the
+ * service's addition to the spec's DELAY (docs/api-rules.md#delay-until).
+ */
 const untilTimeOfDay = z
   .object({
     until: z
@@ -42,26 +45,19 @@ const untilTimeOfDay = z
   })
   .strict();
 
-export type DelayConfig = Duration | z.infer<typeof untilTimeOfDay>;
-
 /**
- * A duration or a time of day. Of a config that is nearly one shape, the faults of that shape are
- * reported (zod keeps the issues of an option that parsed but failed a check); of an object that is
- * neither, this message. What is not an object at all is an `invalid_type`, as for every other step.
+ * A duration or, with `until`, a time of day. A config is checked against the shape it means (told
+ * by `until`), so its faults are that shape's, field by field, rather than "matches neither"; the
+ * union after it states both shapes for the API's schema.
  */
 const delayConfig = z
   .object({})
   .passthrough()
-  .pipe(
-    z.union([duration, untilTimeOfDay], {
-      errorMap: (issue, ctx) => ({
-        message:
-          issue.code === 'invalid_union'
-            ? 'Give a duration { amount, unit } or a time of day { until: { time: "HH:MM" } }'
-            : ctx.defaultError,
-      }),
-    }),
-  );
+  .superRefine((config, ctx) => {
+    const meant = 'until' in config ? untilTimeOfDay : duration;
+    for (const issue of meant.safeParse(config).error?.issues ?? []) ctx.addIssue(issue);
+  })
+  .pipe(z.union([duration, untilTimeOfDay]));
 
 const eventName = z.string().trim().min(1).max(255);
 const MAX_BODY_BYTES = 64 * 1024;
