@@ -109,3 +109,23 @@ describe('DELAY until a time of day in the contact’s zone', () => {
     ]);
   });
 });
+
+describe('the DELAY config in the API', () => {
+  it('refuses a time that is not HH:MM, on its field', async () => {
+    for (const time of ['24:00', '9:00', '09:00:00']) {
+      const res = await api.post(`/workflows/${workflow.id}/steps`, { type: 'DELAY', config: { until: { time } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.error.errors).toEqual([
+        expect.objectContaining({ field: 'config.until.time', code: 'invalid_string' }),
+      ]);
+    }
+  });
+
+  it('documents both shapes in /openapi.json', async () => {
+    const doc = await (await fetch(`${server.url}/openapi.json`)).json();
+    const body = JSON.stringify(doc.paths['/workflows/{id}/steps'].post.requestBody);
+    expect(body).toContain('"amount"');
+    expect(body).toContain('"until"');
+    expect(body).toContain('2[0-3]):[0-5]');
+  });
+});
