@@ -160,8 +160,13 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     };
     await pickStepType('Insert a step between Welcome and Delay', 'Delay');
     await panel().getByLabel('Step name (optional)').fill('Pause');
+    // This one waits until a time of day in the contact's zone, and its card says so.
+    await panel().getByLabel('Wait until a time of day in the contact’s time zone').check();
+    await panel().getByLabel('Time of day', { exact: true }).fill('09:30');
     await panel().getByRole('button', { name: 'Add step' }).click();
     await card('Pause').waitFor();
+    await expect.poll(() => card('Pause').textContent()).toContain('Until 09:30, contact’s local time');
+    expect((await detail()).steps.find((s) => s.name === 'Pause')!.config).toEqual({ until: { time: '09:30' } });
     expect(await shape()).toEqual(expect.arrayContaining(['Welcome→Pause', 'Pause→DELAY']));
     await panel().getByRole('heading', { name: 'Pause' }).waitFor();
     await panel().getByRole('button', { name: 'Delete step' }).click();

@@ -461,6 +461,11 @@ describe('steps', () => {
       [{ type: 'DELAY', config: { amount: 1, unit: 'weeks' } }, 'config.unit', 'invalid_enum_value'],
       [{ type: 'DELAY', config: { amount: 367, unit: 'days' } }, 'config.amount', 'custom'],
       [{ type: 'DELAY' }, 'config', 'invalid_type'],
+      [{ type: 'DELAY', config: {} }, 'config.amount', 'invalid_type'],
+      [{ type: 'DELAY', config: { amount: 1, unit: 'days', until: { time: '09:00' } } }, 'config', 'unrecognized_keys'],
+      [{ type: 'DELAY', config: { until: { time: '24:00' } } }, 'config.until.time', 'invalid_string'],
+      [{ type: 'DELAY', config: { until: { time: '9:00' } } }, 'config.until.time', 'invalid_string'],
+      [{ type: 'DELAY', config: { until: { time: '09:00', zone: 'UTC' } } }, 'config.until', 'unrecognized_keys'],
       [{ type: 'WAIT_FOR_EVENT', config: { event: 'paid' } }, 'config.timeout', 'invalid_type'],
       [
         { type: 'WAIT_FOR_EVENT', config: { event: '', timeout: { amount: 1, unit: 'days' } } },

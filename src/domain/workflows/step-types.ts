@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { filterReferences, workflowConditionSchema } from '../filters/index.js';
+import { TIME_OF_DAY } from '../local-time.js';
 import { WEBHOOK_METHODS, webhookHeaders, webhookUrl } from '../webhook-request.js';
 
 export const BRANCHES = ['yes', 'no', 'arrived', 'timeout'] as const;
@@ -31,6 +32,32 @@ const duration = z
   .object({ amount: z.number().positive().finite(), unit: z.enum(DURATION_UNITS) })
   .strict()
   .refine((d) => durationMs(d) <= MAX_DURATION_MS, { message: 'At most 366 days', path: ['amount'] });
+
+/**
+ * Waits until the time of day next comes round in the contact's zone (domain/local-time.ts); the
+ * service's addition to the spec's DELAY (docs/api-rules.md#delay-until).
+ */
+const untilTimeOfDay = z
+  .object({
+    until: z
+      .object({ time: z.string().regex(TIME_OF_DAY, { message: 'A time of day from 00:00 to 23:59, as HH:MM' }) })
+      .strict(),
+  })
+  .strict();
+
+/**
+ * A duration or, with `until`, a time of day. A config is checked against the shape it means (told
+ * by `until`), so its faults are that shape's, field by field, rather than "matches neither"; the
+ * union after it states both shapes for the API's schema.
+ */
+const delayConfig = z
+  .object({})
+  .passthrough()
+  .superRefine((config, ctx) => {
+    const meant = 'until' in config ? untilTimeOfDay : duration;
+    for (const issue of meant.safeParse(config).error?.issues ?? []) ctx.addIssue(issue);
+  })
+  .pipe(z.union([duration, untilTimeOfDay]));
 
 const eventName = z.string().trim().min(1).max(255);
 const MAX_BODY_BYTES = 64 * 1024;
@@ -67,8 +94,8 @@ export const STEP_TYPE_SPECS = {
     branches: [],
     references: (c) => ({ templates: [c.templateId] }),
   }),
-  /** Waits `amount` `unit`s. */
-  DELAY: stepType({ config: duration, branches: [], pauses: true }),
+  /** Waits `amount` `unit`s, or until `until.time` (HH:MM) next comes round in the contact's time zone. */
+  DELAY: stepType({ config: delayConfig, branches: [], pauses: true }),
   /** Waits for the contact's next event of that name (branch `arrived`) or until `timeout` (branch `timeout`). */
   WAIT_FOR_EVENT: stepType({
     config: z.object({ event: eventName, timeout: duration }).strict(),

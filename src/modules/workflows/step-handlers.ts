@@ -16,6 +16,7 @@ import {
   type FilterSubject,
 } from '../../domain/filters/index.js';
 import { backoffMs } from '../../domain/formats.js';
+import { contactZone, nextLocalTime } from '../../domain/local-time.js';
 import { TemplateError } from '../../domain/render.js';
 import { choiceOf, resolveTracking } from '../../domain/tracking.js';
 import {
@@ -146,11 +147,16 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
   },
 };
 
-/** Waits, then (once the time has come, `status` waiting) moves on. */
+/**
+ * Waits for the duration, or until the time of day in the contact's zone (read from its data when
+ * the wait starts), then (once the time has come, `status` waiting) moves on.
+ */
 const delay: StepHandler<'DELAY'> = {
   run(_ctx, { exec, config, now }) {
     if (exec.status === 'waiting') return { kind: 'next', branch: null };
-    return { kind: 'wait', until: later(now, config), event: null };
+    const until =
+      'until' in config ? nextLocalTime(now, contactZone(exec.data), config.until.time) : later(now, config);
+    return { kind: 'wait', until, event: null };
   },
 };
 

@@ -10,6 +10,7 @@ import { DataEditor } from '../contacts/DataEditor.js';
 import { type DataRow, dataChange, fieldTypesByKey, rowsFromData } from '../contacts/data-editor.js';
 import { AmountAndUnit } from './AmountAndUnit.js';
 import { ConditionEditor, emptyCondition } from './ConditionEditor.js';
+import { DELAY_KIND_LABELS, type DelayKind, delayConfigOf, delayErrors, delayKindOf } from './step-views.js';
 import { useWorkflowFields } from './workflows-api.js';
 
 type Config = Record<string, unknown>;
@@ -20,7 +21,7 @@ export function defaultConfig(type: StepType): Config {
     case 'SEND_EMAIL':
       return { templateId: '' };
     case 'DELAY':
-      return { amount: 1, unit: 'days' };
+      return delayConfigOf('duration');
     case 'WAIT_FOR_EVENT':
       return { event: '', timeout: { amount: 1, unit: 'days' } };
     case 'CONDITION':
@@ -58,14 +59,7 @@ export function StepConfigForm({ type, value, onChange, errors, triggerEvent }: 
         />
       );
     case 'DELAY':
-      return (
-        <DurationInput
-          legend="Wait for"
-          value={value as unknown as Duration}
-          onChange={(d) => onChange({ ...d })}
-          error={error('amount') ?? error('unit')}
-        />
-      );
+      return <DelayForm value={value} onChange={onChange} errors={errors} />;
     case 'WAIT_FOR_EVENT':
       return (
         <>
@@ -102,6 +96,61 @@ export function StepConfigForm({ type, value, onChange, errors, triggerEvent }: 
     case 'EXIT':
       return <p className="muted">The execution ends here, as exited.</p>;
   }
+}
+
+/** A duration, or a time of day in the contact's time zone. */
+function DelayForm({
+  value,
+  onChange,
+  errors,
+}: {
+  value: Config;
+  onChange: (next: Config) => void;
+  errors: Record<string, string>;
+}) {
+  const id = useId();
+  const kind = delayKindOf(value);
+  const error = delayErrors(errors);
+  const until = value.until as { time?: string } | undefined;
+  return (
+    <>
+      <fieldset className="plain-fieldset">
+        <legend className="section-legend">Wait</legend>
+        <div className="radio-row">
+          {(['duration', 'time'] as DelayKind[]).map((k) => (
+            <label key={k}>
+              <input
+                type="radio"
+                name={`${id}-kind`}
+                checked={kind === k}
+                onChange={() => onChange(delayConfigOf(k))}
+              />{' '}
+              {DELAY_KIND_LABELS[k]}
+            </label>
+          ))}
+        </div>
+        {error.whole && <p className="field-error">{error.whole}</p>}
+      </fieldset>
+      {kind === 'time' ? (
+        <Field
+          label="Time of day"
+          type="time"
+          required
+          hint="In the contact’s time zone: its timezone field, else its country’s or locale’s, else UTC."
+          value={until?.time ?? ''}
+          error={error.time}
+          onChange={(e) => onChange({ until: { time: e.target.value } })}
+        />
+      ) : (
+        <DurationInput
+          legend="Wait for"
+          value={value as unknown as Duration}
+          onChange={(d) => onChange({ ...d })}
+          error={error.duration}
+        />
+      )}
+    </>
+  );
 }
 
 function TemplatePicker({

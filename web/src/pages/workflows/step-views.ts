@@ -16,6 +16,32 @@ export interface StepView {
 const duration = (d: Duration | undefined) =>
   d ? `${d.amount} ${d.amount === 1 ? d.unit.replace(/s$/, '') : d.unit}` : '';
 
+/** A DELAY waits for a duration, or until a time of day in the contact's time zone. */
+export type DelayKind = 'duration' | 'time';
+
+export const DELAY_KIND_LABELS: Record<DelayKind, string> = {
+  duration: 'Wait for a duration',
+  time: 'Wait until a time of day in the contact’s time zone',
+};
+
+export const delayKindOf = (config: Record<string, unknown>): DelayKind => ('until' in config ? 'time' : 'duration');
+
+/** What a DELAY starts with when its kind is chosen: a day, or 09:00. */
+export const delayConfigOf = (kind: DelayKind): Record<string, unknown> =>
+  kind === 'time' ? { until: { time: '09:00' } } : { amount: 1, unit: 'days' };
+
+/**
+ * The field errors of a DELAY's form, by input: the server names `config.until.time`,
+ * `config.amount` or `config.unit`, or `config` for a config that is neither kind.
+ */
+export function delayErrors(errors: Record<string, string>): { time?: string; duration?: string; whole?: string } {
+  return {
+    time: errors['config.until.time'] ?? errors['config.until'],
+    duration: errors['config.amount'] ?? errors['config.unit'],
+    whole: errors.config,
+  };
+}
+
 /** One line saying what a step does, from its config. */
 export function stepSummary(step: WorkflowStep, templateNames: Map<string, string>): string {
   // biome-ignore lint/suspicious/noExplicitAny: the server checked the config against its type's schema
@@ -24,7 +50,9 @@ export function stepSummary(step: WorkflowStep, templateNames: Map<string, strin
     case 'SEND_EMAIL':
       return templateNames.get(c.templateId) ?? 'A template';
     case 'DELAY':
-      return `Wait ${duration(c as Duration)}`;
+      return delayKindOf(c) === 'time'
+        ? `Until ${c.until.time}, contact’s local time`
+        : `Wait ${duration(c as Duration)}`;
     case 'WAIT_FOR_EVENT':
       return `Until “${c.event}”, at most ${duration(c.timeout)}`;
     case 'CONDITION': {
