@@ -57,11 +57,21 @@ export class ContentLimitError extends Error {
   }
 }
 
-/** Too much untrusted work is waiting already: try again in a few seconds. */
+/**
+ * Too much untrusted work is waiting already, or the task's thread was starved of CPU (`starved`):
+ * try again in a few seconds.
+ */
 export class PoolBusyError extends Error {
   readonly retryAfterSeconds = 2;
-  constructor(readonly kind: TaskKind) {
-    super(`Too many ${WORK[kind]} at once; try again in a few seconds`);
+  constructor(
+    readonly kind: TaskKind,
+    starved = false,
+  ) {
+    super(
+      starved
+        ? `Too busy to finish in time: ${WORK[kind]} are waiting for the processor; try again in a few seconds`
+        : `Too many ${WORK[kind]} at once; try again in a few seconds`,
+    );
     this.name = 'PoolBusyError';
   }
 }
@@ -305,7 +315,7 @@ export class UntrustedPool {
       return (await this.piscina.run({ input, clock } satisfies TimedInput, { name, signal: abort.signal })) as R;
     } catch (err) {
       if (stopped === 'no thread') throw new Error(`No thread started within ${seconds(THREAD_START_MS)}`);
-      if (stopped === 'starved') throw new PoolBusyError(kind);
+      if (stopped === 'starved') throw new PoolBusyError(kind, true);
       // Our own work, not the content's: a key that takes this long is a fault of the machine.
       if (stopped && kind === 'keys') throw new Error(`Generating a key took longer than ${seconds(deadline)}`);
       if (stopped)
