@@ -163,6 +163,7 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     // This one waits until a time of day in the contact's zone, and its card says so.
     await panel().getByLabel('Wait until a time of day in the contact’s time zone').check();
     await panel().getByLabel('Time of day', { exact: true }).fill('09:30');
+    await d.expectAccessible('workflow-delay-until');
     await panel().getByRole('button', { name: 'Add step' }).click();
     await card('Pause').waitFor();
     await expect.poll(() => card('Pause').textContent()).toContain('Until 09:30, contact’s local time');
