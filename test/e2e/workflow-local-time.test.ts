@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Execution, ExecutionDetail, Project, Workflow, WorkflowStep } from '../../src/api.js';
-import type { CursorPage } from '../../src/platform/http/pagination.js';
 import { createUser } from '../../src/modules/accounts/service.js';
+import type { CursorPage } from '../../src/platform/http/pagination.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { type Client, client, expectBody, pollUntil, startTestServer, type TestServer } from '../support/server.js';
