@@ -279,6 +279,7 @@ describe('dashboard accounts', () => {
         name: 'Default project',
         disabled: false,
         requireTwoFactor: false,
+        timezone: 'UTC',
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         role: 'owner',
@@ -337,6 +338,7 @@ describe('dashboard accounts', () => {
       'requireTwoFactor',
       'role',
       'secretKey',
+      'timezone',
       'updatedAt',
     ]);
     expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), name: 'Bob’s shop', disabled: false });
@@ -399,6 +401,30 @@ describe('dashboard accounts', () => {
     expect(
       (await client(server.url, fresh.publicKey).post('/v1/track', { email: 'x@example.com', event: 'e' })).status,
     ).toBe(200);
+  });
+
+  it('shows and sets the project’s default time zone, refusing a name the server does not know', async () => {
+    const session = dashboard(server.url, aliceToken);
+    const created = (await session.post('/users/@me/projects', { name: 'Zoned' })).body;
+    expect(created.timezone).toBe('UTC');
+    const listed = () =>
+      session.get('/users/@me/projects').then((r) => r.body.find((p: { id: string }) => p.id === created.id));
+
+    const set = await session.patch(`/users/@me/projects/${created.id}`, { timezone: 'America/Sao_Paulo' });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ name: 'Zoned', timezone: 'America/Sao_Paulo' });
+    expect((await listed()).timezone).toBe('America/Sao_Paulo');
+
+    for (const timezone of ['Mars/Olympus', '', 'Europe/Paris; drop table projects']) {
+      const refused = await session.patch(`/users/@me/projects/${created.id}`, { name: 'Not this', timezone });
+      expectError(refused, 422, 'VALIDATION_ERROR');
+      expect(refused.body.error.errors).toEqual([expect.objectContaining({ field: 'timezone' })]);
+    }
+    expect(await listed()).toMatchObject({
+      name: 'Zoned',
+      timezone: 'America/Sao_Paulo',
+      updatedAt: set.body.updatedAt,
+    });
   });
 
   it('regenerates keys: the old ones fail at once even when cached, the new ones work', async () => {

@@ -332,21 +332,25 @@ describe.skipIf(!hasChromium)('the webhooks, suppressions, inbound and settings 
   });
 
   describe('settings', () => {
-    it('renames the project, and the switcher follows', async () => {
+    it('renames the project and sets its default time zone, and the switcher follows', async () => {
       await d.page.goto(`${d.service.url}/app/`);
       await nav('Settings').click();
       await d.page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
       await d.expectAccessible('settings');
+      const save = d.page.getByRole('region', { name: 'Name and time zone' }).getByRole('button', { name: 'Save' });
 
       await d.page.getByLabel('Name', { exact: true }).fill('   ');
-      await d.page.getByRole('button', { name: 'Rename' }).click();
+      await save.click();
       await d.page.getByText('Enter a name.').waitFor();
       await d.page.getByLabel('Name', { exact: true }).fill('Shop EU');
-      await d.page.getByRole('button', { name: 'Rename' }).click();
+      await d.page.getByLabel('Default time zone').selectOption('Asia/Tokyo');
+      await save.click();
       await d.page.getByText('Saved.').waitFor();
       await expect
         .poll(() => d.page.getByLabel('Project', { exact: true }).locator('option:checked').textContent())
         .toContain('Shop EU');
+      await d.page.reload();
+      await expect.poll(() => d.page.getByLabel('Default time zone').inputValue()).toBe('Asia/Tokyo');
     });
 
     it('regenerates both keys after a warning: the old secret key is refused at once, the new one works', async () => {

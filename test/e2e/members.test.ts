@@ -234,6 +234,11 @@ describe('project members', () => {
       ],
       ['regenerate keys', dora.post(`/users/@me/projects/${projectId}/regenerate-keys`), 'owner'],
       ['rename the project', dora.patch(`/users/@me/projects/${projectId}`, { name: 'Mine now' }), 'admin'],
+      [
+        'set the default time zone',
+        dora.patch(`/users/@me/projects/${projectId}`, { timezone: 'Asia/Tokyo' }),
+        'admin',
+      ],
       ['disable the project', dora.patch(`/users/@me/projects/${projectId}`, { disabled: true }), 'owner'],
       ['invite', dora.post(`/projects/${projectId}/invites`, { email: 'friend@example.com', role: 'member' }), 'admin'],
       ['list invites', dora.get(`/projects/${projectId}/invites`), 'admin'],
@@ -266,6 +271,10 @@ describe('project members', () => {
     expect((await bob.get('/webhooks')).status).toBe(200);
     expect((await bob.post('/domains', { domain: 'admin.example.org' })).status).toBe(201);
     expect((await bob.patch(`/users/@me/projects/${projectId}`, { name: 'Default project' })).body.role).toBe('admin');
+    expect((await bob.patch(`/users/@me/projects/${projectId}`, { timezone: 'UTC' })).body).toMatchObject({
+      role: 'admin',
+      timezone: 'UTC',
+    });
 
     const dora = `/projects/${projectId}/members/${ids['dora@example.com']}`;
     expect((await bob.patch(dora, { role: 'admin' })).body).toMatchObject({ role: 'admin', email: 'dora@example.com' });

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Execution, ExecutionDetail, Workflow, WorkflowStep } from '../../src/api.js';
+import type { Execution, ExecutionDetail, Project, Workflow, WorkflowStep } from '../../src/api.js';
+import { createUser } from '../../src/modules/accounts/service.js';
 import type { CursorPage } from '../../src/platform/http/pagination.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
-import { type Client, expectBody, pollUntil, startTestServer, type TestServer } from '../support/server.js';
+import { type Client, client, expectBody, pollUntil, startTestServer, type TestServer } from '../support/server.js';
 import { sendEmail } from '../support/workflows.js';
 
 // A DELAY until 09:00 waits until 09:00 in each contact's own zone: from its timezone, its country
-// or its locale, else UTC. The service's clock starts at 15:00 UTC on Saturday 7 March 2026, the eve
+// or its locale, else the project's default zone (UTC unless set). The service's clock starts at 15:00 UTC on Saturday 7 March 2026, the eve
 // of New York's change to summer time, and runs on from there.
 
 const START = Date.parse('2026-03-07T15:00:00Z');
@@ -20,6 +21,7 @@ const EVENT = 'signed_up';
 let dns: DnsServer;
 let server: TestServer;
 let api: Client;
+let projectId: string;
 let publicKey: string;
 let workflow: Workflow;
 let pause: WorkflowStep;
@@ -31,6 +33,7 @@ beforeAll(async () => {
   server = await startTestServer({ DNS_SERVERS: dns.address }, { clock });
   const project = await server.project('local-time');
   api = project.api;
+  projectId = project.id;
   publicKey = project.publicKey;
   await verifiedDomain(api, dns, DOMAIN);
   const template = { name: 'Morning', subject: 'Good morning', body: '<p>Hi</p>', from: `hi@${DOMAIN}` };
@@ -107,6 +110,54 @@ describe('DELAY until a time of day in the contact’s zone', () => {
       ['DELAY', 'completed'],
       ['SEND_EMAIL', 'completed'],
     ]);
+  });
+});
+
+describe('the project’s default time zone', () => {
+  const OWNER = { email: 'owner@localtime.test', password: 'owner-correct-horse' };
+  let session: Client;
+  const settings = (body: unknown) => session.patch(`/users/@me/projects/${projectId}`, body);
+
+  beforeAll(async () => {
+    // The first user owns the projects made without an owner, this one among them.
+    await createUser(server.service.ctx.db, OWNER.email, OWNER.password, clock.now());
+    const login = await fetch(`${server.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(OWNER),
+    });
+    const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+    const c = client(server.url, '');
+    session = {
+      ...c,
+      patch: (p, body) => c.request('PATCH', p, { key: null, headers: { cookie }, body }),
+      get: (p) => c.request('GET', p, { key: null, headers: { cookie } }),
+    };
+  });
+
+  afterAll(async () => {
+    await expectBody(settings({ timezone: 'UTC' }));
+  });
+
+  it('is where a contact with no zone of its own waits until 09:00', async () => {
+    expect((await expectBody(settings({ timezone: 'Asia/Tokyo' }))).timezone).toBe('Asia/Tokyo');
+    const execution = await waitingExecution('nowhere@contacts.localtime.test', { plan: 'pro' });
+    // The next 09:00 in Tokyo (UTC+9) from any time on the 7th after 15:00Z (00:00 on the 8th there).
+    expect(execution.waitingFor).toEqual({ event: null, until: '2026-03-08T00:00:00.000Z' });
+  });
+
+  it('gives way to the contact’s own zone', async () => {
+    const execution = await waitingExecution('berlin@contacts.localtime.test', { country: 'DE' });
+    expect(execution.waitingFor?.until).toBe('2026-03-08T08:00:00.000Z');
+  });
+
+  it('refuses a zone the server does not know, on its field, changing nothing', async () => {
+    const res = await settings({ timezone: 'Asia/Atlantis' });
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR', statusCode: 422 } });
+    expect(res.body.error.errors).toEqual([expect.objectContaining({ field: 'timezone' })]);
+    const projects = await expectBody<Project[]>(session.get('/users/@me/projects'));
+    expect(projects.find((p) => p.id === projectId)?.timezone).toBe('Asia/Tokyo');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultZoneOptions } from '../../web/src/pages/settings/default-time-zone.js';
 import * as settings from '../../web/src/pages/settings/project-settings.js';
 import { trackingPatch } from '../../web/src/pages/settings/tracking-settings.js';
 
@@ -10,8 +11,43 @@ describe('renaming a project', () => {
   });
 
   it('asks nothing when the name would not change', () => {
-    expect(settings.renameBody({ name: 'Shop' }, ' Shop ')).toBeNull();
-    expect(settings.renameBody({ name: 'Shop' }, ' Shop EU ')).toEqual({ name: 'Shop EU' });
+    const project = { name: 'Shop', timezone: 'UTC' };
+    expect(settings.generalBody(project, { name: ' Shop ', timezone: 'UTC' })).toBeNull();
+    expect(settings.generalBody(project, { name: ' Shop EU ', timezone: 'UTC' })).toEqual({ name: 'Shop EU' });
+  });
+});
+
+describe('the default time zone', () => {
+  it('is saved with the name, and only when it changes', () => {
+    const project = { name: 'Shop', timezone: 'UTC' };
+    expect(settings.generalBody(project, { name: 'Shop', timezone: 'Asia/Tokyo' })).toEqual({ timezone: 'Asia/Tokyo' });
+    expect(settings.generalBody(project, { name: 'Shop EU', timezone: 'Europe/Paris' })).toEqual({
+      name: 'Shop EU',
+      timezone: 'Europe/Paris',
+    });
+  });
+
+  it('offers UTC first, then the browser’s zones, named without underscores', () => {
+    const options = defaultZoneOptions('UTC', ['America/New_York', 'Asia/Tokyo', 'UTC']);
+    expect(options).toEqual([
+      { value: 'UTC', label: 'UTC' },
+      { value: 'America/New_York', label: 'America/New York' },
+      { value: 'Asia/Tokyo', label: 'Asia/Tokyo' },
+    ]);
+  });
+
+  it('keeps a saved zone this browser does not list, right after UTC', () => {
+    expect(defaultZoneOptions('Europe/Kyiv', ['Asia/Tokyo']).map((o) => o.value)).toEqual([
+      'UTC',
+      'Europe/Kyiv',
+      'Asia/Tokyo',
+    ]);
+  });
+
+  it('offers every zone the runtime knows when not given a list', () => {
+    expect(defaultZoneOptions('UTC').map((o) => o.value)).toEqual(
+      expect.arrayContaining(['UTC', 'Asia/Tokyo', 'Europe/Paris']),
+    );
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
+import { isTimeZone } from '../../domain/local-time.js';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password-rules.js';
 import { ROLES } from '../../domain/roles.js';
 
@@ -18,6 +19,8 @@ export const projectSchema = z.object({
   disabled: z.boolean(),
   /** Members must sign in with a second factor to use the project. */
   requireTwoFactor: z.boolean(),
+  /** The IANA zone of contacts whose data names none, for a workflow's DELAY until a time of day. */
+  timezone: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** The signed-in user's role in the project. */
@@ -27,12 +30,20 @@ export type Project = z.infer<typeof projectSchema>;
 /** The keys are shown once, when they are made; only their hashes are stored. */
 export const projectWithKeysSchema = projectSchema.extend({ publicKey: z.string(), secretKey: z.string() });
 
+/** An IANA time-zone name this server's runtime knows, such as `Europe/Paris`. */
+const timeZoneSchema = z
+  .string()
+  .trim()
+  .refine(isTimeZone, { message: 'Not a time zone this server knows: an IANA name such as Europe/Paris' });
+
 export const createProjectBody = z.object({ name: z.string().trim().min(1).max(255) });
 export const patchProjectBody = z.object({
   name: z.string().trim().min(1).max(255).optional(),
   disabled: z.boolean().optional(),
   /** Owners only: members must sign in with a second factor to use the project. */
   requireTwoFactor: z.boolean().optional(),
+  /** Admins, like the name. */
+  timezone: timeZoneSchema.optional(),
 });
 export const projectIdParams = z.object({ id: z.string().uuid() });
 

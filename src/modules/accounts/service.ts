@@ -24,6 +24,7 @@ const toProject = (p: projects.ProjectRow, role: Role): Project => ({
   name: p.name,
   disabled: p.disabled,
   requireTwoFactor: p.require_two_factor,
+  timezone: p.timezone,
   createdAt: iso(p.created_at),
   updatedAt: iso(p.updated_at),
   role,
@@ -103,14 +104,14 @@ export async function createOwnedProject(ctx: AppContext, userId: string, name: 
 }
 
 /**
- * Renaming takes an admin; disabling or enabling the project, or requiring two-factor sign-in, an
+ * Renaming or setting the default time zone takes an admin; disabling or enabling the project, or requiring two-factor sign-in, an
  * owner, who must have it on themselves to require it of others.
  */
 export async function updateProject(
   ctx: AppContext,
   userId: string,
   id: string,
-  change: { name?: string; disabled?: boolean; requireTwoFactor?: boolean },
+  change: { name?: string; disabled?: boolean; requireTwoFactor?: boolean; timezone?: string },
 ) {
   const ownerOnly = change.disabled !== undefined || change.requireTwoFactor !== undefined;
   const role = await members.requireRole(ctx.db, id, userId, ownerOnly ? 'owner' : 'admin');

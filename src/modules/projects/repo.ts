@@ -10,11 +10,13 @@ export interface ProjectRow {
   disabled: boolean;
   /** Members must sign in with a second factor to use it. */
   require_two_factor: boolean;
+  /** The IANA zone of contacts whose data names none (a workflow's DELAY until a time of day). */
+  timezone: string;
   created_at: Date;
   updated_at: Date;
 }
 
-const columns = sql`id, name, disabled, require_two_factor, created_at, updated_at`;
+const columns = sql`id, name, disabled, require_two_factor, timezone, created_at, updated_at`;
 
 export async function insertProject(
   ex: Executor,
@@ -90,6 +92,7 @@ export async function updateProject(
     name?: string;
     disabled?: boolean;
     requireTwoFactor?: boolean;
+    timezone?: string;
     keyHashes?: { public: string; secret: string };
   },
   now: Date,
@@ -101,6 +104,7 @@ export async function updateProject(
       name = coalesce(${change.name ?? null}, name),
       disabled = coalesce(${change.disabled ?? null}::boolean, disabled),
       require_two_factor = coalesce(${change.requireTwoFactor ?? null}::boolean, require_two_factor),
+      timezone = coalesce(${change.timezone ?? null}, timezone),
       public_key_hash = coalesce(${change.keyHashes?.public ?? null}, public_key_hash),
       secret_key_hash = coalesce(${change.keyHashes?.secret ?? null}, secret_key_hash),
       updated_at = ${now}
@@ -109,6 +113,16 @@ export async function updateProject(
   );
   if (r.rows[0]) await notify(ex, KEYS_CHANGED);
   return r.rows[0] ?? null;
+}
+
+/** Each of the projects' default time zone, by project id. */
+export async function projectTimeZones(ex: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const r = await run<{ id: string; timezone: string }>(
+    ex,
+    sql`select id, timezone from projects where id = any(${`{${ids.join(',')}}`}::uuid[])`,
+  );
+  return new Map(r.rows.map((row) => [row.id, row.timezone]));
 }
 
 /** The projects the user is a member of that require two-factor sign-in (reads their memberships). */

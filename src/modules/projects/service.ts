@@ -14,6 +14,7 @@ export {
   projectById,
   projectsByIds,
   projectsRequiringTwoFactor,
+  projectTimeZones,
   updateProject,
 } from './repo.js';
 

@@ -16,7 +16,7 @@ import {
   type FilterSubject,
 } from '../../domain/filters/index.js';
 import { backoffMs } from '../../domain/formats.js';
-import { contactZone, nextLocalTime } from '../../domain/local-time.js';
+import { contactZone, isTimeZone, nextLocalTime } from '../../domain/local-time.js';
 import { TemplateError } from '../../domain/render.js';
 import { choiceOf, resolveTracking } from '../../domain/tracking.js';
 import {
@@ -34,6 +34,7 @@ import { assertVerifiedSender } from '../domains/service.js';
 import { composeEmail } from '../emails/compose.js';
 import type { NewEmail } from '../emails/service.js';
 import { eventsOfContacts } from '../events/service.js';
+import { projectTimeZones } from '../projects/service.js';
 import { checkAudience, filterContext } from '../segments/audience.js';
 import { membershipsOf } from '../segments/service.js';
 import { cachedTemplate, findTemplate } from '../templates/service.js';
@@ -149,13 +150,22 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
 
 /**
  * Waits for the duration, or until the time of day in the contact's zone (read from its data when
- * the wait starts), then (once the time has come, `status` waiting) moves on.
+ * the wait starts, else the project's default zone), then (once the time has come, `status`
+ * waiting) moves on.
  */
-const delay: StepHandler<'DELAY'> = {
-  run(_ctx, { exec, config, now }) {
+const delay: StepHandler<'DELAY', string | undefined> = {
+  /** The default zone of each project with an execution starting a wait until a time of day. */
+  async prepare(ctx, claims) {
+    const untilClaims = claims.filter(({ config }) => 'until' in config);
+    const zones = await projectTimeZones(ctx.db, [...new Set(untilClaims.map(({ exec }) => exec.project_id))]);
+    return new Map(untilClaims.map(({ exec }) => [exec.id, zones.get(exec.project_id)]));
+  },
+  run(_ctx, { exec, config, now }, projectZone) {
     if (exec.status === 'waiting') return { kind: 'next', branch: null };
+    // A zone saved under an older runtime's tz data may be unknown to this one: UTC then, not a failure.
+    const fallback = projectZone && isTimeZone(projectZone) ? projectZone : 'UTC';
     const until =
-      'until' in config ? nextLocalTime(now, contactZone(exec.data), config.until.time) : later(now, config);
+      'until' in config ? nextLocalTime(now, contactZone(exec.data, fallback), config.until.time) : later(now, config);
     return { kind: 'wait', until, event: null };
   },
 };

@@ -15,7 +15,8 @@ import { QueryView } from '../../components/QueryView.js';
 import { SelectField } from '../../components/SelectField.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
-import { disableCopy, MAX_NAME, projectNameProblem, renameBody, settingsAllowed } from './project-settings.js';
+import { DEFAULT_ZONE_HINT, defaultZoneOptions } from './default-time-zone.js';
+import { disableCopy, generalBody, MAX_NAME, projectNameProblem, settingsAllowed } from './project-settings.js';
 import { useRegenerateKeys, useUpdateProject } from './settings-api.js';
 import { TrackingCard } from './TrackingCard.js';
 import './settings.css';
@@ -29,7 +30,8 @@ export default function SettingsPage() {
       <div className="page-heading">
         <h1 id="settings-title">Settings</h1>
         <p className="muted">
-          Project “{project.name}”: its name, its API keys, whether it works at all, and what its emails track.
+          Project “{project.name}”: its name and default time zone, its API keys, whether it works at all, and what its
+          emails track.
         </p>
       </div>
       {project.disabled && (
@@ -37,7 +39,7 @@ export default function SettingsPage() {
           This project is disabled: its keys are refused, and so are its other pages here. Enable it below.
         </p>
       )}
-      <NameCard project={project} />
+      <GeneralCard project={project} />
       <KeysCard project={project} />
       <StatusCard project={project} />
       <TwoFactorRequirementCard project={project} />
@@ -47,48 +49,65 @@ export default function SettingsPage() {
   );
 }
 
-function NameCard({ project }: { project: Project }) {
+/** The project's name and its default time zone, saved together. */
+function GeneralCard({ project }: { project: Project }) {
   const update = useUpdateProject(project.id);
   const allowed = settingsAllowed(project).rename;
-  const [draft, setDraft] = useState(project.name);
+  const [name, setName] = useState(project.name);
+  const [timezone, setTimezone] = useState(project.timezone);
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const headingId = useId();
   const server = update.error instanceof ApiError ? fieldMessages(update.error.fieldErrors) : {};
-  const message = formMessage(update.error, ['name']);
+  const message = formMessage(update.error, ['name', 'timezone']);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const wrong = projectNameProblem(draft);
+    const wrong = projectNameProblem(name);
     setProblem(wrong);
     setSaved(false);
-    const body = wrong ? null : renameBody(project, draft);
+    const body = wrong ? null : generalBody(project, { name, timezone });
     if (body) update.mutate(body, { onSuccess: () => setSaved(true) });
   };
 
   return (
     <section className="card stack" aria-labelledby={headingId}>
-      <h2 id={headingId}>Project name</h2>
-      <form className="settings-row" noValidate onSubmit={submit}>
-        <Field
-          label="Name"
-          name="name"
-          autoComplete="off"
-          maxLength={MAX_NAME}
-          required
-          value={draft}
-          onChange={(e) => {
-            setDraft(e.target.value);
-            setSaved(false);
-          }}
-          error={problem ?? server.name}
-          hint="Shown in the project switcher; your API clients never see it."
-        />
-        <button type="submit" className="button button-primary" disabled={update.isPending || !allowed}>
-          {update.isPending ? 'Saving…' : 'Rename'}
-        </button>
+      <h2 id={headingId}>Name and time zone</h2>
+      <form className="stack" noValidate onSubmit={submit}>
+        <div className="settings-row">
+          <Field
+            label="Name"
+            name="name"
+            autoComplete="off"
+            maxLength={MAX_NAME}
+            required
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              setSaved(false);
+            }}
+            error={problem ?? server.name}
+            hint="Shown in the project switcher; your API clients never see it."
+          />
+          <SelectField
+            label="Default time zone"
+            value={timezone}
+            options={defaultZoneOptions(project.timezone)}
+            onChange={(zone) => {
+              setTimezone(zone);
+              setSaved(false);
+            }}
+            error={server.timezone}
+            hint={DEFAULT_ZONE_HINT}
+          />
+        </div>
+        <p>
+          <button type="submit" className="button button-primary" disabled={update.isPending || !allowed}>
+            {update.isPending ? 'Saving…' : 'Save'}
+          </button>
+        </p>
       </form>
-      {!allowed && <p className="muted small">Only an admin or owner of the project can rename it.</p>}
+      {!allowed && <p className="muted small">Only an admin or owner of the project can change these.</p>}
       {message && <Alert>{message}</Alert>}
       <p role="status" className="settings-saved">
         {saved ? 'Saved.' : ''}

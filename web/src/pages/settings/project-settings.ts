@@ -12,10 +12,17 @@ export function projectNameProblem(draft: string): string | null {
   return null;
 }
 
-/** The PATCH body for a rename, or null when the name would not change. */
-export function renameBody(project: Pick<Project, 'name'>, draft: string): { name: string } | null {
-  const name = draft.trim();
-  return name === project.name ? null : { name };
+/** The PATCH body of what the form changes (its name, its default time zone), or null for nothing. */
+export function generalBody(
+  project: Pick<Project, 'name' | 'timezone'>,
+  draft: { name: string; timezone: string },
+): { name?: string; timezone?: string } | null {
+  const name = draft.name.trim();
+  const body = {
+    ...(name === project.name ? {} : { name }),
+    ...(draft.timezone === project.timezone ? {} : { timezone: draft.timezone }),
+  };
+  return Object.keys(body).length > 0 ? body : null;
 }
 
 /** The words of the enable/disable control and its confirmation, for the project as it is now. */

@@ -12,9 +12,9 @@ function useProjectChange<V, R extends Project>(request: (v: V) => Promise<R>) {
   return useMutation({
     mutationFn: request,
     onSuccess: (changed) => {
-      const { id, name, disabled, requireTwoFactor, updatedAt } = changed;
+      const { id, name, disabled, requireTwoFactor, timezone, updatedAt } = changed;
       queryClient.setQueryData<Project[]>(projectsKey, (list) =>
-        list?.map((p) => (p.id === id ? { ...p, name, disabled, requireTwoFactor, updatedAt } : p)),
+        list?.map((p) => (p.id === id ? { ...p, name, disabled, requireTwoFactor, timezone, updatedAt } : p)),
       );
       return queryClient.invalidateQueries({ queryKey: projectsKey });
     },
@@ -22,7 +22,7 @@ function useProjectChange<V, R extends Project>(request: (v: V) => Promise<R>) {
 }
 
 export const useUpdateProject = (projectId: string) =>
-  useProjectChange((body: { name?: string; disabled?: boolean; requireTwoFactor?: boolean }) =>
+  useProjectChange((body: { name?: string; timezone?: string; disabled?: boolean; requireTwoFactor?: boolean }) =>
     api<Project>('PATCH', path(projectId), { body }),
   );
 
