@@ -32,14 +32,16 @@ function wallClockFormat(zone: string): Intl.DateTimeFormat {
   return format;
 }
 
-export function isTimeZone(name: string): boolean {
+/** The zone's name as the runtime spells it (`asia/tokyo` → `Asia/Tokyo`), or undefined for a name it does not know. */
+export function canonicalTimeZone(name: string): string | undefined {
   try {
-    wallClockFormat(name);
-    return true;
+    return wallClockFormat(name).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+export const isTimeZone = (name: string): boolean => canonicalTimeZone(name) !== undefined;
 
 /** The zone's wall clock at `ms`, read as if it were UTC: year, month, day, hour, minute, second. */
 function wallClock(ms: number, zone: string): number {

@@ -410,7 +410,8 @@ describe('dashboard accounts', () => {
     const listed = () =>
       session.get('/users/@me/projects').then((r) => r.body.find((p: { id: string }) => p.id === created.id));
 
-    const set = await session.patch(`/users/@me/projects/${created.id}`, { timezone: 'America/Sao_Paulo' });
+    // Stored as the runtime spells it, so the dashboard's list of zones finds it.
+    const set = await session.patch(`/users/@me/projects/${created.id}`, { timezone: ' america/sao_paulo ' });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ name: 'Zoned', timezone: 'America/Sao_Paulo' });
     expect((await listed()).timezone).toBe('America/Sao_Paulo');

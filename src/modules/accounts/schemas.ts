@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from '../../domain/email.js';
-import { isTimeZone } from '../../domain/local-time.js';
+import { canonicalTimeZone, isTimeZone } from '../../domain/local-time.js';
 import { MIN_PASSWORD_LENGTH } from '../../domain/password-rules.js';
 import { ROLES } from '../../domain/roles.js';
 
@@ -30,11 +30,12 @@ export type Project = z.infer<typeof projectSchema>;
 /** The keys are shown once, when they are made; only their hashes are stored. */
 export const projectWithKeysSchema = projectSchema.extend({ publicKey: z.string(), secretKey: z.string() });
 
-/** An IANA time-zone name this server's runtime knows, such as `Europe/Paris`. */
+/** An IANA time-zone name this server's runtime knows, such as `Europe/Paris`, stored as the runtime spells it. */
 const timeZoneSchema = z
   .string()
   .trim()
-  .refine(isTimeZone, { message: 'Not a time zone this server knows: an IANA name such as Europe/Paris' });
+  .refine(isTimeZone, { message: 'Not a time zone this server knows: an IANA name such as Europe/Paris' })
+  .transform((name) => canonicalTimeZone(name)!);
 
 export const createProjectBody = z.object({ name: z.string().trim().min(1).max(255) });
 export const patchProjectBody = z.object({
