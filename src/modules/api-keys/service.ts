@@ -127,9 +127,9 @@ const USE_RECORDED_EVERY_MS = 60_000;
 export function keyUsage(db: Db, now: () => Date = () => new Date()) {
   const recorded = new Map<string, number>();
   let pending = new Map<string, { id: string; at: Date; ip: string }>();
-  let timer: NodeJS.Timeout | null = null;
+  let flushing = false;
   const flush = () => {
-    timer = null;
+    flushing = false;
     const uses = [...pending.values()];
     pending = new Map();
     // Best effort: a lost write only leaves "last used" a minute older.
@@ -140,6 +140,8 @@ export function keyUsage(db: Db, now: () => Date = () => new Date()) {
     if (at.getTime() - (recorded.get(id) ?? 0) < USE_RECORDED_EVERY_MS) return;
     recorded.set(id, at.getTime());
     pending.set(id, { id, at, ip });
-    timer ??= setTimeout(flush, 200).unref();
+    if (flushing) return;
+    flushing = true;
+    setTimeout(flush, 200).unref();
   };
 }
