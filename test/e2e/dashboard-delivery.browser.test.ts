@@ -60,7 +60,7 @@ describe.skipIf(!hasChromium)('the delivery page in a browser', () => {
     await dialog().getByRole('heading', { name: 'Add a warm-up' }).waitFor();
     // Only verified domains send mail, so only they are offered.
     const domain = dialog().getByLabel('Sender domain');
-    expect(await domain.locator('option').allTextContents()).toEqual([SENDER]);
+    await expect.poll(() => domain.locator('option').allTextContents()).toEqual([SENDER]);
     expect(await dialog().getByLabel('Start date').inputValue()).toBe(new Date().toISOString().slice(0, 10));
 
     const first = dialog().getByLabel('Campaign emails on the first day');
