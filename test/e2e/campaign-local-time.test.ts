@@ -158,12 +158,42 @@ describe('a campaign sent at 09:00 in each recipient’s time zone', () => {
   });
 });
 
+describe('a local time with whenPassed now', () => {
+  const at = (who: string) => `${who}@now.localtime-campaigns.test`;
+
+  it('sends at once where the time has passed on the send day, and at it elsewhere', async () => {
+    // 12:00 UTC: 13:00 in Berlin (09:00 has passed), 08:00 in New York (still to come).
+    setClock('2027-03-16T12:00:00Z');
+    await contactsOf('passed', [
+      [at('berlin'), { country: 'DE' }],
+      [at('nowhere'), {}],
+      [at('new-york'), { timezone: 'America/New_York' }],
+    ]);
+    const campaign = await batchCampaign(api, FROM, 'passed', { localTime: { time: '09:00', whenPassed: 'now' } });
+    await expectBody(api.post(`/campaigns/${campaign.id}/send`));
+    await pollUntil(
+      async () => delivered([at('berlin'), at('nowhere'), at('new-york')]),
+      (d) => d.length === 2,
+      20_000,
+    );
+    const emails = await emailsOf(campaign.id, 3);
+    expect(emails.find((e) => e.to === at('new-york'))?.nextAttemptAt).toBe('2027-03-16T13:00:00.000Z');
+    await sleep(1000);
+    expect(delivered([at('new-york')])).toEqual([]);
+    expect((await getCampaign(api, campaign.id)).status).toBe('SENDING');
+
+    setClock('2027-03-16T13:00:01Z');
+    await campaignWhen(api, campaign.id, (c) => c.status === 'SENT', 20_000);
+    expect(sinkMessagesTo(sink, at('new-york'))).toHaveLength(1);
+  });
+});
+
 describe('a campaign spread over a window', () => {
   const at = (who: string) => `${who}@spread.localtime-campaigns.test`;
   const addresses = ['a', 'b', 'c', 'd'].map(at);
 
   it('gives its emails times evenly apart from the send moment, and is SENT after the last', async () => {
-    setClock('2027-03-15T10:00:00Z');
+    setClock('2027-03-17T10:00:00Z');
     await contactsOf(
       'spread',
       addresses.map((a) => [a, {}]),
