@@ -29,6 +29,7 @@ export type {
   CampaignLink,
   CampaignProgress,
   CampaignRecipient,
+  CampaignSendTimes,
   CampaignSettings,
   CampaignStats,
   CampaignStatus,

@@ -460,6 +460,8 @@ describe('POST /campaigns', () => {
         audienceCondition: null,
         segmentId: null,
         scheduledFor: null,
+        localTime: null,
+        spread: null,
         ...NO_COUNTS,
         pausedReason: null,
         pausedAt: null,

@@ -190,6 +190,19 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     await d.page.getByLabel('Subject').fill('{{ firstName ?? "friend" }}, the beta is here');
     await expect.poll(async () => (await campaign()).subject).toBe('{{ firstName ?? "friend" }}, the beta is here');
     await expect.poll(() => d.page.getByTestId('save-state').textContent()).toContain('All changes saved');
+
+    // The send time: 09:00 in each recipient's zone is saved, with the audience's zones and last send time.
+    await d.page.getByRole('radio', { name: 'Send at a time of day in each recipient’s time zone' }).check();
+    await expect.poll(async () => (await campaign()).localTime).toEqual({ time: '09:00', whenPassed: 'nextDay' });
+    await expect.poll(() => d.page.getByTestId('send-times').textContent()).toContain('the last email goes at');
+    // A spread out of range is marked beside its field and not saved; at once again clears both.
+    await d.page.getByRole('radio', { name: 'Spread over a number of hours' }).check();
+    await d.page.getByRole('spinbutton', { name: 'Hours' }).fill('0');
+    await d.page.getByText('A whole number of hours from 1 to 72').waitFor();
+    await d.page.getByRole('radio', { name: 'Send at the same moment to everyone' }).check();
+    await expect.poll(async () => (await campaign()).localTime).toBeNull();
+    expect((await campaign()).spread).toBeNull();
+    await expect.poll(() => d.page.getByTestId('save-state').textContent()).toContain('All changes saved');
     await expectAccessibleEverywhere('campaign-composer');
   });
 

@@ -12,17 +12,19 @@ import type { RecipientReason } from './schemas.js';
 
 /**
  * Writes the recipient list once, from the audience condition compiled for this moment, and stores
- * its size; marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`).
+ * its size (and, for a spread, each recipient's place in contact id order); marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`).
  * Returns false when the list was already written.
  */
 export async function freezeAudience(ex: Executor, c: CampaignRow, audience: SQL, now: Date): Promise<boolean> {
   const subscribedOnly = c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``;
+  // Only a spread needs each recipient's place, and numbering costs a sort of the whole audience.
+  const position = c.spread_hours ? sql`(row_number() over (order by c.id) - 1)::int` : sql`null::int`;
   const r = await run(
     ex,
     sql`
     with listed as (
-      insert into campaign_recipients (campaign_id, contact_id)
-      select ${c.id}::uuid, c.id from contacts c where c.project_id = ${c.project_id} and (${audience})${subscribedOnly}
+      insert into campaign_recipients (campaign_id, contact_id, position)
+      select ${c.id}::uuid, c.id, ${position} from contacts c where c.project_id = ${c.project_id} and (${audience})${subscribedOnly}
       on conflict do nothing
       returning 1)
     update campaigns set total_recipients = (select count(*) from listed), frozen_at = ${now}, updated_at = ${now}
@@ -38,6 +40,8 @@ export interface PendingRecipient {
   email: string | null;
   subscribed: boolean | null;
   data: Record<string, unknown> | null;
+  /** Its place in the audience, for a spread campaign (null otherwise). */
+  position: number | null;
 }
 
 /** The next recipients without an email, in contact id order after `after`. */
@@ -50,7 +54,7 @@ export async function pendingRecipients(
   const r = await run<PendingRecipient>(
     ex,
     sql`
-    select r.contact_id, c.email, c.subscribed, c.data
+    select r.contact_id, c.email, c.subscribed, c.data, r.position
     from campaign_recipients r left join contacts c on c.id = r.contact_id
     where r.campaign_id = ${campaignId} and r.email_id is null and r.outcome = 'queued'
       ${after ? sql`and r.contact_id > ${after}` : sql``}

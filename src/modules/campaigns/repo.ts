@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { GuardCounts, PauseReason } from '../../domain/campaign-guardrails.js';
+import type { LocalTime } from '../../domain/campaign-timing.js';
 import { type FilterCondition, filterReferences } from '../../domain/filters/index.js';
 import { likePattern } from '../../domain/formats.js';
 import { type Executor, run } from '../../platform/db/client.js';
@@ -19,6 +20,9 @@ export interface CampaignRow extends EmailContentRow {
   audience_condition: FilterCondition | null;
   segment_id: string | null;
   scheduled_for: Date | null;
+  /** When its emails go (domain/campaign-timing): at a time of day in each recipient's zone, or spread. */
+  local_time: LocalTime | null;
+  spread_hours: number | null;
   total_recipients: number;
   sent_count: number;
   delivered_count: number;
@@ -45,6 +49,8 @@ export interface CampaignValues extends TemplateValues {
   audienceType: AudienceType;
   segmentId: string | null;
   audienceCondition: FilterCondition | null;
+  localTime: LocalTime | null;
+  spreadHours: number | null;
 }
 
 const json = (c: object | null) => (c === null ? null : JSON.stringify(c));
@@ -59,10 +65,11 @@ export async function insertCampaign(
     ex,
     sql`
     insert into campaigns (project_id, name, description, subject, body, body_source, from_email, from_name, reply_to,
-      type, track_opens, track_clicks, audience_type, segment_id, audience_condition, created_at, updated_at)
+      type, track_opens, track_clicks, audience_type, segment_id, audience_condition, local_time, spread_hours,
+      created_at, updated_at)
     values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${json(v.bodySource)}::jsonb, ${v.from},
       ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.trackOpens}, ${v.trackClicks}, ${v.audienceType}, ${v.segmentId}, ${json(v.audienceCondition)}::jsonb,
-      ${now}, ${now})
+      ${json(v.localTime)}::jsonb, ${v.spreadHours}, ${now}, ${now})
     returning *`,
   );
   return r.rows[0]!;
@@ -108,7 +115,8 @@ export async function replaceCampaign(
       body_source = ${json(v.bodySource)}::jsonb, from_email = ${v.from}, from_name = ${v.fromName}, reply_to = ${v.replyTo}, type = ${v.type},
       track_opens = ${v.trackOpens}, track_clicks = ${v.trackClicks},
       audience_type = ${v.audienceType}, segment_id = ${v.segmentId},
-      audience_condition = ${json(v.audienceCondition)}::jsonb, updated_at = ${now}
+      audience_condition = ${json(v.audienceCondition)}::jsonb, local_time = ${json(v.localTime)}::jsonb,
+      spread_hours = ${v.spreadHours}, updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
     returning *`,
   );

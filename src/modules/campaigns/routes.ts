@@ -4,6 +4,7 @@ import { moduleRoutes, projectSettings, resourceById } from '../../platform/http
 import * as recipients from './recipients.js';
 import * as report from './report.js';
 import * as s from './schemas.js';
+import { campaignSendTimes } from './send-times.js';
 import * as service from './service.js';
 import * as settings from './settings.js';
 
@@ -109,6 +110,11 @@ export const campaignRoutes = moduleRoutes(
     );
     app.get('/campaigns/:id/progress', { schema: { params: s.idParams, response: { 200: s.progressSchema } } }, (req) =>
       report.campaignProgress(ctx, projectOf(req).id, req.params.id),
+    );
+    app.get(
+      '/campaigns/:id/local-time',
+      { schema: { params: s.idParams, response: { 200: s.sendTimesSchema } } },
+      (req) => campaignSendTimes(ctx, projectOf(req).id, req.params.id),
     );
     app.get(
       '/campaigns/:id/engagement',

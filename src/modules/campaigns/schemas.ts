@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { PAUSE_REASONS } from '../../domain/campaign-guardrails.js';
+import { SPREAD_HOURS, WHEN_PASSED } from '../../domain/campaign-timing.js';
 import { emailSchema } from '../../domain/email.js';
 import { filterConditionSchema } from '../../domain/filters/index.js';
+import { TIME_OF_DAY } from '../../domain/local-time.js';
 import {
   cursorPageSchema,
   cursorQuery,
@@ -21,8 +23,23 @@ export const audienceTypeSchema = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
 export const pauseReasonSchema = z.enum(PAUSE_REASONS);
 export type AudienceType = z.infer<typeof audienceTypeSchema>;
 
+/** Send at `time` in each recipient's time zone (docs/decisions.md#campaign-local-time). */
+export const localTimeSchema = z
+  .object({
+    time: z.string().regex(TIME_OF_DAY, { message: 'A time of day from 00:00 to 23:59, as HH:MM' }),
+    /** Where `time` has already passed on the send day: the next day's (default), or at once. */
+    whenPassed: z.enum(WHEN_PASSED).default('nextDay'),
+  })
+  .strict();
+
+/** Spread the emails evenly over `hours` from the send moment. */
+export const spreadSchema = z.object({ hours: z.number().int().min(SPREAD_HOURS.min).max(SPREAD_HOURS.max) }).strict();
+
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
 export const campaignBody = emailContentBody.extend({
+  /** Null or absent: everyone at the send moment. Not with `spread` (422 on `spread`). */
+  localTime: localTimeSchema.nullable().optional(),
+  spread: spreadSchema.nullable().optional(),
   audienceType: audienceTypeSchema,
   /** Required when audienceType is SEGMENT (400 otherwise). */
   segmentId: z.string().uuid().nullable().optional(),
@@ -39,6 +56,10 @@ export const campaignSchema = emailContentSchema.extend({
   audienceCondition: z.unknown().nullable(),
   segmentId: z.string().uuid().nullable(),
   scheduledFor: z.string().nullable(),
+  /** Each recipient's email at this time of day in its zone; null: not by local time. */
+  localTime: z.object({ time: z.string(), whenPassed: z.enum(WHEN_PASSED) }).nullable(),
+  /** The emails spread evenly over this window from the send moment; null: not spread. */
+  spread: z.object({ hours: z.number().int() }).nullable(),
   totalRecipients: z.number().int(),
   sentCount: z.number().int(),
   deliveredCount: z.number().int(),
@@ -141,6 +162,28 @@ export const progressSchema = z.object({
   etaSeconds: z.number().int().nullable(),
 });
 export type CampaignProgress = z.infer<typeof progressSchema>;
+
+/** GET /campaigns/{id}/local-time: the audience's time zones and when each one's emails go. */
+export const sendTimesSchema = z.object({
+  campaignId: z.string().uuid(),
+  /** The send moment the times are reckoned from: when sending started, else the schedule, else now. */
+  from: z.string(),
+  /** Contacts in the audience (its recipients, once sending has started). */
+  total: z.number().int(),
+  /** Each zone (from the contact's timezone, country or locale; else UTC), earliest send first. */
+  zones: z.array(
+    z.object({
+      zone: z.string(),
+      contacts: z.number().int(),
+      /** When this zone's emails go; null for a spread campaign, where each recipient has its own time. */
+      sendAt: z.string().nullable(),
+    }),
+  ),
+  /** When the first and the last email go (before pacing); null for an empty audience. */
+  firstSendAt: z.string().nullable(),
+  lastSendAt: z.string().nullable(),
+});
+export type CampaignSendTimes = z.infer<typeof sendTimesSchema>;
 
 export const ENGAGEMENT_INTERVALS = ['minute', 'hour', 'day'] as const;
 export const engagementQuery = z.object({

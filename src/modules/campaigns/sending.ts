@@ -6,7 +6,9 @@
  *    moment, so later changes to a dynamic segment neither add nor drop anyone;
  * 2. walks the recipients without an email in pages (keyset by contact id, never the whole list in
  *    memory), renders each one's email and stores the page in one statement that also marks the
- *    recipients, so a crash or a second worker can never make two emails for one recipient;
+ *    recipients, so a crash or a second worker can never make two emails for one recipient; each
+ *    email is due at its recipient's time when the campaign has a local time or a spread
+ *    (`withSendTimes`), and waits in the queue until then;
  * 3. keeps at most BACKLOG of the campaign's emails due for delivery (explicit back-pressure: a
  *    cancel leaves little to skip; emails waiting for a pacing slot or a retry do not count);
  * 4. marks the campaign fanned out. The delivery engine moves it to SENT when its last email has
@@ -23,7 +25,9 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { cappedReason, capWindowStart, type MarketingCap, overCap } from '../../domain/campaign-guardrails.js';
+import { type CampaignTiming, recipientNotBefore } from '../../domain/campaign-timing.js';
 import type { FilterCondition } from '../../domain/filters/index.js';
+import { contactZone } from '../../domain/local-time.js';
 import { TemplateError } from '../../domain/render.js';
 import { type ProjectTracking, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
@@ -102,7 +106,7 @@ export function audienceOf(
   }
 }
 
-async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Promise<SQL> {
+export async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Promise<SQL> {
   const condition = audienceOf(c);
   if (!condition) return sql`true`;
   return compileAudience(condition, await filterContext(ex, c.project_id, now), 'audienceCondition');
@@ -265,11 +269,36 @@ export async function fanOutCampaign(
         }
       : null;
     const made = await pageEmails(c, content, present, linking, render, capCheck);
-    await storePage(ctx, campaignId, made, gone);
+    await storePage(ctx, campaignId, withSendTimes(c, present, made), gone);
   }
   const now = ctx.clock.now();
   await fanOut.markFannedOut(ctx.db, campaignId, now);
   await completeCampaigns(ctx, [campaignId], now);
+}
+
+/** How the campaign's emails are timed (domain/campaign-timing). */
+export const timingOf = (c: Pick<CampaignRow, 'local_time' | 'spread_hours'>): CampaignTiming => ({
+  localTime: c.local_time,
+  spreadHours: c.spread_hours,
+});
+
+/**
+ * The page's emails, each not before its recipient's time, reckoned from the moment the campaign
+ * started sending (so a restarted or slow fan-out gives every recipient the same time it would have).
+ */
+function withSendTimes(c: CampaignRow, page: PendingRecipient[], made: Made[]): Made[] {
+  const timing = timingOf(c);
+  if (!timing.localTime && !timing.spreadHours) return made;
+  const start = new Date(c.sent_at ?? c.frozen_at!);
+  return made.map((m, i) => {
+    const r = page[i]!;
+    const at = recipientNotBefore(timing, start, {
+      zone: contactZone(r.data ?? {}, 'UTC'),
+      position: r.position ?? 0,
+      total: c.total_recipients,
+    });
+    return at ? { ...m, email: { ...m.email, notBefore: at.toISOString() } } : m;
+  });
 }
 
 /** A page's emails and, in the same transaction, the reasons of its recipients that are skipped. */

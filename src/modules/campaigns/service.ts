@@ -37,6 +37,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     audienceCondition: row.audience_condition,
     segmentId: row.segment_id,
     scheduledFor: iso(row.scheduled_for),
+    localTime: row.local_time,
+    spread: row.spread_hours === null ? null : { hours: row.spread_hours },
     totalRecipients: row.total_recipients,
     sentCount: row.sent_count,
     deliveredCount: row.delivered_count,
@@ -69,12 +71,24 @@ function valuesOf(body: CampaignBody): CampaignValues {
     });
   if (body.audienceType === 'SEGMENT' && !body.segmentId) throw missing('segmentId', 'SEGMENT');
   if (body.audienceType === 'FILTERED' && !body.audienceCondition) throw missing('audienceCondition', 'FILTERED');
+  if (body.localTime && body.spread) {
+    throw validationError([
+      {
+        field: 'spread',
+        message: 'A campaign is sent either at a local time or spread over a window, not both; set the other to null',
+        code: 'exclusive_with_local_time',
+        received: body.spread,
+      },
+    ]);
+  }
   return {
     ...contentOf(body),
     bodySource: body.bodySource ?? null,
     audienceType: body.audienceType,
     segmentId: body.audienceType === 'SEGMENT' ? body.segmentId!.toLowerCase() : null,
     audienceCondition: body.audienceType === 'FILTERED' ? body.audienceCondition! : null,
+    localTime: body.localTime ?? null,
+    spreadHours: body.spread?.hours ?? null,
   };
 }
 
@@ -209,6 +223,8 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
       audienceType: source.audience_type,
       segmentId: source.segment_id,
       audienceCondition: source.audience_condition,
+      localTime: source.local_time,
+      spreadHours: source.spread_hours,
     },
     ctx.clock.now(),
   );

@@ -59,13 +59,16 @@ export async function parkCampaignEmails(ex: Executor, campaignIds: string[]): P
   );
 }
 
-/** Makes a campaign's parked emails due now and wakes the delivery engines; returns how many. */
+/**
+ * Makes a campaign's parked emails due now (those with a later `not_before`, at it) and wakes the
+ * delivery engines; returns how many.
+ */
 export async function unparkCampaignEmails(ex: Executor, campaignId: string, now: Date): Promise<number> {
   const r = await run<{ n: number }>(
     ex,
     sql`
     with due as (
-      update emails set next_attempt_at = ${now}
+      update emails set next_attempt_at = greatest(${now}, not_before)
       where campaign_id = ${campaignId} and status = 'queued' and next_attempt_at >= ${PARKED_UNTIL}
       returning 1)
     select count(*)::int as n, ${wakeDelivery(true)} from due`,

@@ -34,6 +34,8 @@ export interface NewEmail {
   attachmentSetId: string | null;
   messageId: string;
   lastError: string | null;
+  /** The earliest it may go (ISO 8601); null or absent: at once. Resuming a paused campaign keeps to it. */
+  notBefore?: string | null;
 }
 
 /**
@@ -58,7 +60,8 @@ function emailInputCte(emails: NewEmail[]): SQL {
     select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb) as r(
       "id" uuid, "projectId" uuid, "contactId" uuid, "templateId" uuid, "campaignId" uuid, "type" text, "status" text,
       "fromEmail" text, "fromName" text, "toEmail" text, "toName" text, "replyTo" text, "subject" text, "html" text,
-      "text" text, "headers" jsonb, "attachmentSetId" uuid, "messageId" text, "lastError" text))`;
+      "text" text, "headers" jsonb, "attachmentSetId" uuid, "messageId" text, "lastError" text,
+      "notBefore" timestamptz))`;
 }
 
 export const SUPPRESSED_REASON = 'Not sent: the address is on the suppression list';
@@ -71,13 +74,13 @@ function emailStoreCte(now: Date, admit: SQL = sql`true`): SQL {
   return sql`stored as (
     insert into emails (id, project_id, contact_id, template_id, campaign_id, type, status, from_email, from_name,
       to_email, to_name, reply_to, subject, html, text, headers, attachment_set_id, message_id, last_error,
-      next_attempt_at, created_at, updated_at)
+      next_attempt_at, not_before, created_at, updated_at)
     select i."id", i."projectId", i."contactId", i."templateId", i."campaignId", i."type",
       case when s.email is null then i."status" else 'skipped' end,
       i."fromEmail", i."fromName", i."toEmail", i."toName", i."replyTo", i."subject", i."html", i."text", i."headers",
       i."attachmentSetId", i."messageId",
       case when s.email is null or i."status" = 'skipped' then i."lastError" else ${SUPPRESSED_REASON} end,
-      ${now}, ${now}, ${now}
+      coalesce(i."notBefore", ${now}), i."notBefore", ${now}, ${now}
     from input i left join suppressions s on s.project_id = i."projectId" and s.email = lower(i."toEmail")
     where ${admit}
     returning id, status)`;

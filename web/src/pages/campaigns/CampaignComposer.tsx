@@ -35,6 +35,8 @@ import {
 import { badgeClass, hasUnsubscribeLink, STATUS_WORDS } from './campaign-words.js';
 import { useAudiencePreviewContacts, useSaveCampaign } from './campaigns-api.js';
 import { SendMenu } from './SendMenu.js';
+import { SendTimingCard } from './SendTimingCard.js';
+import { timingErrors } from './send-timing.js';
 
 const AUTOSAVE_MS = 800;
 const PREVIEW_DEBOUNCE_MS = 300;
@@ -160,6 +162,14 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
       {saveMessage && <Alert>{saveMessage}</Alert>}
 
       <AudienceCard projectId={projectId} form={form} count={audience} onChange={set} errors={saveFields} />
+      <SendTimingCard
+        projectId={projectId}
+        campaignId={id}
+        savedAt={save.data?.updatedAt ?? campaign?.updatedAt}
+        form={form}
+        onChange={set}
+        errors={{ ...saveFields, ...timingErrors(form) }}
+      />
 
       <div className="editor-layout">
         <div className="stack editor-main">

@@ -11,19 +11,28 @@ import {
   trackChoiceOf,
 } from '../templates/template-form.js';
 import type { CampaignInput } from './campaigns-api.js';
+import {
+  EMPTY_TIMING,
+  TIMING_FIELDS,
+  type TimingForm,
+  timingDirty,
+  timingErrors,
+  timingFormOf,
+  timingPayload,
+} from './send-timing.js';
 
 /**
  * What the composer holds: the content as the template editor holds it, and the audience. The
  * condition is the builder's tree as edited (empty groups and unfinished filters included), kept
  * while another audience type is chosen so switching back loses nothing.
  */
-export interface CampaignForm extends TemplateForm {
+export interface CampaignForm extends TemplateForm, TimingForm {
   audienceType: Campaign['audienceType'];
   segmentId: string;
   condition: FilterCondition;
 }
 
-export const FORM_FIELDS = [...TEMPLATE_FIELDS, 'audienceType', 'segmentId', 'condition'] as const;
+export const FORM_FIELDS = [...TEMPLATE_FIELDS, 'audienceType', 'segmentId', 'condition', ...TIMING_FIELDS] as const;
 
 export const EMPTY_FORM: CampaignForm = {
   ...EMPTY_TEMPLATE,
@@ -31,6 +40,7 @@ export const EMPTY_FORM: CampaignForm = {
   audienceType: 'ALL',
   segmentId: '',
   condition: emptyCondition(),
+  ...EMPTY_TIMING,
 };
 
 export const formOf = (c: Campaign): CampaignForm => ({
@@ -38,6 +48,7 @@ export const formOf = (c: Campaign): CampaignForm => ({
   audienceType: c.audienceType,
   segmentId: c.segmentId ?? '',
   condition: (c.audienceCondition as FilterCondition | null) ?? emptyCondition(),
+  ...timingFormOf(c),
 });
 
 /** The content of a template, copied into the form: its block document too, so blocks stay blocks. */
@@ -62,7 +73,8 @@ export const isDirty = (form: CampaignForm, saved: CampaignForm) =>
   isContentDirty(form, saved) ||
   form.audienceType !== saved.audienceType ||
   form.segmentId !== saved.segmentId ||
-  form.condition !== saved.condition;
+  form.condition !== saved.condition ||
+  timingDirty(form, saved);
 
 /** Whether the audience is a condition the API would refuse (a filter without field or value). */
 export const conditionIncomplete = (form: Pick<CampaignForm, 'audienceType' | 'condition'>) =>
@@ -77,6 +89,7 @@ export function missingForSave(form: CampaignForm): string[] {
   if (!form.body.trim()) missing.push('a body');
   if (form.audienceType === 'SEGMENT' && !form.segmentId) missing.push('a segment');
   if (conditionIncomplete(form)) missing.push('a complete condition');
+  if (Object.keys(timingErrors(form)).length > 0) missing.push('a valid send time');
   return missing;
 }
 
@@ -89,6 +102,7 @@ export function campaignPayload(form: CampaignForm): CampaignInput {
     audienceType: form.audienceType,
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
     audienceCondition: form.audienceType === 'FILTERED' ? pruneEmpty(form.condition) : null,
+    ...timingPayload(form),
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   CampaignLink,
   CampaignProgress,
   CampaignRecipient,
+  CampaignSendTimes,
   CampaignStats,
   CampaignStatus,
   Contact,
@@ -38,6 +39,8 @@ export interface CampaignInput {
   audienceType: Campaign['audienceType'];
   segmentId: string | null;
   audienceCondition: FilterCondition | null;
+  localTime: Campaign['localTime'];
+  spread: Campaign['spread'];
 }
 
 interface Action {
@@ -168,6 +171,19 @@ export function useAudiencePreviewContacts(projectId: string, segmentId: string 
             })
           ).data
         : (await api<CursorPage<Contact>>('GET', '/contacts', { projectId, signal, query: { limit: 10 } })).data,
+  });
+}
+
+/**
+ * The audience's time zones and when the first and last emails go, for the campaign as last saved
+ * (`savedAt`, its `updatedAt`, reads it again after each save).
+ */
+export function useCampaignSendTimes(projectId: string, id: string | null, savedAt: string | undefined) {
+  return useQuery({
+    queryKey: [...campaignKey(projectId, id ?? ''), 'local-time', savedAt],
+    queryFn: ({ signal }) => api<CampaignSendTimes>('GET', `${path(id!)}/local-time`, { projectId, signal }),
+    enabled: id !== null,
+    placeholderData: keepPreviousData,
   });
 }
 
