@@ -4,7 +4,14 @@ import { allRecipients, batchCampaign, campaignWhen, getCampaign } from '../supp
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { emailRecord, sinkMessagesTo } from '../support/sending.js';
-import { type Client, expectBody, pollUntil, startTestServer, type TestServer } from '../support/server.js';
+import {
+  type Client,
+  expectBody,
+  ownerSession,
+  pollUntil,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
 
 // A campaign sent at 09:00 in each recipient's zone, or spread over a window, through the real
@@ -27,13 +34,16 @@ let dns: DnsServer;
 let sink: SmtpSink;
 let server: TestServer;
 let api: Client;
+let projectId: string;
 
 beforeAll(async () => {
   setClock(new Date(START).toISOString());
   dns = await startDnsServer();
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address }, { clock });
-  api = (await server.project('campaign-local-time')).api;
+  const project = await server.project('campaign-local-time');
+  api = project.api;
+  projectId = project.id;
   await verifiedDomain(api, dns, DOMAIN);
 });
 
@@ -185,6 +195,40 @@ describe('a local time with whenPassed now', () => {
     setClock('2027-03-16T13:00:01Z');
     await campaignWhen(api, campaign.id, (c) => c.status === 'SENT', 20_000);
     expect(sinkMessagesTo(sink, at('new-york'))).toHaveLength(1);
+  });
+});
+
+describe('the project’s default time zone', () => {
+  const at = (who: string) => `${who}@default-zone.localtime-campaigns.test`;
+
+  it('is where a contact with no zone of its own gets its 09:00, and a contact’s own zone goes first', async () => {
+    setClock('2027-03-18T15:00:00Z');
+    const session = await ownerSession(server, {
+      email: 'owner@localtime-campaigns.test',
+      password: 'owner-correct-horse',
+    });
+    // São Paulo is UTC-3 all year: 09:00 there is 12:00Z.
+    await expectBody(session.patch(`/users/@me/projects/${projectId}`, { timezone: 'America/Sao_Paulo' }));
+    await contactsOf('default-zone', [
+      [at('nowhere'), {}],
+      [at('berlin'), { country: 'DE' }],
+    ]);
+    const campaign = await batchCampaign(api, FROM, 'default-zone', {
+      localTime: { time: '09:00', whenPassed: 'nextDay' },
+    });
+    const times = await expectBody<CampaignSendTimes>(api.get(`/campaigns/${campaign.id}/local-time`));
+    expect(times.zones.map((z) => [z.zone, z.contacts, z.sendAt])).toEqual([
+      ['Europe/Berlin', 1, '2027-03-19T08:00:00.000Z'],
+      ['America/Sao_Paulo', 1, '2027-03-19T12:00:00.000Z'],
+    ]);
+    await expectBody(api.post(`/campaigns/${campaign.id}/send`));
+    const emails = await emailsOf(campaign.id, 2);
+    expect(Object.fromEntries(emails.map((e) => [e.to, e.nextAttemptAt]))).toEqual({
+      [at('nowhere')]: '2027-03-19T12:00:00.000Z',
+      [at('berlin')]: '2027-03-19T08:00:00.000Z',
+    });
+    await expectBody(api.post(`/campaigns/${campaign.id}/cancel`));
+    await expectBody(session.patch(`/users/@me/projects/${projectId}`, { timezone: 'UTC' }));
   });
 });
 

@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Execution, ExecutionDetail, Project, Workflow, WorkflowStep } from '../../src/api.js';
-import { createUser } from '../../src/modules/accounts/service.js';
 import type { CursorPage } from '../../src/platform/http/pagination.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
-import { type Client, client, expectBody, pollUntil, startTestServer, type TestServer } from '../support/server.js';
+import {
+  type Client,
+  expectBody,
+  ownerSession,
+  pollUntil,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 import { sendEmail } from '../support/workflows.js';
 
 // A DELAY until 09:00 waits until 09:00 in each contact's own zone: from its timezone, its country
@@ -119,20 +125,7 @@ describe('the project’s default time zone', () => {
   const settings = (body: unknown) => session.patch(`/users/@me/projects/${projectId}`, body);
 
   beforeAll(async () => {
-    // The first user owns the projects made without an owner, this one among them.
-    await createUser(server.service.ctx.db, OWNER.email, OWNER.password, clock.now());
-    const login = await fetch(`${server.url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(OWNER),
-    });
-    const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-    const c = client(server.url, '');
-    session = {
-      ...c,
-      patch: (p, body) => c.request('PATCH', p, { key: null, headers: { cookie }, body }),
-      get: (p) => c.request('GET', p, { key: null, headers: { cookie } }),
-    };
+    session = await ownerSession(server, OWNER);
   });
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { createUser } from '../../src/modules/accounts/service.js';
 import { createProject, type ProjectWithKeys } from '../../src/modules/projects/service.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { freePort } from '../../src/platform/free-port.js';
@@ -60,6 +61,31 @@ export interface TestServer {
   /** Creates a project and returns its keys and a client using its secret key. */
   project(name?: string): Promise<ProjectWithKeys & { api: Client }>;
   stop(): Promise<void>;
+}
+
+/**
+ * A dashboard session of a user made for the test (the first user owns the projects made without
+ * an owner): a client that sends its cookie and no API key.
+ */
+export async function ownerSession(server: TestServer, owner: { email: string; password: string }): Promise<Client> {
+  await createUser(server.service.ctx.db, owner.email, owner.password, server.service.ctx.clock.now());
+  const login = await fetch(`${server.url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(owner),
+  });
+  expect(login.status, await login.clone().text()).toBe(200);
+  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
+  const c = client(server.url, '');
+  const asOwner = (options: { body?: unknown } = {}) => ({ ...options, key: null, headers: { cookie } });
+  return {
+    request: (method, p, options) =>
+      c.request(method, p, { ...options, key: null, headers: { ...options?.headers, cookie } }),
+    get: (p) => c.request('GET', p, asOwner()),
+    post: (p, body) => c.request('POST', p, asOwner({ body })),
+    patch: (p, body) => c.request('PATCH', p, asOwner({ body })),
+    delete: (p) => c.request('DELETE', p, asOwner()),
+  };
 }
 
 /** A project of a test server, with its keys and a client using its secret key. */

@@ -5,6 +5,7 @@ import { contactZone } from '../../domain/local-time.js';
 import type { AppContext } from '../../platform/context.js';
 import { type Executor, run } from '../../platform/db/client.js';
 import { notFound } from '../../platform/http/errors.js';
+import { projectTimeZone } from '../projects/service.js';
 import { MARKETING_RECIPIENT } from '../segments/audience.js';
 import type { CampaignRow } from './repo.js';
 import * as repo from './repo.js';
@@ -51,8 +52,9 @@ export async function campaignSendTimes(ctx: AppContext, projectId: string, id: 
   const now = ctx.clock.now();
   const start = sendMoment(c, now);
   const audience = c.frozen_at ? sql`true` : await audienceSql(ctx.db, c, now);
+  const projectZone = await projectTimeZone(ctx.db, c.project_id);
   const times: SendTimes = sendTimes(await zoneGroups(ctx.db, c, audience), timingOf(c), start, (data) =>
-    contactZone(data, 'UTC'),
+    contactZone(data, projectZone),
   );
   return {
     campaignId: c.id,

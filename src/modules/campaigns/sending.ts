@@ -41,6 +41,7 @@ import {
   recentMarketingCounts,
   skipQueuedCampaignEmails,
 } from '../emails/service.js';
+import { projectTimeZone } from '../projects/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
 import { trackingFor } from '../tracking-settings/service.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
@@ -234,6 +235,8 @@ export async function fanOutCampaign(
   const cap = c.type === 'MARKETING' ? await marketingCapOf(ctx.db, c.project_id) : null;
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
   const render: Render = ctx.templates.render.bind(ctx.templates);
+  // Where a recipient's data gives no zone, the project's default one.
+  const zone = c.local_time ? await projectTimeZone(ctx.db, c.project_id) : 'UTC';
   let after: string | null = null;
   let beat = Date.now();
   for (;;) {
@@ -269,7 +272,7 @@ export async function fanOutCampaign(
         }
       : null;
     const made = await pageEmails(c, content, present, linking, render, capCheck);
-    await storePage(ctx, campaignId, withSendTimes(c, present, made), gone);
+    await storePage(ctx, campaignId, withSendTimes(c, zone, present, made), gone);
   }
   const now = ctx.clock.now();
   await fanOut.markFannedOut(ctx.db, campaignId, now);
@@ -286,14 +289,14 @@ export const timingOf = (c: Pick<CampaignRow, 'local_time' | 'spread_hours'>): C
  * The page's emails, each not before its recipient's time, reckoned from the moment the campaign
  * started sending (so a restarted or slow fan-out gives every recipient the same time it would have).
  */
-function withSendTimes(c: CampaignRow, page: PendingRecipient[], made: Made[]): Made[] {
+function withSendTimes(c: CampaignRow, projectZone: string, page: PendingRecipient[], made: Made[]): Made[] {
   const timing = timingOf(c);
   if (!timing.localTime && !timing.spreadHours) return made;
   const start = new Date(c.sent_at ?? c.frozen_at!);
   return made.map((m, i) => {
     const r = page[i]!;
     const at = recipientNotBefore(timing, start, {
-      zone: contactZone(r.data ?? {}, 'UTC'),
+      zone: contactZone(r.data ?? {}, projectZone),
       position: r.position ?? 0,
       total: c.total_recipients,
     });

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { KEYS_CHANGED } from '../../domain/api-keys.js';
+import { isTimeZone } from '../../domain/local-time.js';
 import { type Executor, notify, run } from '../../platform/db/client.js';
 
 /** Every query on `projects` lives here. */
@@ -122,7 +123,13 @@ export async function projectTimeZones(ex: Executor, ids: readonly string[]): Pr
     ex,
     sql`select id, timezone from projects where id = any(${`{${ids.join(',')}}`}::uuid[])`,
   );
-  return new Map(r.rows.map((row) => [row.id, row.timezone]));
+  // A zone saved under an older runtime's tz data may be unknown to this one: UTC then, not a failure.
+  return new Map(r.rows.map((row) => [row.id, isTimeZone(row.timezone) ? row.timezone : 'UTC']));
+}
+
+/** One project's default time zone (see projectTimeZones). */
+export async function projectTimeZone(ex: Executor, id: string): Promise<string> {
+  return (await projectTimeZones(ex, [id])).get(id) ?? 'UTC';
 }
 
 /** The projects the user is a member of that require two-factor sign-in (reads their memberships). */

@@ -14,6 +14,7 @@ export {
   projectById,
   projectsByIds,
   projectsRequiringTwoFactor,
+  projectTimeZone,
   projectTimeZones,
   updateProject,
 } from './repo.js';

@@ -16,7 +16,7 @@ import {
   type FilterSubject,
 } from '../../domain/filters/index.js';
 import { backoffMs } from '../../domain/formats.js';
-import { contactZone, isTimeZone, nextLocalTime } from '../../domain/local-time.js';
+import { contactZone, nextLocalTime } from '../../domain/local-time.js';
 import { TemplateError } from '../../domain/render.js';
 import { choiceOf, resolveTracking } from '../../domain/tracking.js';
 import {
@@ -162,10 +162,10 @@ const delay: StepHandler<'DELAY', string | undefined> = {
   },
   run(_ctx, { exec, config, now }, projectZone) {
     if (exec.status === 'waiting') return { kind: 'next', branch: null };
-    // A zone saved under an older runtime's tz data may be unknown to this one: UTC then, not a failure.
-    const fallback = projectZone && isTimeZone(projectZone) ? projectZone : 'UTC';
     const until =
-      'until' in config ? nextLocalTime(now, contactZone(exec.data, fallback), config.until.time) : later(now, config);
+      'until' in config
+        ? nextLocalTime(now, contactZone(exec.data, projectZone ?? 'UTC'), config.until.time)
+        : later(now, config);
     return { kind: 'wait', until, event: null };
   },
 };
