@@ -200,6 +200,8 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     await d.page.getByRole('radio', { name: 'Send at a time of day in each recipient’s time zone' }).check();
     await expect.poll(async () => (await campaign()).localTime).toEqual({ time: '09:00', whenPassed: 'nextDay' });
     await expect.poll(() => d.page.getByTestId('send-times').textContent()).toContain('the last email goes at');
+    await d.page.getByTestId('send-times').scrollIntoViewIfNeeded();
+    await d.expectAccessible('campaign-send-time');
     // A spread out of range is marked beside its field and not saved; at once again clears both.
     await d.page.getByRole('radio', { name: 'Spread over a number of hours' }).check();
     await d.page.getByRole('spinbutton', { name: 'Hours' }).fill('0');

@@ -61,7 +61,7 @@ export function SendTimingCard({
               type="time"
               value={form.localTimeAt}
               onChange={(e) => onChange({ localTimeAt: e.target.value })}
-              hint="From the contact’s timezone, country or locale; UTC when it has none."
+              hint="From the contact’s timezone, country or locale; the project’s default zone (Settings) when it has none."
               error={errors['localTime.time']}
             />
             <div className="field">

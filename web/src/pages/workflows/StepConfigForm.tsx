@@ -136,7 +136,7 @@ function DelayForm({
           label="Time of day"
           type="time"
           required
-          hint="In the contact’s time zone: its timezone field, else its country’s or locale’s, else UTC."
+          hint="In the contact’s time zone: its timezone field, else its country’s or locale’s, else the project’s default zone (Settings)."
           value={until?.time ?? ''}
           error={error.time}
           onChange={(e) => onChange({ until: { time: e.target.value } })}
