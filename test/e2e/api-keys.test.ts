@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/domain/api-keys.js';
+import { movableClock } from '../support/clock.js';
 import { httpMcpClient } from '../support/mcp.js';
 import {
   type Client,
@@ -13,8 +14,7 @@ import {
 } from '../support/server.js';
 
 /** The service's clock runs ahead on demand, so expiries and overlaps pass without waiting. */
-let offset = 0;
-const clock = { now: () => new Date(Date.now() + offset) };
+const clock = movableClock();
 const MINUTE = 60_000;
 
 let server: TestServer;
@@ -93,7 +93,7 @@ describe('named API keys with scopes', () => {
     await expectBody(as(created.key).get('/contacts'));
     await expectBody(as(rotated.key).get('/contacts'));
 
-    offset += 31 * MINUTE;
+    clock.advance(31 * MINUTE);
     expectErrorEnvelope(await as(created.key).get('/contacts'), 401, 'INVALID_API_KEY');
     await expectBody(as(rotated.key).get('/contacts'));
 
@@ -106,7 +106,7 @@ describe('named API keys with scopes', () => {
     const at = new Date(clock.now().getTime() + 60 * MINUTE).toISOString();
     const created = await createKey({ name: 'Contractor', scopes: ['templates'], expiresAt: at });
     await expectBody(as(created.key).get('/templates'));
-    offset += 61 * MINUTE;
+    clock.advance(61 * MINUTE);
     expectErrorEnvelope(await as(created.key).get('/templates'), 401, 'INVALID_API_KEY');
     expect((await expectBody(p.api.get(`/api-keys/${created.id}`))).status).toBe('expired');
 

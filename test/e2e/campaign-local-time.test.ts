@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Campaign, CampaignSendTimes, EmailRecord } from '../../src/api.js';
 import { allRecipients, batchCampaign, campaignWhen, getCampaign } from '../support/campaigns.js';
+import { movableClock } from '../support/clock.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { emailRecord, sinkMessagesTo } from '../support/sending.js';
@@ -19,13 +20,9 @@ import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
 // Saturday 13 March 2027 (ahead of the machine's, as jobs are queued by the machine's clock), the eve
 // of New York's change to summer time, and runs on from there.
 
-const START = Date.parse('2027-03-13T15:00:00Z');
-let offset = 0;
-const clock = { now: () => new Date(Date.now() + offset) };
-/** Moves the service's clock to `iso` (it runs on from there). */
-const setClock = (iso: string) => {
-  offset = Date.parse(iso) - Date.now();
-};
+const START = '2027-03-13T15:00:00Z';
+const clock = movableClock(START);
+const setClock = clock.set;
 
 const DOMAIN = 'news.localtime-campaigns.test';
 const FROM = `news@${DOMAIN}`;
@@ -37,7 +34,7 @@ let api: Client;
 let projectId: string;
 
 beforeAll(async () => {
-  setClock(new Date(START).toISOString());
+  setClock(START);
   dns = await startDnsServer();
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address }, { clock });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/modules/accounts/service.js';
 import { run } from '../../src/platform/db/client.js';
 import { Agent } from '../support/agent.js';
+import { movableClock } from '../support/clock.js';
 import { type ApiResponse, startTestServer, type TestServer } from '../support/server.js';
 
 /**
@@ -13,12 +14,9 @@ import { type ApiResponse, startTestServer, type TestServer } from '../support/s
  */
 
 const PASSWORD = 'two-factor-correct-horse';
-let offset = 0;
-const clock = { now: () => new Date(Date.now() + offset) };
+const clock = movableClock();
 /** Moves the service's clock to the next time step: the codes used so far are old. */
-const nextStep = () => {
-  offset += 30_000;
-};
+const nextStep = () => clock.advance(30_000);
 const codeAt = (secret: string, at = clock.now()) =>
   TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: at.getTime() });
 /** A code of the current step that is not `code` (a wrong one). */
@@ -178,7 +176,7 @@ describe('two-factor sign-in', () => {
     // And the second step does not wait for ever.
     const late = browser();
     await late.post('/auth/login', { email: 'alice@example.com', password: PASSWORD });
-    offset += 6 * 60_000;
+    clock.advance(6 * 60_000);
     expectError(await late.post('/auth/login/second-factor', { code: codeAt(alice.secret) }), 401, 'SIGN_IN_EXPIRED');
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Execution, ExecutionDetail, Project, Workflow, WorkflowStep } from '../../src/api.js';
 import type { CursorPage } from '../../src/platform/http/pagination.js';
+import { movableClock } from '../support/clock.js';
 import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import {
@@ -17,9 +18,8 @@ import { sendEmail } from '../support/workflows.js';
 // or its locale, else the project's default zone (UTC unless set). The service's clock starts at 15:00 UTC on Saturday 7 March 2026, the eve
 // of New York's change to summer time, and runs on from there.
 
-const START = Date.parse('2026-03-07T15:00:00Z');
-let offset = 0;
-const clock = { now: () => new Date(Date.now() + offset) };
+const START = '2026-03-07T15:00:00Z';
+const clock = movableClock(START);
 
 const DOMAIN = 'localtime.test';
 const EVENT = 'signed_up';
@@ -34,7 +34,7 @@ let pause: WorkflowStep;
 let send: WorkflowStep;
 
 beforeAll(async () => {
-  offset = START - Date.now();
+  clock.set(START);
   dns = await startDnsServer();
   server = await startTestServer({ DNS_SERVERS: dns.address }, { clock });
   const project = await server.project('local-time');
@@ -106,11 +106,11 @@ describe('DELAY until a time of day in the contact’s zone', () => {
     expect(execution.waitingFor?.until).toBe('2026-03-07T20:00:00.000Z');
     const detail = () => expectBody<ExecutionDetail>(api.get(`/workflows/${workflow.id}/executions/${execution.id}`));
 
-    offset = Date.parse('2026-03-07T19:59:00Z') - Date.now();
+    clock.set('2026-03-07T19:59:00Z');
     await new Promise((r) => setTimeout(r, 1500));
     expect((await detail()).status).toBe('waiting');
 
-    offset = Date.parse('2026-03-07T20:00:00Z') - Date.now();
+    clock.set('2026-03-07T20:00:00Z');
     const done = await pollUntil(detail, (e) => e.status === 'completed', 20_000);
     expect(done.steps.map((h) => [h.type, h.status])).toEqual([
       ['DELAY', 'completed'],

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { FieldNotes, useFieldNotes } from './Field.js';
 
 export interface SelectOption {
   value: string;
@@ -30,19 +30,16 @@ export function SelectField({
   disabled?: boolean;
   className?: string;
 }) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  const errorId = `${id}-error`;
-  const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(' ') || undefined;
+  const notes = useFieldNotes(hint, error);
   return (
     <div className={className}>
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={notes.id}>{label}</label>
       <select
-        id={id}
+        id={notes.id}
         value={value}
         aria-controls={controls}
         aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy}
+        aria-describedby={notes.describedBy}
         disabled={disabled}
         onChange={(e) => onChange(e.target.value)}
       >
@@ -52,16 +49,7 @@ export function SelectField({
           </option>
         ))}
       </select>
-      {hint && (
-        <p id={hintId} className="field-hint">
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p id={errorId} className="field-error">
-          {error}
-        </p>
-      )}
+      <FieldNotes {...notes} />
     </div>
   );
 }
