@@ -117,6 +117,9 @@ describe('a campaign sent at 09:00 in each recipient’s time zone', () => {
     await expectBody(api.post(`/campaigns/${campaign.id}/send`));
     const emails = await emailsOf(campaign.id, people.length);
     expect(Object.fromEntries(emails.map((e) => [e.to, e.nextAttemptAt]))).toEqual(Object.fromEntries(nineOf));
+    // Nothing has gone yet, so there is no rate: the estimate is the last zone's 09:00.
+    const progress = await expectBody(api.get(`/campaigns/${campaign.id}/progress`));
+    expect(progress).toMatchObject({ pending: people.length, estimatedCompletionAt: '2027-03-14T13:00:00.000Z' });
     await sleep(1500);
     expect(delivered(addresses)).toEqual([]);
     // The fan-out is done, but the campaign waits for its emails.

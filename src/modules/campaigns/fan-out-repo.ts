@@ -115,7 +115,9 @@ export async function storeCampaignEmails(
     after: sql`
     counted as (
       update campaigns set skipped_count = skipped_count
-        + (select count(*) from stored where status = 'skipped') + (select count(*) from dropped)
+        + (select count(*) from stored where status = 'skipped') + (select count(*) from dropped),
+        last_send_at = greatest(last_send_at, (select max(i."notBefore") from input i
+          where i.id in (select id from stored where status = 'queued')))
       where id = ${campaignId})`,
     result: sql`(select count(*) from stored where status = 'queued')::int as queued,
       (select count(*) from stored where status = 'skipped')::int as skipped, ${wakeDelivery(wake)}`,

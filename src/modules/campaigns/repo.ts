@@ -23,6 +23,8 @@ export interface CampaignRow extends EmailContentRow {
   /** When its emails go (domain/campaign-timing): at a time of day in each recipient's zone, or spread. */
   local_time: LocalTime | null;
   spread_hours: number | null;
+  /** The latest time one of its emails waits for (local time or spread); null when none waits. */
+  last_send_at: Date | null;
   total_recipients: number;
   sent_count: number;
   delivered_count: number;

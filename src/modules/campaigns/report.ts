@@ -20,7 +20,8 @@ const SHORTEST_WINDOW_MS = 10_000;
 
 /**
  * GET /campaigns/{id}/progress. The estimate assumes the current rate holds for what is pending,
- * and never ends before the last slot pacing already holds for the campaign.
+ * and never ends before the last slot pacing already holds for the campaign, nor before the last
+ * time one of its emails waits for (a local time, a place in a spread).
  */
 export async function campaignProgress(ctx: AppContext, projectId: string, id: string): Promise<CampaignProgress> {
   const c = await requireCampaign(ctx, projectId, id);
@@ -38,8 +39,10 @@ export async function campaignProgress(ctx: AppContext, projectId: string, id: s
   if (c.status === 'SENDING' && pending > 0) {
     const atRate = ratePerMinute > 0 ? now.getTime() + (pending / ratePerMinute) * 60_000 : null;
     const lastSlot = recent.deferred_until === null ? null : Date.parse(iso(recent.deferred_until));
-    const end = atRate === null ? lastSlot : Math.max(atRate, lastSlot ?? 0);
-    eta = end === null ? null : new Date(end);
+    const waitsUntil = c.last_send_at === null ? null : Date.parse(iso(c.last_send_at));
+    const lastTime = waitsUntil !== null && waitsUntil > now.getTime() ? waitsUntil : null;
+    const bounds = [atRate, lastSlot, lastTime].filter((t): t is number => t !== null);
+    eta = bounds.length === 0 ? null : new Date(Math.max(...bounds));
   }
   return {
     campaignId: c.id,

@@ -156,7 +156,10 @@ export const progressSchema = z.object({
   deferred: z.number().int(),
   /** The latest slot pacing holds for this campaign; null when none is held. */
   deferredUntil: z.string().nullable(),
-  /** When the pending messages should have gone at the current rate (not before the last held slot); null when not sending or no rate yet. */
+  /**
+   * When the pending messages should have gone at the current rate, not before the last held slot
+   * nor the last time an email waits for (local time, spread); null when not sending or nothing to go by.
+   */
   estimatedCompletionAt: z.string().nullable(),
   /** Seconds until `estimatedCompletionAt`. */
   etaSeconds: z.number().int().nullable(),
