@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentMissing, signedPoints, spamWords } from '../../web/src/pages/templates/spam-words.js';
+import { contentMissing, signedPoints, spamCheckInput, spamWords } from '../../web/src/pages/templates/spam-words.js';
 
 const check = (score: number, rules: { name: string; score: number }[], warning = score > 3) => ({
   configured: true,
@@ -44,5 +44,28 @@ describe('contentMissing', () => {
     expect(contentMissing({ from: 'a@b.c', subject: '', body: '<p>x</p>' })).toBe('a subject');
     expect(contentMissing({ from: 'a@b.c', subject: 'Hi', body: '' })).toBe('a body');
     expect(contentMissing({ from: 'a@b.c', subject: 'Hi', body: '<p>x</p>' })).toBeNull();
+  });
+});
+
+describe('spamCheckInput', () => {
+  it('asks about the content as it would be saved: trimmed addresses, empty ones null', () => {
+    const form = {
+      subject: 'Hi',
+      body: '<p>x</p>',
+      type: 'MARKETING' as const,
+      from: ' a@x.test ',
+      fromName: ' ',
+      replyTo: '',
+    };
+    expect(spamCheckInput(form, { contactId: 'c1' })).toEqual({
+      subject: 'Hi',
+      body: '<p>x</p>',
+      type: 'MARKETING',
+      from: 'a@x.test',
+      fromName: null,
+      replyTo: null,
+      contactId: 'c1',
+    });
+    expect(spamCheckInput(form, { data: { plan: 'pro' } })).toMatchObject({ data: { plan: 'pro' } });
   });
 });

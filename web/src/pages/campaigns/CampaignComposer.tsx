@@ -13,7 +13,6 @@ import { BodyField } from '../templates/BodyField.js';
 import { EmptyPlaceholders, useEmptyPlaceholders } from '../templates/EmptyPlaceholders.js';
 import { PreviewPanel } from '../templates/PreviewPanel.js';
 import { SpamCheckPanel } from '../templates/SpamCheckPanel.js';
-import { contentMissing } from '../templates/spam-words.js';
 import { TrackingSelects } from '../templates/TrackingSelects.js';
 import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
@@ -374,16 +373,8 @@ function AudiencePreview({ projectId, form }: { projectId: string; form: Campaig
       />
       <SpamCheckPanel
         projectId={projectId}
-        input={{
-          subject: form.subject,
-          body: form.body,
-          type: form.type,
-          from: form.from.trim(),
-          fromName: form.fromName.trim() || null,
-          replyTo: form.replyTo.trim() || null,
-          ...(contact ? { contactId: contact.id } : { data: {} }),
-        }}
-        missing={contentMissing(form)}
+        form={form}
+        recipient={contact ? { contactId: contact.id } : { data: {} }}
       />
     </>
   );

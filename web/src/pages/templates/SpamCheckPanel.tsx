@@ -1,9 +1,9 @@
 import { useId, useState } from 'react';
 import type { SpamCheck } from '../../../../src/api.js';
 import { ApiError, errorMessage } from '../../api/errors.js';
-import { type SpamCheckInput, useSpamCheck, useSpamCheckStatus } from '../../api/templates.js';
+import { useSpamCheck, useSpamCheckStatus } from '../../api/templates.js';
 import { RetryAlert } from '../../components/Alert.js';
-import { signedPoints, spamWords } from './spam-words.js';
+import { contentMissing, type EditedContent, signedPoints, spamCheckInput, spamWords } from './spam-words.js';
 
 const FIELD_NAMES: Record<string, string> = {
   from: 'From',
@@ -20,14 +20,17 @@ const FIELD_NAMES: Record<string, string> = {
  */
 export function SpamCheckPanel({
   projectId,
-  input,
-  missing,
+  form,
+  recipient,
 }: {
   projectId: string;
-  input: SpamCheckInput;
-  /** What the content still lacks for a check ("a From address"); null when it can be checked. */
-  missing: string | null;
+  form: EditedContent;
+  /** Whom the content renders for: a contact of the project, or sample data. */
+  recipient: Parameters<typeof spamCheckInput>[1];
 }) {
+  const input = spamCheckInput(form, recipient);
+  /** What the content still lacks for a check ("a From address"); null when it can be checked. */
+  const missing = contentMissing(form);
   const status = useSpamCheckStatus(projectId);
   const check = useSpamCheck(projectId);
   const [checkedKey, setCheckedKey] = useState<string | null>(null);

@@ -26,7 +26,6 @@ import { PreviewSource, type PreviewSourceChoice } from './PreviewSource.js';
 import { SendTest } from './SendTest.js';
 import { SpamCheckPanel } from './SpamCheckPanel.js';
 import { parseSampleData, transientData } from './sample-data.js';
-import { contentMissing } from './spam-words.js';
 import { TemplateHistory } from './TemplateHistory.js';
 import { TrackingSelects } from './TrackingSelects.js';
 import {
@@ -327,18 +326,12 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
           />
           <SpamCheckPanel
             projectId={projectId}
-            input={{
-              subject: form.subject,
-              body: form.body,
-              type: form.type,
-              from: form.from.trim(),
-              fromName: form.fromName.trim() || null,
-              replyTo: form.replyTo.trim() || null,
-              ...(source?.kind === 'contact' && source.contact
+            form={form}
+            recipient={
+              source?.kind === 'contact' && source.contact
                 ? { contactId: source.contact.id }
-                : { data: lastGoodSample.current }),
-            }}
-            missing={contentMissing(form)}
+                : { data: lastGoodSample.current }
+            }
           />
           <SendTest
             projectId={projectId}

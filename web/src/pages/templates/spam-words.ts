@@ -1,4 +1,5 @@
 import type { SpamCheck } from '../../../../src/api.js';
+import type { SpamCheckInput } from '../../api/templates.js';
 
 type Rule = SpamCheck['rules'][number];
 
@@ -35,4 +36,27 @@ export function contentMissing(content: { from: string; subject: string; body: s
   if (content.subject.trim() === '') return 'a subject';
   if (content.body.trim() === '') return 'a body';
   return null;
+}
+
+/** The content as an editor holds it (template or campaign). */
+export type EditedContent = Pick<SpamCheckInput, 'subject' | 'body' | 'type'> & {
+  from: string;
+  fromName: string;
+  replyTo: string;
+};
+
+/** What the spam check is asked about: the content as it would be saved, rendered for `recipient`. */
+export function spamCheckInput(
+  form: EditedContent,
+  recipient: { contactId: string } | { data: Record<string, unknown> },
+): SpamCheckInput {
+  return {
+    subject: form.subject,
+    body: form.body,
+    type: form.type,
+    from: form.from.trim(),
+    fromName: form.fromName.trim() || null,
+    replyTo: form.replyTo.trim() || null,
+    ...recipient,
+  };
 }
