@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   CAMPAIGN_MAX_COMPLAINT_RATE: z.coerce.number().min(0).max(1).default(0.003),
   CAMPAIGN_MAX_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.05),
   CAMPAIGN_MIN_SAMPLE: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  CAMPAIGN_TEST_HOUR_SECONDS: z.coerce.number().positive().max(3600).default(3600),
   INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SUBMISSION_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SUBMISSION_SMTPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -120,6 +121,8 @@ export interface Config {
   };
   /** The guardrails of every project that has not set its own (domain/campaign-guardrails.ts). */
   campaignGuardrails: { maxComplaintRate: number; maxBounceRate: number; minSample: number };
+  /** How long an hour of an A/B test's wait lasts: shorter only to try a test out (`CAMPAIGN_TEST_HOUR_SECONDS`). */
+  abTestHourMs: number;
   inboundSmtpPort?: number;
   /** SMTP submission (`SUBMISSION_SMTP_PORT`, `SUBMISSION_SMTPS_PORT`); unset when neither port is. */
   submission?: SubmissionConfig;
@@ -205,6 +208,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBounceRate: e.CAMPAIGN_MAX_BOUNCE_RATE,
       minSample: e.CAMPAIGN_MIN_SAMPLE,
     },
+    abTestHourMs: e.CAMPAIGN_TEST_HOUR_SECONDS * 1000,
     inboundSmtpPort: e.INBOUND_SMTP_PORT,
     submission: submissionConfig(e),
     snsTrustedOrigin: e.SNS_TRUSTED_ORIGIN ? new URL(e.SNS_TRUSTED_ORIGIN).origin : undefined,

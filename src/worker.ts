@@ -1,13 +1,9 @@
 import path from 'node:path';
 import { purgeExpiredSessions } from './modules/accounts/sessions.js';
+import { decideWinner } from './modules/campaigns/ab-test.js';
 import { campaignOutcomeEffects } from './modules/campaigns/counters.js';
-import {
-  CAMPAIGN_FANOUT_QUEUE,
-  CAMPAIGN_START_QUEUE,
-  fanOutCampaign,
-  rescueCampaigns,
-  startScheduledCampaign,
-} from './modules/campaigns/sending.js';
+import { CAMPAIGN_FANOUT_QUEUE, CAMPAIGN_START_QUEUE, CAMPAIGN_WINNER_QUEUE } from './modules/campaigns/jobs.js';
+import { fanOutCampaign, rescueCampaigns, startScheduledCampaign } from './modules/campaigns/sending.js';
 import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
 import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
 import { checkAllDomains } from './modules/domains/service.js';
@@ -132,6 +128,7 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
       maxRetryMs: FANOUT_MAX_RETRY_MS,
     },
   );
+  runner.work<{ campaignId: string }>(CAMPAIGN_WINNER_QUEUE, (job) => decideWinner(ctx, job.payload.campaignId));
   runner.every('rescue-campaigns', 30_000, () => rescueCampaigns(ctx));
   runner.work<{ deliveryId: string }>(WEBHOOK_DELIVERY_QUEUE, (job) => deliverWebhook(ctx, job), {
     concurrency: 10,

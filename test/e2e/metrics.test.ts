@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { CAMPAIGN_FANOUT_QUEUE, fanOutCampaign } from '../../src/modules/campaigns/sending.js';
+import { CAMPAIGN_FANOUT_QUEUE } from '../../src/modules/campaigns/jobs.js';
+import { fanOutCampaign } from '../../src/modules/campaigns/sending.js';
 import { createProject } from '../../src/modules/projects/service.js';
 import { subscribeWorkflowTriggers } from '../../src/modules/workflows/triggers.js';
 import { EventDispatcher } from '../../src/platform/event-dispatcher.js';

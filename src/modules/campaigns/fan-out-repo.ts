@@ -42,22 +42,28 @@ export interface PendingRecipient {
   data: Record<string, unknown> | null;
   /** Its place in the audience, for a spread campaign (null otherwise). */
   position: number | null;
+  /** The A/B test variant it gets in the test phase; null: the campaign's content, or the winner's. */
+  variant: number | null;
 }
 
-/** The next recipients without an email, in contact id order after `after`. */
+/**
+ * The next recipients without an email, in contact id order after `after`; `testPhase`: only those
+ * the A/B test's first phase deals a variant.
+ */
 export async function pendingRecipients(
   ex: Executor,
   campaignId: string,
   after: string | null,
   limit: number,
+  testPhase = false,
 ): Promise<PendingRecipient[]> {
   const r = await run<PendingRecipient>(
     ex,
     sql`
-    select r.contact_id, c.email, c.subscribed, c.data, r.position
+    select r.contact_id, c.email, c.subscribed, c.data, r.position, r.variant
     from campaign_recipients r left join contacts c on c.id = r.contact_id
     where r.campaign_id = ${campaignId} and r.email_id is null and r.outcome = 'queued'
-      ${after ? sql`and r.contact_id > ${after}` : sql``}
+      ${after ? sql`and r.contact_id > ${after}` : sql``} ${testPhase ? sql`and r.variant is not null` : sql``}
     order by r.contact_id
     limit ${limit}`,
   );

@@ -3,11 +3,11 @@ import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { type CursorPage, type CursorValue, cursorPage, invalidCursorError } from '../../platform/http/pagination.js';
 import { assertVerifiedSender } from '../domains/service.js';
+import { enqueueFanOut } from './jobs.js';
 import type { RecipientRow } from './recipient-repo.js';
 import * as recipientRepo from './recipient-repo.js';
 import * as repo from './repo.js';
 import type { CampaignRecipient, RecipientEngagement, RecipientOutcome, RecipientReason } from './schemas.js';
-import { enqueueFanOut } from './sending.js';
 import { toCampaign } from './service.js';
 
 /**

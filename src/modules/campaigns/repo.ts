@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { AbTest, AbWinner } from '../../domain/ab-test.js';
 import type { GuardCounts, PauseReason } from '../../domain/campaign-guardrails.js';
 import type { LocalTime } from '../../domain/campaign-timing.js';
 import { type FilterCondition, filterReferences } from '../../domain/filters/index.js';
@@ -23,6 +24,11 @@ export interface CampaignRow extends EmailContentRow {
   /** When its emails go (domain/campaign-timing): at a time of day in each recipient's zone, or spread. */
   local_time: LocalTime | null;
   spread_hours: number | null;
+  /** Its A/B test (domain/ab-test), and the variant that won it once decided. */
+  ab_test: AbTest | null;
+  ab_winner: AbWinner | null;
+  /** When the test phase had all its emails. */
+  ab_tested_at: Date | null;
   /** The latest time one of its emails waits for (local time or spread); null when none waits. */
   last_send_at: Date | null;
   total_recipients: number;
@@ -53,6 +59,7 @@ export interface CampaignValues extends TemplateValues {
   audienceCondition: FilterCondition | null;
   localTime: LocalTime | null;
   spreadHours: number | null;
+  abTest: AbTest | null;
 }
 
 const json = (c: object | null) => (c === null ? null : JSON.stringify(c));
@@ -68,10 +75,10 @@ export async function insertCampaign(
     sql`
     insert into campaigns (project_id, name, description, subject, body, body_source, from_email, from_name, reply_to,
       type, track_opens, track_clicks, audience_type, segment_id, audience_condition, local_time, spread_hours,
-      created_at, updated_at)
+      ab_test, created_at, updated_at)
     values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${json(v.bodySource)}::jsonb, ${v.from},
       ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.trackOpens}, ${v.trackClicks}, ${v.audienceType}, ${v.segmentId}, ${json(v.audienceCondition)}::jsonb,
-      ${json(v.localTime)}::jsonb, ${v.spreadHours}, ${now}, ${now})
+      ${json(v.localTime)}::jsonb, ${v.spreadHours}, ${json(v.abTest)}::jsonb, ${now}, ${now})
     returning *`,
   );
   return r.rows[0]!;
@@ -118,7 +125,7 @@ export async function replaceCampaign(
       track_opens = ${v.trackOpens}, track_clicks = ${v.trackClicks},
       audience_type = ${v.audienceType}, segment_id = ${v.segmentId},
       audience_condition = ${json(v.audienceCondition)}::jsonb, local_time = ${json(v.localTime)}::jsonb,
-      spread_hours = ${v.spreadHours}, updated_at = ${now}
+      spread_hours = ${v.spreadHours}, ab_test = ${json(v.abTest)}::jsonb, updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
     returning *`,
   );

@@ -1,6 +1,7 @@
 import { projectOf } from '../../platform/http/auth.js';
 import { created, wrapped } from '../../platform/http/envelope.js';
 import { moduleRoutes, projectSettings, resourceById } from '../../platform/http/module-routes.js';
+import * as abTest from './ab-test.js';
 import * as recipients from './recipients.js';
 import * as report from './report.js';
 import * as s from './schemas.js';
@@ -9,7 +10,8 @@ import * as service from './service.js';
 import * as settings from './settings.js';
 
 /**
- * Create, duplicate and the actions (send, unschedule, cancel, pause, resume, resend, test) answer
+ * Create, duplicate and the actions (send, unschedule, cancel, pause, resume, resend, test, pick a
+ * test's winner) answer
  * `{ success, data }` (actions add a `message`, resend its count); reads and the replace answer
  * the campaign itself.
  */
@@ -103,6 +105,19 @@ export const campaignRoutes = moduleRoutes(
       async (req) => {
         const sent = await service.sendTest(ctx, projectOf(req).id, req.params.id, req.body.email);
         return wrapped(sent, `A test email is on its way to ${sent.to}`);
+      },
+    );
+    app.get(
+      '/campaigns/:id/ab-test',
+      { schema: { params: s.idParams, response: { 200: s.abTestReportSchema } } },
+      (req) => abTest.abTestReport(ctx, projectOf(req).id, req.params.id),
+    );
+    app.post(
+      '/campaigns/:id/ab-test/winner',
+      { schema: { params: s.idParams, body: s.winnerBody, response: { 200: s.campaignAction } } },
+      async (req) => {
+        const row = await abTest.chooseWinner(ctx, projectOf(req).id, req.params.id, req.body.variant);
+        return wrapped(service.toCampaign(row), `Variant ${req.body.variant.toUpperCase()} goes to the rest`);
       },
     );
     app.get('/campaigns/:id/stats', { schema: { params: s.idParams, response: { 200: s.statsSchema } } }, (req) =>

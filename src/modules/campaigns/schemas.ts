@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AB_LIMITS, AB_METRICS, CHOSEN_BY } from '../../domain/ab-test.js';
 import { PAUSE_REASONS } from '../../domain/campaign-guardrails.js';
 import { SPREAD_HOURS, WHEN_PASSED } from '../../domain/campaign-timing.js';
 import { emailSchema } from '../../domain/email.js';
@@ -35,8 +36,39 @@ export const localTimeSchema = z
 /** Spread the emails evenly over `hours` from the send moment. */
 export const spreadSchema = z.object({ hours: z.number().int().min(SPREAD_HOURS.min).max(SPREAD_HOURS.max) }).strict();
 
+const content = emailContentBody.shape;
+
+/** A variant of an A/B test: what it changes of the campaign's content (a field left out keeps the campaign's). */
+export const variantSchema = z
+  .object({ subject: content.subject.optional(), fromName: content.fromName, body: content.body.optional() })
+  .strict();
+
+/** An A/B test (docs/decisions.md#ab-tests). */
+export const abTestSchema = z
+  .object({
+    variants: z.array(variantSchema).min(AB_LIMITS.variants.min).max(AB_LIMITS.variants.max),
+    /** The share of the audience tested, in percent; null: every recipient gets a variant, split evenly, no winner. */
+    testPercent: z.number().int().min(AB_LIMITS.testPercent.min).max(AB_LIMITS.testPercent.max).nullable().default(20),
+    /** What makes a winner: opens per delivered email (proxy prefetches left out), clicks per open, or clicks per delivered email. */
+    metric: z.enum(AB_METRICS).default('opens'),
+    /** How long the test phase runs before the winner goes to the rest. */
+    waitHours: z.number().int().min(AB_LIMITS.waitHours.min).max(AB_LIMITS.waitHours.max).default(4),
+  })
+  .strict();
+
+export const abWinnerSchema = z.object({
+  /** The variant's letter: A, B, … */
+  variant: z.string(),
+  chosenBy: z.enum(CHOSEN_BY),
+  decidedAt: z.string(),
+  /** Why it won, in words: its figure against the runner-up's and how sure the difference is. */
+  reason: z.string(),
+});
+
 /** POST /campaigns and PUT /campaigns/{id} (a replace: the same fields, the same rules). */
 export const campaignBody = emailContentBody.extend({
+  /** Null or absent: no test. With a winner phase, not with `localTime` or `spread` (422). */
+  abTest: abTestSchema.nullable().optional(),
   /** Null or absent: everyone at the send moment. Not with `spread` (422 on `spread`). */
   localTime: localTimeSchema.nullable().optional(),
   spread: spreadSchema.nullable().optional(),
@@ -60,6 +92,7 @@ export const campaignSchema = emailContentSchema.extend({
   localTime: z.object({ time: z.string(), whenPassed: z.enum(WHEN_PASSED) }).nullable(),
   /** The emails spread evenly over this window from the send moment; null: not spread. */
   spread: z.object({ hours: z.number().int() }).nullable(),
+  abTest: abTestSchema.extend({ winner: abWinnerSchema.nullable() }).nullable(),
   totalRecipients: z.number().int(),
   sentCount: z.number().int(),
   deliveredCount: z.number().int(),
@@ -105,6 +138,52 @@ export const sendBody = z
   .nullish();
 
 export const testBody = z.object({ email: emailSchema });
+
+/** POST /campaigns/{id}/ab-test/winner. */
+export const winnerBody = z.object({ variant: z.string().min(1).max(1) }).strict();
+
+const variantFiguresSchema = z.object({
+  recipients: z.number().int(),
+  delivered: z.number().int(),
+  opened: z.number().int(),
+  /** Opens less those a mail provider's proxy made moments after sending (and no click followed). */
+  humanOpened: z.number().int(),
+  clicked: z.number().int(),
+});
+
+/** GET /campaigns/{id}/ab-test: the variants side by side, and the winner with why. */
+export const abTestReportSchema = z.object({
+  campaignId: z.string().uuid(),
+  metric: z.enum(AB_METRICS),
+  metricName: z.string(),
+  testPercent: z.number().int().nullable(),
+  waitHours: z.number().int(),
+  /** When the winner is decided by the metric, once sending started; null without a winner phase. */
+  decidesAt: z.string().nullable(),
+  /** When every recipient of the test phase had an email. */
+  testedAt: z.string().nullable(),
+  winner: abWinnerSchema.nullable(),
+  /** Opens left out of the figures as proxy prefetches. */
+  machineOpens: z.number().int(),
+  variants: z.array(
+    z.object({
+      variant: z.string(),
+      subject: z.string(),
+      fromName: z.string().nullable(),
+      changesBody: z.boolean(),
+      /** Null before sending starts. */
+      figures: variantFiguresSchema.nullable(),
+      /** The metric, as a share (0–1). */
+      rate: z.number().nullable(),
+      /** The rate minus the best other variant's. */
+      difference: z.number().nullable(),
+      /** How sure the difference is real (two-proportion z-test, 0–1); null: not enough data yet. */
+      confidence: z.number().nullable(),
+    }),
+  ),
+  /** The recipients sent the winner after the test. */
+  rest: variantFiguresSchema.nullable(),
+});
 export const testResponse = z.object({
   success: z.literal(true),
   data: z.object({ emailId: z.string().uuid(), to: z.string() }),

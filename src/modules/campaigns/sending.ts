@@ -32,7 +32,7 @@ import { TemplateError } from '../../domain/render.js';
 import { type ProjectTracking, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import { enqueue, type Job, JobInterrupted } from '../../platform/queue.js';
+import { type Job, JobInterrupted } from '../../platform/queue.js';
 import { type Content, composeEmail, type Linking, type Render } from '../emails/compose.js';
 import type { NewEmail } from '../emails/service.js';
 import {
@@ -44,17 +44,17 @@ import {
 import { projectTimeZone } from '../projects/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
 import { trackingFor } from '../tracking-settings/service.js';
+import { contentChooser, waitsForWinner } from './ab-test.js';
+import { drawTestPhase, markTested } from './ab-test-repo.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import type { PendingRecipient } from './fan-out-repo.js';
 import * as fanOut from './fan-out-repo.js';
 import { checkGuardrails } from './guardrails.js';
+import { enqueueFanOut, enqueueSending } from './jobs.js';
 import type { CampaignRow } from './repo.js';
 import * as repo from './repo.js';
 import type { RecipientReason } from './schemas.js';
 import { marketingCapOf } from './settings.js';
-
-export const CAMPAIGN_START_QUEUE = 'campaigns.start';
-export const CAMPAIGN_FANOUT_QUEUE = 'campaigns.fan-out';
 
 const PAGE = 500;
 /** Emails of a page rendered at once (see pageEmails). */
@@ -64,29 +64,12 @@ const BACKLOG_WAIT_MS = 100;
 /** The fan-out job's lease is renewed this often; see FANOUT_LEASE_MS in src/worker.ts. */
 const HEARTBEAT_MS = 2_000;
 
-export async function enqueueFanOut(ex: Executor, campaignId: string): Promise<void> {
-  await enqueue(
-    ex,
-    CAMPAIGN_FANOUT_QUEUE,
-    { campaignId },
-    { singletonKey: `campaign-fan-out:${campaignId}`, maxAttempts: 50 },
-  );
-}
-
-export async function enqueueStart(ex: Executor, campaignId: string, at: Date): Promise<void> {
-  await enqueue(
-    ex,
-    CAMPAIGN_START_QUEUE,
-    { campaignId, scheduledFor: at.toISOString() },
-    { runAt: at, maxAttempts: 50 },
-  );
-}
-
 /** The start job of a schedule: a schedule changed or cancelled since leaves the campaign alone. */
 export async function startScheduledCampaign(ctx: AppContext, campaignId: string, scheduledFor: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    const started = await repo.startScheduled(tx, campaignId, new Date(scheduledFor), ctx.clock.now());
-    if (started) await enqueueFanOut(tx, campaignId);
+    const now = ctx.clock.now();
+    const started = await repo.startScheduled(tx, campaignId, new Date(scheduledFor), now);
+    if (started) await enqueueSending(ctx, tx, started, now);
   });
 }
 
@@ -119,7 +102,8 @@ async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
     const c = await repo.campaignById(tx, campaignId, true);
     if (c?.status !== 'SENDING' || c.frozen_at) return;
     const now = ctx.clock.now();
-    await fanOut.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
+    const frozen = await fanOut.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
+    if (frozen && c.ab_test) await drawTestPhase(tx, c.id, c.ab_test);
   });
 }
 
@@ -200,7 +184,7 @@ async function recipientEmail(
  */
 async function pageEmails(
   c: CampaignRow,
-  content: Content,
+  contentFor: (variant: number | null) => Content,
   page: PendingRecipient[],
   linking: Linking,
   render: Render,
@@ -211,7 +195,8 @@ async function pageEmails(
   const lane = async () => {
     while (next < page.length) {
       const i = next++;
-      emails[i] = await recipientEmail(c, content, page[i]!, linking, render, capCheck);
+      const r = page[i]!;
+      emails[i] = await recipientEmail(c, contentFor(r.variant), r, linking, render, capCheck);
     }
   };
   await Promise.all(Array.from({ length: Math.min(RENDERING, page.length) }, lane));
@@ -229,8 +214,11 @@ export async function fanOutCampaign(
   await freeze(ctx, campaignId);
   const c = await repo.campaignById(ctx.db, campaignId);
   if (c?.status !== 'SENDING' || !c.frozen_at) return;
+  // An A/B test's rest waits for the winner, whose decision wakes the fan-out again.
+  const testPhase = waitsForWinner(c);
+  if (testPhase && c.ab_tested_at) return;
   // The project's tracking is read once per run too.
-  const content = campaignContent(c, await trackingFor(ctx, c.project_id));
+  const contentFor = contentChooser(c, campaignContent(c, await trackingFor(ctx, c.project_id)));
   // Read once per run: a cap changed meanwhile applies from the next run (a resume, a resend, a restart).
   const cap = c.type === 'MARKETING' ? await marketingCapOf(ctx.db, c.project_id) : null;
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
@@ -250,7 +238,7 @@ export async function fanOutCampaign(
       await sleep(BACKLOG_WAIT_MS);
       continue;
     }
-    const page = await fanOut.pendingRecipients(ctx.db, campaignId, after, PAGE);
+    const page = await fanOut.pendingRecipients(ctx.db, campaignId, after, PAGE, testPhase);
     if (page.length === 0) {
       // One more pass from the start picks up anything a racing worker left behind.
       if (after === null) break;
@@ -271,10 +259,17 @@ export async function fanOutCampaign(
           ),
         }
       : null;
-    const made = await pageEmails(c, content, present, linking, render, capCheck);
+    const made = await pageEmails(c, contentFor, present, linking, render, capCheck);
     await storePage(ctx, campaignId, withSendTimes(c, zone, present, made), gone);
   }
   const now = ctx.clock.now();
+  if (testPhase) {
+    await markTested(ctx.db, campaignId, now);
+    // A winner picked by hand while this run made the test phase found it busy: the rest goes now.
+    const after = await repo.campaignById(ctx.db, campaignId);
+    if (after?.ab_winner) await fanOutCampaign(ctx, campaignId, job);
+    return;
+  }
   await fanOut.markFannedOut(ctx.db, campaignId, now);
   await completeCampaigns(ctx, [campaignId], now);
 }

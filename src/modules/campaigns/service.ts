@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hasWinnerPhase, variantName } from '../../domain/ab-test.js';
 import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
@@ -20,10 +21,11 @@ import { announceCampaign } from './events.js';
 import { excludeStateChanges } from './fan-out-repo.js';
 import { markResumed } from './guardrail-repo.js';
 import { pauseInTransaction } from './guardrails.js';
+import { enqueueFanOut, enqueueSending, enqueueStart } from './jobs.js';
 import type { CampaignRow, CampaignValues } from './repo.js';
 import * as repo from './repo.js';
 import { CAMPAIGN_STATUSES, type Campaign, type CampaignBody, type CampaignStatus } from './schemas.js';
-import { campaignContent, enqueueFanOut, enqueueStart } from './sending.js';
+import { campaignContent } from './sending.js';
 
 /** Counters other modules move when what they count happens there. */
 export { countBounce, countComplaint, countEngagement, countLinkClick, countUnsubscribe } from './counters.js';
@@ -39,6 +41,10 @@ export function toCampaign(row: CampaignRow): Campaign {
     scheduledFor: iso(row.scheduled_for),
     localTime: row.local_time,
     spread: row.spread_hours === null ? null : { hours: row.spread_hours },
+    abTest: row.ab_test && {
+      ...row.ab_test,
+      winner: row.ab_winner && { ...row.ab_winner, variant: variantName(row.ab_winner.variant) },
+    },
     totalRecipients: row.total_recipients,
     sentCount: row.sent_count,
     deliveredCount: row.delivered_count,
@@ -71,6 +77,17 @@ function valuesOf(body: CampaignBody): CampaignValues {
     });
   if (body.audienceType === 'SEGMENT' && !body.segmentId) throw missing('segmentId', 'SEGMENT');
   if (body.audienceType === 'FILTERED' && !body.audienceCondition) throw missing('audienceCondition', 'FILTERED');
+  if (hasWinnerPhase(body.abTest ?? null) && (body.localTime || body.spread)) {
+    throw validationError([
+      {
+        field: 'abTest.testPercent',
+        message:
+          'A test with a winner phase sends the winner when the wait ends, so not at a local time or spread; set testPercent to null to split the whole audience',
+        code: 'exclusive_with_timing',
+        received: body.abTest!.testPercent,
+      },
+    ]);
+  }
   if (body.localTime && body.spread) {
     throw validationError([
       {
@@ -89,7 +106,33 @@ function valuesOf(body: CampaignBody): CampaignValues {
     audienceCondition: body.audienceType === 'FILTERED' ? body.audienceCondition! : null,
     localTime: body.localTime ?? null,
     spreadHours: body.spread?.hours ?? null,
+    abTest: body.abTest ?? null,
   };
+}
+
+/** Each variant's Liquid parses, and no two variants are the same email. */
+async function checkVariants(ctx: AppContext, v: CampaignValues): Promise<void> {
+  const variants = v.abTest?.variants ?? [];
+  for (const [i, variant] of variants.entries()) await checkSyntax(ctx, variant, `abTest.variants.${i}.`);
+  const seen = new Map<string, number>();
+  for (const [i, variant] of variants.entries()) {
+    const email = JSON.stringify([
+      variant.subject ?? v.subject,
+      variant.fromName === undefined ? v.fromName : variant.fromName,
+      variant.body ?? v.body,
+    ]);
+    const same = seen.get(email);
+    if (same !== undefined) {
+      throw validationError([
+        {
+          field: `abTest.variants.${i}`,
+          message: `Variant ${variantName(i)} is the same email as ${variantName(same)}; change its subject, sender name or content`,
+          code: 'duplicate_variant',
+        },
+      ]);
+    }
+    seen.set(email, i);
+  }
 }
 
 /** The audience names only segments of the project, and a filtered one compiles (no segment cycle). */
@@ -116,6 +159,7 @@ async function checkAudienceOf(
 export async function createCampaign(ctx: AppContext, projectId: string, body: CampaignBody) {
   const v = valuesOf(body);
   await checkSyntax(ctx, v);
+  await checkVariants(ctx, v);
   const now = ctx.clock.now();
   await checkAudienceOf(ctx.db, projectId, v, now);
   await assertVerifiedSender(ctx, ctx.db, projectId, v.from);
@@ -183,6 +227,7 @@ export async function replaceCampaign(
 ): Promise<Campaign> {
   const v = valuesOf(body);
   await checkSyntax(ctx, v);
+  await checkVariants(ctx, v);
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const current = await requireCampaign(tx, projectId, id, true);
@@ -225,6 +270,7 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
       audienceCondition: source.audience_condition,
       localTime: source.local_time,
       spreadHours: source.spread_hours,
+      abTest: source.ab_test,
     },
     ctx.clock.now(),
   );
@@ -292,7 +338,7 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
     await assertVerifiedSender(ctx, tx, projectId, c.from_email);
     if (at === null) {
       const row = (await repo.markSending(tx, projectId, id, now))!;
-      await enqueueFanOut(tx, id);
+      await enqueueSending(ctx, tx, row, now);
       return { campaign: toCampaign(row), message: 'The campaign is being sent' };
     }
     const row = (await repo.markScheduled(tx, projectId, id, at, now))!;

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { MACHINE_OPEN_WINDOW_MS } from '../../domain/open-proxies.js';
 import { type Executor, run } from '../../platform/db/client.js';
 import { idIn } from '../../platform/db/list-order.js';
 import type { BounceType, EmailStatus, EmailType, StoredAttachment } from './schemas.js';
@@ -297,8 +298,13 @@ export async function countHit(
   emailId: string,
   kind: 'open' | 'click',
   now: Date,
+  fromProxy = false,
 ): Promise<Engagement | null> {
   const click = kind === 'click';
+  // Opens by a provider's proxy moments after sending are its prefetch (domain/open-proxies), until
+  // an open that is not one shows a reader.
+  const machine = sql`${fromProxy}::boolean and e.sent_at is not null
+    and e.sent_at > ${new Date(now.getTime() - MACHINE_OPEN_WINDOW_MS)}`;
   const r = await run<Engagement>(
     ex,
     sql`
@@ -307,7 +313,8 @@ export async function countHit(
       click_count = e.click_count + ${click ? 1 : 0},
       clicked_at = ${click ? sql`coalesce(e.clicked_at, ${now})` : sql`e.clicked_at`},
       open_count = e.open_count + (case when ${!click}::boolean or before.opened_at is null then 1 else 0 end),
-      opened_at = coalesce(e.opened_at, ${now})
+      opened_at = coalesce(e.opened_at, ${now}),
+      machine_open = case when before.opened_at is null or e.machine_open then ${machine} else e.machine_open end
     from before where e.id = before.id
     returning e.id, e.project_id, e.contact_id, e.campaign_id, e.to_email, (before.opened_at is null) as first_open,
       ${click ? sql`(before.clicked_at is null)` : sql`false`} as first_click`,

@@ -54,7 +54,12 @@ export function toTemplate(row: TemplateRow): Template {
  * Liquid syntax errors of the subject and body, as 422 field errors (code `invalid_template`); a
  * source whose parsing runs past the bounds of the worker pool is refused the same way.
  */
-export async function checkSyntax(ctx: AppContext, parts: { subject?: string; body?: string }): Promise<void> {
+/** Each part's Liquid parses; `prefix` names where the parts sit in the request (`abTest.variants.1.`). */
+export async function checkSyntax(
+  ctx: AppContext,
+  parts: { subject?: string; body?: string },
+  prefix = '',
+): Promise<void> {
   const errors: FieldError[] = [];
   for (const part of ['subject', 'body'] as const) {
     const source = parts[part];
@@ -63,7 +68,7 @@ export async function checkSyntax(ctx: AppContext, parts: { subject?: string; bo
       await ctx.templates.check(part, source);
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
-      errors.push({ field: err.part, message: err.message, code: 'invalid_template' });
+      errors.push({ field: `${prefix}${err.part}`, message: err.message, code: 'invalid_template' });
     }
   }
   if (errors.length) throw validationError(errors);

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fromImageProxy } from '../../domain/open-proxies.js';
 import type { AppContext } from '../../platform/context.js';
 import { sendMessagePage } from '../subscriptions/routes.js';
 import * as service from './service.js';
@@ -62,7 +63,7 @@ export async function trackingRoutes(fastify: FastifyInstance, { ctx }: { ctx: A
         if (request.method === 'GET' && ctx.links.verify(signature, 'open', emailId)) {
           // The reader sees the image whatever happens here.
           await service
-            .recordOpen(ctx, emailId)
+            .recordOpen(ctx, emailId, fromImageProxy(request.ip, request.headers['user-agent']))
             .catch((err) => request.log.error({ err, emailId }, 'recording an open failed'));
         }
         return sendPixel(reply);

@@ -15,12 +15,12 @@ import { recordEvent } from '../events/record.js';
  * - A click on an email with no recorded open counts as its open too (images are often blocked).
  */
 
-/** Counts an open; false when the email does not exist. */
-export async function recordOpen(ctx: AppContext, emailId: string): Promise<boolean> {
+/** Counts an open (`fromProxy`: by a mail provider's image proxy); false when the email does not exist. */
+export async function recordOpen(ctx: AppContext, emailId: string, fromProxy = false): Promise<boolean> {
   if (!isUuid(emailId)) return false;
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
-    const hit = await countHit(tx, emailId, 'open', now);
+    const hit = await countHit(tx, emailId, 'open', now, fromProxy);
     if (!hit) return false;
     await recordFirsts(tx, hit, now);
     return true;
