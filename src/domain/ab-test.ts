@@ -58,13 +58,6 @@ export const decidesAt = (test: AbTest, start: Date, hourMs: number) =>
 /** Each variant's letter, as marketers name them. */
 export const variantName = (i: number) => String.fromCharCode(65 + i);
 
-/** The number of recipients in the test phase: at least one per variant, at most the audience. */
-export function testSize(test: AbTest, audience: number): number {
-  if (test.testPercent === null) return audience;
-  const share = Math.round((audience * test.testPercent) / 100);
-  return Math.min(audience, Math.max(share, test.variants.length));
-}
-
 /** The metric as successes out of trials: what the z-test compares. */
 export function metricParts(metric: AbMetric, f: VariantFigures): { successes: number; trials: number } {
   switch (metric) {

@@ -25,7 +25,9 @@ let key: string;
 afterAll(() => server?.kill());
 
 async function start(): Promise<void> {
-  server = await spawnService(peers.env({ CAMPAIGN_TEST_HOUR_SECONDS: String(HOUR_SECONDS), TRUST_PROXY: '127.0.0.1' }));
+  server = await spawnService(
+    peers.env({ CAMPAIGN_TEST_HOUR_SECONDS: String(HOUR_SECONDS), TRUST_PROXY: '127.0.0.1' }),
+  );
   key ??= printedKeys(server.output()).secretKey;
   api = client(server.url, key);
 }
@@ -39,7 +41,8 @@ async function importContacts(): Promise<void> {
   const accepted = await api.request('POST', '/contacts/import', { raw: form });
   expect(accepted.status).toBe(202);
   await eventually(
-    async () => ((await api.get(`/contacts/import/${accepted.body.jobId}`)).body.status === 'completed' ? true : undefined),
+    async () =>
+      (await api.get(`/contacts/import/${accepted.body.jobId}`)).body.status === 'completed' ? true : undefined,
     120_000,
     200,
   );
