@@ -25,6 +25,7 @@ export * as apiKeys from './modules/api-keys/schemas.js';
 export type {
   AudienceType,
   Campaign,
+  CampaignAbTestReport,
   CampaignEngagement,
   CampaignLink,
   CampaignProgress,

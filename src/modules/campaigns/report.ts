@@ -1,7 +1,9 @@
+import { decidesAt } from '../../domain/ab-test.js';
 import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
 import { numberedPage, type PageRequest, pageWindow } from '../../platform/http/pagination.js';
+import { waitsForWinner } from './ab-test.js';
 import * as repo from './repo.js';
 import * as reportRepo from './report-repo.js';
 import type { CampaignEngagement, CampaignProgress } from './schemas.js';
@@ -21,7 +23,7 @@ const SHORTEST_WINDOW_MS = 10_000;
 /**
  * GET /campaigns/{id}/progress. The estimate assumes the current rate holds for what is pending,
  * and never ends before the last slot pacing already holds for the campaign, nor before the last
- * time one of its emails waits for (a local time, a place in a spread).
+ * time one of its emails waits for (a local time, a place in a spread, an A/B test's winner).
  */
 export async function campaignProgress(ctx: AppContext, projectId: string, id: string): Promise<CampaignProgress> {
   const c = await requireCampaign(ctx, projectId, id);
@@ -39,7 +41,12 @@ export async function campaignProgress(ctx: AppContext, projectId: string, id: s
   if (c.status === 'SENDING' && pending > 0) {
     const atRate = ratePerMinute > 0 ? now.getTime() + (pending / ratePerMinute) * 60_000 : null;
     const lastSlot = recent.deferred_until === null ? null : Date.parse(iso(recent.deferred_until));
-    const waitsUntil = c.last_send_at === null ? null : Date.parse(iso(c.last_send_at));
+    // The rest of an A/B test goes once the winner is decided, after the wait.
+    const waitsUntil = waitsForWinner(c)
+      ? decidesAt(c.ab_test!, new Date(c.sent_at!), ctx.config.abTestHourMs).getTime()
+      : c.last_send_at === null
+        ? null
+        : Date.parse(iso(c.last_send_at));
     const lastTime = waitsUntil !== null && waitsUntil > now.getTime() ? waitsUntil : null;
     const bounds = [atRate, lastSlot, lastTime].filter((t): t is number => t !== null);
     eta = bounds.length === 0 ? null : new Date(Math.max(...bounds));

@@ -184,6 +184,7 @@ export const abTestReportSchema = z.object({
   /** The recipients sent the winner after the test. */
   rest: variantFiguresSchema.nullable(),
 });
+export type CampaignAbTestReport = z.infer<typeof abTestReportSchema>;
 export const testResponse = z.object({
   success: z.literal(true),
   data: z.object({ emailId: z.string().uuid(), to: z.string() }),

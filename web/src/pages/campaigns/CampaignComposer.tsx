@@ -18,7 +18,9 @@ import { renderErrors } from '../templates/template-form.js';
 import { TEMPLATE_TYPES, TYPE_LABELS } from '../templates/template-list.js';
 import { useDebounced } from '../templates/useDebounced.js';
 import { useTemplateCompletions } from '../templates/useTemplateCompletions.js';
+import { AbTestCard } from './AbTestCard.js';
 import { AudienceCard, useAudienceCount } from './AudienceCard.js';
+import { abErrors } from './ab-test-form.js';
 import { CampaignActions } from './CampaignActions.js';
 import {
   type CampaignForm,
@@ -108,7 +110,9 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
       : formMessage(save.error, [
           ...FORM_FIELDS,
           'segmentId',
-          ...Object.keys(saveFields).filter((f) => f.startsWith('audienceCondition')),
+          ...Object.keys(saveFields).filter(
+            (f) => f.startsWith('audienceCondition') || f.startsWith('abTest.variants'),
+          ),
         ]);
 
   const saveState = save.isPending
@@ -168,6 +172,16 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
         form={form}
         onChange={set}
         errors={{ ...saveFields, ...timingErrors(form) }}
+      />
+      <AbTestCard
+        form={form}
+        subject={form.subject}
+        fromName={form.fromName}
+        audience={
+          audience.estimate && (form.type === 'MARKETING' ? audience.estimate.subscribed : audience.estimate.estimate)
+        }
+        onChange={set}
+        errors={{ ...saveFields, ...abErrors(form) }}
       />
 
       <div className="editor-layout">

@@ -6,6 +6,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { OffsetPager } from '../../components/OffsetPager.js';
 import { QueryView } from '../../components/QueryView.js';
 import { formatDateTime } from '../../format/dates.js';
+import { AbTestReportCard } from './AbTestReportCard.js';
 import { CampaignActions } from './CampaignActions.js';
 import { ContentAsSent } from './ContentAsSent.js';
 import {
@@ -74,6 +75,7 @@ export default function CampaignReport({ projectId, campaign }: { projectId: str
       )}
 
       <ProgressCard projectId={projectId} campaign={campaign} />
+      {campaign.abTest && <AbTestReportCard projectId={projectId} campaign={campaign} />}
 
       <section className="card stack" aria-labelledby="figures-title">
         <h2 id="figures-title">Figures</h2>

@@ -45,7 +45,9 @@ export function ProgressCard({ projectId, campaign }: { projectId: string; campa
                         ? 'paused'
                         : p.etaSeconds === null
                           ? 'estimating…'
-                          : `about ${durationWords(p.etaSeconds)}`}
+                          : p.etaSeconds < 60
+                            ? 'under a minute'
+                            : `about ${durationWords(p.etaSeconds)}`}
                     </dd>
                   </div>
                   <div>

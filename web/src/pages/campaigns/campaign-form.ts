@@ -10,6 +10,7 @@ import {
   templatePayload,
   trackChoiceOf,
 } from '../templates/template-form.js';
+import { AB_FIELDS, type AbTestForm, abDirty, abErrors, abFormOf, abPayload, EMPTY_AB } from './ab-test-form.js';
 import type { CampaignInput } from './campaigns-api.js';
 import {
   EMPTY_TIMING,
@@ -26,13 +27,20 @@ import {
  * condition is the builder's tree as edited (empty groups and unfinished filters included), kept
  * while another audience type is chosen so switching back loses nothing.
  */
-export interface CampaignForm extends TemplateForm, TimingForm {
+export interface CampaignForm extends TemplateForm, TimingForm, AbTestForm {
   audienceType: Campaign['audienceType'];
   segmentId: string;
   condition: FilterCondition;
 }
 
-export const FORM_FIELDS = [...TEMPLATE_FIELDS, 'audienceType', 'segmentId', 'condition', ...TIMING_FIELDS] as const;
+export const FORM_FIELDS = [
+  ...TEMPLATE_FIELDS,
+  'audienceType',
+  'segmentId',
+  'condition',
+  ...TIMING_FIELDS,
+  ...AB_FIELDS,
+] as const;
 
 export const EMPTY_FORM: CampaignForm = {
   ...EMPTY_TEMPLATE,
@@ -41,6 +49,7 @@ export const EMPTY_FORM: CampaignForm = {
   segmentId: '',
   condition: emptyCondition(),
   ...EMPTY_TIMING,
+  ...EMPTY_AB,
 };
 
 export const formOf = (c: Campaign): CampaignForm => ({
@@ -49,6 +58,7 @@ export const formOf = (c: Campaign): CampaignForm => ({
   segmentId: c.segmentId ?? '',
   condition: (c.audienceCondition as FilterCondition | null) ?? emptyCondition(),
   ...timingFormOf(c),
+  ...abFormOf(c),
 });
 
 /** The content of a template, copied into the form: its block document too, so blocks stay blocks. */
@@ -74,7 +84,8 @@ export const isDirty = (form: CampaignForm, saved: CampaignForm) =>
   form.audienceType !== saved.audienceType ||
   form.segmentId !== saved.segmentId ||
   form.condition !== saved.condition ||
-  timingDirty(form, saved);
+  timingDirty(form, saved) ||
+  abDirty(form, saved);
 
 /** Whether the audience is a condition the API would refuse (a filter without field or value). */
 export const conditionIncomplete = (form: Pick<CampaignForm, 'audienceType' | 'condition'>) =>
@@ -90,6 +101,7 @@ export function missingForSave(form: CampaignForm): string[] {
   if (form.audienceType === 'SEGMENT' && !form.segmentId) missing.push('a segment');
   if (conditionIncomplete(form)) missing.push('a complete condition');
   if (Object.keys(timingErrors(form)).length > 0) missing.push('a valid send time');
+  if (Object.keys(abErrors(form)).length > 0) missing.push('a valid A/B test');
   return missing;
 }
 
@@ -103,6 +115,7 @@ export function campaignPayload(form: CampaignForm): CampaignInput {
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
     audienceCondition: form.audienceType === 'FILTERED' ? pruneEmpty(form.condition) : null,
     ...timingPayload(form),
+    ...abPayload(form),
   };
 }
 

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type {
   Campaign,
+  CampaignAbTestReport,
   CampaignEngagement,
   CampaignLink,
   CampaignProgress,
@@ -41,7 +42,11 @@ export interface CampaignInput {
   audienceCondition: FilterCondition | null;
   localTime: Campaign['localTime'];
   spread: Campaign['spread'];
+  abTest: AbTestInput | null;
 }
+
+/** An A/B test as saved: the campaign's, without its winner. */
+export type AbTestInput = Omit<NonNullable<Campaign['abTest']>, 'winner'>;
 
 interface Action {
   success: true;
@@ -174,6 +179,16 @@ export function useAudiencePreviewContacts(projectId: string, segmentId: string 
   });
 }
 
+/** The A/B test's variants side by side, live like the other figures. */
+export function useCampaignAbTest(projectId: string, id: string, status: CampaignStatus) {
+  return useQuery({
+    queryKey: [...campaignKey(projectId, id), 'ab-test', status],
+    queryFn: ({ signal }) => api<CampaignAbTestReport>('GET', `${path(id)}/ab-test`, { projectId, signal }),
+    refetchInterval: LIVE.has(status) ? POLL_MS : false,
+    placeholderData: keepPreviousData,
+  });
+}
+
 /**
  * The audience's time zones and when the first and last emails go, for the campaign as last saved
  * (`savedAt`, its `updatedAt`, reads it again after each save).
@@ -202,7 +217,15 @@ export function useSaveCampaign(projectId: string) {
   });
 }
 
-export type CampaignAction = 'send' | 'unschedule' | 'cancel' | 'pause' | 'resume' | 'resend' | 'duplicate';
+export type CampaignAction =
+  | 'send'
+  | 'unschedule'
+  | 'cancel'
+  | 'pause'
+  | 'resume'
+  | 'resend'
+  | 'duplicate'
+  | 'ab-test/winner';
 
 /** One of the campaign's actions; the campaign it answers replaces the cached one. */
 export function useCampaignAction(projectId: string, id: string) {

@@ -1,0 +1,173 @@
+import { useId } from 'react';
+import { Field } from '../../components/Field.js';
+import {
+  AB_LIMITS,
+  type AbMetric,
+  type AbTestForm,
+  abSummary,
+  METRIC_CHOICES,
+  type VariantForm,
+  variantLetter,
+} from './ab-test-form.js';
+
+/**
+ * An A/B test of the campaign: variants of the subject and the sender's name, tested on a share of
+ * the audience (the winner by the chosen measure goes to the rest after the wait) or split evenly.
+ */
+export function AbTestCard({
+  form,
+  subject,
+  fromName,
+  audience,
+  onChange,
+  errors,
+}: {
+  form: AbTestForm;
+  /** The campaign's own subject and sender name: what an empty variant field keeps. */
+  subject: string;
+  fromName: string;
+  audience: number | undefined;
+  onChange: (patch: Partial<AbTestForm>) => void;
+  /** The form's own checks and the last save's field errors, by API field. */
+  errors: Record<string, string>;
+}) {
+  const name = useId();
+  const metricId = useId();
+  const setVariant = (i: number, patch: Partial<VariantForm>) =>
+    onChange({ abVariants: form.abVariants.map((v, j) => (j === i ? { ...v, ...patch } : v)) });
+  const { variants, testPercent, waitHours } = AB_LIMITS;
+
+  return (
+    <section className="card stack" aria-labelledby={`${name}-title`}>
+      <div className="stack-tight">
+        <h2 id={`${name}-title`}>A/B test</h2>
+        <label className="check-row">
+          <input type="checkbox" checked={form.abOn} onChange={(e) => onChange({ abOn: e.target.checked })} />
+          <span>Test variants of this email before sending it to everyone</span>
+        </label>
+      </div>
+      {form.abOn && (
+        <>
+          <ol className="plain-list stack-tight ab-variants">
+            {form.abVariants.map((v, i) => (
+              <li key={i} className="ab-variant">
+                <fieldset className="plain-fieldset">
+                  <legend className="section-legend">Variant {variantLetter(i)}</legend>
+                  <div className="ab-variant-fields">
+                    <Field
+                      label="Subject"
+                      value={v.subject}
+                      placeholder={subject}
+                      onChange={(e) => setVariant(i, { subject: e.target.value })}
+                      autoComplete="off"
+                      hint={i === 0 && !v.subject ? 'Empty: the campaign’s subject.' : undefined}
+                      error={errors[`abTest.variants.${i}.subject`] ?? errors[`abTest.variants.${i}`]}
+                    />
+                    <Field
+                      label="From name"
+                      value={v.fromName}
+                      placeholder={fromName}
+                      onChange={(e) => setVariant(i, { fromName: e.target.value })}
+                      autoComplete="off"
+                      error={errors[`abTest.variants.${i}.fromName`]}
+                    />
+                  </div>
+                  {v.body !== undefined && <p className="muted small">This variant has its own content.</p>}
+                  {form.abVariants.length > variants.min && (
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => onChange({ abVariants: form.abVariants.filter((_, j) => j !== i) })}
+                    >
+                      Remove variant {variantLetter(i)}
+                    </button>
+                  )}
+                </fieldset>
+              </li>
+            ))}
+          </ol>
+          {errors['abTest.variants'] && <p className="field-error">{errors['abTest.variants']}</p>}
+          {form.abVariants.length < variants.max && (
+            <div>
+              <button
+                type="button"
+                className="button"
+                onClick={() => onChange({ abVariants: [...form.abVariants, { subject: '', fromName: '' }] })}
+              >
+                Add variant {variantLetter(form.abVariants.length)}
+              </button>
+            </div>
+          )}
+          <fieldset className="plain-fieldset stack-tight">
+            <legend className="section-legend">Who gets the variants</legend>
+            <div className="radio-row">
+              <label>
+                <input
+                  type="radio"
+                  name={name}
+                  checked={form.abMode === 'winner'}
+                  onChange={() => onChange({ abMode: 'winner' })}
+                />
+                <span>Test on a share of the audience, then send the winner to the rest</span>
+              </label>
+              <label>
+                <input
+                  type="radio"
+                  name={name}
+                  checked={form.abMode === 'split'}
+                  onChange={() => onChange({ abMode: 'split' })}
+                />
+                <span>Split the whole audience evenly, no winner</span>
+              </label>
+            </div>
+            {errors['abTest.testPercent'] && form.abMode === 'split' && (
+              <p className="field-error">{errors['abTest.testPercent']}</p>
+            )}
+          </fieldset>
+          {form.abMode === 'winner' && (
+            <div className="form-grid">
+              <Field
+                label="Test share (%)"
+                type="number"
+                min={testPercent.min}
+                max={testPercent.max}
+                value={form.abTestPercent}
+                onChange={(e) => onChange({ abTestPercent: e.target.value })}
+                hint={`${testPercent.min} to ${testPercent.max} % of the audience, drawn at random, an equal slice per variant.`}
+                error={errors['abTest.testPercent']}
+              />
+              <div className="field">
+                <label htmlFor={metricId}>The winner has the best</label>
+                <select
+                  id={metricId}
+                  value={form.abMetric}
+                  onChange={(e) => onChange({ abMetric: e.target.value as AbMetric })}
+                >
+                  {METRIC_CHOICES.map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+                <p className="field-hint">Opens by mail providers’ image proxies right after delivery are left out.</p>
+              </div>
+              <Field
+                label="Wait before choosing (hours)"
+                type="number"
+                min={waitHours.min}
+                max={waitHours.max}
+                value={form.abWaitHours}
+                onChange={(e) => onChange({ abWaitHours: e.target.value })}
+                hint="From 1 hour to 7 days; you can pick the winner yourself at any time."
+                error={errors['abTest.waitHours']}
+              />
+            </div>
+          )}
+          <p className="muted small" aria-live="polite" data-testid="ab-summary">
+            {abSummary(form, audience)}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
