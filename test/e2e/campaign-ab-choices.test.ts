@@ -59,8 +59,7 @@ describe('what an A/B test may be', () => {
       abTest,
       ...extra,
     });
-  const fieldsOf = (body: { error: { errors?: { field: string }[] } }) =>
-    body.error.errors?.map((e) => e.field);
+  const fieldsOf = (body: { error: { errors?: { field: string }[] } }) => body.error.errors?.map((e) => e.field);
 
   it('takes 2 to 5 variants, with defaults for the rest, and answers them on the campaign', async () => {
     const res = await create({ variants: [{}, { subject: 'Hello there', fromName: 'Ann from News' }] });

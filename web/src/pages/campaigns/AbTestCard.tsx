@@ -50,6 +50,7 @@ export function AbTestCard({
         <>
           <ol className="plain-list stack-tight ab-variants">
             {form.abVariants.map((v, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a variant is its letter, its place in the list
               <li key={i} className="ab-variant">
                 <fieldset className="plain-fieldset">
                   <legend className="section-legend">Variant {variantLetter(i)}</legend>

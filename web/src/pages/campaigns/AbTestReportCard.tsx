@@ -61,6 +61,7 @@ function AbTestReport({
           `${r.testPercent} % of the audience is tested first; the variant with the best ${r.metricName} goes to the rest after ${plural(r.waitHours, 'hour')}.`
         )}
       </p>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a table wider than a phone scrolls, and must be reachable by keyboard */}
       <section className="table-scroll" aria-label="The variants side by side, scrollable" tabIndex={0}>
         <table className="table ab-table">
           <caption className="visually-hidden">The variants side by side</caption>
