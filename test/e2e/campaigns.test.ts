@@ -462,6 +462,7 @@ describe('POST /campaigns', () => {
         scheduledFor: null,
         localTime: null,
         spread: null,
+        abTest: null,
         ...NO_COUNTS,
         pausedReason: null,
         pausedAt: null,
