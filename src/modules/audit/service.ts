@@ -170,13 +170,43 @@ export async function record(tx: Executor, entry: AuditRecord): Promise<void> {
 export async function audited<T>(
   ctx: AppContext,
   work: (tx: Executor) => Promise<T>,
-  describe: (result: T) => AuditRecord | null,
+  describe: (result: T) => AuditRecord | null | false,
 ): Promise<T> {
   return ctx.db.transaction(async (tx) => {
     const result = await work(tx);
     const entry = describe(result);
     if (entry) await record(tx, entry);
     return result;
+  });
+}
+
+/**
+ * A refused sign-in, on its own: there is no change to join, and the refusal must stay recorded
+ * though the request fails. The actor is whoever tried (the address typed, never the password).
+ */
+export async function signInFailed(
+  ctx: AppContext,
+  email: string | null,
+  userId: string | null,
+  step: 'password' | 'second_factor',
+): Promise<void> {
+  await record(ctx.db, {
+    projectId: null,
+    action: 'user.sign_in_failed',
+    target: { type: 'user', id: userId },
+    changes: { step },
+    actor: { kind: 'anonymous', name: email?.slice(0, 320) ?? null },
+  });
+}
+
+/** A session opened for `user` (by password, second factor, invitation or setup). */
+export async function signedIn(ex: Executor, user: { id: string; email: string }, secondFactor: boolean) {
+  await record(ex, {
+    projectId: null,
+    action: 'user.signed_in',
+    target: { type: 'user', id: user.id },
+    changes: { secondFactor },
+    actor: { kind: 'user', id: user.id, name: user.email },
   });
 }
 
