@@ -193,10 +193,11 @@ function AuditTable({
                     <button
                       type="button"
                       className="link-button small"
-                      aria-label={`Show only changes to ${targetName}`}
+                      aria-label={`History of ${targetName}`}
+                      title="Show only the changes to this target"
                       onClick={() => narrow({ targetType: e.target.type, targetId: e.target.id })}
                     >
-                      history
+                      History
                     </button>
                   )}
                 </td>
