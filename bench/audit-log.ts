@@ -141,7 +141,7 @@ runBench(async (cleanup: Cleanup) => {
       byActor: '/audit-log?limit=50&actor=user:00000000-0000-4000-8000-000000000007',
       byCommonAction: '/audit-log?limit=50&action=contact.updated',
       byRareAction: '/audit-log?limit=50&action=member.role_changed',
-      byTarget: '/audit-log?limit=50&targetType=contact&targetId=4242',
+      byTarget: '/audit-log?limit=50&targetType=contact&targetId=4240',
       byTimeRange: `/audit-log?limit=50&from=${encodeURIComponent(month(7))}&to=${encodeURIComponent(month(6))}`,
       byActorAndTime: `/audit-log?limit=50&actor=secret-key&from=${encodeURIComponent(month(3))}&to=${encodeURIComponent(month(2))}`,
       deepCursor: `/audit-log?limit=50&cursor=${deepCursor}`,
