@@ -22,6 +22,8 @@ export type { ActivityItem, ActivityStats, ActivityType, Timeseries } from './mo
 export * as activity from './modules/activity/schemas.js';
 export type { ApiKey } from './modules/api-keys/schemas.js';
 export * as apiKeys from './modules/api-keys/schemas.js';
+export type { AuditEntry, AuditPage } from './modules/audit/schemas.js';
+export * as audit from './modules/audit/schemas.js';
 export type {
   AudienceType,
   Campaign,

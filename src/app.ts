@@ -11,6 +11,7 @@ import { sessionProjects } from './modules/accounts/service.js';
 import { Sessions } from './modules/accounts/sessions.js';
 import { activityRoutes } from './modules/activity/routes.js';
 import { apiKeyRoutes } from './modules/api-keys/routes.js';
+import { auditRoutes } from './modules/audit/routes.js';
 import { campaignRoutes } from './modules/campaigns/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { deliverabilityRoutes } from './modules/deliverability/routes.js';
@@ -43,6 +44,7 @@ import { probe, probeDatabase } from './platform/health.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
 import { fallbackStore } from './platform/http/rate-limit-store.js';
+import { registerRequestScope } from './platform/http/request-scope.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
 import { registerHttpMetrics } from './platform/metrics/http.js';
 import type { Metrics } from './platform/metrics/registry.js';
@@ -98,6 +100,8 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
       .status(404)
       .send(errorBody(request, 404, 'NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`)),
   );
+  // First of all hooks: the rest of the request runs where `currentRequest()` finds it (the audit log's actor).
+  registerRequestScope(app);
   // nosniff on every answer: a browser must never read JSON, an upload or a text page as HTML or script.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
@@ -182,6 +186,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(suppressionRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
   await app.register(apiKeyRoutes, { ctx });
+  await app.register(auditRoutes, { ctx });
   await app.register(activityRoutes, { ctx });
   await app.register(inboundRoutes, { ctx });
   await app.register(uploadRoutes, { ctx });

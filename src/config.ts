@@ -76,6 +76,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -152,6 +153,8 @@ export interface Config {
   idempotencyTtlHours: number;
   /** How long events are kept in projects without a retention of their own; undefined: for ever. */
   eventRetentionDays?: number;
+  /** How long audit log entries are kept, for every project of the instance. */
+  auditRetentionDays: number;
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -233,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
     metrics:

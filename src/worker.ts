@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { purgeExpiredSessions } from './modules/accounts/sessions.js';
+import { purgeExpiredEntries } from './modules/audit/service.js';
 import { decideWinner } from './modules/campaigns/ab-test.js';
 import { campaignOutcomeEffects } from './modules/campaigns/counters.js';
 import { CAMPAIGN_FANOUT_QUEUE, CAMPAIGN_START_QUEUE, CAMPAIGN_WINNER_QUEUE } from './modules/campaigns/jobs.js';
@@ -100,6 +101,7 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
   runner.every('purge-idempotency-keys', 60 * 60_000, async () => {
     await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
     await purgeExpiredSessions(ctx.db, ctx.clock.now());
+    await purgeExpiredEntries(ctx);
   });
   runner.every('event-partitions', 60 * 60_000, async () => {
     await maintainEventPartitions(ctx);

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as repo from './repo.js';
 import type { InstanceSettings, Permissions, ProjectCreation } from './schemas.js';
 
@@ -51,7 +52,17 @@ export async function updateSettings(
   change: { projectCreation: ProjectCreation },
 ): Promise<InstanceSettings> {
   await requireInstanceAdmin(ctx.db, userId);
-  await repo.setProjectCreation(ctx.db, change.projectCreation, ctx.clock.now());
+  const before = (await read(ctx.db)).projectCreation;
+  await audit.audited(
+    ctx,
+    (tx) => repo.setProjectCreation(tx, change.projectCreation, ctx.clock.now()),
+    () => ({
+      projectId: null,
+      action: 'instance.settings_updated',
+      target: { type: 'instance', id: null },
+      changes: audit.settingsDiff({ projectCreation: before }, change),
+    }),
+  );
   return read(ctx.db);
 }
 
@@ -65,7 +76,16 @@ export async function addAdmin(ctx: AppContext, actorId: string, email: string):
       errors: [{ field: 'email', message: 'No account with this address', code: 'custom' }],
     });
   }
-  await repo.setInstanceAdmin(ctx.db, user.id, true, ctx.clock.now());
+  await audit.audited(
+    ctx,
+    (tx) => repo.setInstanceAdmin(tx, user.id, true, ctx.clock.now()),
+    () => ({
+      projectId: null,
+      action: 'instance.admin_added',
+      target: { type: 'user', id: user.id },
+      changes: { email },
+    }),
+  );
   return read(ctx.db);
 }
 
@@ -77,6 +97,10 @@ export async function removeAdmin(ctx: AppContext, actorId: string, userId: stri
   if (admin.first) {
     throw new AppError(409, 'FIRST_INSTANCE_ADMIN', 'The user who set up the instance is always an instance admin');
   }
-  await repo.setInstanceAdmin(ctx.db, userId, false, ctx.clock.now());
+  await audit.audited(
+    ctx,
+    (tx) => repo.setInstanceAdmin(tx, userId, false, ctx.clock.now()),
+    () => ({ projectId: null, action: 'instance.admin_removed', target: { type: 'user', id: userId } }),
+  );
   return read(ctx.db);
 }

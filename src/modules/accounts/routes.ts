@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as twoFactorSchemas from '../two-factor/schemas.js';
 import * as twoFactor from '../two-factor/service.js';
 import * as instance from './instance.js';
@@ -100,6 +101,7 @@ export async function accountRoutes(
 
   const signIn = async (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor = false) => {
     setSession(reply, await sessions.issue(user.id, ctx.clock.now(), place(req), secondFactor), SESSION_SECONDS);
+    await audit.signedIn(ctx.db, user, secondFactor);
     return service.me(ctx, user.id);
   };
   // Guessing passwords (or the setup token, or a second factor) is slowed per address, whatever the

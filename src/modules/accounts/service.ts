@@ -7,6 +7,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
 import type { SessionResolver } from '../../platform/http/auth.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import * as emails from '../emails/service.js';
 import * as members from '../members/service.js';
@@ -47,7 +48,10 @@ export async function login(ctx: AppContext, email: string, password: string): P
   const user = await repo.findUserByEmail(ctx.db, email);
   // An unknown email costs the same hashing as a wrong password, so the answer time tells nothing.
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
-  if (!user || !ok) throw invalidCredentials();
+  if (!user || !ok) {
+    await audit.signInFailed(ctx, email, user?.id ?? null, 'password');
+    throw invalidCredentials();
+  }
   return user;
 }
 
@@ -66,7 +70,10 @@ export async function secondFactor(
     (given.code
       ? await twoFactor.checkCode(ctx, userId, given.code)
       : await twoFactor.useRecoveryCode(ctx, userId, given.recoveryCode ?? ''));
-  if (!user || !ok) throw twoFactor.invalidCode(401, given.code ? 'code' : 'recoveryCode');
+  if (!user || !ok) {
+    await audit.signInFailed(ctx, user?.email ?? null, userId, 'second_factor');
+    throw twoFactor.invalidCode(401, given.code ? 'code' : 'recoveryCode');
+  }
   return user;
 }
 
@@ -99,6 +106,12 @@ export async function createOwnedProject(ctx: AppContext, userId: string, name: 
     await assertMayCreateProject(tx, userId);
     const created = await projects.createProject(tx, name, userId, ctx.clock.now());
     const row = await projects.projectById(tx, created.id);
+    await audit.record(tx, {
+      projectId: created.id,
+      action: 'project.created',
+      target: { type: 'project', id: created.id },
+      changes: { name },
+    });
     return { ...toProject(row!, 'owner'), publicKey: created.publicKey, secretKey: created.secretKey };
   });
 }
@@ -121,7 +134,17 @@ export async function updateProject(
       errors: [{ field: 'requireTwoFactor', message: 'Your own account has no second factor', code: 'custom' }],
     });
   }
-  const row = await projects.updateProject(ctx.db, id, change, ctx.clock.now());
+  const row = await audit.audited(
+    ctx,
+    (tx) => projects.updateProject(tx, id, change, ctx.clock.now()),
+    (r) =>
+      r && {
+        projectId: id,
+        action: 'project.updated',
+        target: { type: 'project', id },
+        changes: audit.fieldsOf(change),
+      },
+  );
   if (!row) throw notFound('Project');
   ctx.keys.clear();
   return toProject(row, role);
@@ -132,13 +155,16 @@ export async function regenerateKeys(ctx: AppContext, userId: string, id: string
   const role = await members.requireRole(ctx.db, id, userId, 'owner');
   const publicKey = generateKey('public');
   const secretKey = generateKey('secret');
-  const row = await ctx.db.transaction((tx) =>
-    projects.updateProject(
-      tx,
-      id,
-      { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } },
-      ctx.clock.now(),
-    ),
+  const row = await audit.audited(
+    ctx,
+    (tx) =>
+      projects.updateProject(
+        tx,
+        id,
+        { keyHashes: { public: hashKey(publicKey), secret: hashKey(secretKey) } },
+        ctx.clock.now(),
+      ),
+    (r) => r && { projectId: id, action: 'project.keys_regenerated', target: { type: 'project', id } },
   );
   if (!row) throw notFound('Project');
   ctx.keys.clear();

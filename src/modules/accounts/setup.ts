@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { instanceSecret } from '../../platform/secrets.js';
+import * as audit from '../audit/service.js';
 import * as projects from '../projects/service.js';
 import * as repo from './repo.js';
 
@@ -38,6 +39,12 @@ export async function setUpOwner(ctx: AppContext, input: { token: string; email:
     const user = await repo.insertUser(tx, input.email, passwordHash, ctx.clock.now());
     if (!user) throw alreadySetUp();
     await projects.claimOwnerless(tx, user.id, ctx.clock.now());
+    await audit.record(tx, {
+      projectId: null,
+      action: 'instance.set_up',
+      target: { type: 'user', id: user.id },
+      actor: { kind: 'user', id: user.id, name: user.email },
+    });
     return user;
   });
 }

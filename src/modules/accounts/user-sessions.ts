@@ -3,6 +3,7 @@ import { hashPassword, verifyPassword } from '../../domain/passwords.js';
 import { describeDevice } from '../../domain/user-agent.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as members from '../members/service.js';
 import * as twoFactor from '../two-factor/service.js';
 import * as repo from './repo.js';
@@ -31,7 +32,12 @@ export async function listSessions(ctx: AppContext, userId: string, currentId: s
 
 /** Ends one of the user's sessions (the current one too: that is signing out). */
 export async function endSession(ctx: AppContext, userId: string, id: string): Promise<void> {
-  if (!(await sessionsRepo.deleteSession(ctx.db, userId, id))) throw notFound('Session');
+  const ended = await audit.audited(
+    ctx,
+    (tx) => sessionsRepo.deleteSession(tx, userId, id),
+    (done) => done && { projectId: null, action: 'session.ended', target: { type: 'session', id } },
+  );
+  if (!ended) throw notFound('Session');
 }
 
 /** Turns two-factor sign-in on; the session that showed the first code counts as signed in with it. */
@@ -43,7 +49,16 @@ export async function confirmTwoFactor(ctx: AppContext, userId: string, sessionI
 
 /** Every other session of the user ends; this one stays. */
 export async function endOtherSessions(ctx: AppContext, userId: string, currentId: string): Promise<number> {
-  return sessionsRepo.deleteSessionsOf(ctx.db, userId, currentId);
+  return audit.audited(
+    ctx,
+    (tx) => sessionsRepo.deleteSessionsOf(tx, userId, currentId),
+    (ended) => ({
+      projectId: null,
+      action: 'session.others_ended',
+      target: { type: 'user', id: userId },
+      changes: { ended },
+    }),
+  );
 }
 
 /**
@@ -58,7 +73,12 @@ export async function endMemberSessions(
 ): Promise<{ ended: number }> {
   await members.requireRole(ctx.db, projectId, actorId, 'owner');
   if (!(await members.roleOf(ctx.db, projectId, userId))) throw notFound('Member');
-  return { ended: await sessionsRepo.deleteSessionsOf(ctx.db, userId, null) };
+  const ended = await audit.audited(
+    ctx,
+    (tx) => sessionsRepo.deleteSessionsOf(tx, userId, null),
+    (n) => ({ projectId, action: 'member.signed_out', target: { type: 'member', id: userId }, changes: { ended: n } }),
+  );
+  return { ended };
 }
 
 /** A new password, given the current one; every other session ends, this one stays signed in. */
@@ -78,6 +98,8 @@ export async function changePassword(
   const hash = await hashPassword(input.newPassword);
   return ctx.db.transaction(async (tx) => {
     await repo.setPasswordHash(tx, userId, hash, ctx.clock.now());
-    return { endedSessions: await sessionsRepo.deleteSessionsOf(tx, userId, currentId) };
+    const endedSessions = await sessionsRepo.deleteSessionsOf(tx, userId, currentId);
+    await audit.record(tx, { projectId: null, action: 'user.password_changed', target: { type: 'user', id: userId } });
+    return { endedSessions };
   });
 }

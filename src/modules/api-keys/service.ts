@@ -5,6 +5,7 @@ import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Db } from '../../platform/db/client.js';
 import { AppError, validationError } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as repo from './repo.js';
 import type { ApiKey, createKeyBody, patchKeyBody, rotateKeyBody } from './schemas.js';
 
@@ -68,16 +69,25 @@ export async function createKey(
   const now = ctx.clock.now();
   const key = generateKey('scoped');
   const id = randomUUID();
-  await repo.insertKey(ctx.db, {
-    id,
-    projectId,
-    name: body.name,
-    scopes: body.scopes,
-    hash: hashKey(key),
-    hint: keyHint(key),
-    expiresAt: expiryOf(body.expiresAt, now) ?? null,
-    createdBy: actor,
-    now,
+  const expiresAt = expiryOf(body.expiresAt, now) ?? null;
+  await ctx.db.transaction(async (tx) => {
+    await repo.insertKey(tx, {
+      id,
+      projectId,
+      name: body.name,
+      scopes: body.scopes,
+      hash: hashKey(key),
+      hint: keyHint(key),
+      expiresAt,
+      createdBy: actor,
+      now,
+    });
+    await audit.record(tx, {
+      projectId,
+      action: 'api_key.created',
+      target: { type: 'api_key', id },
+      changes: { name: body.name, scopes: body.scopes, expiresAt: expiresAt?.toISOString() ?? null },
+    });
   });
   return { ...(await keyOf(ctx, projectId, id)), key };
 }
@@ -89,7 +99,17 @@ export async function updateKey(
   body: z.output<typeof patchKeyBody>,
 ): Promise<ApiKey> {
   const change = { name: body.name, scopes: body.scopes, expiresAt: expiryOf(body.expiresAt, ctx.clock.now()) };
-  if (!(await ctx.db.transaction((tx) => repo.updateKey(tx, projectId, id, change)))) throw notFound();
+  const updated = await ctx.db.transaction(async (tx) => {
+    if (!(await repo.updateKey(tx, projectId, id, change))) return false;
+    await audit.record(tx, {
+      projectId,
+      action: 'api_key.updated',
+      target: { type: 'api_key', id },
+      changes: audit.fieldsOf(change, { scopes: body.scopes }),
+    });
+    return true;
+  });
+  if (!updated) throw notFound();
   ctx.keys.clear();
   return keyOf(ctx, projectId, id);
 }
@@ -105,14 +125,29 @@ export async function rotateKey(
   const key = generateKey('scoped');
   const overlapUntil = new Date(now.getTime() + body.overlapMinutes * 60_000);
   const v = { hash: hashKey(key), hint: keyHint(key), overlapUntil, now };
-  if (!(await ctx.db.transaction((tx) => repo.rotateKey(tx, projectId, id, v)))) throw notFound();
+  const rotated = await ctx.db.transaction(async (tx) => {
+    if (!(await repo.rotateKey(tx, projectId, id, v))) return false;
+    await audit.record(tx, {
+      projectId,
+      action: 'api_key.rotated',
+      target: { type: 'api_key', id },
+      changes: { overlapMinutes: body.overlapMinutes },
+    });
+    return true;
+  });
+  if (!rotated) throw notFound();
   ctx.keys.clear();
   return { ...(await keyOf(ctx, projectId, id)), key };
 }
 
 /** Stops the key at once, in every process; it stays listed as revoked. */
 export async function revokeKey(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  if (!(await ctx.db.transaction((tx) => repo.revokeKey(tx, projectId, id, ctx.clock.now())))) throw notFound();
+  const revoked = await ctx.db.transaction(async (tx) => {
+    if (!(await repo.revokeKey(tx, projectId, id, ctx.clock.now()))) return false;
+    await audit.record(tx, { projectId, action: 'api_key.revoked', target: { type: 'api_key', id } });
+    return true;
+  });
+  if (!revoked) throw notFound();
   ctx.keys.clear();
 }
 

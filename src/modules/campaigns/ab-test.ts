@@ -18,6 +18,7 @@ import {
 } from '../../domain/ab-test.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import type { Content } from '../emails/compose.js';
 import * as abRepo from './ab-test-repo.js';
 import { enqueueFanOut } from './jobs.js';
@@ -49,7 +50,14 @@ export function contentChooser(c: CampaignRow, content: Content): (variant: numb
 async function settle(ctx: AppContext, campaignId: string, winner: AbWinner): Promise<CampaignRow | null> {
   return ctx.db.transaction(async (tx) => {
     const row = await abRepo.recordWinner(tx, campaignId, winner);
-    if (row?.status === 'SENDING') await enqueueFanOut(tx, campaignId);
+    if (!row) return null;
+    if (row.status === 'SENDING') await enqueueFanOut(tx, campaignId);
+    await audit.record(tx, {
+      projectId: row.project_id,
+      action: 'campaign.winner_chosen',
+      target: { type: 'campaign', id: campaignId },
+      changes: { winner: variantName(winner.variant), chosenBy: winner.chosenBy },
+    });
     return row;
   });
 }

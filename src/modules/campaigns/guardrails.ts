@@ -1,6 +1,7 @@
 import { type GuardCounts, guardrailVerdict, type PauseReason } from '../../domain/campaign-guardrails.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
+import * as audit from '../audit/service.js';
 import { parkCampaignEmails } from '../emails/service.js';
 import { announceCampaign } from './events.js';
 import { excludeStateChanges } from './fan-out-repo.js';
@@ -41,6 +42,14 @@ export async function pauseInTransaction(
   await parkCampaignEmails(tx, [campaignId]);
   const row = await repo.markPaused(tx, campaignId, reason, now, reason !== 'manual');
   if (!row) return null;
+  // A guardrail's pause is the system's, whatever request's outcome tripped it.
+  await audit.record(tx, {
+    projectId: row.project_id,
+    action: 'campaign.paused',
+    target: { type: 'campaign', id: campaignId },
+    changes: { reason },
+    ...(reason === 'manual' ? {} : { actor: { kind: 'system' } }),
+  });
   await announceCampaign(ctx, tx, 'campaign.paused', [row], now, () => ({
     reason,
     ...data,

@@ -2,6 +2,7 @@ import { iso, isUuid } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { type CursorPage, type CursorValue, cursorPage, invalidCursorError } from '../../platform/http/pagination.js';
+import * as audit from '../audit/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import { enqueueFanOut } from './jobs.js';
 import type { RecipientRow } from './recipient-repo.js';
@@ -96,6 +97,12 @@ export async function resendCampaign(ctx: AppContext, projectId: string, id: str
       return { campaign: toCampaign(c), resent: 0, message: 'Nobody to resend to: no recipient failed or was capped' };
     }
     await enqueueFanOut(tx, id);
+    await audit.record(tx, {
+      projectId,
+      action: 'campaign.resent',
+      target: { type: 'campaign', id },
+      changes: { resent: reopened.resent },
+    });
     return {
       campaign: toCampaign(reopened.campaign),
       resent: reopened.resent,

@@ -7,6 +7,7 @@ import type { Executor } from '../../platform/db/client.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import type { UsageRegistry } from '../../platform/usage.js';
+import * as audit from '../audit/service.js';
 import { findContact, lookupEmails } from '../contacts/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import { composeEmail } from '../emails/compose.js';
@@ -163,7 +164,13 @@ export async function createCampaign(ctx: AppContext, projectId: string, body: C
   const now = ctx.clock.now();
   await checkAudienceOf(ctx.db, projectId, v, now);
   await assertVerifiedSender(ctx, ctx.db, projectId, v.from);
-  return toCampaign(await repo.insertCampaign(ctx.db, projectId, v, now));
+  return toCampaign(
+    await ctx.db.transaction(async (tx) => {
+      const row = await repo.insertCampaign(tx, projectId, v, now);
+      await audit.record(tx, { projectId, action: 'campaign.created', target: { type: 'campaign', id: row.id } });
+      return row;
+    }),
+  );
 }
 
 export async function getCampaign(ctx: AppContext, projectId: string, id: string): Promise<Campaign> {
@@ -238,6 +245,12 @@ export async function replaceCampaign(
     }
     await checkAudienceOf(tx, projectId, v, now);
     if (v.from !== current.from_email) await assertVerifiedSender(ctx, tx, projectId, v.from);
+    await audit.record(tx, {
+      projectId,
+      action: 'campaign.updated',
+      target: { type: 'campaign', id: id },
+      changes: audit.fieldsOf(body),
+    });
     return toCampaign((await repo.replaceCampaign(tx, projectId, id, v, now))!);
   });
 }
@@ -252,28 +265,38 @@ export async function deleteCampaign(ctx: AppContext, projectId: string, id: str
       });
     }
     await repo.deleteCampaign(tx, projectId, id);
+    await audit.record(tx, { projectId, action: 'campaign.deleted', target: { type: 'campaign', id: id } });
   });
 }
 
 /** A new DRAFT with the same content and audience, named "<name> (copy)". */
 export async function duplicateCampaign(ctx: AppContext, projectId: string, id: string) {
   const source = await requireCampaign(ctx.db, projectId, id);
-  const row = await repo.insertCampaign(
-    ctx.db,
-    projectId,
-    {
-      ...contentValues(source),
-      bodySource: source.body_source,
-      name: copyName(source.name),
-      audienceType: source.audience_type,
-      segmentId: source.segment_id,
-      audienceCondition: source.audience_condition,
-      localTime: source.local_time,
-      spreadHours: source.spread_hours,
-      abTest: source.ab_test,
-    },
-    ctx.clock.now(),
-  );
+  const row = await ctx.db.transaction(async (tx) => {
+    const copy = await repo.insertCampaign(
+      tx,
+      projectId,
+      {
+        ...contentValues(source),
+        bodySource: source.body_source,
+        name: copyName(source.name),
+        audienceType: source.audience_type,
+        segmentId: source.segment_id,
+        audienceCondition: source.audience_condition,
+        localTime: source.local_time,
+        spreadHours: source.spread_hours,
+        abTest: source.ab_test,
+      },
+      ctx.clock.now(),
+    );
+    await audit.record(tx, {
+      projectId,
+      action: 'campaign.created',
+      target: { type: 'campaign', id: copy.id },
+      changes: { duplicatedFrom: id },
+    });
+    return copy;
+  });
   return toCampaign(row);
 }
 
@@ -339,10 +362,17 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
     if (at === null) {
       const row = (await repo.markSending(tx, projectId, id, now))!;
       await enqueueSending(ctx, tx, row, now);
+      await audit.record(tx, { projectId, action: 'campaign.sent', target: { type: 'campaign', id: id } });
       return { campaign: toCampaign(row), message: 'The campaign is being sent' };
     }
     const row = (await repo.markScheduled(tx, projectId, id, at, now))!;
     await enqueueStart(tx, id, at);
+    await audit.record(tx, {
+      projectId,
+      action: 'campaign.scheduled',
+      target: { type: 'campaign', id: id },
+      changes: { scheduledFor: at.toISOString() },
+    });
     return { campaign: toCampaign(row), message: `The campaign is scheduled for ${at.toISOString()}` };
   });
 }
@@ -353,7 +383,11 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
  */
 export async function unscheduleCampaign(ctx: AppContext, projectId: string, id: string) {
   const current = await requireCampaign(ctx.db, projectId, id);
-  const row = await repo.markUnscheduled(ctx.db, projectId, id, ctx.clock.now());
+  const row = await audit.audited(
+    ctx,
+    (tx) => repo.markUnscheduled(tx, projectId, id, ctx.clock.now()),
+    (r) => r && { projectId, action: 'campaign.unscheduled', target: { type: 'campaign', id } },
+  );
   if (!row) {
     throw new AppError(400, 'CAMPAIGN_NOT_SCHEDULED', `A ${current.status} campaign has no schedule to take back`, {
       details: { status: current.status },
@@ -384,6 +418,7 @@ export async function cancelCampaign(ctx: AppContext, projectId: string, id: str
         suggestion: 'Only SCHEDULED, SENDING and PAUSED campaigns can be cancelled.',
       });
     }
+    await audit.record(tx, { projectId, action: 'campaign.cancelled', target: { type: 'campaign', id: id } });
     return cancelled;
   });
   return { campaign: toCampaign(row), message: 'The campaign is cancelled' };
@@ -430,6 +465,7 @@ export async function resumeCampaign(ctx: AppContext, projectId: string, id: str
       });
     }
     if (!resumed.fanned_out_at) await enqueueFanOut(tx, id);
+    await audit.record(tx, { projectId, action: 'campaign.resumed', target: { type: 'campaign', id: id } });
     await announceCampaign(ctx, tx, 'campaign.resumed', [resumed], now);
     return resumed;
   });

@@ -1,6 +1,7 @@
 import type { GuardrailPolicy, MarketingCap } from '../../domain/campaign-guardrails.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
+import * as audit from '../audit/service.js';
 import type { SettingsRow } from './guardrail-repo.js';
 import * as repo from './guardrail-repo.js';
 import type { CampaignSettings, CampaignSettingsPatch } from './schemas.js';
@@ -74,6 +75,12 @@ export async function updateCampaignSettings(
         patch.marketingCap === undefined ? current.marketing_cap_days : (patch.marketingCap?.days ?? null),
     };
     await repo.saveSettings(tx, projectId, next, ctx.clock.now());
+    await audit.record(tx, {
+      projectId,
+      action: 'campaign_settings.updated',
+      target: { type: 'campaign_settings', id: null },
+      changes: audit.settingsDiff(current, next),
+    });
     return toSettings(next, ctx.config.campaignGuardrails);
   });
 }

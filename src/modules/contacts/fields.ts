@@ -1,5 +1,6 @@
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as repo from './repo.js';
 
 const STANDARD_FIELDS = [
@@ -66,7 +67,16 @@ export async function deleteField(ctx: AppContext, projectId: string, field: str
   if (parsed.kind === 'standard') {
     throw new AppError(400, 'STANDARD_FIELD', `${field} is a standard field and cannot be deleted`);
   }
-  const removedFrom = await ctx.db.transaction((tx) => repo.removeField(tx, projectId, parsed.key));
+  const removedFrom = await ctx.db.transaction(async (tx) => {
+    const n = await repo.removeField(tx, projectId, parsed.key);
+    await audit.record(tx, {
+      projectId,
+      action: 'contact_field.deleted',
+      target: { type: 'contact_field', id: `data.${parsed.key}` },
+      changes: { removedFrom: n },
+    });
+    return n;
+  });
   return { field: `data.${parsed.key}`, removedFrom };
 }
 

@@ -8,6 +8,7 @@ import type { AppContext } from '../../platform/context.js';
 import { run, type Tx } from '../../platform/db/client.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { enqueue, JobTakenOver } from '../../platform/queue.js';
+import * as audit from '../audit/service.js';
 import { suppress } from '../suppressions/service.js';
 import * as repo from './repo.js';
 import type { ContactJob } from './schemas.js';
@@ -105,6 +106,12 @@ async function createJob(ctx: AppContext, projectId: string, kind: JobKind, inpu
     );
     const row = r.rows[0] as JobRow;
     await enqueue(tx, CONTACT_JOB_QUEUE, { jobId: row.id });
+    await audit.record(tx, {
+      projectId,
+      action: kind === 'import' ? 'contacts.import_started' : `contacts.bulk_${kind}`,
+      target: { type: 'contact_job', id: row.id },
+      changes: kind === 'import' ? { preset: (input as { preset?: string }).preset ?? null } : { contacts: total },
+    });
     return toJobView(row);
   });
 }

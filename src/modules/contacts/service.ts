@@ -20,6 +20,7 @@ import {
   isKeysetCursor,
 } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
+import * as audit from '../audit/service.js';
 import { recordEvent } from '../events/record.js';
 import { type EventListQuery, listEvents } from '../events/service.js';
 import { knownFieldTypes } from './field-types.js';
@@ -200,20 +201,34 @@ export async function upsertContact(
   return result!;
 }
 
+/** The fields a contact change names, `data.<key>` for its data: never their values (personal data). */
+function contactFields(change: { email?: string; subscribed?: boolean; snoozedUntil?: Date | null; data?: unknown }) {
+  const fields = (['email', 'subscribed', 'snoozedUntil'] as const).filter((f) => change[f] !== undefined);
+  const data = change.data && typeof change.data === 'object' ? Object.keys(change.data).map((k) => `data.${k}`) : [];
+  return { fields: [...fields, ...data] };
+}
+
 /** POST /contacts: creates the contact, or updates the one with this address. */
 export async function createContact(
   ctx: AppContext,
   projectId: string,
   body: CreateContactBody,
 ): Promise<{ contact: Contact; isNew: boolean }> {
-  const { contact, isNew } = await ctx.db.transaction((tx) =>
-    upsertContact(
+  const { contact, isNew } = await ctx.db.transaction(async (tx) => {
+    const upserted = await upsertContact(
       ctx,
       tx,
       { email: body.email, subscribed: body.subscribed, patch: parseDataPatch(body.data) },
       { projectId, subscribedByDefault: true, source: 'api' },
-    ),
-  );
+    );
+    await audit.record(tx, {
+      projectId,
+      action: upserted.isNew ? 'contact.created' : 'contact.updated',
+      target: { type: 'contact', id: upserted.contact.id },
+      changes: contactFields(body),
+    });
+    return upserted;
+  });
   return { contact: toContact(contact), isNew };
 }
 
@@ -257,6 +272,15 @@ export async function updateContactById(
     return await ctx.db.transaction(async (tx) => {
       const row = await changeContact(ctx, tx, projectId, id, change, now);
       if (!row) throw notFound('Contact');
+      await audit.record(tx, {
+        projectId,
+        action: 'contact.updated',
+        target: { type: 'contact', id },
+        changes: contactFields({
+          ...change,
+          data: { ...change.patch.set, ...Object.fromEntries(change.patch.unset.map((k) => [k, null])) },
+        }),
+      });
       return toContact(row);
     });
   } catch (err) {
@@ -347,8 +371,11 @@ export async function getContact(ctx: AppContext, projectId: string, id: string)
 }
 
 export async function deleteContact(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  const deleted = await repo.deleteContacts(ctx.db, projectId, [id]);
-  if (deleted.length === 0) throw notFound('Contact');
+  await ctx.db.transaction(async (tx) => {
+    const deleted = await repo.deleteContacts(tx, projectId, [id]);
+    if (deleted.length === 0) throw notFound('Contact');
+    await audit.record(tx, { projectId, action: 'contact.deleted', target: { type: 'contact', id } });
+  });
 }
 
 /** A client can forge any JSON as a cursor; only the shape we issue for this sort may reach the SQL casts. */

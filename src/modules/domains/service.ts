@@ -5,6 +5,7 @@ import type { Executor } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { Lookup } from '../../platform/dns.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import type { DomainRow } from './repo.js';
 import * as repo from './repo.js';
 import type { DnsRecord, Domain, RecordCheck, RecordPurpose } from './schemas.js';
@@ -178,14 +179,23 @@ export async function createDomain(ctx: AppContext, projectId: string, domain: s
   // a time behind a queue of 8; when that is full, PoolBusyError answers 503 with Retry-After.
   const { publicKey, privateKey } = await ctx.untrusted.rsaKey();
   try {
-    const row = await repo.insertDomain(ctx.db, {
-      projectId,
-      domain,
-      selector: `pbx${randomBytes(4).toString('hex')}`,
-      privateKey,
-      publicKey: publicKey.toString('base64'),
-      token: randomBytes(16).toString('hex'),
-      now: ctx.clock.now(),
+    const row = await ctx.db.transaction(async (tx) => {
+      const inserted = await repo.insertDomain(tx, {
+        projectId,
+        domain,
+        selector: `pbx${randomBytes(4).toString('hex')}`,
+        privateKey,
+        publicKey: publicKey.toString('base64'),
+        token: randomBytes(16).toString('hex'),
+        now: ctx.clock.now(),
+      });
+      await audit.record(tx, {
+        projectId,
+        action: 'domain.created',
+        target: { type: 'domain', id: inserted.id },
+        changes: { domain },
+      });
+      return inserted;
     });
     await ctx.caches.changed(ctx.db, DOMAINS_CHANNEL);
     return toDomain(ctx, row);
@@ -202,7 +212,10 @@ export async function listDomains(ctx: AppContext, keyProjectId: string, project
 }
 
 export async function deleteDomain(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  if (!(await repo.deleteDomain(ctx.db, projectId, id))) throw notFound('Domain');
+  await ctx.db.transaction(async (tx) => {
+    if (!(await repo.deleteDomain(tx, projectId, id))) throw notFound('Domain');
+    await audit.record(tx, { projectId, action: 'domain.deleted', target: { type: 'domain', id } });
+  });
   await ctx.caches.changed(ctx.db, DOMAINS_CHANNEL);
 }
 
@@ -327,7 +340,19 @@ export async function checkDomain(ctx: AppContext, row: DomainRow): Promise<Doma
   const verified = unanswered
     ? row.verified
     : records.every((r) => !r.required || checks[r.purpose]?.status === 'verified');
-  const checked = await repo.recordCheck(ctx.db, row.id, { checks, verified, at: ctx.clock.now() });
+  const checked = await ctx.db.transaction(async (tx) => {
+    const stored = await repo.recordCheck(tx, row.id, { checks, verified, at: ctx.clock.now() });
+    // A check that changes whether the domain may send is a change of the project's (by the caller
+    // of POST /domains/{id}/verify, or by the recurring check as "system").
+    if (stored && stored.verified !== row.verified)
+      await audit.record(tx, {
+        projectId: row.project_id,
+        action: stored.verified ? 'domain.verified' : 'domain.unverified',
+        target: { type: 'domain', id: row.id },
+        changes: { values: { verified: [row.verified, stored.verified] } },
+      });
+    return stored;
+  });
   if (checked && checked.verified !== row.verified) await ctx.caches.changed(ctx.db, DOMAINS_CHANNEL);
   return checked;
 }

@@ -3,6 +3,7 @@ import { isReservedEventName } from '../../domain/event-names.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
 import { type CursorPage, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
+import * as audit from '../audit/service.js';
 import type { EventListQuery, EventRow } from './repo.js';
 import * as repo from './repo.js';
 import type { TrackedEvent } from './schemas.js';
@@ -84,5 +85,10 @@ export async function eventUsage(ctx: AppContext, projectId: string, name: strin
 
 export async function deleteEvents(ctx: AppContext, projectId: string, name: string) {
   if (isReservedEventName(name)) throw reservedEventError('eventName', name);
-  return { event: name, deleted: await repo.deleteEventsNamed(ctx.db, projectId, name) };
+  const deleted = await audit.audited(
+    ctx,
+    (tx) => repo.deleteEventsNamed(tx, projectId, name),
+    (n) => ({ projectId, action: 'events.deleted', target: { type: 'event_name', id: name }, changes: { deleted: n } }),
+  );
+  return { event: name, deleted };
 }

@@ -5,6 +5,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { forbiddenRole } from '../../platform/http/auth.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as repo from './repo.js';
 import type { ChangedMember, CreatedInvite, Invite, Member, WithdrawnInvites } from './schemas.js';
 
@@ -107,7 +108,17 @@ async function changeMembers(
     if (change === 'remove') await repo.deleteMember(tx, projectId, targetId);
     else await repo.setRole(tx, projectId, targetId, change.role);
     const lost = ROLES.filter((role) => change === 'remove' || !mayGrant(change.role, role));
-    return (await repo.withdrawInvitesBy(tx, projectId, targetId, lost)).map(toInvite);
+    const withdrawn = (await repo.withdrawInvitesBy(tx, projectId, targetId, lost)).map(toInvite);
+    await audit.record(tx, {
+      projectId,
+      action: change === 'remove' ? (leaving ? 'member.left' : 'member.removed') : 'member.role_changed',
+      target: { type: 'member', id: targetId },
+      changes: {
+        ...(change === 'remove' ? { role: target.role } : { values: { role: [target.role, change.role] } }),
+        ...(withdrawn.length > 0 ? { withdrawnInvites: withdrawn.length } : {}),
+      },
+    });
+    return withdrawn;
   });
 }
 
@@ -157,7 +168,7 @@ export async function createInvite(
       });
     }
     await repo.deletePendingInvites(tx, projectId, input.email);
-    return repo.insertInvite(tx, {
+    const invite = await repo.insertInvite(tx, {
       projectId,
       email: input.email,
       role: input.role,
@@ -166,6 +177,13 @@ export async function createInvite(
       now,
       expiresAt: new Date(now.getTime() + INVITE_DAYS * 24 * 3600_000),
     });
+    await audit.record(tx, {
+      projectId,
+      action: 'invitation.created',
+      target: { type: 'invitation', id: invite.id },
+      changes: { email: input.email, role: input.role },
+    });
+    return invite;
   });
   return { ...toInvite(row), url: inviteUrl(ctx, token) };
 }
@@ -181,7 +199,15 @@ export async function revokeInvite(ctx: AppContext, actorId: string, projectId: 
   const invite = await repo.inviteById(ctx.db, projectId, inviteId);
   if (!invite || invite.accepted_at) throw notFound('Invitation');
   checkManage(actor, 'member', invite.role);
-  await repo.deleteInvite(ctx.db, inviteId);
+  await ctx.db.transaction(async (tx) => {
+    await repo.deleteInvite(tx, inviteId);
+    await audit.record(tx, {
+      projectId,
+      action: 'invitation.revoked',
+      target: { type: 'invitation', id: inviteId },
+      changes: { email: invite.email, role: invite.role },
+    });
+  });
 }
 
 export type InviteStatus = 'pending' | 'expired' | 'accepted';
@@ -232,6 +258,13 @@ export async function acceptInvite(
     throw new AppError(410, 'INVITE_USED', 'This invitation has already been accepted');
   }
   await repo.upsertMember(tx, invite.projectId, user.id, invite.role, now);
+  await audit.record(tx, {
+    projectId: invite.projectId,
+    action: 'invitation.accepted',
+    target: { type: 'member', id: user.id },
+    changes: { invitationId: invite.id, role: invite.role },
+    actor: { kind: 'user', id: user.id, name: user.email },
+  });
   return { projectId: invite.projectId, role: (await repo.roleOf(tx, invite.projectId, user.id))! };
 }
 

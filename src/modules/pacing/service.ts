@@ -1,5 +1,6 @@
 import { dayOf, type WarmupSchedule, warmupDay } from '../../domain/pacing.js';
 import type { AppContext } from '../../platform/context.js';
+import * as audit from '../audit/service.js';
 import { capturingMail } from '../domains/service.js';
 import * as repo from './repo.js';
 import type { DeliverySettings, DeliverySettingsPatch } from './schemas.js';
@@ -82,6 +83,12 @@ export async function updateDeliverySettings(
       warmups: patch.warmups?.map((w) => ({ ...w, startedOn: w.startedOn ?? today })) ?? current?.warmups ?? [],
     };
     await repo.saveSettings(tx, projectId, row, ctx.clock.now());
+    await audit.record(tx, {
+      projectId,
+      action: 'delivery_settings.updated',
+      target: { type: 'delivery_settings', id: null },
+      changes: audit.settingsDiff(current ?? {}, row),
+    });
     await ctx.caches.changed(tx, PACING_CHANNEL, projectId);
     return row;
   });

@@ -9,6 +9,7 @@ import { AppError, notFound, validationError } from '../../platform/http/errors.
 import { numberedPage, type PageRequest, pageWindow } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import type { UsageRegistry } from '../../platform/usage.js';
+import * as audit from '../audit/service.js';
 import type { Contact } from '../contacts/schemas.js';
 import { type ContactRow, findContact, lookupEmails, toContact, upsertContacts } from '../contacts/service.js';
 import { checkAudience, compileAudience, filterContext, MARKETING_RECIPIENT, registerFilterUsage } from './audience.js';
@@ -71,6 +72,12 @@ export async function createSegment(ctx: AppContext, projectId: string, input: S
       // A concurrent create took the slug between the read and the insert: pick again.
       if (!row) continue;
       if (row.type === 'DYNAMIC') await enqueue(tx, SEGMENT_COUNT_QUEUE, { segmentId: row.id });
+      await audit.record(tx, {
+        projectId,
+        action: 'segment.created',
+        target: { type: 'segment', id: row.id },
+        changes: { name: row.name, type: row.type },
+      });
       return toSegment(row);
     }
   });
@@ -119,6 +126,12 @@ export async function updateSegment(
       if (current.track_membership && !trackMembership) await repo.clearMembers(tx, id);
       if (patch.condition !== undefined) await enqueue(tx, SEGMENT_COUNT_QUEUE, { segmentId: id });
     }
+    await audit.record(tx, {
+      projectId,
+      action: 'segment.updated',
+      target: { type: 'segment', id },
+      changes: audit.fieldsOf(patch),
+    });
     return toSegment(row);
   });
 }
@@ -147,6 +160,7 @@ export async function deleteSegment(ctx: AppContext, projectId: string, id: stri
       });
     }
     await repo.deleteSegment(tx, projectId, id);
+    await audit.record(tx, { projectId, action: 'segment.deleted', target: { type: 'segment', id } });
   });
 }
 
@@ -210,6 +224,12 @@ export async function computeSegment(ctx: AppContext, projectId: string, id: str
       { projectId, segmentId: id, slug: row.slug, emit: true, now },
       condition,
     );
+    await audit.record(tx, {
+      projectId,
+      action: 'segment.computed',
+      target: { type: 'segment', id },
+      changes: { entered: result.entered, exited: result.exited },
+    });
     return { segmentId: id, entered: result.entered, exited: result.exited, memberCount: result.members };
   });
 }
@@ -389,6 +409,12 @@ export async function addSegmentMembers(
     }
     const added = await repo.addMembers(tx, tracking(row, now), ids);
     const after = await requireSegment(tx, projectId, id);
+    await audit.record(tx, {
+      projectId,
+      action: 'segment.members_added',
+      target: { type: 'segment', id },
+      changes: { added, created },
+    });
     return {
       segmentId: id,
       added,
@@ -421,6 +447,12 @@ export async function removeSegmentMembers(
       ),
     );
     const after = await requireSegment(tx, projectId, id);
+    await audit.record(tx, {
+      projectId,
+      action: 'segment.members_removed',
+      target: { type: 'segment', id },
+      changes: { removed: removed.size },
+    });
     const removedEmails = new Set(found.filter((c) => removed.has(c.id)).map((c) => c.email));
     return {
       segmentId: id,

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
+import * as audit from '../audit/service.js';
 import type { SuppressionRow } from './repo.js';
 import * as repo from './repo.js';
 import type { Suppression } from './schemas.js';
@@ -33,11 +34,20 @@ export async function addSuppression(
   email: string,
   detail: string | null | undefined,
 ) {
-  const { row, created } = await repo.suppress(
-    ctx.db,
-    { projectId, email, reason: 'manual', detail: detail ?? null },
-    ctx.clock.now(),
-  );
+  const { row, created } = await ctx.db.transaction(async (tx) => {
+    const added = await repo.suppress(
+      tx,
+      { projectId, email, reason: 'manual', detail: detail ?? null },
+      ctx.clock.now(),
+    );
+    if (added.created)
+      await audit.record(tx, {
+        projectId,
+        action: 'suppression.created',
+        target: { type: 'suppression', id: added.row.email },
+      });
+    return added;
+  });
   return { created, suppression: toSuppression(row) };
 }
 
@@ -49,5 +59,8 @@ export async function getSuppression(ctx: AppContext, projectId: string, email: 
 
 /** Sends to the address go out again; the contact's subscription is left as it is. */
 export async function removeSuppression(ctx: AppContext, projectId: string, email: string): Promise<void> {
-  if (!(await repo.unsuppress(ctx.db, projectId, email))) throw notFound('Suppression');
+  await ctx.db.transaction(async (tx) => {
+    if (!(await repo.unsuppress(tx, projectId, email))) throw notFound('Suppression');
+    await audit.record(tx, { projectId, action: 'suppression.deleted', target: { type: 'suppression', id: email } });
+  });
 }

@@ -2,6 +2,7 @@ import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
 import { type CursorPage, type CursorValue, cursorPage, invalidCursorError } from '../../platform/http/pagination.js';
+import * as audit from '../audit/service.js';
 import type { TemplateFields, TemplateRow } from './repo.js';
 import * as repo from './repo.js';
 import type { Version, VersionSummary } from './schemas.js';
@@ -31,6 +32,12 @@ export async function saveVersion(
     const only = Object.fromEntries(changed.map((f) => [f, change[f]])) as Partial<TemplateFields>;
     const row = (await repo.updateTemplate(tx, projectId, id, only, ctx.clock.now()))!;
     await versions.insertVersion(tx, row, { ...entry, changed });
+    await audit.record(tx, {
+      projectId,
+      action: entry.event === 'restored' ? 'template.restored' : 'template.updated',
+      target: { type: 'template', id },
+      changes: { fields: changed, ...(entry.restoredFrom !== null ? { restoredFrom: entry.restoredFrom } : {}) },
+    });
     return { row, changed };
   });
   if (saved?.changed.length) await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
@@ -43,10 +50,17 @@ export async function insertWithVersion(
   projectId: string,
   values: TemplateFields,
   author: Author,
+  duplicatedFrom?: string,
 ): Promise<TemplateRow> {
   return ctx.db.transaction(async (tx) => {
     const row = await repo.insertTemplate(tx, projectId, values, ctx.clock.now());
     await versions.insertVersion(tx, row, { event: 'created', restoredFrom: null, changed: [], author });
+    await audit.record(tx, {
+      projectId,
+      action: 'template.created',
+      target: { type: 'template', id: row.id },
+      changes: { name: row.name, ...(duplicatedFrom ? { duplicatedFrom } : {}) },
+    });
     return row;
   });
 }

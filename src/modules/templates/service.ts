@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { type FieldError, notFound, validationError } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
+import * as audit from '../audit/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
 import { insertWithVersion, saveVersion, TEMPLATES_CHANNEL, versionContent } from './history.js';
 import type { EmailContentRow, TemplateFields, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
@@ -151,7 +152,10 @@ export async function restoreVersion(
 }
 
 export async function deleteTemplate(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  if (!(await repo.deleteTemplate(ctx.db, projectId, id))) throw notFound('Template');
+  await ctx.db.transaction(async (tx) => {
+    if (!(await repo.deleteTemplate(tx, projectId, id))) throw notFound('Template');
+    await audit.record(tx, { projectId, action: 'template.deleted', target: { type: 'template', id } });
+  });
   await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
 }
 
@@ -168,7 +172,7 @@ export async function duplicateTemplate(
   const source = await repo.findTemplate(ctx.db, projectId, id);
   if (!source) throw notFound('Template');
   const values = { ...repo.fieldsOf(source), name: copyName(source.name) };
-  return toTemplate(await insertWithVersion(ctx, projectId, values, author));
+  return toTemplate(await insertWithVersion(ctx, projectId, values, author, id));
 }
 
 export interface TemplatePage {

@@ -1,5 +1,6 @@
 import { DEFAULT_TRACKING, type ProjectTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
+import * as audit from '../audit/service.js';
 import * as repo from './repo.js';
 import type { TrackingSettings, TrackingSettingsPatch } from './schemas.js';
 
@@ -32,6 +33,12 @@ export async function getTrackingSettings(ctx: AppContext, projectId: string): P
 }
 
 /** PATCH /tracking-settings: flags left out stay. Emails made from then on follow it; stored ones keep their links. */
+/** `{ marketing: { opens: true } }` as `{ 'marketing.opens': true }`, so a change shows its old and new value. */
+const flat = (settings: ProjectTracking) =>
+  Object.fromEntries(
+    Object.entries(settings).flatMap(([type, values]) => Object.entries(values).map(([k, v]) => [`${type}.${k}`, v])),
+  );
+
 export async function updateTrackingSettings(
   ctx: AppContext,
   projectId: string,
@@ -46,6 +53,12 @@ export async function updateTrackingSettings(
       TYPES.map((type) => ({ type, ...next[type] })),
       ctx.clock.now(),
     );
+    await audit.record(tx, {
+      projectId,
+      action: 'tracking_settings.updated',
+      target: { type: 'tracking_settings', id: null },
+      changes: audit.settingsDiff(flat(current), flat(next)),
+    });
     await ctx.caches.changed(tx, TRACKING_CHANNEL, projectId);
     return next;
   });

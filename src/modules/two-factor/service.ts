@@ -5,6 +5,7 @@ import { newTotpSecret, totpStep, totpUri } from '../../domain/totp.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
+import * as audit from '../audit/service.js';
 import * as projects from '../projects/service.js';
 import * as repo from './repo.js';
 import type { Enrolment, RecoveryCodes, TwoFactorStatus } from './schemas.js';
@@ -69,6 +70,11 @@ export async function confirmEnrolment(ctx: AppContext, userId: string, code: st
     if (row.enabled_at) throw alreadyEnabled();
     if (!(await takeCode(tx, row, code, now))) throw invalidCode(403);
     await repo.markEnabled(tx, userId, now);
+    await audit.record(tx, {
+      projectId: null,
+      action: 'user.two_factor_enabled',
+      target: { type: 'user', id: userId },
+    });
     return { recoveryCodes: await replaceRecoveryCodes(tx, userId) };
   });
 }
@@ -99,7 +105,15 @@ export async function useRecoveryCode(ctx: AppContext, userId: string, code: str
 /** A new set of ten recovery codes for a fresh code; the old ones stop working. */
 export async function regenerateRecoveryCodes(ctx: AppContext, userId: string, code: string): Promise<RecoveryCodes> {
   if (!(await checkCode(ctx, userId, code))) throw invalidCode(403);
-  return ctx.db.transaction(async (tx) => ({ recoveryCodes: await replaceRecoveryCodes(tx, userId) }));
+  return ctx.db.transaction(async (tx) => {
+    const recoveryCodes = await replaceRecoveryCodes(tx, userId);
+    await audit.record(tx, {
+      projectId: null,
+      action: 'user.recovery_codes_regenerated',
+      target: { type: 'user', id: userId },
+    });
+    return { recoveryCodes };
+  });
 }
 
 /**
@@ -120,5 +134,12 @@ export async function disable(ctx: AppContext, userId: string, code: string): Pr
     );
   }
   if (!(await checkCode(ctx, userId, code))) throw invalidCode(403);
-  await ctx.db.transaction((tx) => repo.deleteTwoFactor(tx, userId));
+  await ctx.db.transaction(async (tx) => {
+    await repo.deleteTwoFactor(tx, userId);
+    await audit.record(tx, {
+      projectId: null,
+      action: 'user.two_factor_disabled',
+      target: { type: 'user', id: userId },
+    });
+  });
 }

@@ -11,6 +11,7 @@ import { AppError } from '../../platform/http/errors.js';
 import { moduleRoutes } from '../../platform/http/module-routes.js';
 import { readUpload } from '../../platform/http/uploads.js';
 import { localStorage, s3Storage } from '../../platform/storage.js';
+import * as audit from '../audit/service.js';
 
 /** Template images are small; 5 MB leaves room for a large photo. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -62,6 +63,13 @@ export const uploadRoutes = moduleRoutes(
         const url = await storage.put(key, content, image.type).catch((err) => {
           ctx.log.error({ err }, 'storing an upload failed');
           throw new AppError(503, 'STORAGE_UNAVAILABLE', 'The file could not be stored; try again');
+        });
+        // The file is stored outside the database: its entry follows it (a failed store leaves none).
+        await audit.record(ctx.db, {
+          projectId: projectOf(req).id,
+          action: 'upload.created',
+          target: { type: 'upload', id: key },
+          changes: { contentType: image.type, size: content.length },
         });
         return created(reply, { url, contentType: image.type, size: content.length });
       },

@@ -4,6 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { notFound } from '../../platform/http/errors.js';
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import { newSigningSecret } from '../../platform/webhook.js';
+import * as audit from '../audit/service.js';
 import type { DeliveryRow, WebhookRow } from './repo.js';
 import * as repo from './repo.js';
 import type { createWebhookBody, patchWebhookBody, Webhook, WebhookDelivery } from './schemas.js';
@@ -55,7 +56,18 @@ export async function createWebhook(ctx: AppContext, projectId: string, body: z.
     description: body.description ?? null,
     enabled: body.enabled,
   };
-  return toWebhook(await repo.insertWebhook(ctx.db, projectId, values, newSigningSecret(), ctx.clock.now()));
+  const row = await audit.audited(
+    ctx,
+    (tx) => repo.insertWebhook(tx, projectId, values, newSigningSecret(), ctx.clock.now()),
+    // Not the URL: one may carry a token in its query.
+    (w) => ({
+      projectId,
+      action: 'webhook.created',
+      target: { type: 'webhook', id: w.id },
+      changes: { events: values.events, enabled: values.enabled },
+    }),
+  );
+  return toWebhook(row);
 }
 
 export async function listWebhooks(ctx: AppContext, projectId: string) {
@@ -73,20 +85,34 @@ export async function updateWebhook(
   body: z.infer<typeof patchWebhookBody>,
 ) {
   const values = { ...body, ...(body.events ? { events: [...new Set(body.events)] } : {}) };
-  const row = await repo.updateWebhook(ctx.db, projectId, id, values, ctx.clock.now());
+  const row = await audit.audited(
+    ctx,
+    (tx) => repo.updateWebhook(tx, projectId, id, values, ctx.clock.now()),
+    (w) =>
+      w && { projectId, action: 'webhook.updated', target: { type: 'webhook', id }, changes: audit.fieldsOf(body) },
+  );
   if (!row) throw notFound('Webhook');
   return toWebhook(row);
 }
 
 /** A new secret at once; deliveries already under way are signed with the new one from their next attempt. */
 export async function rotateSecret(ctx: AppContext, projectId: string, id: string) {
-  const row = await repo.updateWebhook(ctx.db, projectId, id, { secret: newSigningSecret() }, ctx.clock.now());
+  const row = await audit.audited(
+    ctx,
+    (tx) => repo.updateWebhook(tx, projectId, id, { secret: newSigningSecret() }, ctx.clock.now()),
+    (w) => w && { projectId, action: 'webhook.secret_rotated', target: { type: 'webhook', id } },
+  );
   if (!row) throw notFound('Webhook');
   return toWebhook(row);
 }
 
 export async function deleteWebhook(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  if (!(await repo.deleteWebhook(ctx.db, projectId, id))) throw notFound('Webhook');
+  const deleted = await audit.audited(
+    ctx,
+    (tx) => repo.deleteWebhook(tx, projectId, id),
+    (done) => (done ? { projectId, action: 'webhook.deleted', target: { type: 'webhook', id } } : null),
+  );
+  if (!deleted) throw notFound('Webhook');
 }
 
 export async function listDeliveries(

@@ -8,6 +8,7 @@ import { AppError, fieldErrorsFromIssues, notFound, validationError } from '../.
 import { type CursorValue, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import { newSigningSecret } from '../../platform/webhook.js';
+import * as audit from '../audit/service.js';
 import { listFields } from '../contacts/fields.js';
 import { findContact, lookupEmails } from '../contacts/service.js';
 import { eventDataFields, eventNames } from '../events/service.js';
@@ -97,16 +98,21 @@ async function requireWorkflow(ex: Executor, projectId: string, id: string, lock
   return row;
 }
 
-/** Every change to a workflow runs here: the row locked, the change, caches told. */
+type WorkflowAudit = Pick<audit.AuditRecord, 'action' | 'changes'> & { target?: audit.AuditRecord['target'] };
+
+/** Every change to a workflow runs here: the row locked, the change, its audit entry, caches told. */
 function changeWorkflow<T>(
   ctx: AppContext,
   projectId: string,
   id: string,
   change: (tx: Tx, workflow: WorkflowRow) => Promise<T>,
+  entry: (result: T, before: WorkflowRow) => WorkflowAudit,
 ): Promise<T> {
   return ctx.db.transaction(async (tx) => {
     const workflow = await requireWorkflow(tx, projectId, id, true);
     const result = await change(tx, workflow);
+    const { target = { type: 'workflow', id }, ...rest } = entry(result, workflow);
+    await audit.record(tx, { projectId, target, ...rest });
     await repo.touchWorkflow(tx, id, ctx.clock.now());
     await repo.announceChange(tx);
     return result;
@@ -139,20 +145,29 @@ export async function createWorkflow(
   body: { name: string; description?: string | null; triggerConfig?: { event: string }; allowReentry: boolean },
 ) {
   const now = ctx.clock.now();
-  const row = await repo.insertWorkflow(
-    ctx.db,
-    projectId,
-    {
-      name: body.name,
-      description: body.description ?? null,
-      triggerType: 'EVENT',
-      triggerConfig: body.triggerConfig ?? {},
-      enabled: false,
-      allowReentry: body.allowReentry,
-    },
-    newSigningSecret(),
-    now,
-  );
+  const row = await ctx.db.transaction(async (tx) => {
+    const inserted = await repo.insertWorkflow(
+      tx,
+      projectId,
+      {
+        name: body.name,
+        description: body.description ?? null,
+        triggerType: 'EVENT',
+        triggerConfig: body.triggerConfig ?? {},
+        enabled: false,
+        allowReentry: body.allowReentry,
+      },
+      newSigningSecret(),
+      now,
+    );
+    await audit.record(tx, {
+      projectId,
+      action: 'workflow.created',
+      target: { type: 'workflow', id: inserted.id },
+      changes: { name: inserted.name },
+    });
+    return inserted;
+  });
   return toWorkflow(row);
 }
 
@@ -184,6 +199,12 @@ export async function duplicateWorkflow(ctx: AppContext, projectId: string, id: 
       now,
     );
     await repo.copyGraph(tx, id, copy.id, now);
+    await audit.record(tx, {
+      projectId,
+      action: 'workflow.created',
+      target: { type: 'workflow', id: copy.id },
+      changes: { name: copy.name, duplicatedFrom: id },
+    });
     return copy.id;
   });
   return getWorkflow(ctx, projectId, copyId);
@@ -287,52 +308,71 @@ export interface WorkflowPatch {
  * answers 422 with every fault. Disabling stops new executions; running ones go on.
  */
 export async function updateWorkflow(ctx: AppContext, projectId: string, id: string, patch: WorkflowPatch) {
-  return changeWorkflow(ctx, projectId, id, async (tx, current) => {
-    const triggerType = patch.triggerType ?? current.trigger_type;
-    let triggerConfig = current.trigger_config;
-    if (patch.triggerConfig !== undefined) {
-      const parsed = triggerConfigSchemas[triggerType].safeParse(patch.triggerConfig);
-      if (!parsed.success)
-        throw validationError(fieldErrorsFromIssues(parsed.error.issues, patch.triggerConfig, ['triggerConfig']));
-      triggerConfig = parsed.data;
-    } else if (triggerType !== current.trigger_type) {
-      triggerConfig = {};
-    }
-    const next = {
-      name: patch.name ?? current.name,
-      description: patch.description !== undefined ? patch.description : current.description,
-      triggerType,
-      triggerConfig,
-      enabled: patch.enabled ?? current.enabled,
-      allowReentry: patch.allowReentry ?? current.allow_reentry,
-    };
-    const row = await repo.updateWorkflow(tx, id, next, ctx.clock.now());
-    if (row.enabled) {
-      const faults = await runFaults(tx, row);
-      if (faults.length > 0) throw faultsError(faults);
-    }
-    return toWorkflow(row);
-  });
+  return changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx, current) => {
+      const triggerType = patch.triggerType ?? current.trigger_type;
+      let triggerConfig = current.trigger_config;
+      if (patch.triggerConfig !== undefined) {
+        const parsed = triggerConfigSchemas[triggerType].safeParse(patch.triggerConfig);
+        if (!parsed.success)
+          throw validationError(fieldErrorsFromIssues(parsed.error.issues, patch.triggerConfig, ['triggerConfig']));
+        triggerConfig = parsed.data;
+      } else if (triggerType !== current.trigger_type) {
+        triggerConfig = {};
+      }
+      const next = {
+        name: patch.name ?? current.name,
+        description: patch.description !== undefined ? patch.description : current.description,
+        triggerType,
+        triggerConfig,
+        enabled: patch.enabled ?? current.enabled,
+        allowReentry: patch.allowReentry ?? current.allow_reentry,
+      };
+      const row = await repo.updateWorkflow(tx, id, next, ctx.clock.now());
+      if (row.enabled) {
+        const faults = await runFaults(tx, row);
+        if (faults.length > 0) throw faultsError(faults);
+      }
+      return toWorkflow(row);
+    },
+    (_, before) => ({
+      action: 'workflow.updated',
+      changes: audit.fieldsOf(patch, {
+        ...(patch.enabled !== undefined && patch.enabled !== before.enabled
+          ? { values: { enabled: [before.enabled, patch.enabled] } }
+          : {}),
+      }),
+    }),
+  );
 }
 
 /** Refused (409) while executions are running or waiting: cancel them first. */
 export async function deleteWorkflow(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  await changeWorkflow(ctx, projectId, id, async (tx) => {
-    const active = await executions.countActiveExecutions(tx, id);
-    if (active > 0) {
-      throw new AppError(
-        409,
-        'WORKFLOW_HAS_ACTIVE_EXECUTIONS',
-        `${active} executions of this workflow are running or waiting`,
-        {
-          details: { active },
-          suggestion:
-            'Cancel them (POST /workflows/{id}/executions/cancel-all) or let them finish, then delete the workflow.',
-        },
-      );
-    }
-    await repo.deleteWorkflow(tx, id);
-  });
+  await changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx) => {
+      const active = await executions.countActiveExecutions(tx, id);
+      if (active > 0) {
+        throw new AppError(
+          409,
+          'WORKFLOW_HAS_ACTIVE_EXECUTIONS',
+          `${active} executions of this workflow are running or waiting`,
+          {
+            details: { active },
+            suggestion:
+              'Cancel them (POST /workflows/{id}/executions/cancel-all) or let them finish, then delete the workflow.',
+          },
+        );
+      }
+      await repo.deleteWorkflow(tx, id);
+    },
+    () => ({ action: 'workflow.deleted' }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,19 +398,25 @@ export async function addStep(
   id: string,
   body: { type: StepType; name?: string | null; config?: unknown; position?: { x: number; y: number } | null },
 ) {
-  return changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
-    requireDisabled(workflow);
-    const now = ctx.clock.now();
-    const config = await checkStepConfig(tx, projectId, body.type, body.config, now);
-    return toStep(
-      await repo.insertStep(
-        tx,
-        id,
-        { type: body.type, name: body.name ?? null, config, position: body.position ?? null },
-        now,
-      ),
-    );
-  });
+  return changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx, workflow) => {
+      requireDisabled(workflow);
+      const now = ctx.clock.now();
+      const config = await checkStepConfig(tx, projectId, body.type, body.config, now);
+      return toStep(
+        await repo.insertStep(
+          tx,
+          id,
+          { type: body.type, name: body.name ?? null, config, position: body.position ?? null },
+          now,
+        ),
+      );
+    },
+    (step) => ({ action: 'workflow.step_added', changes: { stepId: step.id, type: body.type } }),
+  );
 }
 
 async function requireStep(tx: Executor, workflowId: string, stepId: string): Promise<StepRow> {
@@ -387,15 +433,21 @@ export async function updateStep(
   stepId: string,
   body: { name?: string | null; config?: unknown; position?: { x: number; y: number } | null },
 ) {
-  return changeWorkflow(ctx, projectId, id, async (tx) => {
-    const step = await requireStep(tx, id, stepId);
-    const now = ctx.clock.now();
-    const config =
-      body.config === undefined ? step.config : await checkStepConfig(tx, projectId, step.type, body.config, now);
-    const name = body.name !== undefined ? body.name : step.name;
-    const position = body.position !== undefined ? body.position : step.position;
-    return toStep(await repo.updateStep(tx, stepId, { name, config, position }, now));
-  });
+  return changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx) => {
+      const step = await requireStep(tx, id, stepId);
+      const now = ctx.clock.now();
+      const config =
+        body.config === undefined ? step.config : await checkStepConfig(tx, projectId, step.type, body.config, now);
+      const name = body.name !== undefined ? body.name : step.name;
+      const position = body.position !== undefined ? body.position : step.position;
+      return toStep(await repo.updateStep(tx, stepId, { name, config, position }, now));
+    },
+    () => ({ action: 'workflow.step_updated', changes: audit.fieldsOf(body, { stepId }) }),
+  );
 }
 
 /**
@@ -409,30 +461,36 @@ export async function deleteStep(
   stepId: string,
   splice: boolean,
 ): Promise<void> {
-  await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
-    requireDisabled(workflow);
-    await requireStep(tx, id, stepId);
-    const active = await executions.countActiveExecutions(tx, id, stepId);
-    if (active > 0) {
-      throw new AppError(409, 'STEP_IN_USE', `${active} executions are at this step`, {
-        suggestion: 'Cancel those executions or let them move on, then delete the step.',
-      });
-    }
-    if (splice) {
-      const transitions = (await repo.workflowTransitions(tx, id)).map((t) => ({
-        id: t.id,
-        from: t.from_step_id,
-        to: t.to_step_id,
-        branch: t.branch,
-      }));
-      const changes = spliceChanges(transitions, stepId);
-      if ('error' in changes) throw new AppError(409, 'CANNOT_SPLICE', changes.error);
-      // Removed first: a retargeted transition may take the branch slot of one that goes.
-      for (const t of changes.remove) await repo.deleteTransition(tx, t);
-      for (const t of changes.retarget) await repo.retargetTransition(tx, t.id, t.to);
-    }
-    await repo.deleteStep(tx, stepId);
-  });
+  await changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx, workflow) => {
+      requireDisabled(workflow);
+      await requireStep(tx, id, stepId);
+      const active = await executions.countActiveExecutions(tx, id, stepId);
+      if (active > 0) {
+        throw new AppError(409, 'STEP_IN_USE', `${active} executions are at this step`, {
+          suggestion: 'Cancel those executions or let them move on, then delete the step.',
+        });
+      }
+      if (splice) {
+        const transitions = (await repo.workflowTransitions(tx, id)).map((t) => ({
+          id: t.id,
+          from: t.from_step_id,
+          to: t.to_step_id,
+          branch: t.branch,
+        }));
+        const changes = spliceChanges(transitions, stepId);
+        if ('error' in changes) throw new AppError(409, 'CANNOT_SPLICE', changes.error);
+        // Removed first: a retargeted transition may take the branch slot of one that goes.
+        for (const t of changes.remove) await repo.deleteTransition(tx, t);
+        for (const t of changes.retarget) await repo.retargetTransition(tx, t.id, t.to);
+      }
+      await repo.deleteStep(tx, stepId);
+    },
+    () => ({ action: 'workflow.step_deleted', changes: { stepId, splice } }),
+  );
 }
 
 export async function addTransition(
@@ -441,28 +499,42 @@ export async function addTransition(
   id: string,
   body: { fromStepId: string; toStepId: string; branch?: Branch | null },
 ) {
-  return changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
-    requireDisabled(workflow);
-    const [steps, transitions] = await Promise.all([repo.workflowSteps(tx, id), repo.workflowTransitions(tx, id)]);
-    const wanted = {
-      from: body.fromStepId.toLowerCase(),
-      to: body.toStepId.toLowerCase(),
-      branch: body.branch ?? null,
-    };
-    const fault = transitionFault(
-      steps.map((s) => ({ id: s.id, type: s.type })),
-      transitions.map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch })),
-      wanted,
-    );
-    if (fault?.code === 'exists')
-      throw new AppError(409, 'TRANSITION_EXISTS', fault.message, {
-        details: { fromStepId: wanted.from, branch: wanted.branch },
-      });
-    if (fault) throw validationError([{ field: fault.field, message: fault.message, code: fault.code }]);
-    return toTransition(
-      await repo.insertTransition(tx, id, { ...wanted, branch: wanted.branch as Branch | null }, ctx.clock.now()),
-    );
-  });
+  return changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx, workflow) => {
+      requireDisabled(workflow);
+      const [steps, transitions] = await Promise.all([repo.workflowSteps(tx, id), repo.workflowTransitions(tx, id)]);
+      const wanted = {
+        from: body.fromStepId.toLowerCase(),
+        to: body.toStepId.toLowerCase(),
+        branch: body.branch ?? null,
+      };
+      const fault = transitionFault(
+        steps.map((s) => ({ id: s.id, type: s.type })),
+        transitions.map((t) => ({ id: t.id, from: t.from_step_id, to: t.to_step_id, branch: t.branch })),
+        wanted,
+      );
+      if (fault?.code === 'exists')
+        throw new AppError(409, 'TRANSITION_EXISTS', fault.message, {
+          details: { fromStepId: wanted.from, branch: wanted.branch },
+        });
+      if (fault) throw validationError([{ field: fault.field, message: fault.message, code: fault.code }]);
+      return toTransition(
+        await repo.insertTransition(tx, id, { ...wanted, branch: wanted.branch as Branch | null }, ctx.clock.now()),
+      );
+    },
+    (t) => ({
+      action: 'workflow.transition_added',
+      changes: {
+        transitionId: t.id,
+        fromStepId: body.fromStepId,
+        toStepId: body.toStepId,
+        branch: body.branch ?? null,
+      },
+    }),
+  );
 }
 
 export async function deleteTransition(
@@ -471,11 +543,17 @@ export async function deleteTransition(
   id: string,
   transitionId: string,
 ): Promise<void> {
-  await changeWorkflow(ctx, projectId, id, async (tx, workflow) => {
-    requireDisabled(workflow);
-    if (!(await repo.workflowTransitions(tx, id)).some((t) => t.id === transitionId)) throw notFound('Transition');
-    await repo.deleteTransition(tx, transitionId);
-  });
+  await changeWorkflow(
+    ctx,
+    projectId,
+    id,
+    async (tx, workflow) => {
+      requireDisabled(workflow);
+      if (!(await repo.workflowTransitions(tx, id)).some((t) => t.id === transitionId)) throw notFound('Transition');
+      await repo.deleteTransition(tx, transitionId);
+    },
+    () => ({ action: 'workflow.transition_deleted', changes: { transitionId } }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -501,12 +579,21 @@ export async function startExecution(
   if (faults.length > 0) throw faultsError(faults);
   const contactId = body.contactId ?? (await lookupEmails(ctx.db, projectId, [body.email!]))[0]?.id;
   if (!contactId || !(await findContact(ctx.db, projectId, contactId))) throw notFound('Contact');
-  const row = await executions.startExecution(
-    ctx.db,
-    projectId,
-    { workflowId: id, contactId, entryStepId: graph.entry!, context: body.context, once: false },
-    ctx.clock.now(),
-  );
+  const row = await ctx.db.transaction(async (tx) => {
+    const started = await executions.startExecution(
+      tx,
+      projectId,
+      { workflowId: id, contactId, entryStepId: graph.entry!, context: body.context, once: false },
+      ctx.clock.now(),
+    );
+    await audit.record(tx, {
+      projectId,
+      action: 'workflow.execution_started',
+      target: { type: 'workflow', id },
+      changes: { executionId: started!.id, contactId, context: Object.keys(body.context) },
+    });
+    return started;
+  });
   return toExecution(row!);
 }
 
@@ -554,7 +641,17 @@ export async function getExecution(ctx: AppContext, projectId: string, id: strin
 /** Cancels a running or waiting execution; a finished one is a 409. */
 export async function cancelExecution(ctx: AppContext, projectId: string, id: string, executionId: string) {
   const row = await requireExecution(ctx.db, projectId, id, executionId);
-  const cancelled = await executions.cancelExecutions(ctx.db, id, executionId, ctx.clock.now());
+  const cancelled = await ctx.db.transaction(async (tx) => {
+    const done = await executions.cancelExecutions(tx, id, executionId, ctx.clock.now());
+    if (done.length > 0)
+      await audit.record(tx, {
+        projectId,
+        action: 'workflow.execution_cancelled',
+        target: { type: 'workflow', id },
+        changes: { executionId },
+      });
+    return done;
+  });
   if (cancelled.length === 0) {
     throw new AppError(
       409,
@@ -567,7 +664,17 @@ export async function cancelExecution(ctx: AppContext, projectId: string, id: st
 
 export async function cancelAllExecutions(ctx: AppContext, projectId: string, id: string) {
   await requireWorkflow(ctx.db, projectId, id);
-  return { workflowId: id, cancelled: (await executions.cancelExecutions(ctx.db, id, null, ctx.clock.now())).length };
+  const cancelled = await ctx.db.transaction(async (tx) => {
+    const n = (await executions.cancelExecutions(tx, id, null, ctx.clock.now())).length;
+    await audit.record(tx, {
+      projectId,
+      action: 'workflow.executions_cancelled',
+      target: { type: 'workflow', id },
+      changes: { cancelled: n },
+    });
+    return n;
+  });
+  return { workflowId: id, cancelled };
 }
 
 /** GET /workflows/fields: what CONDITION filters can name, contact fields and event names. */

@@ -35,6 +35,7 @@ const InboundMessagePage = lazy(() => import('../pages/inbound/InboundMessagePag
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage.js'));
 const AccountPage = lazy(() => import('../pages/account/AccountPage.js'));
 const ActivityPage = lazy(() => import('../pages/activity/ActivityPage.js'));
+const AuditLogPage = lazy(() => import('../pages/audit-log/AuditLogPage.js'));
 const EventsPage = lazy(() => import('../pages/events/EventsPage.js'));
 const SegmentsPage = lazy(() => import('../pages/segments/SegmentsPage.js'));
 const SegmentPage = lazy(() => import('../pages/segments/SegmentPage.js'));
@@ -149,6 +150,7 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="account" element={<AccountPage />} />
         <Route path="overview" element={<OverviewPage />} />
         <Route path="activity" element={<ActivityPage />} />
+        <Route path="audit-log" element={<AuditLogPage />} />
         <Route path="events" element={<EventsPage />} />
         <Route path="segments" element={<SegmentsPage />} />
         <Route path="segments/new" element={<SegmentPage />} />

@@ -1,5 +1,7 @@
-import { useEffect, useId, useRef } from 'react';
+import { useContext, useEffect, useId, useRef } from 'react';
 import { NavLink } from 'react-router-dom';
+import { roleAtLeast } from '../../../src/domain/roles.js';
+import { CurrentProjectContext } from './current-project.js';
 import { NAV_GROUPS } from './navigation.js';
 
 /**
@@ -8,6 +10,9 @@ import { NAV_GROUPS } from './navigation.js';
  */
 export function MainNav({ onNavigate }: { onNavigate?: () => void }) {
   const id = useId();
+  const project = useContext(CurrentProjectContext);
+  // A page for admins is left out for members (the API would refuse them anyway).
+  const shown = (role?: 'admin' | 'owner') => !role || !project || roleAtLeast(project.role, role);
   return (
     <nav aria-label="Main" className="main-nav">
       {NAV_GROUPS.map((group, index) => {
@@ -20,13 +25,15 @@ export function MainNav({ onNavigate }: { onNavigate?: () => void }) {
               </p>
             )}
             <ul aria-labelledby={group.heading ? headingId : undefined}>
-              {group.items.map((item) => (
-                <li key={item.to}>
-                  <NavLink to={item.to} title={item.description} onClick={onNavigate}>
-                    {item.label}
-                  </NavLink>
-                </li>
-              ))}
+              {group.items
+                .filter((item) => shown(item.role))
+                .map((item) => (
+                  <li key={item.to}>
+                    <NavLink to={item.to} title={item.description} onClick={onNavigate}>
+                      {item.label}
+                    </NavLink>
+                  </li>
+                ))}
             </ul>
           </div>
         );

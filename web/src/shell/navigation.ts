@@ -10,6 +10,8 @@ export interface NavItem {
   label: string;
   /** One line on what the page is for: the link's tooltip and the palette's hint. */
   description: string;
+  /** The least role the page is for; every member sees it when absent. */
+  role?: 'admin' | 'owner';
 }
 
 export interface NavGroup {
@@ -44,7 +46,15 @@ export const NAV_GROUPS: readonly NavGroup[] = [
   },
   {
     heading: 'Reporting',
-    items: [{ to: '/activity', label: 'Activity', description: 'Opens, clicks, bounces and more as they happen' }],
+    items: [
+      { to: '/activity', label: 'Activity', description: 'Opens, clicks, bounces and more as they happen' },
+      {
+        to: '/audit-log',
+        label: 'Audit log',
+        description: 'Who changed what in this project, and when',
+        role: 'admin',
+      },
+    ],
   },
   {
     heading: 'Setup',
