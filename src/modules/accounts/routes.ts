@@ -21,6 +21,7 @@ import {
   type Sessions,
 } from './sessions.js';
 import * as setup from './setup.js';
+import { ssoRoutes } from './sso-routes.js';
 import * as userSessions from './user-sessions.js';
 
 /** Codes one account may try in CODE_WINDOW_MS, signing in and in signed-in changes together. */
@@ -49,6 +50,11 @@ const crossOrigin = (origin: string) =>
 const signInExpired = () =>
   new AppError(401, 'SIGN_IN_EXPIRED', 'Enter your email and password again: the second step has expired', {
     suggestion: `The code must follow the password within ${CHALLENGE_SECONDS / 60} minutes (POST /auth/login first).`,
+  });
+
+const passwordSignInOff = (providerName: string) =>
+  new AppError(403, 'PASSWORD_SIGN_IN_DISABLED', `This instance signs in through ${providerName} only`, {
+    suggestion: 'Sign in with single sign-on (GET /auth/oidc/start), as the sign-in page offers.',
   });
 
 /**
@@ -96,6 +102,8 @@ export async function accountRoutes(
     reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
   const setChallenge = (reply: FastifyReply, token: string, maxAge: number) =>
     reply.setCookie(CHALLENGE_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/auth', maxAge });
+  const challenge = async (reply: FastifyReply, userId: string) =>
+    setChallenge(reply, await sessions.challenge(userId, ctx.clock.now()), CHALLENGE_SECONDS);
   const place = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 
   const signIn = async (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor = false) => {
@@ -144,9 +152,10 @@ export async function accountRoutes(
     '/auth/login',
     { ...signInRequest, schema: { tags, body: s.loginBody, response: { 200: s.loginResultSchema } } },
     async (req, reply) => {
+      if (ctx.config.sso?.ssoOnly) throw passwordSignInOff(ctx.config.sso.providerName);
       const user = await service.login(ctx, req.body.email, req.body.password);
       if (!(await twoFactor.isEnabled(ctx.db, user.id))) return signIn(req, reply, user);
-      setChallenge(reply, await sessions.challenge(user.id, ctx.clock.now()), CHALLENGE_SECONDS);
+      await challenge(reply, user.id);
       return { secondFactorRequired: true as const };
     },
   );
@@ -232,7 +241,17 @@ export async function accountRoutes(
     (req) => instance.removeAdmin(ctx, user(req), req.params.userId),
   );
 
-  const hooks = { signedIn, optionalUser, signIn, codeAttempts, signInRequest, setSession, projectSecondFactor };
+  const hooks = {
+    signedIn,
+    optionalUser,
+    signIn,
+    challenge,
+    codeAttempts,
+    signInRequest,
+    setSession,
+    projectSecondFactor,
+  };
   memberRoutes(app, ctx, hooks);
   securityRoutes(app, ctx, hooks);
+  ssoRoutes(app, ctx, hooks);
 }
