@@ -18,7 +18,7 @@ export interface SessionHooks {
   optionalUser: (req: FastifyRequest) => Promise<string | null>;
   signIn: (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor?: boolean) => Promise<unknown>;
   /** The user's first step is done: their second factor is asked next (POST /auth/login/second-factor). */
-  challenge: (reply: FastifyReply, userId: string) => Promise<unknown>;
+  challenge: (reply: FastifyReply, userId: string) => Promise<void>;
   /** Counts the second-factor codes an account tries (a preHandler). */
   codeAttempts: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** The route options of sign-in: the per-address throttle and the same-origin check. */

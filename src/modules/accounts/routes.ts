@@ -102,8 +102,10 @@ export async function accountRoutes(
     reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
   const setChallenge = (reply: FastifyReply, token: string, maxAge: number) =>
     reply.setCookie(CHALLENGE_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/auth', maxAge });
-  const challenge = async (reply: FastifyReply, userId: string) =>
+  // Returns nothing: an awaited reply would wait for its own answer.
+  const challenge = async (reply: FastifyReply, userId: string) => {
     setChallenge(reply, await sessions.challenge(userId, ctx.clock.now()), CHALLENGE_SECONDS);
+  };
   const place = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 
   const signIn = async (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor = false) => {

@@ -23,10 +23,11 @@ export async function insertSignIn(
 
 /** Takes the sign-in of this state, once: a second answer with the same state finds nothing. */
 export async function takeSignIn(ex: Executor, stateHash: string, now: Date): Promise<SignInRow | null> {
-  const r = await run<SignInRow & { expires_at: Date }>(
+  const r = await run<SignInRow & { live: boolean }>(
     ex,
-    sql`delete from sso_sign_ins where state_hash = ${stateHash} returning nonce, code_verifier, expires_at`,
+    sql`delete from sso_sign_ins where state_hash = ${stateHash}
+      returning nonce, code_verifier, expires_at > ${now} as live`,
   );
   const row = r.rows[0];
-  return row && row.expires_at > now ? row : null;
+  return row?.live ? row : null;
 }
