@@ -58,6 +58,8 @@ export type { DeliverySettings } from './modules/pacing/schemas.js';
 export * as pacing from './modules/pacing/schemas.js';
 export type { Segment, SegmentType } from './modules/segments/schemas.js';
 export * as segments from './modules/segments/schemas.js';
+export type { SsoFailure } from './domain/sso.js';
+export type { SignInMethods, SsoSettingsView } from './modules/sso/schemas.js';
 export type { SpamCheck, SpamCheckStatus } from './modules/spam-check/schemas.js';
 export * as spamCheck from './modules/spam-check/schemas.js';
 export type { Suppression, SuppressionReason } from './modules/suppressions/schemas.js';

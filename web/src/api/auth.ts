@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Me } from '../../../src/api.js';
+import type { Me, SignInMethods } from '../../../src/api.js';
 import { api, isApiError } from './client.js';
 
 export const meKey = ['me'] as const;
@@ -9,6 +9,15 @@ export function useSetupStatus() {
   return useQuery({
     queryKey: setupKey,
     queryFn: ({ signal }) => api<{ required: boolean }>('GET', '/auth/setup', { signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** How this instance signs people in: the single sign-on provider to offer, and whether passwords work. */
+export function useSignInMethods() {
+  return useQuery({
+    queryKey: ['auth', 'methods'],
+    queryFn: ({ signal }) => api<SignInMethods>('GET', '/auth/sso', { signal }),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
