@@ -57,12 +57,12 @@ async function outcome(browser: SignInBrowser, url: string) {
 beforeAll(async () => {
   const [port, providerPort] = [await freePort(), await freePort()];
   const publicUrl = `http://127.0.0.1:${port}`;
-  provider = await startOidcProvider(providerPort, `${publicUrl}/auth/oidc/callback`);
+  provider = await startOidcProvider(providerPort, [`${publicUrl}/auth/oidc/callback`]);
   server = await startTestServer(
     {
       PORT: String(port),
       PUBLIC_URL: publicUrl,
-      ...providerEnv(provider, {
+      ...providerEnv(provider.issuer, {
         OIDC_PROVIDER_NAME: 'Company SSO',
         OIDC_ALLOWED_DOMAINS: 'company.test, subsidiary.test',
         OIDC_PROJECT: 'Marketing',

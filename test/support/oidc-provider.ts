@@ -18,10 +18,10 @@ export interface TestProvider {
  * (`UNVERIFIED` before it: not verified); consent is taken as given, as a company's provider does
  * for its own applications.
  */
-export async function startOidcProvider(port: number, redirectUri: string): Promise<TestProvider> {
+export async function startOidcProvider(port: number, redirectUris: string[]): Promise<TestProvider> {
   const issuer = `http://127.0.0.1:${port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: [redirectUri] }],
+    clients: [{ client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uris: redirectUris }],
     findAccount: (_ctx, id) => ({
       accountId: id,
       claims: () => ({
@@ -50,9 +50,9 @@ export async function startOidcProvider(port: number, redirectUri: string): Prom
   };
 }
 
-/** The OIDC_* settings of a service that signs in through `provider`. */
-export const providerEnv = (provider: TestProvider, more: Record<string, string> = {}) => ({
-  OIDC_ISSUER: provider.issuer,
+/** The OIDC_* settings of a service that signs in through the test provider at `issuer`. */
+export const providerEnv = (issuer: string, more: Record<string, string> = {}) => ({
+  OIDC_ISSUER: issuer,
   OIDC_CLIENT_ID: CLIENT.id,
   OIDC_CLIENT_SECRET: CLIENT.secret,
   ...more,
