@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/modules/accounts/service.js';
+import { createInvite } from '../../src/modules/members/service.js';
 import { run } from '../../src/platform/db/client.js';
 import { freePort } from '../../src/platform/free-port.js';
 import { Agent } from '../support/agent.js';
@@ -255,6 +256,7 @@ describe('single sign-on', () => {
 
 describe('SSO only, with the provider down', () => {
   let only: TestServer;
+  let ownerId: string;
   beforeAll(async () => {
     only = await startTestServer({
       OIDC_ISSUER: `http://127.0.0.1:${await freePort()}`,
@@ -267,7 +269,7 @@ describe('SSO only, with the provider down', () => {
   afterAll(() => only?.stop());
 
   it('refuses password sign-in, and says so to the sign-in page', async () => {
-    await createUser(only.service.ctx.db, OWNER.email, OWNER.password, new Date());
+    ownerId = (await createUser(only.service.ctx.db, OWNER.email, OWNER.password, new Date()))!.id;
     const res = await fetch(`${only.url}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -277,6 +279,22 @@ describe('SSO only, with the provider down', () => {
     expectErrorEnvelope({ status: res.status, body }, 403, 'PASSWORD_SIGN_IN_DISABLED');
     expect(res.headers.getSetCookie()).toEqual([]);
     expect(await (await fetch(`${only.url}/auth/sso`)).json()).toMatchObject({ passwordSignIn: false });
+  });
+
+  it('refuses to make an account with a password from an invitation', async () => {
+    const invite = await createInvite(only.service.ctx, ownerId, only.service.defaultProject!.id, {
+      email: 'invited@company.test',
+      role: 'member',
+    });
+    const token = invite.url.split('/').pop();
+    const res = await fetch(`${only.url}/invites/${token}/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'a-long-password-1' }),
+    });
+    expectErrorEnvelope({ status: res.status, body: await res.json() }, 403, 'PASSWORD_SIGN_IN_DISABLED');
+    const made = await run(only.service.ctx.db, sql`select 1 from users where email = 'invited@company.test'`);
+    expect(made.rows).toEqual([]);
   });
 
   it('sends the browser back to the sign-in page when the provider cannot be reached', async () => {

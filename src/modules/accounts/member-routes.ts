@@ -5,6 +5,7 @@ import { created, noContent } from '../../platform/http/envelope.js';
 import type { ZodApp } from '../../platform/http/module-routes.js';
 import * as s from '../members/schemas.js';
 import * as members from '../members/service.js';
+import * as sso from '../sso/service.js';
 import type { UserRow } from './repo.js';
 import { endedMemberSessionsSchema } from './schemas.js';
 import * as service from './service.js';
@@ -93,6 +94,8 @@ export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) 
     },
     async (req, reply) => {
       const signedIn = await hooks.optionalUser(req);
+      // A new account's password would sign it in, which "SSO only" forbids: single sign-on makes it.
+      if (!signedIn) sso.assertPasswordSignIn(ctx.config.sso);
       const accepted = await service.acceptInvite(ctx, req.params.token, signedIn, req.body?.password);
       // A new account is signed in at once, as the setup of the owner is.
       if (accepted.created) await hooks.signIn(req, reply, accepted.user);

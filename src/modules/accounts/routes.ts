@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
+import * as sso from '../sso/service.js';
 import * as twoFactorSchemas from '../two-factor/schemas.js';
 import * as twoFactor from '../two-factor/service.js';
 import * as instance from './instance.js';
@@ -50,11 +51,6 @@ const crossOrigin = (origin: string) =>
 const signInExpired = () =>
   new AppError(401, 'SIGN_IN_EXPIRED', 'Enter your email and password again: the second step has expired', {
     suggestion: `The code must follow the password within ${CHALLENGE_SECONDS / 60} minutes (POST /auth/login first).`,
-  });
-
-const passwordSignInOff = (providerName: string) =>
-  new AppError(403, 'PASSWORD_SIGN_IN_DISABLED', `This instance signs in through ${providerName} only`, {
-    suggestion: 'Sign in with single sign-on (GET /auth/oidc/start), as the sign-in page offers.',
   });
 
 /**
@@ -154,7 +150,7 @@ export async function accountRoutes(
     '/auth/login',
     { ...signInRequest, schema: { tags, body: s.loginBody, response: { 200: s.loginResultSchema } } },
     async (req, reply) => {
-      if (ctx.config.sso?.ssoOnly) throw passwordSignInOff(ctx.config.sso.providerName);
+      sso.assertPasswordSignIn(ctx.config.sso);
       const user = await service.login(ctx, req.body.email, req.body.password);
       if (!(await twoFactor.isEnabled(ctx.db, user.id))) return signIn(req, reply, user);
       await challenge(reply, user.id);

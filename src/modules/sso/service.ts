@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import { type SsoFailure, type SsoSettings, verifiedAddress } from '../../domain/sso.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
+import { AppError } from '../../platform/http/errors.js';
 import * as projects from '../projects/service.js';
 import { type OidcProvider, ProviderUnreachable } from './provider.js';
 import * as repo from './repo.js';
@@ -34,6 +35,14 @@ export class SsoFailed extends Error {
 }
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('base64url');
+
+/** Refuses a password, to sign in or to make an account with, on an "SSO only" instance. */
+export function assertPasswordSignIn(settings: SsoSettings | undefined): void {
+  if (!settings?.ssoOnly) return;
+  throw new AppError(403, 'PASSWORD_SIGN_IN_DISABLED', `This instance signs in through ${settings.providerName} only`, {
+    suggestion: 'Sign in with single sign-on (GET /auth/oidc/start), as the sign-in page offers.',
+  });
+}
 
 export function signInMethods(settings: SsoSettings | undefined): SignInMethods {
   return {
