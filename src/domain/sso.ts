@@ -56,12 +56,17 @@ export function issuerProblem(issuer: string): string | null {
 }
 
 /** The claims of the ID token or the userinfo answer, of which the address and its verification count. */
-export type ProviderClaims = Record<string, unknown> & { email?: unknown; email_verified?: unknown };
+export type ProviderClaims = Record<string, unknown> & {
+  email?: unknown;
+  email_verified?: unknown;
+  xms_edov?: unknown;
+};
 
 /**
  * The address a provider vouches for, or why it is refused: it must be present, verified by the
- * provider (`email_verified: true`, as the claim or as the string some providers send), and in an
- * allowed domain.
+ * provider, and in an allowed domain. Verified is `email_verified: true` (as the claim or as the
+ * string some providers send), or Entra ID's `xms_edov: true` (the address's domain is verified by
+ * the tenant), since Entra ID sends no `email_verified`.
  */
 export function verifiedAddress(
   claims: ProviderClaims,
@@ -69,7 +74,8 @@ export function verifiedAddress(
 ): { email: string } | { failure: SsoFailure } {
   const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : null;
   if (!email) return { failure: 'no_email' };
-  if (claims.email_verified !== true && claims.email_verified !== 'true') return { failure: 'email_unverified' };
+  const verified = [claims.email_verified, claims.xms_edov].some((claim) => claim === true || claim === 'true');
+  if (!verified) return { failure: 'email_unverified' };
   const domain = email.slice(email.lastIndexOf('@') + 1);
   if (allowed !== 'any' && !allowed.includes(domain)) return { failure: 'domain_not_allowed' };
   return { email };

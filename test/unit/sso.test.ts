@@ -12,6 +12,10 @@ describe('single sign-on rules', () => {
     expect(verifiedAddress({ email: 'ann@example.com', email_verified: 'true' }, allowed)).toEqual({
       email: 'ann@example.com',
     });
+    // Entra ID's "the tenant verified this address's domain".
+    expect(verifiedAddress({ email: 'ann@example.com', xms_edov: true }, allowed)).toEqual({
+      email: 'ann@example.com',
+    });
     expect(verifiedAddress({ email: 'ann@example.com', email_verified: true }, 'any')).toEqual({
       email: 'ann@example.com',
     });
@@ -24,7 +28,7 @@ describe('single sign-on rules', () => {
       failure: 'no_email',
     });
     expect(verifiedAddress({ email: 'ann@example.com' }, allowed)).toEqual({ failure: 'email_unverified' });
-    expect(verifiedAddress({ email: 'ann@example.com', email_verified: false }, allowed)).toEqual({
+    expect(verifiedAddress({ email: 'ann@example.com', email_verified: false, xms_edov: false }, allowed)).toEqual({
       failure: 'email_unverified',
     });
     for (const email of ['ann@other.com', 'ann@example.com.evil.test', 'ann@sub.example.com', 'ann@evilexample.com']) {

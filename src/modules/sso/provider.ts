@@ -53,7 +53,7 @@ export class OidcProvider {
       }),
     );
     const idToken = tokens.claims()!;
-    if (idToken.email !== undefined && idToken.email_verified !== undefined) return idToken;
+    if (idToken.email !== undefined && (idToken.email_verified ?? idToken.xms_edov) !== undefined) return idToken;
     return reachable(oidc.fetchUserInfo(config, tokens.access_token, idToken.sub));
   }
 
