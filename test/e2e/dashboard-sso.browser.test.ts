@@ -152,6 +152,13 @@ describe.skipIf(!hasChromium)('single sign-on in a browser', () => {
         await startSignIn(page);
         await signInAtProvider(page, OWNER.email);
         await page.getByRole('link', { name: OWNER.email }).waitFor();
+
+        // Signing out stays signed out: the page waits instead of going back to the provider.
+        await page.getByRole('button', { name: 'Sign out' }).first().click();
+        await page.getByRole('link', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        await page.reload();
+        await page.getByRole('link', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
+        expect(new URL(page.url()).origin).toBe(url());
       } finally {
         await context.close();
       }

@@ -84,11 +84,20 @@ export function useSecondFactor() {
   });
 }
 
+const SIGNED_OUT = 'postbox:signed-out';
+/**
+ * Whether this tab signed out: an "SSO only" sign-in page then waits for a click instead of going to
+ * the provider, which would sign the person straight back in.
+ */
+export const signedOutHere = () => sessionStorage.getItem(SIGNED_OUT) === 'yes';
+export const forgetSignOut = () => sessionStorage.removeItem(SIGNED_OUT);
+
 export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => api<void>('POST', '/auth/logout'),
     onSettled: () => {
+      sessionStorage.setItem(SIGNED_OUT, 'yes');
       // Nobody is signed in now; what the previous user's pages loaded must not outlive them.
       queryClient.setQueryData(meKey, null);
       queryClient.removeQueries({

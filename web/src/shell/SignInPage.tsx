@@ -1,7 +1,14 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { SignInMethods } from '../../../src/api.js';
-import { isChallenge, useSecondFactor, useSignIn, useSignInMethods } from '../api/auth.js';
+import {
+  forgetSignOut,
+  isChallenge,
+  signedOutHere,
+  useSecondFactor,
+  useSignIn,
+  useSignInMethods,
+} from '../api/auth.js';
 import { ApiError, fieldMessages, formMessage } from '../api/errors.js';
 import { Alert, RetryAlert } from '../components/Alert.js';
 import { Field } from '../components/Field.js';
@@ -46,13 +53,17 @@ export function SignInPage() {
     );
   }
   const { sso, passwordSignIn } = methods.data;
-  if (sso && !passwordSignIn && !arrival.ssoError) return <GoToProvider sso={sso} />;
+  if (sso && !passwordSignIn && !arrival.ssoError && !signedOutHere()) return <GoToProvider sso={sso} />;
   const refused = ssoFailureMessage(arrival.ssoError, sso?.providerName ?? 'The provider');
   return (
     <AuthLayout title={TITLE}>
       {refused && <Alert>{refused}</Alert>}
       {sso && (
-        <a className={`button sso-button${passwordSignIn ? '' : ' button-primary'}`} href={sso.startUrl}>
+        <a
+          className={`button sso-button${passwordSignIn ? '' : ' button-primary'}`}
+          href={sso.startUrl}
+          onClick={forgetSignOut}
+        >
           Sign in with {sso.providerName}
         </a>
       )}

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { type ReactNode, useId } from 'react';
 import type { SsoSettingsView } from '../../../../src/api.js';
 import { useSsoSettings } from '../../api/instance.js';
 import { QueryView } from '../../components/QueryView.js';
@@ -28,48 +28,36 @@ function SsoDetails({ sso }: { sso: SsoSettingsView }) {
         the server's environment (<code>OIDC_*</code>): change it there and restart.
       </p>
       <dl className="envelope">
-        <div>
-          <dt>Provider</dt>
-          <dd>{sso.providerName}</dd>
-        </div>
-        <div>
-          <dt>Issuer</dt>
-          <dd>
-            <code>{sso.issuer}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Client ID</dt>
-          <dd>
-            <code>{sso.clientId}</code> <span className="muted">(the secret is never shown)</span>
-          </dd>
-        </div>
-        <div>
-          <dt>Redirect URI</dt>
-          <dd>
-            <code>{sso.redirectUri}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Allowed domains</dt>
-          <dd>
-            {sso.allowedDomains === 'any' ? 'Any address the provider has verified' : sso.allowedDomains.join(', ')}
-          </dd>
-        </div>
-        <div>
-          <dt>New accounts</dt>
-          <dd>
-            <NewAccounts sso={sso} />
-          </dd>
-        </div>
-        <div>
-          <dt>Password sign-in</dt>
-          <dd>
-            {sso.ssoOnly ? `Off: ${sso.providerName} is the only way in (SSO only)` : 'On, beside single sign-on'}
-          </dd>
-        </div>
+        <Setting label="Provider">{sso.providerName}</Setting>
+        <Setting label="Issuer">
+          <code>{sso.issuer}</code>
+        </Setting>
+        <Setting label="Client ID">
+          <code>{sso.clientId}</code> <span className="muted">(the secret is never shown)</span>
+        </Setting>
+        <Setting label="Redirect URI">
+          <code>{sso.redirectUri}</code>
+        </Setting>
+        <Setting label="Allowed domains">
+          {sso.allowedDomains === 'any' ? 'Any address the provider has verified' : sso.allowedDomains.join(', ')}
+        </Setting>
+        <Setting label="New accounts">
+          <NewAccounts sso={sso} />
+        </Setting>
+        <Setting label="Password sign-in">
+          {sso.ssoOnly ? `Off: ${sso.providerName} is the only way in (SSO only)` : 'On, beside single sign-on'}
+        </Setting>
       </dl>
     </>
+  );
+}
+
+function Setting({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
   );
 }
 
