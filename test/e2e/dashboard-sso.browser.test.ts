@@ -153,6 +153,30 @@ describe.skipIf(!hasChromium)('single sign-on in a browser', () => {
         await signInAtProvider(page, OWNER.email);
         await page.getByRole('link', { name: OWNER.email }).waitFor();
 
+        // An invitation offers the provider instead of a password; signing in there accepts it.
+        const projects = await (await context.request.get(`${url()}/users/@me/projects`)).json();
+        const invite = await context.request.post(`${url()}/projects/${projects[0].id}/invites`, {
+          data: { email: 'invited@example.com', role: 'admin' },
+          headers: { origin: url() },
+        });
+        expect(invite.status(), await invite.text()).toBe(201);
+        const invited = await d.browser.newContext({ viewport: { width: 1280, height: 900 } });
+        const invitedPage = await invited.newPage();
+        invitedPage.setDefaultTimeout(20_000);
+        try {
+          await invitedPage.goto((await invite.json()).url);
+          await invitedPage.getByText('your account is made and joins the project').waitFor();
+          expect(await invitedPage.getByLabel('Choose a password').count()).toBe(0);
+          expect(await accessibilityViolations(invitedPage, 'invite-sso-only')).toEqual([]);
+          await startSignIn(invitedPage);
+          await signInAtProvider(invitedPage, 'invited@example.com');
+          await invitedPage.getByRole('link', { name: 'invited@example.com' }).waitFor();
+          const joined = await (await invited.request.get(`${url()}/users/@me/projects`)).json();
+          expect(joined).toEqual([expect.objectContaining({ id: projects[0].id, role: 'admin' })]);
+        } finally {
+          await invited.close();
+        }
+
         // Signing out stays signed out: the page waits instead of going back to the provider.
         await page.getByRole('button', { name: 'Sign out' }).first().click();
         await page.getByRole('link', { name: `Sign in with ${PROVIDER_NAME}` }).waitFor();
