@@ -1,3 +1,4 @@
+import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/platform/free-port.js';
@@ -106,6 +107,30 @@ describe.skipIf(!hasChromium)('single sign-on in a browser', () => {
     expect(await card.textContent()).not.toContain(CLIENT.secret);
     await card.scrollIntoViewIfNeeded();
     await d.expectAccessible('settings-sso');
+  });
+
+  it('asks an account with two-factor sign-in for its code after the provider', async () => {
+    const started = await (await d.page.request.post(`${d.service.url}/users/@me/two-factor`)).json();
+    const code = () => TOTP.generate({ secret: Secret.fromBase32(started.secret) });
+    const confirmed = await d.page.request.post(`${d.service.url}/users/@me/two-factor/confirm`, {
+      data: { code: code() },
+    });
+    expect(confirmed.status(), await confirmed.text()).toBe(200);
+
+    await d.page.getByRole('button', { name: 'Sign out' }).first().click();
+    await startSignIn(d.page);
+    await signInAtProvider(d.page, OWNER.email);
+    const field = d.page.getByLabel('Code from your authenticator app');
+    await field.waitFor();
+    expect(await d.page.getByRole('link', { name: OWNER.email }).count()).toBe(0);
+    await d.expectAccessible('sign-in-sso-second-factor');
+    // The enrolment took this step's code: the next step's is the one the app shows then.
+    await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 250));
+    await field.fill(code());
+    await d.page.getByRole('button', { name: 'Verify' }).click();
+    await d.page.getByRole('link', { name: OWNER.email }).waitFor();
+    const sessions = await (await d.page.request.get(`${app()}/users/@me/sessions`)).json();
+    expect(sessions.find((session: { current: boolean }) => session.current)).toMatchObject({ secondFactor: true });
   });
 
   describe('SSO only', () => {
