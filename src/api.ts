@@ -6,6 +6,7 @@
 export type { FilterCondition } from './domain/filters/index.js';
 export type { Role } from './domain/roles.js';
 export { ROLES } from './domain/roles.js';
+export type { SsoFailure } from './domain/sso.js';
 export type { Branch, StepConfig, StepType } from './domain/workflows/step-types.js';
 export { BRANCHES, STEP_TYPES } from './domain/workflows/step-types.js';
 export type {
@@ -63,6 +64,7 @@ export type { Segment, SegmentType } from './modules/segments/schemas.js';
 export * as segments from './modules/segments/schemas.js';
 export type { SpamCheck, SpamCheckStatus } from './modules/spam-check/schemas.js';
 export * as spamCheck from './modules/spam-check/schemas.js';
+export type { SignInMethods, SsoSettingsView } from './modules/sso/schemas.js';
 export type { Suppression, SuppressionReason } from './modules/suppressions/schemas.js';
 export * as suppressions from './modules/suppressions/schemas.js';
 export type { EmailContent, Template, Version, VersionSummary } from './modules/templates/schemas.js';

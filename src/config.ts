@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { ROLES } from './domain/roles.js';
 import { type SpamdTarget, spamdTarget } from './domain/spamd-answer.js';
+import { issuerProblem, parseAllowedDomains, type SsoSettings } from './domain/sso.js';
 import type { DatabaseTimeouts } from './platform/db/client.js';
 import type { S3Settings } from './platform/storage.js';
 
@@ -81,6 +83,14 @@ const EnvSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  OIDC_ISSUER: z.string().url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_PROVIDER_NAME: z.string().trim().min(1).max(60).optional(),
+  OIDC_ALLOWED_DOMAINS: z.string().optional(),
+  OIDC_PROJECT: z.string().trim().min(1).optional(),
+  OIDC_ROLE: z.enum(ROLES).default('member'),
+  OIDC_ONLY: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -158,6 +168,8 @@ export interface Config {
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  /** Single sign-on through an OpenID Connect provider (`OIDC_*`); unset when `OIDC_ISSUER` is. */
+  sso?: SsoSettings;
   /** `GET /metrics` of this process on its own listener; unset when `METRICS_PORT` is. */
   metrics?: { port: number; host: string; token?: string };
 }
@@ -239,10 +251,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
+    sso: ssoConfig(e),
     metrics:
       e.METRICS_PORT === undefined ? undefined : { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN },
   };
 }
+
+const invalid = (line: string) => new Error(`Invalid configuration:\n  ${line}`);
 
 /**
  * The submission listener's settings, or undefined without a port. A secret key must not cross the
@@ -250,7 +265,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 function submissionConfig(e: z.infer<typeof EnvSchema>): SubmissionConfig | undefined {
   if (e.SUBMISSION_SMTP_PORT === undefined && e.SUBMISSION_SMTPS_PORT === undefined) return undefined;
-  const invalid = (line: string) => new Error(`Invalid configuration:\n  ${line}`);
   if (!e.SUBMISSION_TLS_CERT !== !e.SUBMISSION_TLS_KEY)
     throw invalid('SUBMISSION_TLS_CERT and SUBMISSION_TLS_KEY: set both (the certificate and its key) or neither');
   const tls = e.SUBMISSION_TLS_CERT ? { certFile: e.SUBMISSION_TLS_CERT, keyFile: e.SUBMISSION_TLS_KEY! } : undefined;
@@ -268,6 +282,40 @@ function submissionConfig(e: z.infer<typeof EnvSchema>): SubmissionConfig | unde
     host: e.SUBMISSION_HOST ?? e.HOST,
     tls,
     allowInsecureAuth,
+  };
+}
+
+/** The OIDC_* settings, all of them or none: a half-configured provider stops the start. */
+function ssoConfig(e: z.infer<typeof EnvSchema>): SsoSettings | undefined {
+  if (!e.OIDC_ISSUER) {
+    const given = { ...e, OIDC_ONLY: e.OIDC_ONLY === 'true' ? e.OIDC_ONLY : undefined };
+    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_ALLOWED_DOMAINS', 'OIDC_PROJECT', 'OIDC_ONLY'].filter(
+      (name) => given[name as keyof typeof given] !== undefined,
+    );
+    if (stray.length > 0) throw invalid(`${stray.join(', ')}: only with OIDC_ISSUER (the provider's issuer URL)`);
+    return undefined;
+  }
+  const issuer = issuerProblem(e.OIDC_ISSUER);
+  if (issuer) throw invalid(`OIDC_ISSUER: ${issuer}`);
+  if (!e.OIDC_CLIENT_ID || !e.OIDC_CLIENT_SECRET)
+    throw invalid(
+      'OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: required with OIDC_ISSUER (the client registered at the provider)',
+    );
+  const allowedDomains = parseAllowedDomains(e.OIDC_ALLOWED_DOMAINS ?? '');
+  if (!allowedDomains)
+    throw invalid(
+      'OIDC_ALLOWED_DOMAINS: required with OIDC_ISSUER: the email domains that may sign in, comma-separated ' +
+        '(example.com,example.org), or * for every address the provider has verified',
+    );
+  return {
+    issuer: e.OIDC_ISSUER,
+    clientId: e.OIDC_CLIENT_ID,
+    clientSecret: e.OIDC_CLIENT_SECRET,
+    providerName: e.OIDC_PROVIDER_NAME ?? new URL(e.OIDC_ISSUER).hostname,
+    allowedDomains,
+    project: e.OIDC_PROJECT,
+    role: e.OIDC_ROLE,
+    ssoOnly: e.OIDC_ONLY === 'true',
   };
 }
 

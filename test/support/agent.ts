@@ -1,5 +1,19 @@
 import type { ApiResponse } from './server.js';
 
+/** Keeps the cookies a response sets in `jar`, and drops the ones it clears, as a browser does. */
+export function keepCookies(jar: Map<string, string>, headers: Headers): void {
+  for (const set of headers.getSetCookie()) {
+    const [pair, ...attributes] = set.split(';');
+    const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+    const cleared = value === '' || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
+    if (cleared) jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
+/** The `cookie` header of a jar's cookies. */
+export const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+
 /**
  * A browser as the API sees it: its own cookies (kept from Set-Cookie, dropped when cleared), its
  * own address (X-Forwarded-For, for a service started with TRUST_PROXY) and its own User-Agent.
@@ -19,7 +33,7 @@ export class Agent {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<ApiResponse<T>> {
-    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const cookie = cookieHeader(this.cookies);
     const res = await fetch(this.baseUrl + path, {
       method,
       headers: {
@@ -31,13 +45,7 @@ export class Agent {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    for (const set of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = set.split(';');
-      const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
-      const cleared = value === '' || attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
-      if (cleared) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    keepCookies(this.cookies, res.headers);
     const text = await res.text();
     let parsed: unknown = text;
     try {

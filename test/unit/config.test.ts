@@ -66,4 +66,37 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ POSTMARK_WEBHOOK_CREDENTIALS: 'postbox:short' })).toThrow(/POSTMARK_WEBHOOK_CREDENTIALS/);
     expect(() => loadConfig({ BREVO_WEBHOOK_CREDENTIALS: '0123456789abcdefgh' })).toThrow(/BREVO_WEBHOOK_CREDENTIALS/);
   });
+  it('reads single sign-on as all of OIDC_* or none, and says what is missing', () => {
+    const sso = {
+      OIDC_ISSUER: 'https://login.example.com/realms/staff',
+      OIDC_CLIENT_ID: 'postbox',
+      OIDC_CLIENT_SECRET: 's3cret',
+      OIDC_ALLOWED_DOMAINS: ' Example.com, @example.org ',
+    };
+    expect(loadConfig({}).sso).toBeUndefined();
+    expect(loadConfig(sso).sso).toEqual({
+      issuer: sso.OIDC_ISSUER,
+      clientId: 'postbox',
+      clientSecret: 's3cret',
+      providerName: 'login.example.com',
+      allowedDomains: ['example.com', 'example.org'],
+      project: undefined,
+      role: 'member',
+      ssoOnly: false,
+    });
+    expect(loadConfig({ ...sso, OIDC_ALLOWED_DOMAINS: '*', OIDC_ONLY: 'true' }).sso).toMatchObject({
+      allowedDomains: 'any',
+      ssoOnly: true,
+    });
+    expect(() => loadConfig({ ...sso, OIDC_ALLOWED_DOMAINS: '' })).toThrow(/OIDC_ALLOWED_DOMAINS: required/);
+    expect(() => loadConfig({ ...sso, OIDC_ALLOWED_DOMAINS: 'not a domain' })).toThrow(/OIDC_ALLOWED_DOMAINS/);
+    expect(() => loadConfig({ ...sso, OIDC_CLIENT_SECRET: undefined })).toThrow(/OIDC_CLIENT_SECRET: required/);
+    expect(() => loadConfig({ ...sso, OIDC_ROLE: 'boss' })).toThrow(/OIDC_ROLE/);
+    expect(() => loadConfig({ ...sso, OIDC_ISSUER: 'http://login.example.com' })).toThrow(
+      /OIDC_ISSUER: must be an https/,
+    );
+    expect(loadConfig({ ...sso, OIDC_ISSUER: 'http://127.0.0.1:9000' }).sso?.issuer).toBe('http://127.0.0.1:9000');
+    expect(() => loadConfig({ OIDC_ONLY: 'true' })).toThrow(/OIDC_ONLY: only with OIDC_ISSUER/);
+    expect(() => loadConfig({ OIDC_CLIENT_ID: 'postbox' })).toThrow(/OIDC_CLIENT_ID: only with OIDC_ISSUER/);
+  });
 });

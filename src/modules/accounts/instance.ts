@@ -16,7 +16,7 @@ const instanceAdminRequired = () =>
     suggestion: 'Ask the person who set up this instance.',
   });
 
-async function requireInstanceAdmin(ex: Executor, userId: string): Promise<void> {
+export async function requireInstanceAdmin(ex: Executor, userId: string): Promise<void> {
   if (!(await repo.isInstanceAdmin(ex, userId))) throw instanceAdminRequired();
 }
 

@@ -5,6 +5,7 @@ import { created, noContent } from '../../platform/http/envelope.js';
 import type { ZodApp } from '../../platform/http/module-routes.js';
 import * as s from '../members/schemas.js';
 import * as members from '../members/service.js';
+import * as sso from '../sso/service.js';
 import type { UserRow } from './repo.js';
 import { endedMemberSessionsSchema } from './schemas.js';
 import * as service from './service.js';
@@ -17,6 +18,8 @@ export interface SessionHooks {
   /** The session's user, if any; refuses a change from another origin. */
   optionalUser: (req: FastifyRequest) => Promise<string | null>;
   signIn: (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor?: boolean) => Promise<unknown>;
+  /** The user's first step is done: their second factor is asked next (POST /auth/login/second-factor). */
+  challenge: (reply: FastifyReply, userId: string) => Promise<void>;
   /** Counts the second-factor codes an account tries (a preHandler). */
   codeAttempts: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** The route options of sign-in: the per-address throttle and the same-origin check. */
@@ -91,6 +94,8 @@ export function memberRoutes(app: ZodApp, ctx: AppContext, hooks: SessionHooks) 
     },
     async (req, reply) => {
       const signedIn = await hooks.optionalUser(req);
+      // A new account's password would sign it in, which "SSO only" forbids: single sign-on makes it.
+      if (!signedIn) sso.assertPasswordSignIn(ctx.config.sso);
       const accepted = await service.acceptInvite(ctx, req.params.token, signedIn, req.body?.password);
       // A new account is signed in at once, as the setup of the owner is.
       if (accepted.created) await hooks.signIn(req, reply, accepted.user);

@@ -5,6 +5,7 @@ import type { AppContext } from '../../platform/context.js';
 import { created } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
 import * as audit from '../audit/service.js';
+import * as sso from '../sso/service.js';
 import * as twoFactorSchemas from '../two-factor/schemas.js';
 import * as twoFactor from '../two-factor/service.js';
 import * as instance from './instance.js';
@@ -22,6 +23,7 @@ import {
   type Sessions,
 } from './sessions.js';
 import * as setup from './setup.js';
+import { ssoRoutes } from './sso-routes.js';
 import * as userSessions from './user-sessions.js';
 
 /** Codes one account may try in CODE_WINDOW_MS, signing in and in signed-in changes together. */
@@ -97,6 +99,10 @@ export async function accountRoutes(
     reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
   const setChallenge = (reply: FastifyReply, token: string, maxAge: number) =>
     reply.setCookie(CHALLENGE_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/auth', maxAge });
+  // Returns nothing: an awaited reply would wait for its own answer.
+  const challenge = async (reply: FastifyReply, userId: string) => {
+    setChallenge(reply, await sessions.challenge(userId, ctx.clock.now()), CHALLENGE_SECONDS);
+  };
   const place = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 
   const signIn = async (req: FastifyRequest, reply: FastifyReply, user: UserRow, secondFactor = false) => {
@@ -146,9 +152,10 @@ export async function accountRoutes(
     '/auth/login',
     { ...signInRequest, schema: { tags, body: s.loginBody, response: { 200: s.loginResultSchema } } },
     async (req, reply) => {
+      sso.assertPasswordSignIn(ctx.config.sso);
       const user = await service.login(ctx, req.body.email, req.body.password);
       if (!(await twoFactor.isEnabled(ctx.db, user.id))) return signIn(req, reply, user);
-      setChallenge(reply, await sessions.challenge(user.id, ctx.clock.now()), CHALLENGE_SECONDS);
+      await challenge(reply, user.id);
       return { secondFactorRequired: true as const };
     },
   );
@@ -234,7 +241,17 @@ export async function accountRoutes(
     (req) => instance.removeAdmin(ctx, user(req), req.params.userId),
   );
 
-  const hooks = { signedIn, optionalUser, signIn, codeAttempts, signInRequest, setSession, projectSecondFactor };
+  const hooks = {
+    signedIn,
+    optionalUser,
+    signIn,
+    challenge,
+    codeAttempts,
+    signInRequest,
+    setSession,
+    projectSecondFactor,
+  };
   memberRoutes(app, ctx, hooks);
   securityRoutes(app, ctx, hooks);
+  ssoRoutes(app, ctx, hooks);
 }

@@ -132,6 +132,17 @@ export async function pendingInvites(ex: Executor, projectId: string, now: Date)
   return r.rows;
 }
 
+/** The pending, unexpired invitations of an address, in every project. */
+export async function pendingInvitesOf(ex: Executor, email: string, now: Date): Promise<InviteRow[]> {
+  const r = await run<InviteRow>(
+    ex,
+    sql`select ${inviteColumns} from project_invites i left join users u on u.id = i.invited_by
+      where i.email = ${email} and i.accepted_at is null and i.expires_at > ${now}
+      order by i.created_at, i.id`,
+  );
+  return r.rows;
+}
+
 export async function inviteByTokenHash(ex: Executor, tokenHash: string): Promise<InviteRow | null> {
   const r = await run<InviteRow>(
     ex,

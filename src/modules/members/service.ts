@@ -41,6 +41,24 @@ export function addOwner(ex: Executor, projectIds: readonly string[], userId: st
   return repo.insertMembers(ex, projectIds, userId, 'owner', now);
 }
 
+/** The user joins the project with `role` (an account made by single sign-on); a member keeps their role. */
+export function addMember(ex: Executor, projectId: string, userId: string, role: Role, now: Date): Promise<void> {
+  return repo.insertMembers(ex, [projectId], userId, role, now);
+}
+
+/**
+ * Accepts every pending invitation of the user's address, as its links would: for an account that
+ * single sign-on makes for an invited address. One its inviter may no longer grant is left alone.
+ */
+export async function acceptPendingInvites(tx: Executor, user: { id: string; email: string }, now: Date) {
+  for (const invite of await repo.pendingInvitesOf(tx, user.email, now)) {
+    await repo.lockMembers(tx, invite.project_id);
+    const inviterRole = await repo.roleOf(tx, invite.project_id, invite.invited_by ?? '');
+    if (!mayGrant(inviterRole, invite.role) || !(await repo.markAccepted(tx, invite.id, now))) continue;
+    await repo.upsertMember(tx, invite.project_id, user.id, invite.role, now);
+  }
+}
+
 export const roleOf = repo.roleOf;
 export const membershipsOf = repo.membershipsOf;
 

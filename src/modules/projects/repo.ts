@@ -73,6 +73,17 @@ export async function projectById(ex: Executor, id: string): Promise<ProjectRow 
   return r.rows[0] ?? null;
 }
 
+/** The project with this id, or the projects with exactly this name (at most two: one is an answer, two are not). */
+export async function projectsByIdOrName(ex: Executor, idOrName: string): Promise<ProjectRow[]> {
+  const r = await run<ProjectRow>(
+    ex,
+    sql`select ${columns} from projects where id::text = ${idOrName} or name = ${idOrName}
+      order by id::text = ${idOrName} desc limit 2`,
+  );
+  const exact = r.rows.find((p) => p.id === idOrName);
+  return exact ? [exact] : r.rows;
+}
+
 export async function projectsByIds(ex: Executor, ids: readonly string[]): Promise<ProjectRow[]> {
   if (ids.length === 0) return [];
   const r = await run<ProjectRow>(

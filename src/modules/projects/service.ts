@@ -12,6 +12,7 @@ export {
   eventRetentions,
   type ProjectRow,
   projectById,
+  projectsByIdOrName,
   projectsByIds,
   projectsRequiringTwoFactor,
   projectTimeZone,

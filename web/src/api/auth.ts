@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Me } from '../../../src/api.js';
+import type { Me, SignInMethods } from '../../../src/api.js';
 import { api, isApiError } from './client.js';
 
 export const meKey = ['me'] as const;
@@ -9,6 +9,15 @@ export function useSetupStatus() {
   return useQuery({
     queryKey: setupKey,
     queryFn: ({ signal }) => api<{ required: boolean }>('GET', '/auth/setup', { signal }),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** How this instance signs people in: the single sign-on provider to offer, and whether passwords work. */
+export function useSignInMethods() {
+  return useQuery({
+    queryKey: ['auth', 'methods'],
+    queryFn: ({ signal }) => api<SignInMethods>('GET', '/auth/sso', { signal }),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
@@ -75,11 +84,20 @@ export function useSecondFactor() {
   });
 }
 
+const SIGNED_OUT = 'postbox:signed-out';
+/**
+ * Whether this tab signed out: an "SSO only" sign-in page then waits for a click instead of going to
+ * the provider, which would sign the person straight back in.
+ */
+export const signedOutHere = () => sessionStorage.getItem(SIGNED_OUT) === 'yes';
+export const forgetSignOut = () => sessionStorage.removeItem(SIGNED_OUT);
+
 export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => api<void>('POST', '/auth/logout'),
     onSettled: () => {
+      sessionStorage.setItem(SIGNED_OUT, 'yes');
       // Nobody is signed in now; what the previous user's pages loaded must not outlive them.
       queryClient.setQueryData(meKey, null);
       queryClient.removeQueries({

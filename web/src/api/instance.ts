@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { InstanceSettings, Permissions, ProjectCreation } from '../../../src/api.js';
+import type { InstanceSettings, Permissions, ProjectCreation, SsoSettingsView } from '../../../src/api.js';
 import { api } from './client.js';
 
 const permissionsKey = ['permissions'] as const;
@@ -18,6 +18,15 @@ export function useInstanceSettings(enabled: boolean) {
   return useQuery({
     queryKey: settingsKey,
     queryFn: ({ signal }) => api<InstanceSettings>('GET', '/instance/settings', { signal }),
+    enabled,
+  });
+}
+
+/** The single sign-on configuration, read-only (it comes from the server's environment); instance admins only. */
+export function useSsoSettings(enabled: boolean) {
+  return useQuery({
+    queryKey: ['instance-sso'],
+    queryFn: ({ signal }) => api<SsoSettingsView>('GET', '/instance/sso', { signal }),
     enabled,
   });
 }

@@ -3,7 +3,7 @@ import type { FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { InvitePreview } from '../../../../src/api.js';
 import { MIN_PASSWORD_LENGTH } from '../../../../src/domain/password-rules.js';
-import { meKey, useMe, useSignIn, useSignOut } from '../../api/auth.js';
+import { meKey, useMe, useSignIn, useSignInMethods, useSignOut } from '../../api/auth.js';
 import { ApiError, errorMessage, fieldMessages, formMessage } from '../../api/errors.js';
 import { useAcceptInvite, useInvitePreview } from '../../api/members.js';
 import { rememberProject } from '../../api/projects.js';
@@ -20,6 +20,9 @@ const article = (role: string) => (role === 'member' ? 'a member' : `an ${role}`
 export default function InvitePage({ token }: { token: string }) {
   const preview = useInvitePreview(token);
   const me = useMe();
+  // "SSO only": the provider signs in and makes accounts, instead of a password.
+  const sso = useSignInMethods().data;
+  const providerOnly = sso?.sso && !sso.passwordSignIn ? sso.sso : null;
 
   if (preview.isPending || me.isPending) {
     return (
@@ -68,6 +71,17 @@ export default function InvitePage({ token }: { token: string }) {
         ) : (
           <WrongAccount signedInAs={me.data.email} invite={invite} />
         )
+      ) : providerOnly ? (
+        <>
+          <p>
+            {invite.accountExists
+              ? `Sign in as ${invite.email} with ${providerOnly.providerName}, then open this link again to accept.`
+              : `Sign in as ${invite.email} with ${providerOnly.providerName}: your account is made and joins the project.`}
+          </p>
+          <a className="button button-primary" href={providerOnly.startUrl}>
+            Sign in with {providerOnly.providerName}
+          </a>
+        </>
       ) : invite.accountExists ? (
         <SignInToAccept email={invite.email} />
       ) : (

@@ -17,6 +17,7 @@ import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { DEFAULT_ZONE_HINT, defaultZoneOptions } from './default-time-zone.js';
 import { disableCopy, generalBody, MAX_NAME, projectNameProblem, settingsAllowed } from './project-settings.js';
+import { SsoCard } from './SsoCard.js';
 import { useRegenerateKeys, useUpdateProject } from './settings-api.js';
 import { TrackingCard } from './TrackingCard.js';
 import './settings.css';
@@ -45,6 +46,7 @@ export default function SettingsPage() {
       <TwoFactorRequirementCard project={project} />
       <TrackingCard project={project} />
       {instanceAdmin && <InstanceCard />}
+      {instanceAdmin && <SsoCard />}
     </section>
   );
 }
