@@ -46,23 +46,14 @@ export function localSendTime(start: Date, zone: string, localTime: LocalTime): 
   return next;
 }
 
-/** The `position`-th (0-based) of `total` recipients' instant in a window of `hours` from `start`, evenly apart. */
+/**
+ * The `position`-th (0-based) of `total` recipients' instant in a window of `hours` from `start`,
+ * evenly apart; the fan-out reckons the same in SQL (campaigns/sending `sendAtSql`).
+ */
 export function spreadSendTime(start: Date, hours: number, position: number, total: number): Date {
   if (total <= 1) return start;
   const place = Math.min(Math.max(position, 0), total - 1);
   return new Date(start.getTime() + Math.floor((hours * HOUR_MS * place) / total));
-}
-
-/** When a recipient's email may go; null: at once (no timing, or the instant is not after `start`). */
-export function recipientNotBefore(
-  timing: CampaignTiming,
-  start: Date,
-  recipient: { zone: string; position: number; total: number },
-): Date | null {
-  let at: Date | null = null;
-  if (timing.localTime) at = localSendTime(start, recipient.zone, timing.localTime);
-  else if (timing.spreadHours) at = spreadSendTime(start, timing.spreadHours, recipient.position, recipient.total);
-  return at && at.getTime() > start.getTime() ? at : null;
 }
 
 /** Contacts sharing the fields their zone comes from (`contactZone`), and how many they are. */

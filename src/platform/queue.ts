@@ -48,6 +48,17 @@ export class JobInterrupted extends Error {
   }
 }
 
+/**
+ * Thrown by a job with nothing to do before `until`: it runs again then, and the run counts as no
+ * attempt (a fan-out waiting for the next recipients' time, say).
+ */
+export class JobDeferred extends Error {
+  override name = 'JobDeferred';
+  constructor(readonly until: Date) {
+    super(`Nothing to do before ${until.toISOString()}`);
+  }
+}
+
 export interface EnqueueOptions {
   runAt?: Date;
   maxAttempts?: number;
@@ -259,6 +270,14 @@ export class JobRunner {
       }
     } catch (err) {
       if (err instanceof JobTakenOver) return;
+      if (err instanceof JobDeferred) {
+        await run(
+          db,
+          sql`update jobs set run_at = ${err.until}, locked_until = null, locked_by = null,
+            attempts = greatest(attempts - 1, 0) where id = ${job.id} and ${this.ours()}`,
+        ).catch((e) => this.log.error({ err: e, queue: job.queue }, 'deferring a job failed'));
+        return;
+      }
       if (err instanceof JobInterrupted) {
         await run(
           db,

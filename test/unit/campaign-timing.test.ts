@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localSendTime, recipientNotBefore, sendTimes, spreadSendTime } from '../../src/domain/campaign-timing.js';
+import { localSendTime, sendTimes, spreadSendTime } from '../../src/domain/campaign-timing.js';
 import { contactZone } from '../../src/domain/local-time.js';
 
 // 15:00 UTC on Saturday 7 March 2026: 10:00 in New York, 16:00 in Berlin, 00:00 on the 8th in Tokyo.
@@ -52,30 +52,6 @@ describe('spreadSendTime', () => {
   it('sends a lone recipient at once, and keeps a place out of range inside the window', () => {
     expect(spreadSendTime(START, 72, 0, 1)).toEqual(START);
     expect(spreadSendTime(START, 1, 99, 4).toISOString()).toBe('2026-03-07T15:45:00.000Z');
-  });
-});
-
-describe('recipientNotBefore', () => {
-  const recipient = { zone: 'Asia/Tokyo', position: 1, total: 2 };
-
-  it('is null without a timing, or when the instant is the send moment', () => {
-    expect(recipientNotBefore({ localTime: null, spreadHours: null }, START, recipient)).toBeNull();
-    expect(recipientNotBefore({ localTime: null, spreadHours: 4 }, START, { ...recipient, position: 0 })).toBeNull();
-    expect(
-      recipientNotBefore({ localTime: { time: '09:00', whenPassed: 'now' }, spreadHours: null }, START, {
-        ...recipient,
-        zone: 'Europe/Berlin',
-      }),
-    ).toBeNull();
-  });
-
-  it('is the local time, or the place in the spread', () => {
-    expect(
-      recipientNotBefore({ localTime: { time: '09:00', whenPassed: 'nextDay' }, spreadHours: null }, START, recipient),
-    ).toEqual(new Date('2026-03-08T00:00:00Z'));
-    expect(recipientNotBefore({ localTime: null, spreadHours: 4 }, START, recipient)).toEqual(
-      new Date('2026-03-07T17:00:00Z'),
-    );
   });
 });
 

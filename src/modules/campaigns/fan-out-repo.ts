@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { ZoneFields } from '../../domain/campaign-timing.js';
 import { type Executor, run } from '../../platform/db/client.js';
 import { type NewEmail, storeEmailsWith, wakeDelivery } from '../emails/service.js';
 import { MARKETING_RECIPIENT } from '../segments/audience.js';
@@ -11,27 +12,74 @@ import type { RecipientReason } from './schemas.js';
 // Fan-out: the frozen audience, and one email per recipient.
 
 /**
- * Writes the recipient list once, from the audience condition compiled for this moment, and stores
- * its size (and, for a spread, each recipient's place in contact id order); marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`).
- * Returns false when the list was already written.
+ * How the freezing statement reckons each recipient's send time (`send_at`): an expression over the
+ * contact (`c`) and a join it may need, or null for a campaign sent all at once.
  */
-export async function freezeAudience(ex: Executor, c: CampaignRow, audience: SQL, now: Date): Promise<boolean> {
+export interface SendAtSql {
+  join: SQL;
+  sendAt: SQL;
+}
+
+/**
+ * Writes the recipient list once, from the audience condition compiled for this moment, with each
+ * recipient's send time when the campaign is timed, and stores its size and its last send time;
+ * marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`). Returns
+ * false when the list was already written.
+ */
+export async function freezeAudience(
+  ex: Executor,
+  c: CampaignRow,
+  audience: SQL,
+  now: Date,
+  timing: SendAtSql | null,
+): Promise<boolean> {
   const subscribedOnly = c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``;
-  // Only a spread needs each recipient's place, and numbering costs a sort of the whole audience.
-  const position = c.spread_hours ? sql`(row_number() over (order by c.id) - 1)::int` : sql`null::int`;
   const r = await run(
     ex,
     sql`
     with listed as (
-      insert into campaign_recipients (campaign_id, contact_id, position)
-      select ${c.id}::uuid, c.id, ${position} from contacts c where c.project_id = ${c.project_id} and (${audience})${subscribedOnly}
+      insert into campaign_recipients (campaign_id, contact_id, send_at)
+      select ${c.id}::uuid, c.id, ${timing ? timing.sendAt : sql`null::timestamptz`}
+      from contacts c ${timing ? timing.join : sql``}
+      where c.project_id = ${c.project_id} and (${audience})${subscribedOnly}
       on conflict do nothing
-      returning 1)
-    update campaigns set total_recipients = (select count(*) from listed), frozen_at = ${now}, updated_at = ${now}
+      returning send_at)
+    update campaigns set total_recipients = (select count(*) from listed),
+      last_send_at = (select max(send_at) from listed), frozen_at = ${now}, updated_at = ${now}
     where id = ${c.id} and frozen_at is null
     returning id`,
   );
   return r.rows.length > 0;
+}
+
+/** A contact's field as a string, as `contactZone` reads it (any other JSON type names nothing). */
+const zoneField = (name: 'timezone' | 'country' | 'locale') =>
+  sql.raw(`case when jsonb_typeof(c.data->'${name}') = 'string' then c.data->>'${name}' end`);
+
+/** The fields a contact's zone comes from, as one value to group and join by. */
+export const zoneFieldsKey = sql`jsonb_build_array(${zoneField('timezone')}, ${zoneField('country')}, ${zoneField('locale')})::text`;
+
+/** Contacts sharing the fields their zone comes from, with those fields' `key` (`zoneFieldsKey`). */
+export interface ZoneGroup extends ZoneFields {
+  key: string;
+}
+
+/** The audience (the recipients once frozen, else whoever matches now) grouped by the fields its zones come from. */
+export async function zoneGroups(ex: Executor, c: CampaignRow, audience: SQL): Promise<ZoneGroup[]> {
+  const from = c.frozen_at
+    ? sql`campaign_recipients r join contacts c on c.id = r.contact_id where r.campaign_id = ${c.id}`
+    : sql`contacts c where c.project_id = ${c.project_id} and (${audience})${
+        c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``
+      }`;
+  const r = await run<ZoneGroup>(
+    ex,
+    sql`
+    select ${zoneFieldsKey} as key, ${zoneField('timezone')} as timezone, ${zoneField('country')} as country,
+      ${zoneField('locale')} as locale, count(*)::int as contacts
+    from ${from}
+    group by 1, 2, 3, 4`,
+  );
+  return r.rows;
 }
 
 export interface PendingRecipient {
@@ -40,34 +88,59 @@ export interface PendingRecipient {
   email: string | null;
   subscribed: boolean | null;
   data: Record<string, unknown> | null;
-  /** Its place in the audience, for a spread campaign (null otherwise). */
-  position: number | null;
+  /** When its email is due, for a timed campaign (null otherwise). */
+  send_at: Date | null;
   /** The A/B test variant it gets in the test phase; null: the campaign's content, or the winner's. */
   variant: number | null;
 }
 
+/** Where a walk of the pending recipients is: after this recipient (and, timed, this send time). */
+export interface PendingCursor {
+  contactId: string;
+  sendAt: Date | null;
+}
+
 /**
- * The next recipients without an email, in contact id order after `after`; `testPhase`: only those
- * the A/B test's first phase deals a variant.
+ * The next recipients without an email after `after`: in contact id order, or for a timed campaign
+ * (`dueBy` set) in the order they are due, those due by then; `testPhase`: only those the A/B
+ * test's first phase deals a variant.
  */
 export async function pendingRecipients(
   ex: Executor,
   campaignId: string,
-  after: string | null,
+  after: PendingCursor | null,
   limit: number,
-  testPhase = false,
+  options: { testPhase?: boolean; dueBy?: Date } = {},
 ): Promise<PendingRecipient[]> {
+  const { testPhase = false, dueBy } = options;
+  const position = dueBy
+    ? sql`and r.send_at <= ${dueBy} ${after ? sql`and (r.send_at, r.contact_id) > (${after.sendAt}, ${after.contactId})` : sql``}`
+    : after
+      ? sql`and r.contact_id > ${after.contactId}`
+      : sql``;
   const r = await run<PendingRecipient>(
     ex,
     sql`
-    select r.contact_id, c.email, c.subscribed, c.data, r.position, r.variant
+    select r.contact_id, c.email, c.subscribed, c.data, r.send_at, r.variant
     from campaign_recipients r left join contacts c on c.id = r.contact_id
     where r.campaign_id = ${campaignId} and r.email_id is null and r.outcome = 'queued'
-      ${after ? sql`and r.contact_id > ${after}` : sql``} ${testPhase ? sql`and r.variant is not null` : sql``}
-    order by r.contact_id
+      ${position} ${testPhase ? sql`and r.variant is not null` : sql``}
+    order by ${dueBy ? sql`r.send_at, r.contact_id` : sql`r.contact_id`}
     limit ${limit}`,
   );
   return r.rows;
+}
+
+/** When the first recipient still without an email is due, for a timed campaign; null when none is left. */
+export async function nextSendAt(ex: Executor, campaignId: string): Promise<Date | null> {
+  const r = await run<{ at: Date | null }>(
+    ex,
+    sql`
+    select send_at as at from campaign_recipients
+    where campaign_id = ${campaignId} and email_id is null and send_at is not null and outcome = 'queued'
+    order by send_at limit 1`,
+  );
+  return r.rows[0]?.at ?? null;
 }
 
 /** The class of the advisory locks that keep a campaign's fan-out pages and state changes apart. */
@@ -121,9 +194,7 @@ export async function storeCampaignEmails(
     after: sql`
     counted as (
       update campaigns set skipped_count = skipped_count
-        + (select count(*) from stored where status = 'skipped') + (select count(*) from dropped),
-        last_send_at = greatest(last_send_at, (select max(i."notBefore") from input i
-          where i.id in (select id from stored where status = 'queued')))
+        + (select count(*) from stored where status = 'skipped') + (select count(*) from dropped)
       where id = ${campaignId})`,
     result: sql`(select count(*) from stored where status = 'queued')::int as queued,
       (select count(*) from stored where status = 'skipped')::int as skipped, ${wakeDelivery(wake)}`,

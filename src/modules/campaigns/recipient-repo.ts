@@ -16,6 +16,7 @@ export interface RecipientRow {
   email_id: string | null;
   email: string | null;
   detail: string | null;
+  send_at: Date | null;
   sent_at: Date | null;
 }
 
@@ -50,7 +51,7 @@ export async function listRecipients(ex: Executor, campaignId: string, q: Recipi
     ex,
     sql`
     select r.contact_id, r.outcome, r.reason, r.email_id, coalesce(e.to_email, c.email) as email,
-      case when r.outcome in ('failed', 'bounced', 'skipped') then e.last_error end as detail, e.sent_at
+      case when r.outcome in ('failed', 'bounced', 'skipped') then e.last_error end as detail, r.send_at, e.sent_at
     from campaign_recipients r
       left join emails e on e.id = r.email_id
       left join contacts c on c.id = r.contact_id

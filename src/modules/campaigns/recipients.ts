@@ -25,6 +25,7 @@ function toRecipient(row: RecipientRow): CampaignRecipient {
     reason: row.reason,
     emailId: row.email_id,
     detail: row.detail,
+    sendAt: iso(row.send_at),
     sentAt: iso(row.sent_at),
   };
 }

@@ -336,6 +336,8 @@ export const recipientSchema = z.object({
   emailId: z.string().uuid().nullable(),
   /** The relay's refusal, the bounce report or why it was skipped, in words. */
   detail: z.string().nullable(),
+  /** When its email is due, for a campaign at a local time or spread; null for one sent all at once. */
+  sendAt: z.string().nullable(),
   sentAt: z.string().nullable(),
 });
 export type CampaignRecipient = z.infer<typeof recipientSchema>;

@@ -25,14 +25,14 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { cappedReason, capWindowStart, type MarketingCap, overCap } from '../../domain/campaign-guardrails.js';
-import { type CampaignTiming, recipientNotBefore } from '../../domain/campaign-timing.js';
+import { type CampaignTiming, localSendTime } from '../../domain/campaign-timing.js';
 import type { FilterCondition } from '../../domain/filters/index.js';
 import { contactZone } from '../../domain/local-time.js';
 import { TemplateError } from '../../domain/render.js';
 import { type ProjectTracking, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
-import { type Job, JobInterrupted } from '../../platform/queue.js';
+import { type Job, JobDeferred, JobInterrupted } from '../../platform/queue.js';
 import { type Content, composeEmail, type Linking, type Render } from '../emails/compose.js';
 import type { NewEmail } from '../emails/service.js';
 import {
@@ -63,6 +63,12 @@ const BACKLOG = 2_000;
 const BACKLOG_WAIT_MS = 100;
 /** The fan-out job's lease is renewed this often; see FANOUT_LEASE_MS in src/worker.ts. */
 const HEARTBEAT_MS = 2_000;
+/**
+ * How far ahead of their time a timed campaign's emails are made: enough for a zone's share to be
+ * ready when its hour comes, while the queue holds no more than that window's emails.
+ */
+const TIMED_WINDOW_MS = 10 * 60_000;
+const HOUR_MS = 3_600_000;
 
 /** The start job of a schedule: a schedule changed or cancelled since leaves the campaign alone. */
 export async function startScheduledCampaign(ctx: AppContext, campaignId: string, scheduledFor: string): Promise<void> {
@@ -98,13 +104,47 @@ export async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Prom
 
 /** Writes the recipient list, once: a second run finds the campaign frozen and does nothing. */
 async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    const c = await repo.campaignById(tx, campaignId, true);
-    if (c?.status !== 'SENDING' || c.frozen_at) return;
-    const now = ctx.clock.now();
-    const frozen = await fanOut.freezeAudience(tx, c, await audienceSql(tx, c, now), now);
-    if (frozen && c.ab_test) await drawTestPhase(tx, c.id, c.ab_test);
-  });
+  // One snapshot: the zone groups read first are the contacts the list is then written from.
+  await ctx.db.transaction(
+    async (tx) => {
+      const c = await repo.campaignById(tx, campaignId, true);
+      if (c?.status !== 'SENDING' || c.frozen_at) return;
+      const now = ctx.clock.now();
+      const audience = await audienceSql(tx, c, now);
+      const timing = await sendAtSql(tx, c, audience, new Date(c.sent_at ?? now));
+      const frozen = await fanOut.freezeAudience(tx, c, audience, now, timing);
+      if (frozen && c.ab_test) await drawTestPhase(tx, c.id, c.ab_test);
+    },
+    { isolationLevel: 'repeatable read' },
+  );
+}
+
+/**
+ * How the freezing statement reckons each recipient's send time (domain/campaign-timing) from the
+ * moment the campaign started sending, so a slow or restarted fan-out gives everyone the same time:
+ * for a local time, once per group of contacts whose zone comes from the same fields, joined back by
+ * those fields; for a spread, from the recipient's place in contact id order. Null when not timed.
+ */
+async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Date): Promise<fanOut.SendAtSql | null> {
+  if (c.spread_hours) {
+    const place = sql`(row_number() over (order by c.id) - 1)`;
+    return {
+      join: sql``,
+      sendAt: sql`${start}::timestamptz
+        + ((${c.spread_hours}::bigint * ${HOUR_MS} * ${place}) / count(*) over ()) * interval '1 millisecond'`,
+    };
+  }
+  if (!c.local_time) return null;
+  const projectZone = await projectTimeZone(tx, c.project_id);
+  const times = (await fanOut.zoneGroups(tx, c, audience)).map((g) => ({
+    key: g.key,
+    at: localSendTime(start, contactZone({ ...g }, projectZone), c.local_time!).toISOString(),
+  }));
+  return {
+    join: sql`left join jsonb_to_recordset(${JSON.stringify(times)}::jsonb) as zone_time(key text, at timestamptz)
+      on zone_time.key = ${fanOut.zoneFieldsKey}`,
+    sendAt: sql`coalesce(zone_time.at, ${start}::timestamptz)`,
+  };
 }
 
 /** The campaign's content, its tracking chosen by the campaign or else the project (`trackingFor`). */
@@ -223,9 +263,9 @@ export async function fanOutCampaign(
   const cap = c.type === 'MARKETING' ? await marketingCapOf(ctx.db, c.project_id) : null;
   const linking: Linking = { publicUrl: ctx.config.publicUrl, signer: ctx.links };
   const render: Render = ctx.templates.render.bind(ctx.templates);
-  // Where a recipient's data gives no zone, the project's default one.
-  const zone = c.local_time ? await projectTimeZone(ctx.db, c.project_id) : 'UTC';
-  let after: string | null = null;
+  // A timed campaign's recipients are walked in the order they are due, a window ahead of their time.
+  const timed = c.local_time !== null || c.spread_hours !== null;
+  let after: fanOut.PendingCursor | null = null;
   let beat = Date.now();
   for (;;) {
     if (job.signal.aborted) throw new JobInterrupted();
@@ -238,14 +278,16 @@ export async function fanOutCampaign(
       await sleep(BACKLOG_WAIT_MS);
       continue;
     }
-    const page = await fanOut.pendingRecipients(ctx.db, campaignId, after, PAGE, testPhase);
+    const dueBy = timed ? new Date(ctx.clock.now().getTime() + TIMED_WINDOW_MS) : undefined;
+    const page = await fanOut.pendingRecipients(ctx.db, campaignId, after, PAGE, { testPhase, dueBy });
     if (page.length === 0) {
       // One more pass from the start picks up anything a racing worker left behind.
       if (after === null) break;
       after = null;
       continue;
     }
-    after = page[page.length - 1]!.contact_id;
+    const last = page[page.length - 1]!;
+    after = { contactId: last.contact_id, sendAt: last.send_at };
     const present = page.filter((r) => r.email !== null);
     const gone = page.filter((r) => r.email === null).map((r) => r.contact_id);
     const capCheck = cap
@@ -260,7 +302,12 @@ export async function fanOutCampaign(
         }
       : null;
     const made = await pageEmails(c, contentFor, present, linking, render, capCheck);
-    await storePage(ctx, campaignId, withSendTimes(c, zone, present, made), gone);
+    await storePage(ctx, campaignId, withSendTimes(present, made), gone);
+  }
+  if (timed) {
+    // The rest is due later: this job comes back a window before the next of them.
+    const next = await fanOut.nextSendAt(ctx.db, campaignId);
+    if (next) throw new JobDeferred(new Date(new Date(next).getTime() - TIMED_WINDOW_MS));
   }
   const now = ctx.clock.now();
   if (testPhase) {
@@ -280,22 +327,11 @@ export const timingOf = (c: Pick<CampaignRow, 'local_time' | 'spread_hours'>): C
   spreadHours: c.spread_hours,
 });
 
-/**
- * The page's emails, each not before its recipient's time, reckoned from the moment the campaign
- * started sending (so a restarted or slow fan-out gives every recipient the same time it would have).
- */
-function withSendTimes(c: CampaignRow, projectZone: string, page: PendingRecipient[], made: Made[]): Made[] {
-  const timing = timingOf(c);
-  if (!timing.localTime && !timing.spreadHours) return made;
-  const start = new Date(c.sent_at ?? c.frozen_at!);
+/** The page's emails, each due at its recipient's send time (a timed campaign's). */
+function withSendTimes(page: PendingRecipient[], made: Made[]): Made[] {
   return made.map((m, i) => {
-    const r = page[i]!;
-    const at = recipientNotBefore(timing, start, {
-      zone: contactZone(r.data ?? {}, projectZone),
-      position: r.position ?? 0,
-      total: c.total_recipients,
-    });
-    return at ? { ...m, email: { ...m.email, notBefore: at.toISOString() } } : m;
+    const at = page[i]!.send_at;
+    return at ? { ...m, email: { ...m.email, notBefore: new Date(at).toISOString() } } : m;
   });
 }
 
