@@ -83,6 +83,7 @@ describe('GET /campaigns/{id}/recipients', () => {
         reason: null,
         emailId: expect.stringMatching(UUID),
         detail: null,
+        sendAt: null,
         sentAt: expect.any(String),
       });
     }
