@@ -3,12 +3,14 @@
  * by moving it to SENDING and enqueueing its fan-out job in the same transaction. The fan-out:
  *
  * 1. freezes the audience: one statement writes a recipient row for every contact matching at that
- *    moment, so later changes to a dynamic segment neither add nor drop anyone;
- * 2. walks the recipients without an email in pages (keyset by contact id, never the whole list in
- *    memory), renders each one's email and stores the page in one statement that also marks the
- *    recipients, so a crash or a second worker can never make two emails for one recipient; each
- *    email is due at its recipient's time when the campaign has a local time or a spread
- *    (`withSendTimes`), and waits in the queue until then;
+ *    moment, so later changes to a dynamic segment neither add nor drop anyone, with each one's send
+ *    time when the campaign has a local time or a spread (`sendAtSql`), and draws an A/B test's
+ *    test phase;
+ * 2. walks the recipients without an email in pages (keyset by contact id, or for a timed campaign
+ *    by send time, never the whole list in memory), renders each one's email and stores the page in
+ *    one statement that also marks the recipients, so a crash or a second worker can never make two
+ *    emails for one recipient; a timed campaign's emails are made only TIMED_WINDOW_MS ahead of their
+ *    time, the job deferring itself until the next are;
  * 3. keeps at most BACKLOG of the campaign's emails due for delivery (explicit back-pressure: a
  *    cancel leaves little to skip; emails waiting for a pacing slot or a retry do not count);
  * 4. marks the campaign fanned out. The delivery engine moves it to SENT when its last email has
