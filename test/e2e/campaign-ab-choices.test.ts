@@ -119,6 +119,30 @@ describe('what an A/B test may be', () => {
   });
 });
 
+describe('a test email of a variant', () => {
+  it('has the variant’s subject and sender name, and a letter the test has not is refused', async () => {
+    const campaign = await batchCampaign(api, FROM, 'test-email', {
+      subject: 'Own subject',
+      abTest: { variants: [{}, { subject: 'Second subject', fromName: 'Bea' }] },
+    });
+    const to = 'tester@people.ab-choices.test';
+    expect((await api.post(`/campaigns/${campaign.id}/test`, { email: to, variant: 'B' })).status).toBe(200);
+    const [m] = await pollUntil(
+      async () => sinkMessagesTo(sink, to),
+      (got) => got.length === 1,
+      15_000,
+    );
+    const parsed = await simpleParser(m!.raw);
+    expect(parsed.subject).toBe('[Test] Second subject');
+    expect(parsed.from?.value[0]).toMatchObject({ name: 'Bea', address: FROM });
+    const unknown = await api.post(`/campaigns/${campaign.id}/test`, { email: to, variant: 'C' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.errors[0]).toMatchObject({ field: 'variant', code: 'unknown_variant' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sinkMessagesTo(sink, to)).toHaveLength(1);
+  });
+});
+
 describe('a test split evenly over the whole audience', () => {
   it('gives each variant a third of the recipients and no winner', async () => {
     const contacts = await people('split', 30);

@@ -63,6 +63,17 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
       testPercent: 50,
       waitHours: 168,
     });
+    // A test email of variant B.
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('menuitem', { name: 'Send a test…' }).click();
+    const testDialog = page.getByRole('dialog', { name: 'Send a test' });
+    await testDialog.getByLabel('Send to').fill('tester@ab-readers.test');
+    await testDialog.getByLabel('Variant').selectOption('B');
+    await testDialog.getByRole('button', { name: 'Send test' }).click();
+    await expect.poll(() => sinkMessagesTo(sink, 'tester@ab-readers.test').length, { timeout: 15_000 }).toBe(1);
+    const tested = await simpleParser(sinkMessagesTo(sink, 'tester@ab-readers.test')[0]!.raw);
+    expect(tested.subject).toBe('[Test] Spring is here: 20 % off');
+    await testDialog.getByRole('button', { name: 'Close' }).click();
     // Keyboard: the variant fields are reached with Tab from the checkbox.
     await page.getByRole('checkbox', { name: /Test variants of this email/ }).focus();
     await page.keyboard.press('Tab');

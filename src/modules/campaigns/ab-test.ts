@@ -77,6 +77,19 @@ export async function decideWinner(ctx: AppContext, campaignId: string): Promise
   });
 }
 
+/** The variant a letter names in the campaign's test (A is 0); 422 on `variant` when it names none. */
+export function variantOf(c: Pick<CampaignRow, 'ab_test'>, letter: string): number {
+  const variant = letter.toUpperCase().charCodeAt(0) - 65;
+  const count = c.ab_test?.variants.length ?? 0;
+  if (letter.length !== 1 || variant < 0 || variant >= count) {
+    const message = count
+      ? `This test's variants are ${c.ab_test!.variants.map((_, i) => variantName(i)).join(', ')}`
+      : 'This campaign has no A/B test';
+    throw validationError([{ field: 'variant', message, code: 'unknown_variant', received: letter }]);
+  }
+  return variant;
+}
+
 /** POST /campaigns/{id}/ab-test/winner: the marketer picks the winner before the wait ends. */
 export async function chooseWinner(ctx: AppContext, projectId: string, id: string, letter: string) {
   const c = await repo.findCampaign(ctx.db, projectId, id);
@@ -86,13 +99,7 @@ export async function chooseWinner(ctx: AppContext, projectId: string, id: strin
       suggestion: 'Only a campaign whose test goes to a share of the audience sends a winner to the rest.',
     });
   }
-  const variant = letter.toUpperCase().charCodeAt(0) - 65;
-  if (letter.length !== 1 || variant < 0 || variant >= c.ab_test!.variants.length) {
-    const names = c.ab_test!.variants.map((_, i) => variantName(i)).join(', ');
-    throw validationError([
-      { field: 'variant', message: `This test's variants are ${names}`, code: 'unknown_variant', received: letter },
-    ]);
-  }
+  const variant = variantOf(c, letter);
   if (c.ab_winner) throw winnerDecided(c.ab_winner);
   if (c.status !== 'SENDING' && c.status !== 'PAUSED') {
     throw new AppError(409, 'CAMPAIGN_NOT_TESTING', `A ${c.status} campaign is not testing its variants`, {

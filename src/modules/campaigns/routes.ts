@@ -103,7 +103,7 @@ export const campaignRoutes = moduleRoutes(
       '/campaigns/:id/test',
       { schema: { params: s.idParams, body: s.testBody, response: { 200: s.testResponse } } },
       async (req) => {
-        const sent = await service.sendTest(ctx, projectOf(req).id, req.params.id, req.body.email);
+        const sent = await service.sendTest(ctx, projectOf(req).id, req.params.id, req.body.email, req.body.variant);
         return wrapped(sent, `A test email is on its way to ${sent.to}`);
       },
     );

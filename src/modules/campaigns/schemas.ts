@@ -137,7 +137,8 @@ export const sendBody = z
   .passthrough()
   .nullish();
 
-export const testBody = z.object({ email: emailSchema });
+/** `variant`: an A/B test's variant (its letter) to send instead of the campaign's own content. */
+export const testBody = z.object({ email: emailSchema, variant: z.string().min(1).max(1).optional() });
 
 /** POST /campaigns/{id}/ab-test/winner. */
 export const winnerBody = z.object({ variant: z.string().min(1).max(1) }).strict();

@@ -17,6 +17,7 @@ import { findSegment } from '../segments/service.js';
 import { copyName } from '../templates/schemas.js';
 import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
 import { trackingFor } from '../tracking-settings/service.js';
+import { variantContents, variantOf } from './ab-test.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
 import { announceCampaign } from './events.js';
 import { excludeStateChanges } from './fan-out-repo.js';
@@ -474,22 +475,21 @@ export async function resumeCampaign(ctx: AppContext, projectId: string, id: str
 }
 
 /**
- * POST /campaigns/{id}/test: one email to an address, whatever the campaign's state, rendered with
+ * POST /campaigns/{id}/test: one email to an address (of an A/B test's `variant`, when named), whatever the campaign's state, rendered with
  * the data of the contact that has the address (if any) and sent whatever its subscription. It is
  * not part of the campaign: it counts in no campaign figure, and creates no contact.
  */
-export async function sendTest(ctx: AppContext, projectId: string, id: string, email: string) {
+export async function sendTest(ctx: AppContext, projectId: string, id: string, email: string, variant?: string) {
   const c = await requireCampaign(ctx.db, projectId, id);
+  const chosen = variant === undefined ? null : variantOf(c, variant);
   await assertVerifiedSender(ctx, ctx.db, projectId, c.from_email);
   const [known] = await lookupEmails(ctx.db, projectId, [email]);
   const row = known ? await findContact(ctx.db, projectId, known.id) : null;
   const contact = { id: row?.id ?? randomUUID(), email, subscribed: true, data: row?.data ?? {} };
   const emailId = randomUUID();
-  const content = {
-    ...campaignContent(c, await trackingFor(ctx, projectId)),
-    subject: `[Test] ${c.subject}`,
-    campaignId: null,
-  };
+  const own = campaignContent(c, await trackingFor(ctx, projectId));
+  const sent = chosen === null ? own : variantContents(own, c.ab_test)[chosen]!;
+  const content = { ...sent, subject: `[Test] ${sent.subject}`, campaignId: null };
   let message: NewEmail;
   try {
     message = await composeEmail(

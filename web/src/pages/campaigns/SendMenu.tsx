@@ -11,6 +11,7 @@ import { Field } from '../../components/Field.js';
 import type { Estimate } from '../../components/filter-builder/useLiveCount.js';
 import { formatDateTime } from '../../format/dates.js';
 import { recipientWords } from './AudienceCard.js';
+import { variantLetter } from './ab-test-form.js';
 import { cancelWords, count, instantIn, schedulePresets, timeZones, viewerZone, wallClock } from './campaign-words.js';
 import { type CampaignAction, useCampaignAction, useSendTest } from './campaigns-api.js';
 import { MenuButton, type MenuItem } from './MenuButton.js';
@@ -168,8 +169,11 @@ function TestDialog({
   const me = useMe();
   const [address, setAddress] = useState<string | null>(null);
   const to = address ?? me.data?.email ?? '';
+  const [variant, setVariant] = useState('A');
   const send = useSendTest(projectId, campaign.id);
   const listId = useId();
+  const variantId = useId();
+  const variants = campaign.abTest?.variants ?? [];
   const close = () => {
     send.reset();
     setAddress(null);
@@ -177,7 +181,7 @@ function TestDialog({
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    send.mutate(to.trim());
+    send.mutate({ email: to.trim(), variant: variants.length ? variant : undefined });
   };
   const fieldError =
     send.error instanceof ApiError ? send.error.fieldErrors.find((f) => f.field === 'email')?.message : undefined;
@@ -205,6 +209,18 @@ function TestDialog({
             <option key={m.userId} value={m.email} />
           ))}
         </datalist>
+        {variants.length > 0 && (
+          <div className="field">
+            <label htmlFor={variantId}>Variant</label>
+            <select id={variantId} value={variant} onChange={(e) => setVariant(e.target.value)}>
+              {variants.map((v, i) => (
+                <option key={variantLetter(i)} value={variantLetter(i)}>
+                  {variantLetter(i)}: {v.subject ?? campaign.subject}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <div aria-live="polite">
           {send.data && <p className="status status-ok">{send.data.message}.</p>}
           {send.error && !fieldError ? <Alert>{errorMessage(send.error)}</Alert> : null}

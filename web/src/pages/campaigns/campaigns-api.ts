@@ -243,10 +243,10 @@ export function useCampaignAction(projectId: string, id: string) {
 
 export function useSendTest(projectId: string, id: string) {
   return useMutation({
-    mutationFn: (email: string) =>
+    mutationFn: ({ email, variant }: { email: string; variant?: string }) =>
       api<{ data: { emailId: string; to: string }; message: string }>('POST', `${path(id)}/test`, {
         projectId,
-        body: { email },
+        body: { email, variant },
       }),
   });
 }
