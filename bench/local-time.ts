@@ -32,6 +32,7 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const DOMAIN = 'news.bench.example.com';
 const GOAL_MS = 60_000;
 const WINDOW_MS = 10 * 60_000;
+const SLICE = 50_000;
 const ZONES = [
   'Pacific/Honolulu',
   'America/Anchorage',
@@ -69,14 +70,18 @@ async function insertContacts(connection: { databaseUrl?: string; dataDir: strin
   const database = await openDatabase(connection);
   try {
     const zones = sql.raw(`array[${ZONES.map((z) => `'${z}'`).join(', ')}]`);
-    await run(
-      database.db,
-      sql`
-      insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
-      select ${projectId}::uuid, 'c' || g || '@d' || (g % 50) || '.example.net', true,
-        jsonb_build_object('timezone', (${zones})[1 + g % ${ZONES.length}], 'n', g), now(), now()
-      from generate_series(0, ${CONTACTS - 1}) g`,
-    );
+    // In slices: one statement for a million rows would outlast the statement timeout.
+    for (let from = 0; from < CONTACTS; from += SLICE) {
+      const to = Math.min(from + SLICE, CONTACTS) - 1;
+      await run(
+        database.db,
+        sql`
+        insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
+        select ${projectId}::uuid, 'c' || g || '@d' || (g % 50) || '.example.net', true,
+          jsonb_build_object('timezone', (${zones})[1 + g % ${ZONES.length}], 'n', g), now(), now()
+        from generate_series(${from}, ${to}) g`,
+      );
+    }
     await run(database.db, sql`analyze contacts`);
   } finally {
     await database.close();
