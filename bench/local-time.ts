@@ -79,7 +79,7 @@ async function insertContacts(connection: { databaseUrl?: string; dataDir: strin
         insert into contacts (project_id, email, subscribed, data, created_at, updated_at)
         select ${projectId}::uuid, 'c' || g || '@d' || (g % 50) || '.example.net', true,
           jsonb_build_object('timezone', (${zones})[1 + g % ${ZONES.length}], 'n', g), now(), now()
-        from generate_series(${from}, ${to}) g`,
+        from generate_series(${from}::int, ${to}::int) g`,
       );
     }
     await run(database.db, sql`analyze contacts`);

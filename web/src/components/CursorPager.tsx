@@ -1,3 +1,4 @@
+import { type ListPosition, nextPage, type Paged, pageNumber, previousPage } from './cursor-trail.js';
 /**
  * Previous and next through a list paged by cursor. The page's number is known from the trail of
  * cursors kept in the history; a page reached another way is a "Later page".
@@ -31,5 +32,32 @@ export function CursorPager({
         Next
       </button>
     </nav>
+  );
+}
+
+/** The pager of a list whose place is kept in the URL and the history's trail (`cursor-trail.ts`). */
+export function TrailPager<F extends Paged>({
+  label,
+  position: { filters, trail },
+  busy,
+  next,
+  onTurn,
+}: {
+  label: string;
+  position: ListPosition<F>;
+  busy: boolean;
+  /** The cursor of the next page; null on the last. */
+  next: string | null;
+  onTurn: (to: ListPosition<F>) => void;
+}) {
+  return (
+    <CursorPager
+      label={label}
+      page={pageNumber(filters.cursor, trail)}
+      busy={busy}
+      onPrevious={filters.cursor ? () => onTurn(previousPage(filters, trail)) : undefined}
+      next={next}
+      onNext={(cursor) => onTurn(nextPage(filters, trail, cursor))}
+    />
   );
 }

@@ -1,8 +1,8 @@
 import { useId } from 'react';
 import { Link } from 'react-router-dom';
 import type { ActivityType } from '../../../../src/api.js';
-import { CursorPager } from '../../components/CursorPager.js';
-import { type ListPosition, nextPage, pageNumber, previousPage } from '../../components/cursor-trail.js';
+import { TrailPager } from '../../components/CursorPager.js';
+import type { ListPosition } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { FilterChip } from '../../components/FilterChip.js';
 import { QueryView } from '../../components/QueryView.js';
@@ -96,13 +96,12 @@ export default function ActivityPage() {
       </div>
 
       {page.data && (
-        <CursorPager
+        <TrailPager
           label="Pages of activity"
-          page={pageNumber(filters.cursor, trail)}
+          position={{ filters, trail }}
           busy={page.isPlaceholderData}
-          onPrevious={filters.cursor ? () => turnPage(previousPage(filters, trail)) : undefined}
           next={page.data.hasMore ? page.data.cursor : null}
-          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+          onTurn={turnPage}
         />
       )}
     </section>

@@ -1,8 +1,8 @@
 import { useId } from 'react';
 import { Link } from 'react-router-dom';
 import type { AuditEntry } from '../../../../src/api.js';
-import { CursorPager } from '../../components/CursorPager.js';
-import { type ListPosition, nextPage, pageNumber, previousPage } from '../../components/cursor-trail.js';
+import { TrailPager } from '../../components/CursorPager.js';
+import type { ListPosition } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { Field } from '../../components/Field.js';
 import { FilterChip } from '../../components/FilterChip.js';
@@ -120,13 +120,12 @@ export default function AuditLogPage() {
       </div>
 
       {page.data && (
-        <CursorPager
+        <TrailPager
           label="Pages of the audit log"
-          page={pageNumber(filters.cursor, trail)}
+          position={{ filters, trail }}
           busy={page.isPlaceholderData}
-          onPrevious={filters.cursor ? () => turnPage(previousPage(filters, trail)) : undefined}
           next={page.data.hasMore ? page.data.cursor : null}
-          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+          onTurn={turnPage}
         />
       )}
     </section>

@@ -3,8 +3,8 @@ import { Link } from 'react-router-dom';
 import type { TrackedEvent } from '../../../../src/api.js';
 import { useEventNames } from '../../api/events.js';
 import { referencesIn, useRecordNames } from '../../api/record-names.js';
-import { CursorPager } from '../../components/CursorPager.js';
-import { type ListPosition, nextPage, pageNumber, previousPage, type Trail } from '../../components/cursor-trail.js';
+import { TrailPager } from '../../components/CursorPager.js';
+import type { ListPosition, Trail } from '../../components/cursor-trail.js';
 import { EmptyState } from '../../components/EmptyState.js';
 import { QueryView } from '../../components/QueryView.js';
 import { SelectField } from '../../components/SelectField.js';
@@ -254,13 +254,12 @@ function RecentEvents({
         </QueryView>
       </div>
       {page.data && (
-        <CursorPager
+        <TrailPager
           label="Pages of events"
-          page={pageNumber(filters.cursor, trail)}
+          position={{ filters, trail }}
           busy={page.isPlaceholderData}
-          onPrevious={filters.cursor ? () => turnPage(previousPage(filters, trail)) : undefined}
           next={page.data.hasMore ? page.data.cursor : null}
-          onNext={(cursor) => turnPage(nextPage(filters, trail, cursor))}
+          onTurn={turnPage}
         />
       )}
     </section>
