@@ -12,19 +12,30 @@ import type { RecipientReason } from './schemas.js';
 // Fan-out: the frozen audience, and one email per recipient.
 
 /**
- * How the freezing statement reckons each recipient's send time (`send_at`): an expression over the
- * contact (`c`) and a join it may need, or null for a campaign sent all at once.
+ * How the freezing statements reckon each recipient's send time (`send_at`): an expression over the
+ * contact (`c`) and its place in the audience (`place`, 0-based in contact id order) of `total`, and a
+ * join it may need; null for a campaign sent all at once.
  */
 export interface SendAtSql {
   join: SQL;
-  sendAt: SQL;
+  sendAt: (place: SQL, total: number) => SQL;
 }
+
+interface FrozenSlice {
+  n: number;
+  last_id: string | null;
+  last_at: Date | null;
+}
+
+/** Contacts written per statement when freezing: each statement stays well under the statement timeout. */
+const FREEZE_SLICE = 50_000;
 
 /**
  * Writes the recipient list once, from the audience condition compiled for this moment, with each
  * recipient's send time when the campaign is timed, and stores its size and its last send time;
- * marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`). Returns
- * false when the list was already written.
+ * marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`). In slices in
+ * contact id order, all in the caller's transaction (one snapshot, so one moment). Returns false when
+ * the list was already written.
  */
 export async function freezeAudience(
   ex: Executor,
@@ -33,23 +44,47 @@ export async function freezeAudience(
   now: Date,
   timing: SendAtSql | null,
 ): Promise<boolean> {
-  const subscribedOnly = c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``;
-  const r = await run(
+  const matching = sql`c.project_id = ${c.project_id} and (${audience})${
+    c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``
+  }`;
+  const total = timing
+    ? (await run<{ n: number }>(ex, sql`select count(*)::int as n from contacts c where ${matching}`)).rows[0]!.n
+    : 0;
+  let listed = 0;
+  let lastSendAt: Date | null = null;
+  let after: string | null = null;
+  for (;;) {
+    const place = sql`(${listed}::bigint + row_number() over (order by c.id) - 1)`;
+    const r: { rows: FrozenSlice[] } = await run<FrozenSlice>(
+      ex,
+      sql`
+      with slice as (
+        select c.id from contacts c where ${matching} ${after ? sql`and c.id > ${after}` : sql``}
+        order by c.id limit ${FREEZE_SLICE}),
+      listed as (
+        insert into campaign_recipients (campaign_id, contact_id, send_at)
+        select ${c.id}::uuid, c.id, ${timing ? timing.sendAt(place, total) : sql`null::timestamptz`}
+        from slice join contacts c on c.id = slice.id ${timing ? timing.join : sql``}
+        on conflict do nothing
+        returning contact_id, send_at)
+      select (select count(*) from slice)::int as n, (select max(id::text) from slice) as last_id,
+        (select max(send_at) from listed) as last_at`,
+    );
+    const row: FrozenSlice = r.rows[0]!;
+    if (row.n === 0) break;
+    listed += row.n;
+    after = row.last_id;
+    if (row.last_at && (!lastSendAt || new Date(row.last_at) > lastSendAt)) lastSendAt = new Date(row.last_at);
+    if (row.n < FREEZE_SLICE) break;
+  }
+  const frozen = await run(
     ex,
     sql`
-    with listed as (
-      insert into campaign_recipients (campaign_id, contact_id, send_at)
-      select ${c.id}::uuid, c.id, ${timing ? timing.sendAt : sql`null::timestamptz`}
-      from contacts c ${timing ? timing.join : sql``}
-      where c.project_id = ${c.project_id} and (${audience})${subscribedOnly}
-      on conflict do nothing
-      returning send_at)
-    update campaigns set total_recipients = (select count(*) from listed),
-      last_send_at = (select max(send_at) from listed), frozen_at = ${now}, updated_at = ${now}
+    update campaigns set total_recipients = ${listed}, last_send_at = ${lastSendAt}, frozen_at = ${now}, updated_at = ${now}
     where id = ${c.id} and frozen_at is null
     returning id`,
   );
-  return r.rows.length > 0;
+  return frozen.rows.length > 0;
 }
 
 /** A contact's field as a string, as `contactZone` reads it (any other JSON type names nothing). */

@@ -129,11 +129,11 @@ async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
  */
 async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Date): Promise<fanOut.SendAtSql | null> {
   if (c.spread_hours) {
-    const place = sql`(row_number() over (order by c.id) - 1)`;
+    const hours = c.spread_hours;
     return {
       join: sql``,
-      sendAt: sql`${start}::timestamptz
-        + ((${c.spread_hours}::bigint * ${HOUR_MS} * ${place}) / count(*) over ()) * interval '1 millisecond'`,
+      sendAt: (place, total) =>
+        sql`${start}::timestamptz + ((${hours}::bigint * ${HOUR_MS} * ${place}) / ${Math.max(total, 1)}) * interval '1 millisecond'`,
     };
   }
   if (!c.local_time) return null;
@@ -145,7 +145,7 @@ async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Dat
   return {
     join: sql`left join jsonb_to_recordset(${JSON.stringify(times)}::jsonb) as zone_time(key text, at timestamptz)
       on zone_time.key = ${fanOut.zoneFieldsKey}`,
-    sendAt: sql`coalesce(zone_time.at, ${start}::timestamptz)`,
+    sendAt: () => sql`coalesce(zone_time.at, ${start}::timestamptz)`,
   };
 }
 
