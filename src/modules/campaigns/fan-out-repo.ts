@@ -34,8 +34,9 @@ const FREEZE_SLICE = 50_000;
  * Writes the recipient list once, from the audience condition compiled for this moment, with each
  * recipient's send time when the campaign is timed, and stores its size and its last send time;
  * marketing campaigns leave out contacts that are unsubscribed (`MARKETING_RECIPIENT`). In slices in
- * contact id order, all in the caller's transaction (one snapshot, so one moment). Returns false when
- * the list was already written.
+ * contact id order, in the caller's transaction (which holds the campaign): a contact that joins or
+ * changes while they are written is taken as its slice finds it. Returns false when the list was
+ * already written.
  */
 export async function freezeAudience(
   ex: Executor,

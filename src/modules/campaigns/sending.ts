@@ -106,19 +106,15 @@ export async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Prom
 
 /** Writes the recipient list, once: a second run finds the campaign frozen and does nothing. */
 async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
-  // One snapshot: the zone groups read first are the contacts the list is then written from.
-  await ctx.db.transaction(
-    async (tx) => {
-      const c = await repo.campaignById(tx, campaignId, true);
-      if (c?.status !== 'SENDING' || c.frozen_at) return;
-      const now = ctx.clock.now();
-      const audience = await audienceSql(tx, c, now);
-      const timing = await sendAtSql(tx, c, audience, new Date(c.sent_at ?? now));
-      const frozen = await fanOut.freezeAudience(tx, c, audience, now, timing);
-      if (frozen && c.ab_test) await drawTestPhase(tx, c.id, c.ab_test);
-    },
-    { isolationLevel: 'repeatable read' },
-  );
+  await ctx.db.transaction(async (tx) => {
+    const c = await repo.campaignById(tx, campaignId, true);
+    if (c?.status !== 'SENDING' || c.frozen_at) return;
+    const now = ctx.clock.now();
+    const audience = await audienceSql(tx, c, now);
+    const timing = await sendAtSql(tx, c, audience, new Date(c.sent_at ?? now));
+    const frozen = await fanOut.freezeAudience(tx, c, audience, now, timing);
+    if (frozen && c.ab_test) await drawTestPhase(tx, c.id, c.ab_test);
+  });
 }
 
 /**
@@ -126,6 +122,8 @@ async function freeze(ctx: AppContext, campaignId: string): Promise<void> {
  * moment the campaign started sending, so a slow or restarted fan-out gives everyone the same time:
  * for a local time, once per group of contacts whose zone comes from the same fields, joined back by
  * those fields; for a spread, from the recipient's place in contact id order. Null when not timed.
+ * (One snapshot for the grouping and the slices would be exact for contacts joining meanwhile too,
+ * but a repeatable-read freeze fails whenever the rescue touches the campaign row while it runs.)
  */
 async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Date): Promise<fanOut.SendAtSql | null> {
   if (c.spread_hours) {
@@ -133,19 +131,23 @@ async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Dat
     return {
       join: sql``,
       sendAt: (place, total) =>
-        sql`${start}::timestamptz + ((${hours}::bigint * ${HOUR_MS} * ${place}) / ${Math.max(total, 1)}) * interval '1 millisecond'`,
+        // A contact that joined after the count is placed last.
+        sql`${start}::timestamptz + ((${hours}::bigint * ${HOUR_MS} * least(${place}, ${Math.max(total - 1, 0)}))
+          / ${Math.max(total, 1)}) * interval '1 millisecond'`,
     };
   }
-  if (!c.local_time) return null;
+  const localTime = c.local_time;
+  if (!localTime) return null;
   const projectZone = await projectTimeZone(tx, c.project_id);
   const times = (await fanOut.zoneGroups(tx, c, audience)).map((g) => ({
     key: g.key,
-    at: localSendTime(start, contactZone({ ...g }, projectZone), c.local_time!).toISOString(),
+    at: localSendTime(start, contactZone({ ...g }, projectZone), localTime).toISOString(),
   }));
   return {
     join: sql`left join jsonb_to_recordset(${JSON.stringify(times)}::jsonb) as zone_time(key text, at timestamptz)
       on zone_time.key = ${fanOut.zoneFieldsKey}`,
-    sendAt: () => sql`coalesce(zone_time.at, ${start}::timestamptz)`,
+    // A contact that joined between the grouping and its slice has no group: the project's zone's time.
+    sendAt: () => sql`coalesce(zone_time.at, ${localSendTime(start, projectZone, localTime)}::timestamptz)`,
   };
 }
 
