@@ -201,3 +201,52 @@ describe('a winner picked by hand before the wait ends', () => {
     for (const c of contacts) expect(sinkMessagesTo(sink, c.email)).toHaveLength(1);
   });
 });
+
+describe('guardrails during the test phase', () => {
+  it('pause the test phase like any campaign, and a winner picked meanwhile waits for the resume', async () => {
+    expect((await api.patch('/campaign-settings', { guardrails: { maxBounceRate: 0.1, minSample: 10 } })).status).toBe(
+      200,
+    );
+    const contacts = await people('bouncy', 60);
+    // A third of the list does not exist: the relay refuses it for good.
+    const bad = new Set(contacts.filter((_, i) => i % 3 === 0).map((c) => c.email));
+    sink.respond((m) =>
+      m.to.some((to) => bad.has(to)) ? { accept: false, code: 550, message: 'No such user' } : { accept: true },
+    );
+    try {
+      const campaign = await batchCampaign(api, FROM, 'bouncy', {
+        subject: 'One',
+        abTest: { variants: [{}, { subject: 'Two' }], testPercent: 50, waitHours: 168 },
+      });
+      await sendNow(api, campaign.id);
+      const paused = await campaignWhen(api, campaign.id, (c) => c.status !== 'SENDING', 30_000);
+      expect(paused).toMatchObject({ status: 'PAUSED', pausedReason: 'bounce_rate' });
+      // Only the test phase was sent to; the rest has no email.
+      const rest = (await expectBody(api.get(`/campaigns/${campaign.id}/ab-test`))).rest;
+      expect(rest).toMatchObject({ recipients: 30, delivered: 0 });
+
+      // Messages a worker held when it paused still finish; then nothing more goes.
+      let seen = -1;
+      await pollUntil(
+        async () => {
+          const before = seen;
+          seen = sink.messages.length;
+          return before;
+        },
+        (before) => before === seen,
+        20_000,
+        1000,
+      );
+      const picked = await api.post(`/campaigns/${campaign.id}/ab-test/winner`, { variant: 'B' });
+      expect(picked.status).toBe(200);
+      expect(picked.body.data).toMatchObject({ status: 'PAUSED', abTest: { winner: { variant: 'B' } } });
+      const atSink = sink.messages.length;
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(sink.messages.length).toBe(atSink);
+      expect((await expectBody(api.post(`/campaigns/${campaign.id}/cancel`))).data.status).toBe('CANCELLED');
+    } finally {
+      sink.respond(() => ({ accept: true }));
+      await api.patch('/campaign-settings', { guardrails: { maxBounceRate: null, minSample: null } });
+    }
+  });
+});
