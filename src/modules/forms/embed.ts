@@ -76,7 +76,8 @@ export function formHtml(publicUrl: string, form: Form, locale: Locale): string 
     (consent ? `<p class="pb-consent">${escapeHtml(consent)}</p>\n` : '') +
     `<button type="submit">${escapeHtml(s.submit)}</button>\n` +
     '<p class="pb-status" role="status" aria-live="polite"></p>\n' +
-    `<noscript><p class="pb-error">${escapeHtml(s.scriptNeeded)}</p></noscript>\n` +
+    // Shown until the script runs and hides it: what a page without script says, wherever it is pasted.
+    `<p class="pb-error pb-noscript">${escapeHtml(s.scriptNeeded)}</p>\n` +
     '</form>\n'
   );
 }

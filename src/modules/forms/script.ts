@@ -106,6 +106,8 @@ export const FORM_SCRIPT = `(function () {
       status.className = 'pb-status pb-done';
       status.textContent = data.message;
     }
+    var noscript = form.querySelector('.pb-noscript');
+    if (noscript) noscript.hidden = true;
     prepare();
     form.addEventListener('submit', function (event) {
       event.preventDefault();
