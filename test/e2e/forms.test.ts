@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeUnconfirmedSignups } from '../../src/modules/forms/signup.js';
 import { run } from '../../src/platform/db/client.js';
 import { movableClock } from '../support/clock.js';
 import { verifiedDomain } from '../support/domains.js';
@@ -240,6 +241,23 @@ describe('a submission with double opt-in', () => {
     expect(fresh).not.toBe(link);
     expect((await fetch(fresh, { method: 'POST' })).status).toBe(200);
     expect((await contactRow(email))!.subscribed).toBe(true);
+  });
+});
+
+describe('pending contacts never confirmed', () => {
+  it('are removed with their signup after 30 days; a contact that existed before stays', async () => {
+    const ghost = 'ghost@acme-widgets.dev';
+    const known = 'known@acme-widgets.dev';
+    expect((await p.api.post('/contacts', { email: known, subscribed: false })).status).toBe(201);
+    for (const email of [ghost, known]) {
+      expect((await submit({ email, data: { firstName: 'G' }, altcha: await proof() })).status).toBe(200);
+    }
+    expect(await contactRow(ghost)).toMatchObject({ subscribed: false });
+    clock.advance(31 * 86_400_000);
+    expect(await purgeUnconfirmedSignups(server.service.ctx)).toBeGreaterThanOrEqual(2);
+    expect(await contactRow(ghost)).toBeUndefined();
+    expect(await contactRow(known)).toMatchObject({ subscribed: false });
+    expect(await storedCount(known)).toBe(1);
   });
 });
 

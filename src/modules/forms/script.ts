@@ -98,7 +98,8 @@ export const FORM_SCRIPT = `(function () {
         if (note) { note.textContent = fe.message; note.hidden = false; }
         first = first || input;
       });
-      if (first) first.focus();
+      // Said beside the field already: the message below the button would repeat it.
+      if (first) { status.textContent = ''; first.focus(); }
     }
     function done(data) {
       if (data.redirectUrl) { window.location.assign(data.redirectUrl); return; }

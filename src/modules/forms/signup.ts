@@ -6,7 +6,7 @@ import { baseLocale, type Locale } from '../../domain/subscriber-i18n.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
-import { changeContact, findContact, lookupEmails, upsertContact } from '../contacts/service.js';
+import { changeContact, deleteContact, findContact, lookupEmails, upsertContact } from '../contacts/service.js';
 import { sendToAddress } from '../emails/service.js';
 import { recordEvent } from '../events/record.js';
 import { verifyEmail } from '../verify/service.js';
@@ -189,4 +189,27 @@ export async function resend(ctx: AppContext, token: string): Promise<TokenState
     });
     return found;
   });
+}
+
+/**
+ * Removes signups never confirmed PENDING_RETENTION_DAYS after they were made, and the contacts
+ * that exist only because of them and are still not subscribed (nothing else made them since).
+ */
+export async function purgeUnconfirmedSignups(ctx: AppContext): Promise<number> {
+  const before = new Date(ctx.clock.now().getTime() - PENDING_RETENTION_DAYS * 86_400_000);
+  let removed = 0;
+  for (;;) {
+    const batch = await repo.purgeSignups(ctx.db, before, 500);
+    for (const s of batch.filter((row) => row.contact_created)) {
+      const contact = await findContact(ctx.db, s.project_id, s.contact_id);
+      if (contact && !contact.subscribed) {
+        // Deleted meanwhile by someone else: nothing left to do.
+        await deleteContact(ctx, s.project_id, s.contact_id).catch((err) => {
+          if (!(err instanceof AppError && err.statusCode === 404)) throw err;
+        });
+      }
+    }
+    removed += batch.length;
+    if (batch.length < 500) return removed;
+  }
 }
