@@ -74,6 +74,7 @@ export type Form = z.infer<typeof formSchema>;
 
 /** GET /forms/:id adds the HTML to paste into a website. */
 export const formDetailSchema = formSchema.extend({ embedCode: z.string() });
+export type FormDetail = z.infer<typeof formDetailSchema>;
 
 export const listFormsQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
 export const formPageSchema = cursorPageSchema(formSchema);
