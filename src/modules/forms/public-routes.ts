@@ -112,7 +112,7 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
 
   fastify.get<{ Params: { id: string } }>(
     '/v1/forms/:id/challenge',
-    { config: open, schema: { tags: ['Forms'], response: { 200: s.challengeSchema } } },
+    { config: open, schema: { tags: ['Forms'], params: s.publicFormParams, response: { 200: s.challengeSchema } } },
     async (request, reply) => {
       const form = await formFor(request, reply, visitorLocale(request));
       reply.header('cache-control', 'no-store');
@@ -122,7 +122,15 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
 
   fastify.post<{ Params: { id: string } }>(
     '/v1/forms/:id/submissions',
-    { config: open, schema: { tags: ['Forms'], response: { 200: s.submissionResult } } },
+    {
+      config: open,
+      schema: {
+        tags: ['Forms'],
+        params: s.publicFormParams,
+        body: s.submissionBody,
+        response: { 200: s.submissionResult },
+      },
+    },
     async (request, reply) => {
       const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
       const locale = visitorLocale(request, body.locale);

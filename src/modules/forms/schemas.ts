@@ -79,6 +79,9 @@ export type FormDetail = z.infer<typeof formDetailSchema>;
 export const listFormsQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
 export const formPageSchema = cursorPageSchema(formSchema);
 
+/** The form of a public endpoint: any string, so that a malformed id gets the visitor's "not found". */
+export const publicFormParams = z.object({ id: z.string().max(100) });
+
 /** The public endpoints: what a visitor's browser or a static site sends. */
 export const submissionBody = z
   .object({
