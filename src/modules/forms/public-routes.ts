@@ -7,7 +7,7 @@ import { baseLocale, type Locale, localeFromAcceptLanguage } from '../../domain/
 import type { AppContext } from '../../platform/context.js';
 import { AppError } from '../../platform/http/errors.js';
 import { instanceSecret } from '../../platform/secrets.js';
-import { sendMessagePage } from '../subscriptions/routes.js';
+import { sendMessagePage, sendPage } from '../subscriptions/routes.js';
 import { FormChallenges } from './challenge.js';
 import * as pages from './pages.js';
 import * as s from './schemas.js';
@@ -40,20 +40,15 @@ function visitorLocale(request: FastifyRequest, chosen?: unknown): Locale {
 const refused = (status: number, code: string, message: string, retryAfterSeconds?: number) =>
   new AppError(status, code, message, retryAfterSeconds ? { retryAfterSeconds } : {});
 
-function sendHtml(reply: FastifyReply, status: number, html: string, frameAncestors = "'none'") {
-  return reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-robots-tag', 'noindex, nofollow')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; " +
-        `base-uri 'none'; frame-ancestors ${frameAncestors}`,
-    )
-    .send(html);
-}
+/** A form's pages run the form's script and may be framed by the sites the form allows. */
+const sendHtml = (reply: FastifyReply, status: number, html: string, frameAncestors = "'none'") =>
+  sendPage(
+    reply,
+    status,
+    html,
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; " +
+      `base-uri 'none'; frame-ancestors ${frameAncestors}`,
+  );
 
 export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx: AppContext }) {
   const challenges = new FormChallenges(

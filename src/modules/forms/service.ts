@@ -20,22 +20,26 @@ export { type FormRow, findForm } from './repo.js';
 
 export const hostedUrl = (ctx: AppContext, id: string) => `${ctx.config.publicUrl}/f/${id}`;
 
+const valuesOf = (row: repo.FormRow): repo.FormValues => ({
+  name: row.name,
+  fields: row.fields,
+  doubleOptIn: row.double_opt_in,
+  senderEmail: row.sender_email,
+  senderName: row.sender_name,
+  confirmationTtlDays: row.confirmation_ttl_days,
+  title: row.title,
+  consentText: row.consent_text,
+  successMessage: row.success_message,
+  redirectUrl: row.redirect_url,
+  allowedOrigins: row.allowed_origins,
+});
+
 export function toForm(ctx: AppContext, row: repo.FormRow): Form {
   return {
     id: row.id,
     projectId: row.project_id,
-    name: row.name,
-    fields: row.fields,
+    ...valuesOf(row),
     topics: [],
-    doubleOptIn: row.double_opt_in,
-    senderEmail: row.sender_email,
-    senderName: row.sender_name,
-    confirmationTtlDays: row.confirmation_ttl_days,
-    title: row.title,
-    consentText: row.consent_text,
-    successMessage: row.success_message,
-    redirectUrl: row.redirect_url,
-    allowedOrigins: row.allowed_origins,
     url: hostedUrl(ctx, row.id),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
@@ -55,20 +59,6 @@ async function checkSender(ctx: AppContext, projectId: string, v: repo.FormValue
   }
   if (v.senderEmail) await assertVerifiedSender(ctx, ctx.db, projectId, v.senderEmail);
 }
-
-const valuesOf = (row: repo.FormRow): repo.FormValues => ({
-  name: row.name,
-  fields: row.fields,
-  doubleOptIn: row.double_opt_in,
-  senderEmail: row.sender_email,
-  senderName: row.sender_name,
-  confirmationTtlDays: row.confirmation_ttl_days,
-  title: row.title,
-  consentText: row.consent_text,
-  successMessage: row.success_message,
-  redirectUrl: row.redirect_url,
-  allowedOrigins: row.allowed_origins,
-});
 
 export async function createForm(ctx: AppContext, projectId: string, body: CreateFormBody): Promise<Form> {
   await checkSender(ctx, projectId, body);
