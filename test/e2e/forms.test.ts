@@ -14,6 +14,7 @@ import {
   type TestProject,
   type TestServer,
 } from '../support/server.js';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 /**
  * Signup forms over HTTP: the forms API, and the public pipeline as a browser or a static site
@@ -28,17 +29,30 @@ const SITE = 'https://www.example-shop.test';
 let server: TestServer;
 let p: TestProject;
 let formId: string;
+let receiver: Receiver;
 
 beforeAll(async () => {
   publishMailDomain(mail.dns, 'acme-widgets.dev');
   server = await startTestServer(
-    { SMTP_URL: mail.sink.url, DNS_SERVERS: mail.dns.address, TRUST_PROXY: 'true', REDIS_URL: '' },
+    {
+      SMTP_URL: mail.sink.url,
+      DNS_SERVERS: mail.dns.address,
+      TRUST_PROXY: 'true',
+      REDIS_URL: '',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    },
     { clock },
   );
   p = await server.project('forms');
   await verifiedDomain(p.api, mail.dns, 'forms-sender.test');
+  receiver = await startReceiver();
+  const hook = await p.api.post('/webhooks', { url: `${receiver.url}/confirmed`, events: ['contact.confirmed'] });
+  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
 });
-afterAll(() => server?.stop());
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.stop();
+});
 
 let ip = 0;
 /** A visitor of its own: another client address, so the per-address limit is not what a test meets. */
@@ -202,6 +216,10 @@ describe('a submission with double opt-in', () => {
     expect(events.rows).toEqual([
       { name: 'contact.confirmed', data: { formId, consentText: 'I agree to receive the newsletter.' } },
     ]);
+    // Webhooks carry it, as any other event.
+    const delivered = await eventually(async () => receiver.to('/confirmed')[0]);
+    expect(JSON.parse(delivered.body)).toMatchObject({ type: 'contact.confirmed' });
+    expect(delivered.body).toContain(formId);
     // Used once: the link now says it is not valid.
     expect((await fetch(link, { method: 'POST' })).status).toBe(404);
   });
