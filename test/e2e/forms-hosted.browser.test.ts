@@ -110,6 +110,8 @@ describe.skipIf(!hasChromium)('the hosted form', () => {
     await page.goto(`${server.url}/f/${formId}`);
     await fillIn(page, email, 'Ann');
     await page.getByRole('status').getByText(`we sent an email to ${email}`).waitFor();
+    // The answer takes the form's place.
+    await expect.poll(() => page.getByLabel('Email address').isVisible()).toBe(false);
     await screenshot(page, 'form-sent');
     expect(await contact(email)).toMatchObject({ subscribed: false });
 

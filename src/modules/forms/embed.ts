@@ -30,6 +30,8 @@ color:#fff;cursor:pointer;justify-self:start}
 .postbox-form .pb-status{margin:0}
 .postbox-form .pb-status.pb-refused{color:#b91c1c}
 .postbox-form .pb-hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
+.postbox-form [hidden]{display:none!important}
+.postbox-form .pb-status.pb-done{padding:12px 16px;border-radius:6px;background:#ecfdf5;color:#065f46}
 `;
 
 /** The language the embed code is rendered in: English when the form has it, else one it has. */
