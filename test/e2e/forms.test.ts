@@ -220,8 +220,15 @@ describe('a submission with double opt-in', () => {
     const delivered = await eventually(async () => receiver.to('/confirmed')[0]);
     expect(JSON.parse(delivered.body)).toMatchObject({ type: 'contact.confirmed' });
     expect(delivered.body).toContain(formId);
-    // Used once: the link now says it is not valid.
-    expect((await fetch(link, { method: 'POST' })).status).toBe(404);
+    // A second click says it is done, and records nothing more.
+    const again = await fetch(link, { method: 'POST' });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('Subscription confirmed');
+    const recorded = await run(
+      server.service.ctx.db,
+      sql`select count(*)::int as n from events where contact_id = ${contact!.id} and name = 'contact.confirmed'`,
+    );
+    expect(recorded.rows).toEqual([{ n: 1 }]);
   });
 
   it('sends one confirmation an hour to one address, however often it is submitted', async () => {

@@ -185,19 +185,21 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
     // A GET only shows the page: link scanners fetch it and must not confirm anything.
     app.get<{ Params: { token: string } }>('/f/confirm/:token', route, async (request, reply) => {
       const found = await signup.tokenState(ctx, request.params.token);
+      if (found.state === 'confirmed') return sendHtml(reply, 200, pages.confirmedPage(found.locale, found.email));
       if (found.state !== 'valid') return notValid(request, reply, found);
       return sendHtml(reply, 200, pages.confirmPage(found.locale, found.email));
     });
 
     app.post<{ Params: { token: string } }>('/f/confirm/:token', route, async (request, reply) => {
       const found = await signup.confirm(ctx, request.params.token);
-      if (found.state !== 'valid') return notValid(request, reply, found);
+      if (found.state !== 'valid' && found.state !== 'confirmed') return notValid(request, reply, found);
       return sendHtml(reply, 200, pages.confirmedPage(found.locale, found.email));
     });
 
     app.post<{ Params: { token: string } }>('/f/confirm/:token/resend', route, async (request, reply) => {
       const found = await signup.resend(ctx, request.params.token);
       if (found.state === 'invalid') return sendMessagePage(request, reply, 404);
+      if (found.state === 'confirmed') return sendHtml(reply, 200, pages.confirmedPage(found.locale, found.email));
       return sendHtml(reply, 200, pages.resentPage(found.locale, found.email));
     });
   });

@@ -127,6 +127,7 @@ export interface SignupRow {
   locale: string;
   contact_created: boolean;
   confirmation_sent_at: Date | null;
+  confirmed_at: Date | null;
   created_at: Date;
 }
 
@@ -157,7 +158,8 @@ export async function renewSignup(ex: Executor, s: NewSignup, now: Date, notBefo
       ${s.consentText}, ${s.locale}, ${s.contactCreated}, ${now}, ${now})
     on conflict (contact_id) do update set form_id = excluded.form_id, token_hash = excluded.token_hash,
       expires_at = excluded.expires_at, data = excluded.data, consent_text = excluded.consent_text,
-      locale = excluded.locale, confirmation_sent_at = excluded.confirmation_sent_at
+      locale = excluded.locale, contact_created = form_signups.contact_created and form_signups.confirmed_at is null,
+      confirmation_sent_at = excluded.confirmation_sent_at, confirmed_at = null, created_at = excluded.created_at
     where form_signups.confirmation_sent_at <= ${notBefore}
     returning contact_id`,
   );
@@ -174,22 +176,27 @@ export async function findSignupByToken(ex: Executor, tokenHash: string): Promis
   return r.rows[0] ?? null;
 }
 
-/** Takes the signup of this token away (it is being confirmed); null when another request did first. */
-export async function takeSignup(ex: Executor, tokenHash: string): Promise<SignupRow | null> {
-  const r = await run<SignupRow>(ex, sql`delete from form_signups where token_hash = ${tokenHash} returning *`);
+/** Marks the signup of this token confirmed; null when it was already (another request was first). */
+export async function confirmSignup(ex: Executor, tokenHash: string, now: Date): Promise<SignupRow | null> {
+  const r = await run<SignupRow>(
+    ex,
+    sql`update form_signups set confirmed_at = ${now} where token_hash = ${tokenHash} and confirmed_at is null
+      returning *`,
+  );
   return r.rows[0] ?? null;
 }
 
 /**
- * Removes signups never confirmed and created before `before`, and returns the contacts that exist
- * only because of them (and are still unsubscribed), for the caller to delete.
+ * Removes the signups made before `before`, confirmed or not (a confirmed one only answers a second
+ * click on its link), and returns them for the caller to delete the contacts that exist only
+ * because of a signup never confirmed.
  */
 export async function purgeSignups(ex: Executor, before: Date, limit: number) {
-  const r = await run<{ contact_id: string; project_id: string; contact_created: boolean }>(
+  const r = await run<{ contact_id: string; project_id: string; orphan: boolean }>(
     ex,
     sql`delete from form_signups where contact_id in (
         select contact_id from form_signups where created_at < ${before} limit ${limit} for update skip locked)
-      returning contact_id, project_id, contact_created`,
+      returning contact_id, project_id, contact_created and confirmed_at is null as orphan`,
   );
   return r.rows;
 }

@@ -123,7 +123,7 @@ async function sendIfDue(ctx: AppContext, tx: Tx, form: repo.FormRow, signup: Pe
 }
 
 export type TokenState =
-  | { state: 'valid'; signup: repo.SignupRow; email: string; locale: Locale }
+  | { state: 'valid' | 'confirmed'; signup: repo.SignupRow; email: string; locale: Locale }
   | { state: 'expired'; signup: repo.SignupRow; email: string; locale: Locale; days: number }
   | { state: 'invalid' };
 
@@ -132,6 +132,7 @@ async function signupOf(ctx: AppContext, ex: Executor, token: string): Promise<T
   const contact = signup && (await findContact(ex, signup.project_id, signup.contact_id));
   if (!signup || !contact) return { state: 'invalid' };
   const locale = baseLocale(signup.locale) ?? 'en';
+  if (signup.confirmed_at) return { state: 'confirmed', signup, email: contact.email, locale };
   if (new Date(signup.expires_at).getTime() <= ctx.clock.now().getTime()) {
     const form = await repo.findForm(ex, signup.form_id);
     return { state: 'expired', signup, email: contact.email, locale, days: form?.confirmation_ttl_days ?? 7 };
@@ -144,15 +145,16 @@ export const tokenState = (ctx: AppContext, token: string) => signupOf(ctx, ctx.
 
 /**
  * Confirms the signup of a link: the contact is subscribed, the data the form collected is applied,
- * and `contact.confirmed` is recorded (workflows start on it, webhooks carry it). Confirming twice
- * finds no signup the second time.
+ * and `contact.confirmed` is recorded (workflows start on it, webhooks carry it). A second click
+ * finds it confirmed and changes nothing.
  */
 export async function confirm(ctx: AppContext, token: string): Promise<TokenState> {
   return ctx.db.transaction(async (tx) => {
     const found = await signupOf(ctx, tx, token);
-    if (found.state !== 'valid' || !(await repo.takeSignup(tx, found.signup.token_hash))) return found;
-    const { signup } = found;
     const now = ctx.clock.now();
+    if (found.state !== 'valid') return found;
+    if (!(await repo.confirmSignup(tx, found.signup.token_hash, now))) return { ...found, state: 'confirmed' as const };
+    const { signup } = found;
     await changeContact(
       ctx,
       tx,
@@ -176,7 +178,7 @@ export async function confirm(ctx: AppContext, token: string): Promise<TokenStat
 export async function resend(ctx: AppContext, token: string): Promise<TokenState> {
   return ctx.db.transaction(async (tx) => {
     const found = await signupOf(ctx, tx, token);
-    if (found.state === 'invalid') return found;
+    if (found.state === 'invalid' || found.state === 'confirmed') return found;
     const form = await repo.findForm(tx, found.signup.form_id);
     if (!form?.double_opt_in) return { state: 'invalid' };
     await sendIfDue(ctx, tx, form, {
@@ -192,15 +194,15 @@ export async function resend(ctx: AppContext, token: string): Promise<TokenState
 }
 
 /**
- * Removes signups never confirmed PENDING_RETENTION_DAYS after they were made, and the contacts
- * that exist only because of them and are still not subscribed (nothing else made them since).
+ * Removes signups PENDING_RETENTION_DAYS after they were made, and the contacts that exist only
+ * because of one never confirmed and are still not subscribed (nothing else subscribed them since).
  */
 export async function purgeUnconfirmedSignups(ctx: AppContext): Promise<number> {
   const before = new Date(ctx.clock.now().getTime() - PENDING_RETENTION_DAYS * 86_400_000);
   let removed = 0;
   for (;;) {
     const batch = await repo.purgeSignups(ctx.db, before, 500);
-    for (const s of batch.filter((row) => row.contact_created)) {
+    for (const s of batch.filter((row) => row.orphan)) {
       const contact = await findContact(ctx.db, s.project_id, s.contact_id);
       if (contact && !contact.subscribed) {
         // Deleted meanwhile by someone else: nothing left to do.

@@ -21,10 +21,10 @@ CREATE TABLE "forms" (
 --> statement-breakpoint
 CREATE INDEX "forms_project_time" ON "forms" USING btree ("project_id", "created_at" DESC, "id" DESC);
 --> statement-breakpoint
--- A signup waiting for its confirmation: the contact stays unsubscribed (pending) until the link in
--- the confirmation email is used. One per contact: a new submission replaces the token. `data` is
--- what the form collected, applied to the contact when it confirms. `contact_created` tells the
--- purge that the contact exists only because of this signup.
+-- A signup through a form with double opt-in: the contact stays unsubscribed (pending) until the
+-- link in the confirmation email is used (`confirmed_at`). One per contact: a new submission replaces
+-- the token. `data` is what the form collected, applied to the contact when it confirms.
+-- `contact_created` tells the purge that the contact exists only because of this signup.
 CREATE TABLE "form_signups" (
 	"contact_id" uuid PRIMARY KEY NOT NULL,
 	"project_id" uuid NOT NULL,
@@ -36,6 +36,7 @@ CREATE TABLE "form_signups" (
 	"locale" text NOT NULL,
 	"contact_created" boolean NOT NULL,
 	"confirmation_sent_at" timestamp (3) with time zone,
+	"confirmed_at" timestamp (3) with time zone,
 	"created_at" timestamp (3) with time zone NOT NULL
 );
 --> statement-breakpoint
