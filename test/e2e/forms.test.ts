@@ -15,6 +15,7 @@ import {
   type TestServer,
 } from '../support/server.js';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
+import { updateContact } from '../support/workflows.js';
 
 /**
  * Signup forms over HTTP: the forms API, and the public pipeline as a browser or a static site
@@ -30,6 +31,7 @@ let server: TestServer;
 let p: TestProject;
 let formId: string;
 let receiver: Receiver;
+let welcomeWorkflow: string;
 
 beforeAll(async () => {
   publishMailDomain(mail.dns, 'acme-widgets.dev');
@@ -48,6 +50,16 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const hook = await p.api.post('/webhooks', { url: `${receiver.url}/confirmed`, events: ['contact.confirmed'] });
   expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+  // A workflow that starts on a confirmation and marks the contact welcomed.
+  const workflow = await p.api.post('/workflows', { name: 'Welcome', triggerConfig: { event: 'contact.confirmed' } });
+  expect(workflow.status, JSON.stringify(workflow.body)).toBe(201);
+  welcomeWorkflow = workflow.body.id;
+  const step = await p.api.post(`/workflows/${welcomeWorkflow}/steps`, {
+    name: 'welcome',
+    ...updateContact({ data: { welcomed: true } }),
+  });
+  expect(step.status, JSON.stringify(step.body)).toBe(201);
+  expect((await p.api.patch(`/workflows/${welcomeWorkflow}`, { enabled: true })).status).toBe(200);
 });
 afterAll(async () => {
   await server?.stop();
@@ -220,6 +232,10 @@ describe('a submission with double opt-in', () => {
     const delivered = await eventually(async () => receiver.to('/confirmed')[0]);
     expect(JSON.parse(delivered.body)).toMatchObject({ type: 'contact.confirmed' });
     expect(delivered.body).toContain(formId);
+    // Workflows start on it: the welcome workflow marks the contact.
+    await eventually(async () => ((await contactRow(email))!.data.welcomed === true ? true : undefined));
+    const runs = await p.api.get(`/workflows/${welcomeWorkflow}/executions?limit=100`);
+    expect(runs.body.data.filter((e: { contactId: string }) => e.contactId === contact!.id)).toHaveLength(1);
     // A second click says it is done, and records nothing more.
     const again = await fetch(link, { method: 'POST' });
     expect(again.status).toBe(200);
