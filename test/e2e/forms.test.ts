@@ -433,3 +433,18 @@ describe('without double opt-in', () => {
     expect(sinkMessagesTo(mail.sink, email)).toHaveLength(0);
   });
 });
+
+describe('a form whose sender the project lost', () => {
+  it('tells the visitor it cannot take signups now, and stores nothing', async () => {
+    const domain = await verifiedDomain(p.api, mail.dns, 'lost-sender.test');
+    const form = await p.api.post('/forms', { name: 'Lost', senderEmail: 'news@lost-sender.test' });
+    expect(form.status, JSON.stringify(form.body)).toBe(201);
+    expect((await p.api.delete(`/domains/${domain.id}`)).status).toBe(204);
+    const email = 'lost@acme-widgets.dev';
+    const res = await submit({ email, altcha: await proof(form.body.id) }, {}, form.body.id);
+    expectErrorEnvelope(res, 503, 'FORM_UNAVAILABLE');
+    expect(res.body.error.message).toBe('Please try again later.');
+    expect(res.headers.get('retry-after')).toBe('300');
+    expect(await storedCount(email)).toBe(0);
+  });
+});

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { parseDataPatch } from '../../domain/contact-data.js';
 import { formStringsFor } from '../../domain/form-i18n.js';
 import { addressRefusal, textIn } from '../../domain/signup-form.js';
-import { baseLocale, type Locale } from '../../domain/subscriber-i18n.js';
+import { baseLocale, type Locale, stringsFor } from '../../domain/subscriber-i18n.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor, Tx } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
@@ -58,28 +58,36 @@ export async function submit(
     );
     return 'subscribed';
   }
-  await ctx.db.transaction(async (tx) => {
-    const [known] = await lookupEmails(tx, projectId, [input.email]);
-    const existing = known ? await findContact(tx, projectId, known.id) : null;
-    // Already subscribed: nothing to confirm, and the answer must not tell who is on the list.
-    if (existing?.subscribed) return;
-    const contact = existing
-      ? { id: existing.id, isNew: false }
-      : await upsertContact(
-          ctx,
-          tx,
-          { email: input.email, subscribed: false, patch: parseDataPatch({ locale }) },
-          { projectId, subscribedByDefault: false, source: 'form' },
-        ).then((r) => ({ id: r.contact.id, isNew: r.isNew }));
-    await sendIfDue(ctx, tx, form, {
-      contactId: contact.id,
-      email: input.email,
-      data: input.data,
-      locale,
-      contactCreated: contact.isNew,
-      consentText: textIn(form.consent_text, locale) ?? null,
+  try {
+    await ctx.db.transaction(async (tx) => {
+      const [known] = await lookupEmails(tx, projectId, [input.email]);
+      const existing = known ? await findContact(tx, projectId, known.id) : null;
+      // Already subscribed: nothing to confirm, and the answer must not tell who is on the list.
+      if (existing?.subscribed) return;
+      const contact = existing
+        ? { id: existing.id, isNew: false }
+        : await upsertContact(
+            ctx,
+            tx,
+            { email: input.email, subscribed: false, patch: parseDataPatch({ locale }) },
+            { projectId, subscribedByDefault: false, source: 'form' },
+          ).then((r) => ({ id: r.contact.id, isNew: r.isNew }));
+      await sendIfDue(ctx, tx, form, {
+        contactId: contact.id,
+        email: input.email,
+        data: input.data,
+        locale,
+        contactCreated: contact.isNew,
+        consentText: textIn(form.consent_text, locale) ?? null,
+      });
     });
-  });
+  } catch (err) {
+    // The form's sender is no longer one the project may use: the operator's problem, said in the
+    // log; the visitor hears that the form cannot take signups just now. Nothing was stored.
+    if (!(err instanceof AppError && err.statusCode === 403)) throw err;
+    ctx.log.warn({ formId: form.id, err: { message: err.message } }, 'signup form cannot send its confirmation');
+    throw new AppError(503, 'FORM_UNAVAILABLE', stringsFor(locale).errorText, { retryAfterSeconds: 300 });
+  }
   return 'pending';
 }
 
