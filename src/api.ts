@@ -53,6 +53,7 @@ export type { BounceType, EmailRecord, EmailStatus, EmailType } from './modules/
 export * as emails from './modules/emails/schemas.js';
 export type { TrackedEvent } from './modules/events/schemas.js';
 export * as events from './modules/events/schemas.js';
+export type { Form, FormDetail } from './modules/forms/schemas.js';
 export type { InboundEmail } from './modules/inbound/schemas.js';
 export * as inbound from './modules/inbound/schemas.js';
 /** What removing or re-roling a member answers: the member's pending invitations it withdrew. */

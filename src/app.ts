@@ -24,6 +24,8 @@ import { mailgunRoutes } from './modules/feedback/mailgun.js';
 import { postmarkRoutes } from './modules/feedback/postmark.js';
 import { sendgridRoutes } from './modules/feedback/sendgrid.js';
 import { snsRoutes } from './modules/feedback/sns.js';
+import { formPublicRoutes } from './modules/forms/public-routes.js';
+import { formRoutes } from './modules/forms/routes.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
 import { pacingRoutes } from './modules/pacing/routes.js';
@@ -170,6 +172,8 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(contactRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
+  await app.register(formRoutes, { ctx });
+  await app.register(formPublicRoutes, { ctx });
   await app.register(trackingRoutes, { ctx });
   await app.register(emailRoutes, { ctx });
   await app.register(verifyRoutes, { ctx });

@@ -11,6 +11,7 @@ import { checkAllDomains } from './modules/domains/service.js';
 import { DeliveryEngine } from './modules/emails/delivery-engine.js';
 import { subscribeDailyCounts } from './modules/events/daily-counts.js';
 import { applyEventRetention, maintainEventPartitions } from './modules/events/storage.js';
+import { purgeUnconfirmedSignups } from './modules/forms/signup.js';
 import { countSegment, refreshAllSegmentCounts, SEGMENT_COUNT_QUEUE } from './modules/segments/service.js';
 import { deliverWebhook, subscribeWebhookDeliveries, WEBHOOK_DELIVERY_QUEUE } from './modules/webhooks/sender.js';
 import { WorkflowEngine } from './modules/workflows/engine.js';
@@ -102,6 +103,7 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
     await purgeExpiredIdempotencyKeys(ctx.db, ctx.clock.now());
     await purgeExpiredSessions(ctx.db, ctx.clock.now());
     await purgeExpiredEntries(ctx);
+    await purgeUnconfirmedSignups(ctx);
   });
   runner.every('event-partitions', 60 * 60_000, async () => {
     await maintainEventPartitions(ctx);

@@ -6,6 +6,7 @@ export function isReservedEventName(name: string): boolean {
     name.startsWith('email.') ||
     name === 'contact.subscribed' ||
     name === 'contact.unsubscribed' ||
+    name === 'contact.confirmed' ||
     (CAMPAIGN_EVENTS as readonly string[]).includes(name) ||
     /^segment\..+\.(entry|exit)$/.test(name)
   );

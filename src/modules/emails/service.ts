@@ -6,6 +6,7 @@ import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import { choiceOf, NO_TRACKING, resolveTracking } from '../../domain/tracking.js';
 import type { AppContext } from '../../platform/context.js';
+import type { Executor } from '../../platform/db/client.js';
 import { AppError, fieldErrorsFromIssues, notFound, validationError } from '../../platform/http/errors.js';
 import type { RequestIdentity } from '../../platform/http/idempotency.js';
 import { claimIdempotencyKey, rememberResponse } from '../../platform/http/idempotency.js';
@@ -274,9 +275,10 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
 export async function sendToAddress(
   ctx: AppContext,
   projectId: string,
-  message: { from: string; to: string; subject: string; html: string },
+  message: { from: string; fromName?: string | null; to: string; subject: string; html: string },
+  ex: Executor = ctx.db,
 ): Promise<string> {
-  await assertVerifiedSender(ctx, ctx.db, projectId, message.from);
+  await assertVerifiedSender(ctx, ex, projectId, message.from);
   const id = randomUUID();
   const email = await composeEmail(
     id,
@@ -285,7 +287,7 @@ export async function sendToAddress(
       type: 'HEADLESS',
       subject: message.subject,
       body: message.html,
-      from: { email: message.from, name: null },
+      from: { email: message.from, name: message.fromName ?? null },
       replyTo: null,
       headers: {},
       attachmentSetId: null,
@@ -297,7 +299,7 @@ export async function sendToAddress(
     { publicUrl: ctx.config.publicUrl, signer: ctx.links },
     ctx.templates.render.bind(ctx.templates),
   );
-  await repo.insertEmails(ctx.db, [{ ...email, contactId: null }], ctx.clock.now(), true);
+  await repo.insertEmails(ex, [{ ...email, contactId: null }], ctx.clock.now(), true);
   return id;
 }
 

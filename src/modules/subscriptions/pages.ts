@@ -29,12 +29,13 @@ button.secondary{background:#fff;color:#18181b}
 a{color:#18181b}
 `;
 
-function layout(locale: Locale, title: string, body: string): string {
+/** A page of the public pages (these and the signup forms'); `head` adds to what every page has. */
+export function layout(locale: Locale, title: string, body: string, head = ''): string {
   return (
     `<!doctype html>\n<html lang="${locale}">\n<head>\n<meta charset="utf-8">\n` +
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
     '<meta name="robots" content="noindex, nofollow">\n' +
-    `<title>${escapeHtml(title)}</title>\n<style>${STYLE}</style>\n</head>\n` +
+    `<title>${escapeHtml(title)}</title>\n<style>${STYLE}</style>\n${head}</head>\n` +
     `<body>\n<main>\n<h1>${escapeHtml(title)}</h1>\n${body}</main>\n</body>\n</html>\n`
   );
 }

@@ -18,17 +18,18 @@ const route = { config: { auth: 'none' as const }, schema: { hide: true } };
 
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 
-function sendPage(reply: FastifyReply, status: number, html: string) {
+const PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** A public page, never cached or indexed; `policy` is its Content-Security-Policy. */
+export function sendPage(reply: FastifyReply, status: number, html: string, policy = PAGE_POLICY) {
   return reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .header('x-robots-tag', 'noindex, nofollow')
-    .header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    )
+    .header('content-security-policy', policy)
     .send(html);
 }
 

@@ -29,6 +29,7 @@ export const isBuiltInEvent = (name: string) =>
   name.startsWith('email.') ||
   name === 'contact.subscribed' ||
   name === 'contact.unsubscribed' ||
+  name === 'contact.confirmed' ||
   /^segment\..+\.(entry|exit)$/.test(name);
 
 /** One value of an event's data, shortened to 40 characters. */

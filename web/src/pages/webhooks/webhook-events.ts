@@ -16,6 +16,7 @@ export const SERVICE_EVENTS = [
   { name: 'email.received', label: 'Email received (inbound)' },
   { name: 'contact.subscribed', label: 'Contact subscribed' },
   { name: 'contact.unsubscribed', label: 'Contact unsubscribed' },
+  { name: 'contact.confirmed', label: 'Signup confirmed (double opt-in)' },
   { name: 'campaign.paused', label: 'Campaign paused' },
   { name: 'campaign.resumed', label: 'Campaign resumed' },
   { name: 'campaign.completed', label: 'Campaign completed' },
