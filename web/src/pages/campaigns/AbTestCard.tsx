@@ -3,12 +3,18 @@ import { Field } from '../../components/Field.js';
 import {
   AB_LIMITS,
   type AbMetric,
+  type AbMode,
   type AbTestForm,
   abSummary,
   METRIC_CHOICES,
   type VariantForm,
   variantLetter,
 } from './ab-test-form.js';
+
+const MODE_CHOICES: [AbMode, string][] = [
+  ['winner', 'Test on a share of the audience, then send the winner to the rest'],
+  ['split', 'Split the whole audience evenly, no winner'],
+];
 
 /**
  * An A/B test of the campaign: variants of the subject and the sender's name, tested on a share of
@@ -102,24 +108,17 @@ export function AbTestCard({
           <fieldset className="plain-fieldset stack-tight">
             <legend className="section-legend">Who gets the variants</legend>
             <div className="radio-row">
-              <label>
-                <input
-                  type="radio"
-                  name={name}
-                  checked={form.abMode === 'winner'}
-                  onChange={() => onChange({ abMode: 'winner' })}
-                />
-                <span>Test on a share of the audience, then send the winner to the rest</span>
-              </label>
-              <label>
-                <input
-                  type="radio"
-                  name={name}
-                  checked={form.abMode === 'split'}
-                  onChange={() => onChange({ abMode: 'split' })}
-                />
-                <span>Split the whole audience evenly, no winner</span>
-              </label>
+              {MODE_CHOICES.map(([mode, title]) => (
+                <label key={mode}>
+                  <input
+                    type="radio"
+                    name={name}
+                    checked={form.abMode === mode}
+                    onChange={() => onChange({ abMode: mode })}
+                  />
+                  <span>{title}</span>
+                </label>
+              ))}
             </div>
             {errors['abTest.testPercent'] && form.abMode === 'split' && (
               <p className="field-error">{errors['abTest.testPercent']}</p>
