@@ -16,6 +16,7 @@ import {
   pickWinner,
   variantName,
 } from '../../domain/ab-test.js';
+import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import * as audit from '../audit/service.js';
@@ -132,12 +133,10 @@ export async function abTestReport(ctx: AppContext, projectId: string, id: strin
   if (!c.ab_test) throw notFound('A/B test');
   const test = c.ab_test;
   const started = c.sent_at !== null && c.status !== 'DRAFT' && c.status !== 'SCHEDULED';
-  const [figures, machine] = started
-    ? await Promise.all([abRepo.variantFigures(ctx.db, c.id, test.variants.length), abRepo.machineOpens(ctx.db, c.id)])
-    : [{ variants: test.variants.map(() => null), rest: null }, 0];
-  const comparisons = figures.variants.every((f) => f !== null)
-    ? compareVariants(test.metric, figures.variants as NonNullable<(typeof figures.variants)[number]>[])
-    : null;
+  // Before sending there is nothing to count.
+  const figures = started ? await abRepo.variantFigures(ctx.db, c.id, test.variants.length) : null;
+  const machine = started ? await abRepo.machineOpens(ctx.db, c.id) : 0;
+  const comparisons = figures ? compareVariants(test.metric, figures.variants) : null;
   return {
     campaignId: c.id,
     metric: test.metric,
@@ -148,7 +147,7 @@ export async function abTestReport(ctx: AppContext, projectId: string, id: strin
       started && hasWinnerPhase(test)
         ? decidesAt(test, new Date(c.sent_at!), ctx.config.abTestHourMs).toISOString()
         : null,
-    testedAt: c.ab_tested_at ? new Date(c.ab_tested_at).toISOString() : null,
+    testedAt: iso(c.ab_tested_at),
     winner: c.ab_winner ? { ...c.ab_winner, variant: variantName(c.ab_winner.variant) } : null,
     machineOpens: machine,
     variants: test.variants.map((v, i) => ({
@@ -156,11 +155,11 @@ export async function abTestReport(ctx: AppContext, projectId: string, id: strin
       subject: v.subject ?? c.subject,
       fromName: v.fromName === undefined ? c.from_name : v.fromName,
       changesBody: v.body !== undefined,
-      figures: figures.variants[i] ?? null,
+      figures: figures?.variants[i] ?? null,
       rate: comparisons?.[i]?.rate ?? null,
       difference: comparisons?.[i]?.difference ?? null,
       confidence: comparisons?.[i]?.confidence ?? null,
     })),
-    rest: figures.rest,
+    rest: figures?.rest ?? null,
   };
 }
