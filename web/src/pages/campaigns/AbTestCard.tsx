@@ -1,5 +1,7 @@
 import { useId } from 'react';
-import { Field } from '../../components/Field.js';
+import { errorMessage } from '../../api/errors.js';
+import { useTemplatesPage } from '../../api/templates.js';
+import { Field, FieldNotes, useFieldNotes } from '../../components/Field.js';
 import {
   AB_LIMITS,
   type AbMetric,
@@ -21,6 +23,7 @@ const MODE_CHOICES: [AbMode, string][] = [
  * the audience (the winner by the chosen measure goes to the rest after the wait) or split evenly.
  */
 export function AbTestCard({
+  projectId,
   form,
   subject,
   fromName,
@@ -28,6 +31,7 @@ export function AbTestCard({
   onChange,
   errors,
 }: {
+  projectId: string;
   form: AbTestForm;
   /** The campaign's own subject and sender name: what an empty variant field keeps. */
   subject: string;
@@ -79,7 +83,12 @@ export function AbTestCard({
                       error={errors[`abTest.variants.${i}.fromName`]}
                     />
                   </div>
-                  {v.body !== undefined && <p className="muted small">This variant has its own content.</p>}
+                  <VariantContent
+                    projectId={projectId}
+                    variant={v}
+                    onChange={(patch) => setVariant(i, patch)}
+                    error={errors[`abTest.variants.${i}.body`]}
+                  />
                   {form.abVariants.length > variants.min && (
                     <button
                       type="button"
@@ -169,5 +178,48 @@ export function AbTestCard({
         </>
       )}
     </section>
+  );
+}
+
+const OWN = 'own';
+
+/**
+ * What a variant's body is: the campaign's, or a template's content copied into it (a variant whose
+ * body was set otherwise keeps it, as "its own content").
+ */
+function VariantContent({
+  projectId,
+  variant,
+  onChange,
+  error,
+}: {
+  projectId: string;
+  variant: VariantForm;
+  onChange: (patch: Partial<VariantForm>) => void;
+  error: string | undefined;
+}) {
+  const templates = useTemplatesPage(projectId, { page: 1, pageSize: 100, sort: 'updatedAt', dir: 'desc' });
+  const notes = useFieldNotes(undefined, error ?? (templates.isError ? errorMessage(templates.error) : undefined));
+  const list = templates.data?.data ?? [];
+  const value = variant.bodyFrom ?? (variant.body === undefined ? '' : OWN);
+  const choose = (chosen: string) => {
+    if (chosen === '') return onChange({ body: undefined, bodyFrom: undefined });
+    const template = list.find((t) => t.id === chosen);
+    if (template) onChange({ body: template.body, bodyFrom: template.id });
+  };
+  return (
+    <div className="field ab-variant-content">
+      <label htmlFor={notes.id}>Content</label>
+      <select id={notes.id} value={value} onChange={(e) => choose(e.target.value)} aria-describedby={notes.describedBy}>
+        <option value="">The campaign’s content</option>
+        {value === OWN && <option value={OWN}>Its own content</option>}
+        {list.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.name}
+          </option>
+        ))}
+      </select>
+      <FieldNotes {...notes} />
+    </div>
   );
 }

@@ -174,6 +174,7 @@ export function CampaignComposer({ projectId, campaign }: { projectId: string; c
         errors={{ ...saveFields, ...timingErrors(form) }}
       />
       <AbTestCard
+        projectId={projectId}
         form={form}
         subject={form.subject}
         fromName={form.fromName}

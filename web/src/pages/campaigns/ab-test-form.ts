@@ -13,8 +13,10 @@ export type AbMode = 'winner' | 'split';
 export interface VariantForm {
   subject: string;
   fromName: string;
-  /** A variant's own content, set through the API; kept as it is. */
+  /** A variant's own content: a template's, copied in, or one set through the API. */
   body?: string;
+  /** The template the content was copied from here (not saved: a reopened variant's is "its own"). */
+  bodyFrom?: string;
 }
 
 export interface AbTestForm {
