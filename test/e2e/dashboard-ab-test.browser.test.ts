@@ -1,12 +1,11 @@
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Campaign } from '../../src/api.js';
 import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
-import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
+import { useMailPeers } from '../support/mail-server.js';
 import { sinkMessagesTo } from '../support/sending.js';
 import { expectBody, pollUntil } from '../support/server.js';
-import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
 
 /**
  * An A/B test in Debian's Chromium against the service in its own process: two subjects set up in
@@ -18,26 +17,14 @@ const DOMAIN = 'news.dashboard-ab.test';
 const FROM = `news@${DOMAIN}`;
 const PEOPLE = Array.from({ length: 20 }, (_, i) => `reader${i}@ab-readers.test`);
 
-let dns: DnsServer;
-let sink: SmtpSink;
-
 describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await sink?.stop();
-    await dns?.stop();
-  });
-  const d = useDashboard({
-    env: () => ({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' }),
-  });
+  const mail = useMailPeers();
+  const d = useDashboard({ env: () => mail.env() });
   let campaignId: string;
   const campaign = (): Promise<Campaign> => expectBody(d.api().get(`/campaigns/${campaignId}`));
 
   it('sets up two subjects on half the audience in the composer, with errors beside the fields', async () => {
-    await verifiedDomain(d.api(), dns, DOMAIN);
+    await verifiedDomain(d.api(), mail.dns, DOMAIN);
     for (const email of PEOPLE) await expectBody(d.api().post('/contacts', { email, subscribed: true }), 201);
     await expectBody(
       d.api().post('/templates', { name: 'Spring offer', subject: 'Offer', body: '<p>Twenty off</p>', from: FROM }),
@@ -76,8 +63,8 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
     await testDialog.getByLabel('Send to').fill('tester@ab-readers.test');
     await testDialog.getByLabel('Variant').selectOption('B');
     await testDialog.getByRole('button', { name: 'Send test' }).click();
-    await expect.poll(() => sinkMessagesTo(sink, 'tester@ab-readers.test').length, { timeout: 15_000 }).toBe(1);
-    const tested = await simpleParser(sinkMessagesTo(sink, 'tester@ab-readers.test')[0]!.raw);
+    await expect.poll(() => sinkMessagesTo(mail.sink, 'tester@ab-readers.test').length, { timeout: 15_000 }).toBe(1);
+    const tested = await simpleParser(sinkMessagesTo(mail.sink, 'tester@ab-readers.test')[0]!.raw);
     expect(tested.subject).toBe('[Test] Spring is here: 20 % off');
     await testDialog.getByRole('button', { name: 'Close' }).click();
     // Keyboard: the variant fields are reached with Tab from the checkbox.
@@ -119,7 +106,7 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
       .toMatch(/10 recipients got variant B; 10 delivered/);
     const received = await Promise.all(
       PEOPLE.map(async (p) => {
-        const got = sinkMessagesTo(sink, p);
+        const got = sinkMessagesTo(mail.sink, p);
         expect(got, p).toHaveLength(1);
         const parsed = await simpleParser(got[0]!.raw);
         return `${parsed.subject} | ${parsed.html && parsed.html.includes('Twenty off') ? 'offer' : 'news'}`;

@@ -1,16 +1,15 @@
 import fs from 'node:fs';
 import { simpleParser } from 'mailparser';
 import type { Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Campaign, Contact, FilterCondition } from '../../src/api.js';
 import { filterConditionSchema } from '../../src/domain/filters/schema.js';
 import { hasChromium, replaceEditorText, screenshot, sidewaysOverflow, useDashboard } from '../support/browser.js';
-import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { addFilter, nestOr, pickField } from '../support/filter-builder.js';
+import { useMailPeers } from '../support/mail-server.js';
 import { sinkMessagesTo } from '../support/sending.js';
 import { expectBody, pollUntil } from '../support/server.js';
-import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
 
 /**
  * The Campaigns pages in Debian's Chromium against the real service (its own process), relaying to a
@@ -55,21 +54,9 @@ const GOLD_PEOPLE: [string, Record<string, unknown>, boolean][] = [
 ];
 const GOLD_RECIPIENTS = ['gia@gold.test', 'hal@gold.test'];
 
-let dns: DnsServer;
-let sink: SmtpSink;
-
 describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await sink?.stop();
-    await dns?.stop();
-  });
-  const d = useDashboard({
-    env: () => ({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, DELIVERY_RETRY_BASE_SECONDS: '0.2' }),
-  });
+  const mail = useMailPeers();
+  const d = useDashboard({ env: () => mail.env() });
   let segmentId: string;
   let campaignId: string;
   const editor = () => d.page.locator('.cm-content');
@@ -121,7 +108,7 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
 
   beforeAll(async () => {
     const api = d.api();
-    await verifiedDomain(api, dns, DOMAIN);
+    await verifiedDomain(api, mail.dns, DOMAIN);
     for (const [i, email] of MEMBERS.entries()) {
       await expectBody(
         api.post('/contacts', { email, subscribed: true, data: { team: 'beta', firstName: ['Ada', 'Bob', 'Cy'][i] } }),
@@ -222,7 +209,7 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     await dialog.getByRole('button', { name: 'Send test' }).click();
     await dialog.getByText('A test email is on its way to owner@example.com').waitFor();
     const [test] = await pollUntil(
-      async () => sinkMessagesTo(sink, 'owner@example.com'),
+      async () => sinkMessagesTo(mail.sink, 'owner@example.com'),
       (m) => m.length === 1,
     );
     expect((await simpleParser(test!.raw)).subject).toBe('[Test] friend, the beta is here');
@@ -273,14 +260,14 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     const progress = d.page.getByTestId('progress-text');
     await expect.poll(() => progress.textContent(), { timeout: 30_000 }).toMatch(/^100\s?% · 3 of 3 recipients sent/);
     await expect.poll(async () => (await campaign()).status).toBe('SENT');
-    for (const member of MEMBERS) expect(sinkMessagesTo(sink, member)).toHaveLength(1);
-    expect(sinkMessagesTo(sink, OUTSIDER)).toHaveLength(0);
+    for (const member of MEMBERS) expect(sinkMessagesTo(mail.sink, member)).toHaveLength(1);
+    expect(sinkMessagesTo(mail.sink, OUTSIDER)).toHaveLength(0);
     await d.page.getByRole('heading', { name: 'Sent', exact: true }).waitFor();
     expect(await d.page.getByTestId('figure-delivered').textContent()).toBe('3');
   });
 
   it('counts a click on a tracked link of a delivered message on its link, and opens its recipients', async () => {
-    const [message] = sinkMessagesTo(sink, 'ada@readers.test');
+    const [message] = sinkMessagesTo(mail.sink, 'ada@readers.test');
     const html = (await simpleParser(message!.raw)).html || '';
     const tracked = [...html.matchAll(/href="([^"]+\/t\/click\/[^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
     expect(tracked).toHaveLength(1);
@@ -362,7 +349,7 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     const held = new Promise<{ accept: true }>((resolve) => {
       release = () => resolve({ accept: true });
     });
-    sink.respond(() => held);
+    mail.sink.respond(() => held);
     try {
       await expectBody(api.post(`/campaigns/${id}/send`));
       await d.page.goto(`${d.service.url}/app/campaigns/${id}`);
@@ -387,12 +374,12 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
       await d.page.getByTestId('pause-reason').waitFor({ state: 'detached' });
     } finally {
       release();
-      sink.respond(() => ({ accept: true }));
+      mail.sink.respond(() => ({ accept: true }));
     }
     await expect
       .poll(() => d.page.getByTestId('progress-text').textContent(), { timeout: 30_000 })
       .toMatch(/^100\s?% · 2 of 2 recipients sent/);
-    for (const member of team) expect(sinkMessagesTo(sink, member)).toHaveLength(1);
+    for (const member of team) expect(sinkMessagesTo(mail.sink, member)).toHaveLength(1);
   });
 
   it('sends to a condition built by clicks in the composer, counted as the API counts it, to each subscribed match once', async () => {
@@ -475,7 +462,7 @@ describe.skipIf(!hasChromium)('the campaigns pages in a browser', () => {
     const received: Record<string, number> = {};
     for (const c of contacts) {
       const subjects = await Promise.all(
-        sinkMessagesTo(sink, c.email).map(async (m) => (await simpleParser(m.raw)).subject),
+        sinkMessagesTo(mail.sink, c.email).map(async (m) => (await simpleParser(m.raw)).subject),
       );
       const count = subjects.filter((s) => s === 'For gold teams').length;
       if (count > 0) received[c.email] = count;

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowDetail, WorkflowListItem } from '../../src/api.js';
 import { hasChromium, sidewaysOverflow, useDashboard } from '../support/browser.js';
-import { type DnsServer, startDnsServer } from '../support/dns-server.js';
 import { verifiedDomain } from '../support/domains.js';
 import { addFilter } from '../support/filter-builder.js';
+import { useMailPeers } from '../support/mail-server.js';
 import { expectBody, pollUntil } from '../support/server.js';
-import { type SmtpSink, startSmtpSink } from '../support/smtp-sink.js';
 
 /**
  * The workflows pages in Debian's Chromium against the real service, an SMTP sink and a DNS server:
@@ -19,17 +18,8 @@ const DOMAIN = 'news.wf-dash.test';
 const ADA = 'ada@wf-dash.test';
 
 describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
-  let dns: DnsServer;
-  let sink: SmtpSink;
-  beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-  });
-  afterAll(async () => {
-    await sink?.stop();
-    await dns?.stop();
-  });
-  const d = useDashboard({ env: () => ({ SMTP_URL: sink.url, DNS_SERVERS: dns.address }) });
+  const mail = useMailPeers();
+  const d = useDashboard({ env: () => mail.env() });
   const page = () => d.page;
   const canvas = () => d.page.getByTestId('workflow-canvas');
   const card = (title: string) =>
@@ -38,7 +28,7 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
   let workflowId = '';
 
   beforeAll(async () => {
-    await verifiedDomain(d.api(), dns, DOMAIN);
+    await verifiedDomain(d.api(), mail.dns, DOMAIN);
     for (const [name, subject] of [
       ['Welcome mail', 'Welcome aboard'],
       ['Pro tips', 'Tips for pro users'],
@@ -188,7 +178,7 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     expect(track.status, JSON.stringify(track.body)).toBe(200);
 
     // The welcome, then after the delay the tips: both at the sink.
-    const messages = await sink.waitFor(2, 30_000);
+    const messages = await mail.sink.waitFor(2, 30_000);
     const subjects = messages.map((m) => /^Subject: (.*)$/m.exec(m.raw.toString())?.[1]?.trim()).sort();
     expect(subjects).toEqual(['Tips for pro users', 'Welcome aboard']);
     expect(messages.every((m) => m.to.includes(ADA))).toBe(true);

@@ -70,33 +70,50 @@ export function useServerWithDns(env: Record<string, string> = {}): DnsBackedSer
   return stack;
 }
 
-/** A database, DNS server and SMTP sink for the services a file runs as child processes. */
-export interface ChildPeers {
-  db: TestDatabase;
+/** A DNS server and an SMTP sink for the service a file runs in a child process (a dashboard's, say). */
+export interface MailPeers {
   dns: DnsServer;
   sink: SmtpSink;
-  /** The environment of a child service using them (retries after 0.2 s), with `extra` on top. */
+  /** The environment of a service using them (retries after 0.2 s), with `extra` on top. */
   env(extra?: Record<string, string>): Record<string, string>;
 }
 
-/** Child-service peers for the tests of one file: started before them, stopped after them. */
-export function useChildPeers(): ChildPeers {
-  const peers = {} as ChildPeers;
+/** Mail peers for the tests of one file: started before them, stopped after them. */
+export function useMailPeers(): MailPeers {
+  const peers = {} as MailPeers;
   peers.env = (extra = {}) => ({
-    ...peers.db.env,
     SMTP_URL: peers.sink.url,
     DNS_SERVERS: peers.dns.address,
     DELIVERY_RETRY_BASE_SECONDS: '0.2',
     ...extra,
   });
   beforeAll(async () => {
-    peers.db = await createTestDatabase();
     peers.dns = await startDnsServer();
     peers.sink = await startSmtpSink();
   });
   afterAll(async () => {
     await peers.sink?.stop();
     await peers.dns?.stop();
+  });
+  return peers;
+}
+
+/** Mail peers and a database for the services a file runs as child processes. */
+export interface ChildPeers extends MailPeers {
+  db: TestDatabase;
+}
+
+/** Child-service peers for the tests of one file: started before them, stopped after them. */
+export function useChildPeers(): ChildPeers {
+  const mail = useMailPeers();
+  const peers = {} as ChildPeers;
+  peers.env = (extra = {}) => ({ ...peers.db.env, ...mail.env(extra) });
+  beforeAll(async () => {
+    peers.db = await createTestDatabase();
+    peers.dns = mail.dns;
+    peers.sink = mail.sink;
+  });
+  afterAll(async () => {
     await peers.db?.drop();
   });
   return peers;
