@@ -8,7 +8,7 @@ import { useCampaignAbTest, useCampaignAction } from './campaigns-api.js';
 
 type Variant = CampaignAbTestReport['variants'][number];
 
-/** A difference in points, signed: "+3.2 pts". */
+/** A difference in points from the best other variant, signed: "+3.2 pts". */
 const points = (d: number) => `${d > 0 ? '+' : d < 0 ? '−' : '±'}${(Math.abs(d) * 100).toFixed(1)} pts`;
 
 const confidenceWords = (c: number | null) => (c === null ? 'Not enough data yet' : percent(c));
@@ -82,12 +82,11 @@ function AbTestReport({
                 {r.metricName[0]!.toUpperCase() + r.metricName.slice(1)}
               </th>
               <th scope="col" className="numeric">
-                Against the best other
+                Difference
               </th>
               <th scope="col" className="numeric">
                 Confidence
               </th>
-              {waiting && <th scope="col">Winner</th>}
             </tr>
           </thead>
           <tbody>
@@ -110,16 +109,19 @@ function AbTestReport({
                 <td className="numeric">{v.rate === null ? '–' : percent(v.rate)}</td>
                 <td className="numeric">{v.difference === null ? '–' : points(v.difference)}</td>
                 <td className="numeric">{v.figures ? confidenceWords(v.confidence) : '–'}</td>
-                {waiting && (
-                  <td>
-                    <PickWinner projectId={projectId} campaignId={campaign.id} variant={v} />
-                  </td>
-                )}
               </tr>
             ))}
           </tbody>
         </table>
       </section>
+      {waiting && (
+        <div className="ab-pick">
+          <p className="muted small">Or send one to the rest now:</p>
+          {r.variants.map((v) => (
+            <PickWinner key={v.variant} projectId={projectId} campaignId={campaign.id} variant={v} />
+          ))}
+        </div>
+      )}
       {r.machineOpens > 0 && (
         <p className="muted small">
           {plural(r.machineOpens, 'open')} by mail providers’ image proxies right after delivery are not counted: they
