@@ -152,6 +152,6 @@ export function pickWinner(metric: AbMetric, figures: VariantFigures[]): { varia
   const certainty =
     sure === null
       ? 'too few results to be sure of the difference'
-      : `${Math.round(sure * 100)} % confidence that the difference is real`;
+      : `${sure >= 0.999 ? 'over 99.9 %' : `${Math.round(sure * 100)} %`} confidence that the difference is real`;
   return { variant: best, reason: `${variantName(best)} had the best ${words}: ${against}, ${certainty}.` };
 }

@@ -15,7 +15,7 @@ import { expectBody, pollUntil } from '../support/server.js';
 
 const DOMAIN = 'news.dashboard-ab.test';
 const FROM = `news@${DOMAIN}`;
-const PEOPLE = Array.from({ length: 20 }, (_, i) => `reader${i}@ab-readers.test`);
+const PEOPLE = Array.from({ length: 120 }, (_, i) => `reader${i}@ab-readers.test`);
 
 describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
   const mail = useMailPeers();
@@ -46,7 +46,9 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
     await expect.poll(() => page.getByTestId('save-state').textContent()).toMatch(/a valid A\/B test/);
     await card.getByLabel('Test share (%)').fill('50');
     await card.getByLabel('Wait before choosing (hours)').fill('168');
-    await expect.poll(() => card.getByTestId('ab-summary').textContent()).toMatch(/10 contacts .* after 168 hours/);
+    await expect
+      .poll(() => card.getByTestId('ab-summary').textContent())
+      .toMatch(/60 contacts \(about 30 per variant\) .* after 168 hours the winner goes to the other 60/);
     await expect
       .poll(() => page.getByTestId('save-state').textContent(), { timeout: 15_000 })
       .toMatch(/All changes saved$/);
@@ -79,9 +81,18 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
     await pollUntil(
       async () => (await d.api().get(`/campaigns/${campaignId}/ab-test`)).body,
       (r) =>
-        r.testedAt !== null && r.variants.every((v: { figures: { delivered: number } }) => v.figures.delivered === 5),
-      30_000,
+        r.testedAt !== null && r.variants.every((v: { figures: { delivered: number } }) => v.figures.delivered === 30),
+      60_000,
     );
+    // Readers open 20 of B's emails and 5 of A's, through the real tracking pixel.
+    const opened = { 'Spring news': 5, 'Spring is here: 20 % off': 20 } as Record<string, number>;
+    for (const m of mail.sink.messages) {
+      const parsed = await simpleParser(m.raw);
+      if (!opened[parsed.subject!]) continue;
+      opened[parsed.subject!]!--;
+      const pixel = /src="([^"]*\/t\/open\/[^"]*)"/.exec(parsed.html || '')![1]!;
+      expect((await fetch(pixel.replace(/&amp;/g, '&'))).status).toBe(200);
+    }
     const page = d.page;
     await page.goto(`${d.service.url}/app/campaigns/${campaignId}`);
     const card = page.getByRole('region', { name: 'A/B test' });
@@ -91,7 +102,12 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
     const rows = card.getByRole('row');
     await expect.poll(() => rows.count()).toBe(3);
     expect(await rows.nth(2).textContent()).toContain('Spring is here: 20 % off · own content');
-    expect(await rows.nth(1).getByRole('cell').nth(1).textContent()).toBe('5');
+    expect(await rows.nth(1).getByRole('cell').nth(1).textContent()).toBe('30');
+    // Side by side: the open rates, the difference and how sure it is.
+    await expect.poll(() => rows.nth(2).getByRole('cell').nth(4).textContent()).toBe('66.7%');
+    expect(await rows.nth(1).getByRole('cell').nth(4).textContent()).toBe('16.7%');
+    expect(await rows.nth(2).getByRole('cell').nth(5).textContent()).toBe('+50.0 pts');
+    expect(await rows.nth(2).getByRole('cell').nth(6).textContent()).toBe('over 99.9%');
     await d.expectAccessible('campaign-ab-report-testing');
 
     await card.getByRole('button', { name: 'Send B to the rest' }).click();
@@ -103,7 +119,7 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
     await pollUntil(campaign, (c) => c.status === 'SENT', 30_000);
     await expect
       .poll(() => card.getByTestId('ab-rest').textContent(), { timeout: 20_000 })
-      .toMatch(/10 recipients got variant B; 10 delivered/);
+      .toMatch(/60 recipients got variant B; 60 delivered/);
     const received = await Promise.all(
       PEOPLE.map(async (p) => {
         const got = sinkMessagesTo(mail.sink, p);
@@ -112,8 +128,8 @@ describe.skipIf(!hasChromium)('an A/B test in the dashboard', () => {
         return `${parsed.subject} | ${parsed.html && parsed.html.includes('Twenty off') ? 'offer' : 'news'}`;
       }),
     );
-    expect(received.filter((r) => r === 'Spring news | news')).toHaveLength(5);
-    expect(received.filter((r) => r === 'Spring is here: 20 % off | offer')).toHaveLength(15);
+    expect(received.filter((r) => r === 'Spring news | news')).toHaveLength(30);
+    expect(received.filter((r) => r === 'Spring is here: 20 % off | offer')).toHaveLength(90);
     await d.expectAccessible('campaign-ab-report-won');
     await page.setViewportSize({ width: 375, height: 800 });
     expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);

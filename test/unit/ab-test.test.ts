@@ -56,6 +56,12 @@ describe('the winner', () => {
     );
   });
 
+  it('never rounds a near-certainty to a certainty', () => {
+    expect(pickWinner('opens', [figures(30, 5, 0), figures(30, 20, 0)]).reason).toMatch(
+      /66\.7 % against 16\.7 % for A, over 99\.9 % confidence/,
+    );
+  });
+
   it('says when the samples are too small to be sure', () => {
     expect(pickWinner('clicksPerDelivered', [figures(20, 5, 1), figures(20, 5, 3)]).reason).toMatch(
       /^B had the best clicks per delivered email: 15\.0 % against 5\.0 % for A, too few results/,

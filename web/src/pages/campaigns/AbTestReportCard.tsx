@@ -11,7 +11,9 @@ type Variant = CampaignAbTestReport['variants'][number];
 /** A difference in points from the best other variant, signed: "+3.2 pts". */
 const points = (d: number) => `${d > 0 ? '+' : d < 0 ? '−' : '±'}${(Math.abs(d) * 100).toFixed(1)} pts`;
 
-const confidenceWords = (c: number | null) => (c === null ? 'Not enough data yet' : percent(c));
+/** Rounding would show a near-certainty as a certainty: 99.99 % is "over 99.9%", not "100%". */
+const confidenceWords = (c: number | null) =>
+  c === null ? 'Not enough data yet' : c >= 0.999 ? 'over 99.9%' : percent(c);
 
 /**
  * The A/B test's variants side by side: what each changed, what its recipients did, the measure
