@@ -32,17 +32,19 @@ export async function drawTestPhase(ex: Executor, campaignId: string, test: AbTe
 
 interface FiguresRow extends VariantFigures {
   variant: number | null;
+  machine: number;
 }
 
 /**
- * What each variant's recipients did (index = variant), and the rest's (those sent the winner).
- * An open counts as a reader's unless it was a proxy's prefetch and no click followed.
+ * What each variant's recipients did (index = variant), and the rest's (those sent the winner), with
+ * the test phase's opens that were a proxy's prefetch. An open counts as a reader's unless it was a
+ * prefetch and no click followed.
  */
 export async function variantFigures(
   ex: Executor,
   campaignId: string,
   variants: number,
-): Promise<{ variants: VariantFigures[]; rest: VariantFigures }> {
+): Promise<{ variants: VariantFigures[]; rest: VariantFigures; machineOpens: number }> {
   const r = await run<FiguresRow>(
     ex,
     sql`
@@ -52,7 +54,8 @@ export async function variantFigures(
       count(e.opened_at)::int as opened,
       count(*) filter (where e.opened_at is not null
         and (e.machine_open is not true or e.clicked_at is not null))::int as "humanOpened",
-      count(e.clicked_at)::int as clicked
+      count(e.clicked_at)::int as clicked,
+      count(*) filter (where e.machine_open and e.clicked_at is null)::int as machine
     from campaign_recipients r left join emails e on e.id = r.email_id
     where r.campaign_id = ${campaignId}
     group by r.variant`,
@@ -60,22 +63,15 @@ export async function variantFigures(
   const empty = (): VariantFigures => ({ recipients: 0, delivered: 0, opened: 0, humanOpened: 0, clicked: 0 });
   const figures = Array.from({ length: variants }, empty);
   let rest = empty();
-  for (const { variant, ...f } of r.rows) {
+  let machineOpens = 0;
+  for (const { variant, machine, ...f } of r.rows) {
     if (variant === null) rest = f;
-    else if (variant < variants) figures[variant] = f;
+    else if (variant < variants) {
+      figures[variant] = f;
+      machineOpens += machine;
+    }
   }
-  return { variants: figures, rest };
-}
-
-/** Opens counted as a proxy's prefetch among the test phase's emails. */
-export async function machineOpens(ex: Executor, campaignId: string): Promise<number> {
-  const r = await run<{ n: number }>(
-    ex,
-    sql`
-    select count(*)::int as n from campaign_recipients r join emails e on e.id = r.email_id
-    where r.campaign_id = ${campaignId} and r.variant is not null and e.machine_open and e.clicked_at is null`,
-  );
-  return r.rows[0]!.n;
+  return { variants: figures, rest, machineOpens };
 }
 
 /** Records the winner once: null when one was already recorded (by the wait or by hand). */

@@ -135,7 +135,6 @@ export async function abTestReport(ctx: AppContext, projectId: string, id: strin
   const started = c.sent_at !== null && c.status !== 'DRAFT' && c.status !== 'SCHEDULED';
   // Before sending there is nothing to count.
   const figures = started ? await abRepo.variantFigures(ctx.db, c.id, test.variants.length) : null;
-  const machine = started ? await abRepo.machineOpens(ctx.db, c.id) : 0;
   const comparisons = figures ? compareVariants(test.metric, figures.variants) : null;
   return {
     campaignId: c.id,
@@ -149,7 +148,7 @@ export async function abTestReport(ctx: AppContext, projectId: string, id: strin
         : null,
     testedAt: iso(c.ab_tested_at),
     winner: c.ab_winner ? { ...c.ab_winner, variant: variantName(c.ab_winner.variant) } : null,
-    machineOpens: machine,
+    machineOpens: figures?.machineOpens ?? 0,
     variants: test.variants.map((v, i) => ({
       variant: variantName(i),
       subject: v.subject ?? c.subject,

@@ -19,6 +19,8 @@ import type { RecipientReason } from './schemas.js';
 export interface SendAtSql {
   join: SQL;
   sendAt: (place: SQL, total: number) => SQL;
+  /** Whether the time depends on the place: only then is the audience counted first. */
+  byPlace: boolean;
 }
 
 interface FrozenSlice {
@@ -48,7 +50,7 @@ export async function freezeAudience(
   const matching = sql`c.project_id = ${c.project_id} and (${audience})${
     c.type === 'MARKETING' ? sql` and ${MARKETING_RECIPIENT}` : sql``
   }`;
-  const total = timing
+  const total = timing?.byPlace
     ? (await run<{ n: number }>(ex, sql`select count(*)::int as n from contacts c where ${matching}`)).rows[0]!.n
     : 0;
   let listed = 0;

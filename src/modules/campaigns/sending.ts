@@ -130,6 +130,7 @@ async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Dat
     const hours = c.spread_hours;
     return {
       join: sql``,
+      byPlace: true,
       sendAt: (place, total) =>
         // A contact that joined after the count is placed last.
         sql`${start}::timestamptz + ((${hours}::bigint * ${HOUR_MS} * least(${place}, ${Math.max(total - 1, 0)}))
@@ -147,6 +148,7 @@ async function sendAtSql(tx: Executor, c: CampaignRow, audience: SQL, start: Dat
     join: sql`left join jsonb_to_recordset(${JSON.stringify(times)}::jsonb) as zone_time(key text, at timestamptz)
       on zone_time.key = ${fanOut.zoneFieldsKey}`,
     // A contact that joined between the grouping and its slice has no group: the project's zone's time.
+    byPlace: false,
     sendAt: () => sql`coalesce(zone_time.at, ${localSendTime(start, projectZone, localTime)}::timestamptz)`,
   };
 }

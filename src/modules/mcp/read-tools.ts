@@ -13,6 +13,7 @@ import * as segments from '../segments/service.js';
 import { previewContent } from '../templates/preview.js';
 import * as templateSchemas from '../templates/schemas.js';
 import * as templates from '../templates/service.js';
+import { listExecutions } from '../workflows/executions.js';
 import * as workflowSchemas from '../workflows/schemas.js';
 import * as workflows from '../workflows/service.js';
 import { type Tool, tool } from './tool.js';
@@ -137,7 +138,7 @@ export const READ_TOOLS: Tool[] = [
     effect: 'read',
     scope: 'workflows',
     input: workflowSchemas.listExecutionsQuery.merge(workflowSchemas.idParams),
-    run: ({ ctx, projectId }, { id, ...q }) => workflows.listExecutions(ctx, projectId, id, q),
+    run: ({ ctx, projectId }, { id, ...q }) => listExecutions(ctx, projectId, id, q),
   }),
   tool({
     name: 'overview_figures',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { projectOf } from '../../platform/http/auth.js';
 import { created, noContent } from '../../platform/http/envelope.js';
 import { moduleRoutes, resourceById } from '../../platform/http/module-routes.js';
+import * as executions from './executions.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -67,7 +68,7 @@ export const workflowRoutes = moduleRoutes(
     app.post(
       '/workflows/:id/executions',
       { schema: { params: s.idParams, body: s.startExecutionBody, response: { 201: s.executionSchema } } },
-      (req, reply) => created(reply, service.startExecution(ctx, projectOf(req).id, req.params.id, req.body)),
+      (req, reply) => created(reply, executions.startExecution(ctx, projectOf(req).id, req.params.id, req.body)),
     );
     app.get(
       '/workflows/:id/executions',
@@ -78,7 +79,7 @@ export const workflowRoutes = moduleRoutes(
           response: { 200: s.executionPageSchema },
         },
       },
-      (req) => service.listExecutions(ctx, projectOf(req).id, req.params.id, req.query),
+      (req) => executions.listExecutions(ctx, projectOf(req).id, req.params.id, req.query),
     );
     app.post(
       '/workflows/:id/executions/cancel-all',
@@ -88,17 +89,17 @@ export const workflowRoutes = moduleRoutes(
           response: { 200: z.object({ workflowId: z.string().uuid(), cancelled: z.number().int() }) },
         },
       },
-      (req) => service.cancelAllExecutions(ctx, projectOf(req).id, req.params.id),
+      (req) => executions.cancelAllExecutions(ctx, projectOf(req).id, req.params.id),
     );
     app.get(
       '/workflows/:id/executions/:executionId',
       { schema: { params: s.executionParams, response: { 200: s.executionDetailSchema } } },
-      (req) => service.getExecution(ctx, projectOf(req).id, req.params.id, req.params.executionId),
+      (req) => executions.getExecution(ctx, projectOf(req).id, req.params.id, req.params.executionId),
     );
     app.delete(
       '/workflows/:id/executions/:executionId',
       { schema: { params: s.executionParams, response: { 200: s.executionSchema } } },
-      (req) => service.cancelExecution(ctx, projectOf(req).id, req.params.id, req.params.executionId),
+      (req) => executions.cancelExecution(ctx, projectOf(req).id, req.params.id, req.params.executionId),
     );
     resourceById(
       app,
