@@ -12,9 +12,18 @@
  *   npx tsx bench/audit-log.ts                    # both; prints one JSON line
  *   BENCH_PART=writes npx tsx bench/audit-log.ts  # only the write requests
  *
+ *   # before and after at once: this commit's service and the one of BENCH_BEFORE (a checkout of
+ *   # another commit with this file copied into its bench/), started side by side, their requests
+ *   # alternated one by one (the first side alternating too), so that load from elsewhere on the
+ *   # machine falls on both alike. Prints each side's p50 and p95 and the change of the p50.
+ *   BENCH_PART=writes BENCH_BEFORE=/tmp/audit-base npx tsx bench/audit-log.ts
+ *
  * Env: BENCH_PG_URL (admin URL of the PostgreSQL server), BENCH_ENTRIES (5000000),
- * BENCH_REPEAT (40 per read query), BENCH_WRITES (600 per write route), BENCH_PART (all|reads|writes).
+ * BENCH_REPEAT (40 per read query), BENCH_WRITES (600 per write route), BENCH_PART
+ * (all|reads|writes|serve: `serve` sets the write requests up, prints where, and holds the service
+ * until stdin ends: the other side of BENCH_BEFORE), BENCH_BEFORE.
  */
+import { spawn } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { createUser } from '../src/modules/accounts/service.js';
 import { run } from '../src/platform/db/client.js';
@@ -25,6 +34,7 @@ const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 5_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 40);
 const WRITES = Number(process.env.BENCH_WRITES ?? 600);
 const PART = process.env.BENCH_PART ?? 'all';
+const BEFORE = process.env.BENCH_BEFORE || undefined;
 const GOAL_P95_MS = 200;
 const PASSWORD = 'bench-audit-correct-horse';
 
@@ -44,6 +54,51 @@ async function timed(url: string, headers: Record<string, string>, method = 'GET
   const ms = performance.now() - started;
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
   return { ms, body: text ? JSON.parse(text) : null };
+}
+
+/** Where a service's write requests go: the contact and the webhook they change. */
+interface WriteTarget {
+  base: string;
+  session: Record<string, string>;
+  contactId: string;
+  hookId: string;
+}
+
+async function writeTarget(base: string, session: Record<string, string>, secret: Record<string, string>) {
+  const contact = (await timed(`${base}/contacts`, secret, 'POST', { email: 'bench@example.com' })).body;
+  const hook = (
+    await timed(`${base}/webhooks`, secret, 'POST', { url: 'https://h.example.com/', events: ['email.sent'] })
+  ).body;
+  return { base, session, contactId: contact.id as string, hookId: hook.id as string };
+}
+
+function writeCall(t: WriteTarget, name: 'patchContact' | 'patchWebhook', i: number) {
+  return name === 'patchContact'
+    ? timed(`${t.base}/contacts/${t.contactId}`, t.session, 'PATCH', { data: { n: i } })
+    : timed(`${t.base}/webhooks/${t.hookId}`, t.session, 'PATCH', { description: `bench ${i}` });
+}
+
+/** This file's `serve` part run in another checkout: its service, set up, until `cleanup`. */
+async function serveElsewhere(cleanup: Cleanup, dir: string): Promise<WriteTarget> {
+  const child = spawn('npx', ['tsx', 'bench/audit-log.ts'], {
+    cwd: dir,
+    env: { ...process.env, BENCH_PART: 'serve', BENCH_BEFORE: '' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  cleanup.add(async () => {
+    child.stdin.end();
+    await exited;
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d;
+      if (buf.includes('\n')) resolve(buf.split('\n')[0]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the service in ${dir} ended (${code}) before it was set up`)));
+  });
+  return JSON.parse(line) as WriteTarget;
 }
 
 runBench(async (cleanup: Cleanup) => {
@@ -69,28 +124,37 @@ runBench(async (cleanup: Cleanup) => {
   const result: Record<string, unknown> = { bench: 'audit-log', machine: machineInfo() };
 
   if (PART !== 'reads') {
-    const contact = (await timed(`${base}/contacts`, secret, 'POST', { email: 'bench@example.com' })).body;
-    const hook = (
-      await timed(`${base}/webhooks`, secret, 'POST', { url: 'https://h.example.com/', events: ['email.sent'] })
-    ).body;
+    const here = await writeTarget(base, session, secret);
+    if (PART === 'serve') {
+      process.stdout.write(`${JSON.stringify(here)}\n`);
+      await new Promise((resolve) => process.stdin.on('end', resolve).resume());
+      return;
+    }
+    const sides: WriteTarget[] = [here];
+    if (BEFORE) {
+      const other = await serveElsewhere(cleanup, BEFORE);
+      sides.unshift(other);
+      result.before = BEFORE;
+    }
     await waitForQuiet();
-    const routes = {
-      patchContact: (i: number) => timed(`${base}/contacts/${contact.id}`, session, 'PATCH', { data: { n: i } }),
-      patchWebhook: (i: number) =>
-        timed(`${base}/webhooks/${hook.id}`, session, 'PATCH', { description: `bench ${i}` }),
-    };
     const writes: Record<string, unknown> = {};
-    for (const [name, call] of Object.entries(routes)) {
-      for (let i = 0; i < 50; i++) await call(-i);
-      const times: number[] = [];
-      for (let i = 0; i < WRITES; i++) times.push((await call(i)).ms);
-      writes[name] = stats(times);
+    for (const name of ['patchContact', 'patchWebhook'] as const) {
+      for (let i = 0; i < 50; i++) for (const side of sides) await writeCall(side, name, -i);
+      const times: number[][] = sides.map(() => []);
+      for (let i = 0; i < WRITES; i++) {
+        const order = i % 2 === 0 ? sides.map((_, k) => k) : sides.map((_, k) => sides.length - 1 - k);
+        for (const k of order) times[k]!.push((await writeCall(sides[k]!, name, i)).ms);
+      }
+      if (BEFORE) {
+        const [before, after] = [stats(times[0]!), stats(times[1]!)];
+        writes[name] = { before, after, p50Change: round(after.p50 / before.p50 - 1, 3) };
+      } else writes[name] = stats(times[0]!);
       log(`${name}: ${JSON.stringify(writes[name])}`);
     }
     result.writes = writes;
   }
 
-  if (PART !== 'writes') {
+  if (PART !== 'writes' && PART !== 'serve') {
     log(`seeding ${ENTRIES} audit entries`);
     const seedStarted = performance.now();
     // A year of entries, oldest first, in one statement: 40 actors (32 users, 6 keys, the secret

@@ -121,46 +121,53 @@ export interface LoadResult {
   timeouts: number;
   non2xx: number;
   total: number;
+  /** The first few answers other than 200: status and the start of the body. */
+  samples: string[];
 }
 
-export interface TrackLoad {
+/** POSTs of JSON bodies through autocannon's keep-alive connections, for a time or a number of requests. */
+export interface Load {
   url: string;
-  headers: Record<string, string>;
+  headers?: Record<string, string>;
   connections: number;
-  durationSeconds: number;
-  distinctEmails: number;
-  eventName: string;
+  until: { durationSeconds: number } | { amount: number };
+  /**
+   * The source of `(n, options) => object`: the body of the n-th request, made in the load's thread
+   * (functions cannot cross to it), from `options`, this object.
+   */
+  body: string;
+  /** The number of the first request. */
+  first?: number;
+  [option: string]: unknown;
 }
 
 /*
  * autocannon runs in a worker thread: on the server's own event loop it would compete with the
- * code being measured, and with two cores each side gets one. The request body is built inside
- * the worker because functions cannot cross the thread boundary.
+ * code being measured, and with two cores each side gets one.
  */
 const LOAD_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createRequire } = require('node:module');
 const autocannon = createRequire(workerData.base)('autocannon');
 const o = workerData.options;
-let n = Math.floor(Math.random() * o.distinctEmails);
-const plans = ['free', 'pro', 'team'];
+const body = (0, eval)(o.body);
+let n = o.first ?? 0;
+const samples = [];
 autocannon({
   url: o.url,
   connections: o.connections,
-  duration: o.durationSeconds,
+  ...o.until,
   timeout: 10,
   requests: [{
     method: 'POST',
     path: new URL(o.url).pathname,
     headers: { 'content-type': 'application/json', ...o.headers },
     setupRequest: (req) => {
-      const i = n++ % o.distinctEmails;
-      req.body = JSON.stringify({
-        email: 'user' + i + '@bench' + (i % 50) + '.example.com',
-        event: o.eventName,
-        data: { plan: plans[i % 3], step: i % 7 },
-      });
+      req.body = JSON.stringify(body(n++, o));
       return req;
+    },
+    onResponse: (status, text) => {
+      if (status !== 200 && samples.length < 5) samples.push(status + ' ' + String(text).slice(0, 300));
     },
   }],
 }, (err, r) => {
@@ -175,12 +182,36 @@ autocannon({
     timeouts: r.timeouts,
     non2xx: r.non2xx,
     total: r.totalCompletedRequests,
+    samples,
   });
 });
 `;
 
-export function runTrackLoad(options: TrackLoad): Promise<LoadResult> {
-  return runEvalWorker<LoadResult>(LOAD_WORKER, options);
+export function runLoad(load: Load): Promise<LoadResult> {
+  return runEvalWorker<LoadResult>(LOAD_WORKER, load);
+}
+
+export interface TrackLoad {
+  url: string;
+  headers: Record<string, string>;
+  connections: number;
+  durationSeconds: number;
+  distinctEmails: number;
+  eventName: string;
+}
+
+/** /v1/track calls over `distinctEmails` contacts, from a random one on. */
+export function runTrackLoad({ durationSeconds, ...options }: TrackLoad): Promise<LoadResult> {
+  return runLoad({
+    ...options,
+    until: { durationSeconds },
+    first: Math.floor(Math.random() * options.distinctEmails),
+    body: `(n, o) => {
+      const i = n % o.distinctEmails;
+      return { email: 'user' + i + '@bench' + (i % 50) + '.example.com', event: o.eventName,
+        data: { plan: ['free', 'pro', 'team'][i % 3], step: i % 7 } };
+    }`,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,9 +14,8 @@ import path from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { FieldType } from '../src/domain/contact-data.js';
-import { EVENT_MONTHS_AHEAD } from '../src/modules/events/storage.js';
 import type { Db } from '../src/platform/db/client.js';
-import { ensureMonthsAhead } from '../src/platform/db/partitions.js';
+import { ensureMonthsAhead, MONTHS_AHEAD } from '../src/platform/db/partitions.js';
 import { round } from './run.js';
 
 export const DAY_MS = 86_400_000;
@@ -219,10 +218,7 @@ async function insertEvents(c: pg.Client, projectId: string, p: Population, kind
 async function monthPartitions(c: pg.Client, p: Population): Promise<void> {
   const first = new Date(p.now.getTime() - EVENT_SPAN_DAYS * DAY_MS);
   const months =
-    (p.now.getUTCFullYear() - first.getUTCFullYear()) * 12 +
-    p.now.getUTCMonth() -
-    first.getUTCMonth() +
-    EVENT_MONTHS_AHEAD;
+    (p.now.getUTCFullYear() - first.getUTCFullYear()) * 12 + p.now.getUTCMonth() - first.getUTCMonth() + MONTHS_AHEAD;
   await ensureMonthsAhead(drizzle(c) as unknown as Db, 'events', first, months);
 }
 

@@ -41,6 +41,7 @@ export type {
   RecipientReason,
 } from './modules/campaigns/schemas.js';
 export * as campaigns from './modules/campaigns/schemas.js';
+export type { ConsentPage } from './modules/consent/schemas.js';
 export type { Contact, ContactJob, UpsertedContact } from './modules/contacts/schemas.js';
 export * as contacts from './modules/contacts/schemas.js';
 export type { DomainHealth, RuleItem } from './modules/deliverability/schemas.js';
@@ -53,7 +54,7 @@ export type { BounceType, EmailRecord, EmailStatus, EmailType } from './modules/
 export * as emails from './modules/emails/schemas.js';
 export type { TrackedEvent } from './modules/events/schemas.js';
 export * as events from './modules/events/schemas.js';
-export type { Form, FormDetail } from './modules/forms/schemas.js';
+export type { Form, FormDetail, FormPreview, FormStats, PendingSignups } from './modules/forms/schemas.js';
 export type { InboundEmail } from './modules/inbound/schemas.js';
 export * as inbound from './modules/inbound/schemas.js';
 /** What removing or re-roling a member answers: the member's pending invitations it withdrew. */
@@ -61,6 +62,8 @@ export type { CreatedInvite, Invite, InvitePreview, Member, WithdrawnInvites } f
 export * as members from './modules/members/schemas.js';
 export type { DeliverySettings } from './modules/pacing/schemas.js';
 export * as pacing from './modules/pacing/schemas.js';
+export type { EraseJob, PrivacySettings, PrivacySettingsPatch } from './modules/privacy/schemas.js';
+export * as privacy from './modules/privacy/schemas.js';
 export type { Segment, SegmentType } from './modules/segments/schemas.js';
 export * as segments from './modules/segments/schemas.js';
 export type { SpamCheck, SpamCheckStatus } from './modules/spam-check/schemas.js';
@@ -70,6 +73,7 @@ export type { Suppression, SuppressionReason } from './modules/suppressions/sche
 export * as suppressions from './modules/suppressions/schemas.js';
 export type { EmailContent, Template, Version, VersionSummary } from './modules/templates/schemas.js';
 export * as templates from './modules/templates/schemas.js';
+export type { ContactTopics, Topic } from './modules/topics/schemas.js';
 export type { TrackingSettings, TrackingSettingsPatch } from './modules/tracking-settings/schemas.js';
 export * as trackingSettings from './modules/tracking-settings/schemas.js';
 export type { Enrolment, RecoveryCodes, TwoFactorStatus } from './modules/two-factor/schemas.js';

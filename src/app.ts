@@ -29,11 +29,13 @@ import { formRoutes } from './modules/forms/routes.js';
 import { inboundRoutes } from './modules/inbound/routes.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
 import { pacingRoutes } from './modules/pacing/routes.js';
+import { privacyRoutes, privacySettingsRoutes } from './modules/privacy/routes.js';
 import { segmentRoutes } from './modules/segments/routes.js';
 import { spamCheckRoutes } from './modules/spam-check/routes.js';
 import { subscriptionRoutes } from './modules/subscriptions/routes.js';
 import { suppressionRoutes } from './modules/suppressions/routes.js';
 import { templateRoutes } from './modules/templates/routes.js';
+import { topicRoutes } from './modules/topics/routes.js';
 import { trackingRoutes } from './modules/tracking/routes.js';
 import { trackingSettingsRoutes } from './modules/tracking-settings/routes.js';
 import { uploadRoutes } from './modules/uploads/routes.js';
@@ -170,9 +172,11 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   });
 
   await app.register(contactRoutes, { ctx });
+  await app.register(privacyRoutes, { ctx });
   await app.register(eventRoutes, { ctx });
   await app.register(subscriptionRoutes, { ctx });
   await app.register(formRoutes, { ctx });
+  await app.register(topicRoutes, { ctx });
   await app.register(formPublicRoutes, { ctx });
   await app.register(trackingRoutes, { ctx });
   await app.register(emailRoutes, { ctx });
@@ -186,6 +190,7 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
   await app.register(spamCheckRoutes, { ctx });
   await app.register(pacingRoutes, { ctx });
   await app.register(trackingSettingsRoutes, { ctx });
+  await app.register(privacySettingsRoutes, { ctx });
   await app.register(workflowRoutes, { ctx });
   await app.register(suppressionRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

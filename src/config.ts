@@ -28,6 +28,7 @@ const EnvSchema = z.object({
   DELIVERY_RECLAIM_SECONDS: z.coerce.number().positive().max(3600).default(3),
   DELIVERY_TRANSACTIONAL_SHARE: z.coerce.number().min(0).max(0.9).default(0),
   DELIVERY_UNCONFIRMED: z.coerce.number().int().min(1).max(1000).default(2),
+  WORKER_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(60),
   CAMPAIGN_MAX_COMPLAINT_RATE: z.coerce.number().min(0).max(1).default(0.003),
   CAMPAIGN_MAX_BOUNCE_RATE: z.coerce.number().min(0).max(1).default(0.05),
   CAMPAIGN_MIN_SAMPLE: z.coerce.number().int().min(0).max(1_000_000).default(200),
@@ -75,10 +76,13 @@ const EnvSchema = z.object({
   SPAMD_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(10),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
   RATE_LIMIT_PUBLIC_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+  FORM_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
+  FORM_RATE_LIMIT_PER_FORM: z.coerce.number().int().min(1).default(600),
   TRUST_PROXY: z.string().optional(),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().default(24),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -130,6 +134,8 @@ export interface Config {
     transactionalShare: number;
     unconfirmed: number;
   };
+  /** How far a `worker` process lets V8 grow its heap past the live data; 0 leaves V8's own factor (platform/heap.ts). */
+  workerHeapGrowthPercent: number;
   /** The guardrails of every project that has not set its own (domain/campaign-guardrails.ts). */
   campaignGuardrails: { maxComplaintRate: number; maxBounceRate: number; minSample: number };
   /** How long an hour of an A/B test's wait lasts: shorter only to try a test out (`CAMPAIGN_TEST_HOUR_SECONDS`). */
@@ -158,6 +164,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Requests with the public key, which is published in web pages and apps, count in a bucket of their own. */
   rateLimitPublicPerMinute: number;
+  /** Signup form submissions per 10 minutes from one client address, and to one form from all addresses. */
+  formRateLimit: { perIp: number; perForm: number };
   /** Which proxies' X-Forwarded-For to believe for the client address: Fastify's `trustProxy`. */
   trustProxy: boolean | string[];
   idempotencyTtlHours: number;
@@ -165,6 +173,8 @@ export interface Config {
   eventRetentionDays?: number;
   /** How long audit log entries are kept, for every project of the instance. */
   auditRetentionDays: number;
+  /** How long webhook deliveries are kept, at least: their months are dropped whole past it. */
+  webhookDeliveryRetentionDays: number;
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -218,6 +228,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transactionalShare: e.DELIVERY_TRANSACTIONAL_SHARE,
       unconfirmed: e.DELIVERY_UNCONFIRMED,
     },
+    workerHeapGrowthPercent: e.WORKER_HEAP_GROWTH_PERCENT,
     campaignGuardrails: {
       maxComplaintRate: e.CAMPAIGN_MAX_COMPLAINT_RATE,
       maxBounceRate: e.CAMPAIGN_MAX_BOUNCE_RATE,
@@ -245,10 +256,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     spamd: e.SPAMD_URL ? { target: spamdTarget(e.SPAMD_URL), timeoutMs: e.SPAMD_TIMEOUT_SECONDS * 1000 } : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitPublicPerMinute: e.RATE_LIMIT_PUBLIC_PER_MINUTE,
+    formRateLimit: { perIp: e.FORM_RATE_LIMIT_PER_IP, perForm: e.FORM_RATE_LIMIT_PER_FORM },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     idempotencyTtlHours: e.IDEMPOTENCY_TTL_HOURS,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    webhookDeliveryRetentionDays: e.WEBHOOK_DELIVERY_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
     sso: ssoConfig(e),

@@ -10,6 +10,7 @@ import { createUser } from './modules/accounts/service.js';
 import { createProject } from './modules/projects/service.js';
 import { openDatabase } from './platform/db/client.js';
 import { importDataDump } from './platform/db/import.js';
+import { limitHeapGrowth } from './platform/heap.js';
 import { startService } from './start.js';
 
 const USAGE =
@@ -65,6 +66,7 @@ async function run(command: string, args: string[]): Promise<void> {
   }
   if (!['all', 'serve', 'worker'].includes(command)) throw new Error(USAGE);
 
+  if (command === 'worker') limitHeapGrowth(config.workerHeapGrowthPercent);
   const log = logger(config.logLevel);
   const service = await startService(config, command as Role, { log });
   if (service.defaultProject) {

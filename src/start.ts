@@ -20,7 +20,7 @@ import { projectRateLimit } from './platform/http/project-rate-limit.js';
 import { type MetricsListener, startMetricsListener } from './platform/metrics/listener.js';
 import { Metrics } from './platform/metrics/registry.js';
 import { NotifiedCaches } from './platform/notified-cache.js';
-import { instanceSecret } from './platform/secrets.js';
+import { ERASURE_SALT, instanceSecret } from './platform/secrets.js';
 import { Throttle } from './platform/throttle.js';
 import { UntrustedPool } from './platform/untrusted/pool.js';
 import { TemplateRenderer } from './platform/untrusted/templates.js';
@@ -79,6 +79,7 @@ export async function createContext(
     log,
     dns: new Dns(config.dnsServers),
     links: new LinkSigner(await instanceSecret(database.db, 'link-signing-key')),
+    erasureSalt: await instanceSecret(database.db, ERASURE_SALT),
     untrusted,
     templates: new TemplateRenderer(untrusted, { inlineFirst: role === 'worker' }),
   };

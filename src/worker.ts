@@ -12,8 +12,16 @@ import { DeliveryEngine } from './modules/emails/delivery-engine.js';
 import { subscribeDailyCounts } from './modules/events/daily-counts.js';
 import { applyEventRetention, maintainEventPartitions } from './modules/events/storage.js';
 import { purgeUnconfirmedSignups } from './modules/forms/signup.js';
+import { ERASE_QUEUE, runErase } from './modules/privacy/erase.js';
+import { applyMailRetention } from './modules/privacy/retention.js';
 import { countSegment, refreshAllSegmentCounts, SEGMENT_COUNT_QUEUE } from './modules/segments/service.js';
-import { deliverWebhook, subscribeWebhookDeliveries, WEBHOOK_DELIVERY_QUEUE } from './modules/webhooks/sender.js';
+import {
+  type DeliveryJob,
+  deliverWebhook,
+  subscribeWebhookDeliveries,
+  WEBHOOK_DELIVERY_QUEUE,
+} from './modules/webhooks/sender.js';
+import { maintainDeliveryStorage } from './modules/webhooks/storage.js';
 import { WorkflowEngine } from './modules/workflows/engine.js';
 import { subscribeWorkflowTriggers } from './modules/workflows/triggers.js';
 import type { AppContext } from './platform/context.js';
@@ -105,9 +113,20 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
     await purgeExpiredEntries(ctx);
     await purgeUnconfirmedSignups(ctx);
   });
-  runner.every('event-partitions', 60 * 60_000, async () => {
+  runner.every('partitions', 60 * 60_000, async () => {
     await maintainEventPartitions(ctx);
     await applyEventRetention(ctx);
+    await maintainDeliveryStorage(ctx);
+  });
+  runner.every('mail-retention', 60 * 60_000, async () => {
+    await applyMailRetention(ctx);
+  });
+  // One erase at a time per worker: its batches are short, and other work goes on in between.
+  runner.work<{ jobId: string }>(ERASE_QUEUE, (job) => runErase(ctx, job.payload.jobId, job), {
+    concurrency: 1,
+    leaseMs: CONTACT_JOB_LEASE_MS,
+    retryBaseMs: 2_000,
+    maxRetryMs: 60_000,
   });
   runner.every('verify-domains', 5 * 60_000, async () => {
     await checkAllDomains(ctx);
@@ -134,7 +153,7 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
   );
   runner.work<{ campaignId: string }>(CAMPAIGN_WINNER_QUEUE, (job) => decideWinner(ctx, job.payload.campaignId));
   runner.every('rescue-campaigns', 30_000, () => rescueCampaigns(ctx));
-  runner.work<{ deliveryId: string }>(WEBHOOK_DELIVERY_QUEUE, (job) => deliverWebhook(ctx, job), {
+  runner.work<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, (job) => deliverWebhook(ctx, job), {
     concurrency: 10,
     leaseMs: WEBHOOK_LEASE_MS,
     retryBaseMs: ctx.config.delivery.retryBaseMs,

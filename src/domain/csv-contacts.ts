@@ -1,7 +1,14 @@
 import { normalizeEmail } from './email.js';
 
 export type CsvContact =
-  | { ok: true; email: string; subscribed?: boolean; data: Record<string, unknown> }
+  | {
+      ok: true;
+      email: string;
+      subscribed?: boolean;
+      data: Record<string, unknown>;
+      /** From `topic:<name or id>` columns: the topic as the header names it → receives it. */
+      topics?: Record<string, boolean>;
+    }
   | { ok: false; email?: string; message: string };
 
 const TRUE = new Set(['true', 'yes', '1', 'y']);
@@ -23,10 +30,17 @@ export function coerceCell(cell: string): unknown {
   return cell;
 }
 
+/** A `topic:<name or id>` column's topic, as the header names it; null for any other column. */
+export function topicColumn(column: string): string | null {
+  const m = /^topic:\s*(.+)$/i.exec(column.trim());
+  return m ? m[1]!.trim() : null;
+}
+
 export function csvRowToContact(record: Record<string, string>): CsvContact {
   let email: string | undefined;
   let subscribed: boolean | undefined;
   const data: Record<string, unknown> = {};
+  const topics: Record<string, boolean> = {};
   for (const [column, raw] of Object.entries(record)) {
     const name = column.trim();
     const cell = (raw ?? '').trim();
@@ -37,10 +51,16 @@ export function csvRowToContact(record: Record<string, string>): CsvContact {
       if (TRUE.has(cell.toLowerCase())) subscribed = true;
       else if (FALSE.has(cell.toLowerCase())) subscribed = false;
       else return { ok: false, email, message: `subscribed must be true or false, got "${cell}"` };
+    } else if (topicColumn(name) !== null) {
+      // An empty cell leaves the topic as it is (a new contact: the topic's default).
+      if (cell === '') continue;
+      if (TRUE.has(cell.toLowerCase())) topics[topicColumn(name)!] = true;
+      else if (FALSE.has(cell.toLowerCase())) topics[topicColumn(name)!] = false;
+      else return { ok: false, email, message: `${name} must be true or false, got "${cell}"` };
     } else if (name && cell !== '') data[name] = coerceCell(cell);
   }
   if (!email) return { ok: false, message: 'email is empty' };
   const normalized = normalizeEmail(email);
   if (!normalized) return { ok: false, email, message: `"${email}" is not a valid email address` };
-  return { ok: true, email: normalized, subscribed, data };
+  return { ok: true, email: normalized, subscribed, data, ...(Object.keys(topics).length > 0 ? { topics } : {}) };
 }

@@ -28,6 +28,8 @@ export interface FormStrings {
   /** `{suggestion}`: the address the visitor probably meant. */
   refusedTypo: string;
   refusedNoMail: string;
+  /** The address was erased from the list, and the list keeps it out. */
+  refusedErased: string;
   confirmTitle: string;
   confirmButton: string;
   confirming: string;
@@ -72,6 +74,8 @@ const STRINGS: Record<Locale, FormStrings> = {
     refusedDisposable: 'Addresses of disposable email services cannot sign up. Please use your usual address.',
     refusedTypo: 'Did you mean {suggestion}? Please check the address.',
     refusedNoMail: 'This address cannot receive email. Please check it.',
+    refusedErased:
+      'This address was removed from this list at its owner’s request and cannot sign up here again. To subscribe again, please write to the sender.',
     confirmTitle: 'Confirm your subscription',
     confirmButton: 'Confirm my subscription',
     confirming: 'Confirming…',
@@ -113,6 +117,8 @@ const STRINGS: Record<Locale, FormStrings> = {
       'Adressen von Wegwerf-E-Mail-Diensten können sich nicht anmelden. Bitte verwenden Sie Ihre übliche Adresse.',
     refusedTypo: 'Meinten Sie {suggestion}? Bitte prüfen Sie die Adresse.',
     refusedNoMail: 'An diese Adresse kann keine E-Mail zugestellt werden. Bitte prüfen Sie sie.',
+    refusedErased:
+      'Diese Adresse wurde auf Wunsch ihres Inhabers aus dieser Liste gelöscht und kann sich hier nicht erneut anmelden. Um sich wieder anzumelden, schreiben Sie bitte dem Absender.',
     confirmTitle: 'Abonnement bestätigen',
     confirmButton: 'Mein Abonnement bestätigen',
     confirming: 'Wird bestätigt…',
@@ -154,6 +160,8 @@ const STRINGS: Record<Locale, FormStrings> = {
       'Les adresses de services d’e-mail jetables ne peuvent pas s’inscrire. Veuillez utiliser votre adresse habituelle.',
     refusedTypo: 'Vouliez-vous dire {suggestion}\u00a0? Veuillez vérifier l’adresse.',
     refusedNoMail: 'Cette adresse ne peut pas recevoir d’e-mails. Veuillez la vérifier.',
+    refusedErased:
+      'Cette adresse a été supprimée de cette liste à la demande de son titulaire et ne peut plus s’inscrire ici. Pour vous réabonner, veuillez écrire à l’expéditeur.',
     confirmTitle: 'Confirmez votre abonnement',
     confirmButton: 'Confirmer mon abonnement',
     confirming: 'Confirmation…',
@@ -194,6 +202,8 @@ const STRINGS: Record<Locale, FormStrings> = {
       'Las direcciones de servicios de correo desechable no pueden suscribirse. Use su dirección habitual.',
     refusedTypo: '¿Quiso decir {suggestion}? Compruebe la dirección.',
     refusedNoMail: 'Esta dirección no puede recibir correo. Compruébela.',
+    refusedErased:
+      'Esta dirección se eliminó de esta lista a petición de su titular y no puede volver a suscribirse aquí. Para suscribirse de nuevo, escriba al remitente.',
     confirmTitle: 'Confirme su suscripción',
     confirmButton: 'Confirmar mi suscripción',
     confirming: 'Confirmando…',
@@ -233,6 +243,8 @@ const STRINGS: Record<Locale, FormStrings> = {
     refusedDisposable: 'Endereços de serviços de e-mail descartável não podem se inscrever. Use seu endereço habitual.',
     refusedTypo: 'Você quis dizer {suggestion}? Verifique o endereço.',
     refusedNoMail: 'Este endereço não pode receber e-mails. Verifique-o.',
+    refusedErased:
+      'Este endereço foi removido desta lista a pedido do seu titular e não pode se inscrever aqui novamente. Para se inscrever de novo, escreva ao remetente.',
     confirmTitle: 'Confirme sua inscrição',
     confirmButton: 'Confirmar minha inscrição',
     confirming: 'Confirmando…',

@@ -6,6 +6,8 @@ export interface SubscriberRef {
   contactId: string;
   /** The email the link came in, when there was one. */
   emailId?: string;
+  /** The topic of that email: its unsubscribe link leaves only this topic. */
+  topicId?: string;
 }
 
 /**
@@ -32,17 +34,20 @@ export class LinkSigner {
 
   /** A token for the subscriber pages: the contact it is about and its signature. */
   subscriberToken(ref: SubscriberRef): string {
-    const body = [ref.projectId, ref.contactId, ref.emailId ?? ''].join('.');
+    // A topic makes a fifth part, signed with the rest: a link cannot be moved to another topic or to all mail.
+    const body = [ref.projectId, ref.contactId, ref.emailId ?? '', ...(ref.topicId ? [ref.topicId] : [])].join('.');
     return `${body}.${this.sign('subscriber', body)}`;
   }
 
   readSubscriberToken(token: string): SubscriberRef | null {
     const parts = token.split('.');
-    if (parts.length !== 4) return null;
-    const [projectId, contactId, emailId, signature] = parts as [string, string, string, string];
+    if (parts.length !== 4 && parts.length !== 5) return null;
+    const signature = parts[parts.length - 1]!;
+    const [projectId, contactId, emailId, topicId] = parts.slice(0, -1) as [string, string, string, string?];
     if (![projectId, contactId].every(isUuid) || (emailId && !isUuid(emailId))) return null;
-    if (!this.verify(signature, 'subscriber', parts.slice(0, 3).join('.'))) return null;
-    return { projectId, contactId, ...(emailId ? { emailId } : {}) };
+    if (topicId !== undefined && !isUuid(topicId)) return null;
+    if (!this.verify(signature, 'subscriber', parts.slice(0, -1).join('.'))) return null;
+    return { projectId, contactId, ...(emailId ? { emailId } : {}), ...(topicId ? { topicId } : {}) };
   }
 }
 

@@ -33,6 +33,27 @@ export interface SubscriberStrings {
   /** `{n}` is replaced by the number of days. */
   snoozeDays: string;
   saved: string;
+  /** `{topic}` is replaced by the topic's name. */
+  unsubscribeTopicQuestion: string;
+  /** `{topic}` and `{email}`. */
+  unsubscribeTopicExplain: string;
+  unsubscribedTopicTitle: string;
+  /** `{topic}` and `{email}`. */
+  unsubscribedTopicText: string;
+  /** `{topic}`. */
+  resubscribeTopicQuestion: string;
+  /** `{topic}` and `{email}`. */
+  resubscribeTopicExplain: string;
+  /** `{topic}`. */
+  resubscribedTopicTitle: string;
+  /** `{topic}` and `{email}`. */
+  resubscribedTopicText: string;
+  topicsHeading: string;
+  topicsExplain: string;
+  noSnooze: string;
+  unsubscribeAll: string;
+  unsubscribeAllExplain: string;
+  savePreferences: string;
   notFoundTitle: string;
   notFoundText: string;
   badRequestTitle: string;
@@ -65,6 +86,20 @@ const STRINGS: Record<Locale, SubscriberStrings> = {
     snoozeExplain: 'Pause these emails for a while; they start again on their own afterwards.',
     snoozeDays: '{n} days',
     saved: 'Your preferences have been saved.',
+    unsubscribeTopicQuestion: 'Unsubscribe from {topic}?',
+    unsubscribeTopicExplain: 'Stop sending emails about {topic} to {email}? Other emails keep coming.',
+    unsubscribedTopicTitle: 'You have left {topic}',
+    unsubscribedTopicText: '{email} will no longer receive emails about {topic}. Other emails keep coming.',
+    resubscribeTopicQuestion: 'Receive {topic} again?',
+    resubscribeTopicExplain: 'Start sending emails about {topic} to {email} again?',
+    resubscribedTopicTitle: 'You receive {topic} again',
+    resubscribedTopicText: '{email} will receive emails about {topic} again.',
+    topicsHeading: 'What you receive',
+    topicsExplain: 'Choose the topics you want to hear about.',
+    noSnooze: 'No break',
+    unsubscribeAll: 'Unsubscribe from everything',
+    unsubscribeAllExplain: 'No marketing email at all, whatever the topics say.',
+    savePreferences: 'Save preferences',
     notFoundTitle: 'Link not valid',
     notFoundText: 'This link is not valid, or the subscription it belongs to no longer exists.',
     badRequestTitle: 'Request not understood',
@@ -95,6 +130,20 @@ const STRINGS: Record<Locale, SubscriberStrings> = {
     snoozeExplain: 'Pausieren Sie diese E-Mails für eine Weile; danach erhalten Sie sie automatisch wieder.',
     snoozeDays: '{n} Tage',
     saved: 'Ihre Einstellungen wurden gespeichert.',
+    unsubscribeTopicQuestion: 'Von {topic} abmelden?',
+    unsubscribeTopicExplain: 'Keine E-Mails zu {topic} mehr an {email} senden? Andere E-Mails kommen weiterhin.',
+    unsubscribedTopicTitle: 'Sie haben {topic} abbestellt',
+    unsubscribedTopicText: '{email} erhält keine E-Mails zu {topic} mehr. Andere E-Mails kommen weiterhin.',
+    resubscribeTopicQuestion: '{topic} wieder erhalten?',
+    resubscribeTopicExplain: 'Wieder E-Mails zu {topic} an {email} senden?',
+    resubscribedTopicTitle: 'Sie erhalten {topic} wieder',
+    resubscribedTopicText: '{email} erhält wieder E-Mails zu {topic}.',
+    topicsHeading: 'Was Sie erhalten',
+    topicsExplain: 'Wählen Sie die Themen, über die Sie informiert werden möchten.',
+    noSnooze: 'Keine Pause',
+    unsubscribeAll: 'Von allem abmelden',
+    unsubscribeAllExplain: 'Gar keine Marketing-E-Mails, unabhängig von den Themen.',
+    savePreferences: 'Einstellungen speichern',
     notFoundTitle: 'Ungültiger Link',
     notFoundText: 'Dieser Link ist ungültig, oder das zugehörige Abonnement existiert nicht mehr.',
     badRequestTitle: 'Anfrage nicht verstanden',
@@ -125,6 +174,20 @@ const STRINGS: Record<Locale, SubscriberStrings> = {
     snoozeExplain: 'Suspendez ces e-mails pendant quelque temps\u00a0; ils reprendront ensuite automatiquement.',
     snoozeDays: '{n} jours',
     saved: 'Vos préférences ont été enregistrées.',
+    unsubscribeTopicQuestion: 'Se désabonner de {topic}\u00a0?',
+    unsubscribeTopicExplain: 'Ne plus envoyer d’e-mails sur {topic} à {email}\u00a0? Les autres e-mails continuent.',
+    unsubscribedTopicTitle: 'Vous ne recevrez plus {topic}',
+    unsubscribedTopicText: '{email} ne recevra plus d’e-mails sur {topic}. Les autres e-mails continuent.',
+    resubscribeTopicQuestion: 'Recevoir à nouveau {topic}\u00a0?',
+    resubscribeTopicExplain: 'Envoyer à nouveau des e-mails sur {topic} à {email}\u00a0?',
+    resubscribedTopicTitle: 'Vous recevez à nouveau {topic}',
+    resubscribedTopicText: '{email} recevra à nouveau des e-mails sur {topic}.',
+    topicsHeading: 'Ce que vous recevez',
+    topicsExplain: 'Choisissez les sujets qui vous intéressent.',
+    noSnooze: 'Pas de pause',
+    unsubscribeAll: 'Se désabonner de tout',
+    unsubscribeAllExplain: 'Plus aucun e-mail marketing, quels que soient les sujets.',
+    savePreferences: 'Enregistrer les préférences',
     notFoundTitle: 'Lien non valide',
     notFoundText: 'Ce lien n’est pas valide, ou l’abonnement auquel il se rapporte n’existe plus.',
     badRequestTitle: 'Demande non comprise',
@@ -155,6 +218,20 @@ const STRINGS: Record<Locale, SubscriberStrings> = {
     snoozeExplain: 'Pause estos correos durante un tiempo; después volverá a recibirlos automáticamente.',
     snoozeDays: '{n} días',
     saved: 'Se han guardado sus preferencias.',
+    unsubscribeTopicQuestion: '¿Darse de baja de {topic}?',
+    unsubscribeTopicExplain: '¿Dejar de enviar correos sobre {topic} a {email}? Los demás correos seguirán llegando.',
+    unsubscribedTopicTitle: 'Ya no recibirá {topic}',
+    unsubscribedTopicText: '{email} ya no recibirá correos sobre {topic}. Los demás correos seguirán llegando.',
+    resubscribeTopicQuestion: '¿Volver a recibir {topic}?',
+    resubscribeTopicExplain: '¿Volver a enviar correos sobre {topic} a {email}?',
+    resubscribedTopicTitle: 'Vuelve a recibir {topic}',
+    resubscribedTopicText: '{email} volverá a recibir correos sobre {topic}.',
+    topicsHeading: 'Lo que recibe',
+    topicsExplain: 'Elija los temas que le interesan.',
+    noSnooze: 'Sin pausa',
+    unsubscribeAll: 'Darse de baja de todo',
+    unsubscribeAllExplain: 'Ningún correo de marketing, sean cuales sean los temas.',
+    savePreferences: 'Guardar preferencias',
     notFoundTitle: 'Enlace no válido',
     notFoundText: 'Este enlace no es válido o la suscripción a la que corresponde ya no existe.',
     badRequestTitle: 'Solicitud no válida',
@@ -185,6 +262,20 @@ const STRINGS: Record<Locale, SubscriberStrings> = {
     snoozeExplain: 'Pause estes e-mails por um tempo; depois você volta a recebê-los automaticamente.',
     snoozeDays: '{n} dias',
     saved: 'Suas preferências foram salvas.',
+    unsubscribeTopicQuestion: 'Cancelar inscrição em {topic}?',
+    unsubscribeTopicExplain: 'Parar de enviar e-mails sobre {topic} para {email}? Os outros e-mails continuam.',
+    unsubscribedTopicTitle: 'Você saiu de {topic}',
+    unsubscribedTopicText: '{email} não receberá mais e-mails sobre {topic}. Os outros e-mails continuam.',
+    resubscribeTopicQuestion: 'Receber {topic} novamente?',
+    resubscribeTopicExplain: 'Voltar a enviar e-mails sobre {topic} para {email}?',
+    resubscribedTopicTitle: 'Você voltou a receber {topic}',
+    resubscribedTopicText: '{email} voltará a receber e-mails sobre {topic}.',
+    topicsHeading: 'O que você recebe',
+    topicsExplain: 'Escolha os assuntos que deseja receber.',
+    noSnooze: 'Sem pausa',
+    unsubscribeAll: 'Cancelar inscrição em tudo',
+    unsubscribeAllExplain: 'Nenhum e-mail de marketing, independentemente dos assuntos.',
+    savePreferences: 'Salvar preferências',
     notFoundTitle: 'Link inválido',
     notFoundText: 'Este link não é válido, ou a inscrição a que se refere não existe mais.',
     badRequestTitle: 'Solicitação não compreendida',

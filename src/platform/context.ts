@@ -34,6 +34,11 @@ export interface AppContext {
   dns: Dns;
   /** Signs and checks tracking and subscriber links. */
   links: LinkSigner;
+  /**
+   * The key of the hashes an erase keeps (domain/erasure.ts), read at start: writes of contacts use
+   * it inside their transactions, where fetching it would take a second connection from the pool.
+   */
+  erasureSalt: Buffer;
   /** Worker threads for untrusted content (inbound mail, HTML, html-to-text), with hard deadlines. */
   untrusted: UntrustedPool;
   /** Liquid templates: on the event loop when proven cheap, in `untrusted` otherwise. */

@@ -9,7 +9,7 @@
  * written (see `Database.transactionBefore`).
  */
 
-import { DeadlineError } from './db/client.js';
+import { type Database, type Db, DeadlineError, isDatabaseUnavailable, isTransientConflict } from './db/client.js';
 
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
@@ -144,4 +144,27 @@ export class GroupCommit<T, R> {
       w.settle(outcomes[i] ?? { ok: false, error: new Error('no outcome for this item') });
     }
   }
+}
+
+/**
+ * A `write` that writes a batch in one transaction, committed only before the batch's deadline
+ * (`Database.transactionBefore`). A batch that fails is written again item by item, so that an item
+ * that cannot be written fails alone; a database that cannot be reached fails them all at once, and
+ * a lone item that lost a deadlock, which kept nothing, is written once more while it has time.
+ */
+export function transactionalWrite<T, R>(
+  database: Pick<Database, 'transactionBefore'>,
+  writeBatch: (tx: Db, items: T[]) => Promise<Outcome<R>[]>,
+): GroupCommitOptions<T, R>['write'] {
+  const write = async (items: T[], deadline: number, retried: boolean): Promise<Outcome<R>[]> => {
+    try {
+      return await database.transactionBefore(deadline, (tx) => writeBatch(tx, items));
+    } catch (error) {
+      if (items.length === 1 && isTransientConflict(error) && !retried && Date.now() < deadline)
+        return write(items, deadline, true);
+      if (items.length === 1 || isDatabaseUnavailable(error)) return items.map(() => ({ ok: false, error }));
+      return (await Promise.all(items.map((item) => write([item], deadline, false)))).flat();
+    }
+  };
+  return (items, deadline) => write(items, deadline, false);
 }

@@ -15,3 +15,6 @@ export async function instanceSecret(db: Db, name: string): Promise<Buffer> {
   const r = await run<{ value: string }>(db, sql`select value from instance_secrets where name = ${name}`);
   return Buffer.from(r.rows[0]!.value, 'base64');
 }
+
+/** The key of the hashes an erase keeps (domain/erasure.ts). */
+export const ERASURE_SALT = 'erasure-salt';

@@ -350,6 +350,76 @@ describe('a change that fails leaves no entry', () => {
     expect(await newEntries()).toEqual([]);
   });
 
+  it('an entry that cannot be written takes its change with it, one statement or several', async () => {
+    const hook = ok(
+      await api.post('/webhooks', { url: 'https://hooks.example.com/atomic', events: ['email.sent'] }),
+      201,
+    );
+    const contact = ok(await api.post('/contacts', { email: `atomic-${unique()}@example.com` }), 201);
+    await newEntries();
+    // The database refuses these two targets' entries, as it would a full disk or a lost connection.
+    const db = server.service.ctx.db;
+    await run(
+      db,
+      sql`create function audit_test_refuse() returns trigger language plpgsql as $$
+        begin raise exception 'the test refuses this entry'; end $$`,
+    );
+    await run(
+      db,
+      sql.raw(`create trigger audit_test_refuse before insert on audit_log for each row
+        when (new.target_id in ('${hook.id}', '${contact.id}')) execute function audit_test_refuse()`),
+    );
+    try {
+      const owner = dashboard(ownerCookie);
+      // One statement before the audit log (the webhook's update): its entry is written by the same statement.
+      expect((await owner.patch(`/webhooks/${hook.id}`, { description: 'must not stay' })).status).toBe(500);
+      expect((await owner.post(`/webhooks/${hook.id}/rotate-secret`, {})).status).toBe(500);
+      expect((await owner.delete(`/webhooks/${hook.id}`)).status).toBe(500);
+      const kept = ok(await api.get(`/webhooks/${hook.id}`));
+      expect(kept.description).toBe(hook.description);
+      expect(kept.secret).toBe(hook.secret);
+      // Several statements in a transaction (the contact's update writes the entry).
+      expect((await owner.patch(`/contacts/${contact.id}`, { data: { plan: 'must-not-stay' } })).status).toBe(500);
+      expect(ok(await api.get(`/contacts/${contact.id}`)).data).toEqual(contact.data);
+    } finally {
+      await run(db, sql`drop trigger audit_test_refuse on audit_log`);
+      await run(db, sql`drop function audit_test_refuse()`);
+    }
+    expect(await newEntries()).toEqual([]);
+    // And a change that finds nothing writes nothing.
+    expect((await api.patch(`/webhooks/${crypto.randomUUID()}`, { description: 'x' })).status).toBe(404);
+    expect(await newEntries()).toEqual([]);
+    // Once the database takes entries again, the same change is written with its entry.
+    ok(await dashboard(ownerCookie).patch(`/webhooks/${hook.id}`, { description: 'now it stays' }));
+    expect((await newEntries()).map((e) => [e.action, e.target_id])).toEqual([['webhook.updated', hook.id]]);
+  });
+
+  it('a column added while the service runs does not break the changes that write their entry with them', async () => {
+    // Those statements are prepared once per connection; one answering `*` would fail once the table changes.
+    const hook = ok(
+      await api.post('/webhooks', { url: 'https://hooks.example.com/columns', events: ['email.sent'] }),
+      201,
+    );
+    const contact = ok(await api.post('/contacts', { email: `columns-${unique()}@example.com` }), 201);
+    const owner = dashboard(ownerCookie);
+    const change = async (i: number) => {
+      ok(await owner.patch(`/webhooks/${hook.id}`, { description: `before ${i}` }));
+      ok(await owner.patch(`/contacts/${contact.id}`, { data: { n: i } }));
+    };
+    for (let i = 0; i < 5; i++) await change(i);
+    const db = server.service.ctx.db;
+    await run(db, sql`alter table webhooks add column audit_test_extra int`);
+    await run(db, sql`alter table contacts add column audit_test_extra int`);
+    try {
+      for (let i = 5; i < 10; i++) await change(i);
+    } finally {
+      await run(db, sql`alter table webhooks drop column audit_test_extra`);
+      await run(db, sql`alter table contacts drop column audit_test_extra`);
+    }
+    for (let i = 10; i < 15; i++) await change(i);
+    await newEntries();
+  });
+
   it('403: a member may not change the campaign guardrails', async () => {
     const memberCookie = sessionCookie((await signIn(MEMBER)).headers)!;
     await run(

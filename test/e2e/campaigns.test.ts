@@ -459,6 +459,7 @@ describe('POST /campaigns', () => {
         audienceType: 'ALL',
         audienceCondition: null,
         segmentId: null,
+        topicId: null,
         scheduledFor: null,
         localTime: null,
         spread: null,

@@ -61,7 +61,7 @@ async function snoozedContact(label: string) {
   return c;
 }
 
-const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt'];
+const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'topics', 'updatedAt'];
 
 describe('POST /contacts', () => {
   it('creates a contact: 201, _meta isNew, subscribed by default, email normalised', async () => {

@@ -46,7 +46,7 @@ describe.skipIf(!hasChromium)('signup forms in the dashboard', () => {
 
   it('copies the embed code, saves a change and deletes the form', async () => {
     await d.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.service.url });
-    await d.page.getByRole('button', { name: 'Newsletter' }).click();
+    await d.page.getByRole('button', { name: 'Newsletter', exact: true }).click();
     await dialog().getByRole('button', { name: 'Copy the embed code of Newsletter' }).click();
     const code = await d.page.evaluate(() => navigator.clipboard.readText());
     expect(code).toContain('<form class="postbox-form"');
@@ -56,7 +56,7 @@ describe.skipIf(!hasChromium)('signup forms in the dashboard', () => {
     await dialog().getByLabel('Name').fill('Monthly letter');
     await dialog().getByRole('button', { name: 'Save changes' }).click();
     await dialog().waitFor({ state: 'hidden' });
-    await d.page.getByRole('button', { name: 'Monthly letter' }).click();
+    await d.page.getByRole('button', { name: 'Monthly letter', exact: true }).click();
     await dialog().getByRole('button', { name: 'Delete this form' }).click();
     await d.page.getByRole('heading', { name: 'No signup forms yet' }).waitFor();
   });

@@ -164,9 +164,9 @@ describe.skipIf(!hasChromium)('the dashboard’s navigation in a browser', () =>
     // A group's name finds its pages.
     const search = palette.getByRole('combobox');
     await search.fill('audience');
-    await expect.poll(() => palette.getByRole('option').allTextContents()).toHaveLength(5);
+    await expect.poll(() => palette.getByRole('option').allTextContents()).toHaveLength(6);
     expect(await palette.getByRole('group').allTextContents()).toEqual([
-      expect.stringMatching(/^AudienceContacts.*Segments.*Events.*Signup forms.*Suppressions/),
+      expect.stringMatching(/^AudienceContacts.*Segments.*Events.*Signup forms.*Topics.*Suppressions/),
     ]);
     await search.fill('workfl');
     await search.press('Enter');

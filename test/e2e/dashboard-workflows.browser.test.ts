@@ -47,15 +47,14 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     const choice = panel().getByRole('button', { name: new RegExp(`^${type}`) });
     // The canvas fits its view once it has measured the nodes: a click during that move misses, so try again.
     for (let attempt = 0; ; attempt++) {
-      await page().getByRole('button', { name: opener }).click();
-      const shown = await choice.waitFor({ timeout: 2000 }).then(
+      if (!(await choice.isVisible())) await page().getByRole('button', { name: opener }).click();
+      const picked = await choice.click({ timeout: 3000 }).then(
         () => true,
         () => false,
       );
-      if (shown) break;
+      if (picked) return;
       expect(attempt).toBeLessThan(5);
     }
-    await choice.click();
   }
 
   /** Opens the palette at `where`, picks `type`, names the step and lets `configure` fill its form. */
@@ -63,7 +62,13 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     await pickStepType(`Add a step ${where}`, type);
     if (name) await panel().getByLabel('Step name (optional)').fill(name);
     await configure?.();
+    // The step's POST, so that a refusal fails here with the server's words rather than as a card never drawn.
+    const added = page().waitForResponse(
+      (r) => r.request().method() === 'POST' && /\/workflows\/[^/]+\/steps$/.test(new URL(r.url()).pathname),
+    );
     await panel().getByRole('button', { name: 'Add step' }).click();
+    const response = await added;
+    expect(response.status(), await response.text()).toBe(201);
     await card(name ?? type).waitFor();
   }
 
@@ -102,6 +107,8 @@ describe.skipIf(!hasChromium)('the workflows pages in a browser', () => {
     expect(await canvas().locator('.open-end.is-ghost').count()).toBe(2);
     await addStep('after Is pro (Yes)', 'Send email', 'Tips', async () => {
       await panel().getByLabel('Template').selectOption({ label: 'Pro tips' });
+      // The preview moves the buttons below it as it loads: "Add step" is clicked once it stands still.
+      await panel().frameLocator('iframe[title="Template preview"]').getByText('Tips for pro users').waitFor();
     });
 
     // The "no" branch is still empty: the server refuses to enable, and the canvas marks the step.

@@ -68,10 +68,29 @@ describe('a request that loses a deadlock', () => {
   it('any other request answers 503 with Retry-After, and nothing of it is kept', async () => {
     const { p, session, id, partition } = await setUp();
     try {
-      const res = await collide(session, partition, () => p.api.delete(`/contacts/${id}`));
+      // An unsubscribe updates the contact, then records its event in the partition held.
+      const res = await collide(session, partition, () =>
+        p.api.patch(`/contacts/${id}`, { subscribed: false, data: { plan: 'lost' } }),
+      );
       expectErrorEnvelope(res, 503, 'SERVICE_UNAVAILABLE');
       expect(res.headers.get('retry-after')).toBe('1');
-      await expectBody(p.api.get(`/contacts/${id}`));
+      expect(await expectBody(p.api.get(`/contacts/${id}`))).toMatchObject({ subscribed: true, data: {} });
+      const events = await session.query(
+        `select 1 from events where contact_id = $1 and name = 'contact.unsubscribed'`,
+        [id],
+      );
+      expect(events.rows).toEqual([]);
+    } finally {
+      await session.end();
+    }
+  });
+
+  it('DELETE /contacts/{id}, which keeps nothing when it loses, is run again and answers 204', async () => {
+    const { p, session, id, partition } = await setUp();
+    try {
+      const res = await collide(session, partition, () => p.api.delete(`/contacts/${id}`));
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+      expect((await p.api.get(`/contacts/${id}`)).status).toBe(404);
     } finally {
       await session.end();
     }

@@ -1,24 +1,20 @@
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/node-postgres';
-import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { applyEventRetention, EVENT_MONTHS_AHEAD, maintainEventPartitions } from '../../src/modules/events/storage.js';
+import { applyEventRetention, maintainEventPartitions } from '../../src/modules/events/storage.js';
 import { createProject } from '../../src/modules/projects/service.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { run } from '../../src/platform/db/client.js';
-import { monthStart, partitionsOf } from '../../src/platform/db/partitions.js';
+import { MONTHS_AHEAD, monthStart, partitionsOf } from '../../src/platform/db/partitions.js';
 import { type RunningService, startService } from '../../src/start.js';
-import { useCleanups } from '../support/database.js';
+import { insertedId, migratedBefore, useCleanups } from '../support/database.js';
+import { at, monthsMadeAhead } from '../support/partitions.js';
 import { client, eventually, expectBody } from '../support/server.js';
 
 const { cleanups, database } = useCleanups();
 const DAY = 86_400_000;
-const MIGRATIONS = path.resolve(import.meta.dirname, '../../src/platform/db/migrations');
 
 /** The service; without its worker (`serve`) a test runs the maintenance itself, at the times it chooses. */
 async function serve(env: Record<string, string>, role: 'all' | 'serve' = 'serve'): Promise<RunningService> {
@@ -26,9 +22,6 @@ async function serve(env: Record<string, string>, role: 'all' | 'serve' = 'serve
   cleanups.push(() => service.stop());
   return service;
 }
-
-/** The service's context with its clock set to `now`. */
-const at = (ctx: AppContext, now: Date): AppContext => ({ ...ctx, clock: { now: () => now } });
 
 async function rows(ctx: AppContext, query: ReturnType<typeof sql>) {
   return (await run(ctx.db, query)).rows;
@@ -53,37 +46,13 @@ async function placement(ctx: AppContext, projectId: string): Promise<Record<str
   return Object.fromEntries(r.map((x) => [x.p, x.n]));
 }
 
-/** A database migrated up to the last migration before events were partitioned. */
-async function migratedBeforePartitioning(url: string): Promise<void> {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-migrations-'));
-  cleanups.push(async () => fs.rmSync(folder, { recursive: true, force: true }));
-  const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS, 'meta/_journal.json'), 'utf8'));
-  journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < '0030');
-  fs.mkdirSync(path.join(folder, 'meta'));
-  fs.writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify(journal));
-  for (const e of journal.entries)
-    fs.copyFileSync(path.join(MIGRATIONS, `${e.tag}.sql`), path.join(folder, `${e.tag}.sql`));
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await migrate(drizzle(c), { migrationsFolder: folder });
-  } finally {
-    await c.end();
-  }
-}
-
 describe('events partitioned by month', () => {
   it('the worker makes the month partitions ahead on a new database, beside a default partition; events land in their month', async () => {
     const db = await database();
     const service = await serve(db.env, 'all');
     const ctx = service.ctx;
     const now = ctx.clock.now();
-    const expected = Array.from({ length: EVENT_MONTHS_AHEAD + 1 }, (_, i) => monthStart(now, i).toISOString());
-    const parts = await eventually(async () => {
-      const found = await partitionsOf(ctx.db, 'events');
-      const months = found.filter((p) => !p.isDefault).map((p) => p.from!.toISOString());
-      return expected.every((m) => months.includes(m)) ? found : undefined;
-    });
+    const parts = await monthsMadeAhead(ctx, 'events');
     expect(parts.filter((p) => p.isDefault).map((p) => p.name)).toEqual(['events_default']);
 
     const p = await createProject(ctx.db, 'tracked');
@@ -110,7 +79,7 @@ describe('events partitioned by month', () => {
       ctx,
       sql`insert into contacts (project_id, email, subscribed) values (${p.id}, 'f@example.com', true) returning id`,
     );
-    const later = monthStart(ctx.clock.now(), EVENT_MONTHS_AHEAD + 2);
+    const later = monthStart(ctx.clock.now(), MONTHS_AHEAD + 2);
     await storeEvents(ctx, p.id, contact[0]!.id, [
       new Date(later.getTime() + DAY),
       new Date(later.getTime() + 2 * DAY),
@@ -133,7 +102,7 @@ describe('events partitioned by month', () => {
       ctx,
       sql`insert into contacts (project_id, email, subscribed) values (${p.id}, 'm@example.com', true) returning id`,
     );
-    const later = monthStart(ctx.clock.now(), EVENT_MONTHS_AHEAD + 2);
+    const later = monthStart(ctx.clock.now(), MONTHS_AHEAD + 2);
     await storeEvents(ctx, p.id, contact[0]!.id, [new Date(later.getTime() + DAY)]);
 
     const connect = async () => {
@@ -165,27 +134,19 @@ describe('events partitioned by month', () => {
   it('converts a database with events in place, then seals the old table step by step; nothing is lost', async () => {
     const db = await database();
     // The template is migrated already: this test needs a database from before partitioning.
-    const url = new URL(db.url);
-    const c = new pg.Client({ connectionString: db.url.replace(url.pathname, '/postgres') });
-    await c.connect();
-    await c.query(`drop database ${url.pathname.slice(1)} with (force)`);
-    await c.query(`create database ${url.pathname.slice(1)}`);
-    await c.end();
-    await migratedBeforePartitioning(db.url);
+    await migratedBefore(db, '0030');
 
     const before = new pg.Client({ connectionString: db.url });
     await before.connect();
-    const project = (
-      await before.query(
-        `insert into projects (name, public_key_hash, secret_key_hash) values ('old', 'pk-hash', 'sk-hash') returning id`,
-      )
-    ).rows[0].id as string;
-    const contact = (
-      await before.query(
-        `insert into contacts (project_id, email, subscribed) values ($1, 'old@example.com', true) returning id`,
-        [project],
-      )
-    ).rows[0].id as string;
+    const project = await insertedId(
+      before,
+      `insert into projects (name, public_key_hash, secret_key_hash) values ('old', 'pk-hash', 'sk-hash') returning id`,
+    );
+    const contact = await insertedId(
+      before,
+      `insert into contacts (project_id, email, subscribed) values ($1, 'old@example.com', true) returning id`,
+      [project],
+    );
     await before.query(
       `insert into events (project_id, contact_id, name, created_at)
        select $1, $2, 'e' || g, now() - g * interval '10 days' from generate_series(1, 60) g`,
@@ -220,13 +181,7 @@ describe('events partitioned by month', () => {
 
   it('resumes a conversion stopped after any of its steps', async () => {
     const db = await database();
-    const url = new URL(db.url);
-    const c = new pg.Client({ connectionString: db.url.replace(url.pathname, '/postgres') });
-    await c.connect();
-    await c.query(`drop database ${url.pathname.slice(1)} with (force)`);
-    await c.query(`create database ${url.pathname.slice(1)}`);
-    await c.end();
-    await migratedBeforePartitioning(db.url);
+    await migratedBefore(db, '0030');
     const before = new pg.Client({ connectionString: db.url });
     await before.connect();
     await before.query(`insert into projects (name, public_key_hash, secret_key_hash) values ('old', 'a', 'b')`);

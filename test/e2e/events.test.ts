@@ -273,6 +273,31 @@ describe('DELETE /events/{name}', () => {
     expect(absurd.headers.get('x-request-id')).toBe(absurd.body.error.requestId);
   });
 
+  it('completes while the contacts those events belong to are deleted at the same time', async () => {
+    // Deleting a contact takes its events' daily counts, then its events: deleting a name must take
+    // them in that order too, or each waits on the other and one is undone.
+    const p = await server.project();
+    for (let round = 0; round < 3; round++) {
+      const tracked = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          p.api.request('POST', '/v1/track', {
+            body: { email: `race${round}-${i}@example.com`, event: 'raced' },
+            key: p.publicKey,
+          }),
+        ),
+      );
+      const contacts = tracked.map((res) => res.body.data.contact as string);
+      const answers = await Promise.all([
+        ...contacts.map((id) => p.api.delete(`/contacts/${id}`)),
+        p.api.delete('/events/raced'),
+        p.api.delete('/events/raced'),
+      ]);
+      expect(answers.map((res) => res.status)).toEqual([...contacts.map(() => 204), 200, 200]);
+      expect((await page(p, '?name=raced')).total).toBe(0);
+    }
+    expect((await p.api.get('/events/stats')).body.byName).toEqual([]);
+  });
+
   it('refuses a reserved name with 422', async () => {
     const p = await server.project();
     for (const name of ['email.opened', 'contact.unsubscribed', 'segment.vip.entry']) {

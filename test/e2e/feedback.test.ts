@@ -512,6 +512,15 @@ describe('complaints', () => {
     });
     expect((await oneEvent(sent.contactId, 'contact.unsubscribed')).data).toMatchObject({ source: 'complaint' });
     expect((await contactOf(sent.contactId)).subscribed).toBe(false);
+    // The consent history says why the mail stopped, which report and who: the system, no visitor's address.
+    const consent = await main.api.get(`/contacts/${sent.contactId}/consent`);
+    expect(consent.body.data[0]).toMatchObject({
+      change: 'complained',
+      source: 'complaint',
+      sourceId: sent.id,
+      actor: { kind: 'system' },
+      ip: null,
+    });
     expect((await suppressionOf(sent.to)).body).toEqual({
       email: sent.to,
       reason: 'complaint',
@@ -525,6 +534,7 @@ describe('complaints', () => {
     await deliverOk([sent.returnPath], arf({ to: sent.returnPath, recipient: sent.to, original: sent.message.raw }));
     expect(await record(sent.id)).toEqual(r);
     expect(await eventsOf(sent.contactId, 'email.complained')).toHaveLength(1);
+    expect((await main.api.get(`/contacts/${sent.contactId}/consent`)).body.total).toBe(consent.body.total);
 
     const next = await sendOk(main.api, { to: sent.to, from: FROM, subject: 'Again', body: '<p>Again</p>' });
     expect(await record(next.emails[0]!.email)).toMatchObject({ status: 'skipped', lastError: SUPPRESSED });

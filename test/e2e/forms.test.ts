@@ -245,6 +245,14 @@ describe('a submission with double opt-in', () => {
       sql`select count(*)::int as n from events where contact_id = ${contact!.id} and name = 'contact.confirmed'`,
     );
     expect(recorded.rows).toEqual([{ n: 1 }]);
+    // The consent history: the signup and its confirmation, each with the form, the text shown and where from.
+    const consent = await p.api.get(`/contacts/${contact!.id}/consent`);
+    expect(consent.status).toBe(200);
+    const shown = { source: 'form', sourceId: formId, consentText: 'I agree to receive the newsletter.' };
+    expect(consent.body.data).toEqual([
+      expect.objectContaining({ ...shown, change: 'confirmed', actor: { kind: 'visitor', id: null, label: null } }),
+      expect.objectContaining({ ...shown, change: 'pending', ip: expect.stringMatching(/^198\.51\.100\./) }),
+    ]);
   });
 
   it('sends one confirmation an hour to one address, however often it is submitted', async () => {
@@ -256,6 +264,9 @@ describe('a submission with double opt-in', () => {
     await eventually(async () => (sinkMessagesTo(mail.sink, email).length === 1 ? true : undefined));
     await new Promise((r) => setTimeout(r, 500));
     expect(sinkMessagesTo(mail.sink, email)).toHaveLength(1);
+    // One signup on record too: the submissions that sent nothing added nothing to the history.
+    const contact = await contactRow(email);
+    expect((await p.api.get(`/contacts/${contact!.id}/consent`)).body.total).toBe(1);
     // The link of that one email still works.
     const link = await confirmationLink(
       sinkMessagesTo(mail.sink, email)[0]!,
@@ -263,6 +274,64 @@ describe('a submission with double opt-in', () => {
       server.url,
     );
     expect((await fetch(link)).status).toBe(200);
+  });
+
+  it('writes submissions that arrive together apart: each its email, its consent, its visitor', async () => {
+    const instant = await p.api.post('/forms', { name: 'Together', doubleOptIn: false, consentText: { en: 'Yes.' } });
+    const readers = Array.from({ length: 12 }, (_, i) => ({ email: `together${i}@acme-widgets.dev`, form: formId }));
+    const repeated = Array.from({ length: 5 }, () => ({ email: 'twice@acme-widgets.dev', form: formId }));
+    const instantly = Array.from({ length: 8 }, (_, i) => ({
+      email: `at-once${i}@acme-widgets.dev`,
+      form: instant.body.id,
+    }));
+    const all = [...readers, ...repeated, ...instantly];
+    const proofs: string[] = [];
+    for (const s of all) proofs.push(await proof(s.form));
+    const sent = await Promise.all(
+      all.map((s, i) =>
+        submit(
+          { email: s.email, data: { firstName: `Reader ${i}` }, altcha: proofs[i] },
+          {
+            'x-forwarded-for': `203.0.113.${i + 1}`,
+            'user-agent': `Reader browser ${i + 1}`,
+          },
+          s.form,
+        ),
+      ),
+    );
+    expect(sent.map((r) => r.status)).toEqual(all.map(() => 200));
+    expect(sent.map((r) => r.body.data.status)).toEqual(all.map((s) => (s.form === formId ? 'pending' : 'subscribed')));
+
+    for (const email of [...readers.map((r) => r.email), 'twice@acme-widgets.dev']) {
+      await eventually(async () => (sinkMessagesTo(mail.sink, email).length === 1 ? true : undefined));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sinkMessagesTo(mail.sink, 'twice@acme-widgets.dev')).toHaveLength(1);
+    // Each record names its own visitor, not another of the same batch.
+    const records = await run<{ email: string; change: string; ip: string; user_agent: string }>(
+      server.service.ctx.db,
+      sql`select c.email, r.change, r.ip, r.user_agent from consent_records r join contacts c on c.id = r.contact_id
+        where c.email like 'together%' or c.email like 'at-once%' or c.email = 'twice@acme-widgets.dev'`,
+    );
+    const expected = all.flatMap((s, i) =>
+      s.email === 'twice@acme-widgets.dev'
+        ? []
+        : [
+            {
+              email: s.email,
+              change: s.form === formId ? 'pending' : 'subscribed',
+              ip: `203.0.113.${i + 1}`,
+              user_agent: `Reader browser ${i + 1}`,
+            },
+          ],
+    );
+    const twice = records.rows.filter((r) => r.email === 'twice@acme-widgets.dev');
+    expect(records.rows.filter((r) => r.email !== 'twice@acme-widgets.dev')).toEqual(expect.arrayContaining(expected));
+    expect(records.rows).toHaveLength(expected.length + 1);
+    expect(twice).toHaveLength(1);
+    const twiceAt = repeated.map((_, k) => readers.length + k);
+    expect(twiceAt.map((i) => `203.0.113.${i + 1}`)).toContain(twice[0]!.ip);
+    for (const s of instantly) expect((await contactRow(s.email))!.subscribed).toBe(true);
   });
 
   it('expires links after the form’s days, and sends a new one on request', async () => {
@@ -446,5 +515,50 @@ describe('a form whose sender the project lost', () => {
     expect(res.body.error.message).toBe('Please try again later.');
     expect(res.headers.get('retry-after')).toBe('300');
     expect(await storedCount(email)).toBe(0);
+  });
+});
+
+describe('topics offered by a form', () => {
+  it('shows each offered topic unticked, and applies the visitor’s choices when the link is used', async () => {
+    const launches = await p.api.post('/topics', { name: 'Launches', description: 'New things' });
+    const digest = await p.api.post('/topics', { name: 'Digest', defaultOn: true });
+    expect(launches.status).toBe(201);
+    const bad = await p.api.post('/forms', { ...validForm, topics: ['00000000-0000-4000-8000-000000000000'] });
+    expectErrorEnvelope(bad, 422, 'VALIDATION_ERROR');
+    expect(bad.body.error.errors[0]).toMatchObject({ code: 'unknown_topic' });
+    const made = await p.api.post('/forms', {
+      ...validForm,
+      name: 'With topics',
+      topics: [launches.body.id, digest.body.id],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.topics).toEqual([launches.body.id, digest.body.id]);
+    const id = made.body.id as string;
+
+    const page = await (await fetch(`${server.url}/f/${id}`)).text();
+    expect(page).toContain('<legend>What you receive</legend>');
+    expect(page).toMatch(new RegExp(`type="checkbox" name="topic" value="${launches.body.id}" data-topic="[^"]+">`));
+    expect(page).toContain('Launches');
+    expect((await p.api.get(`/forms/${id}`)).body.embedCode).toContain(`data-topic="${digest.body.id}"`);
+
+    const email = 'topics@acme-widgets.dev';
+    const res = await submit(
+      { email, data: { firstName: 'Tia' }, topics: [launches.body.id, 'not-offered'], altcha: await proof(id) },
+      {},
+      id,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const message = await eventually(async () => sinkMessagesTo(mail.sink, email)[0]);
+    const link = await confirmationLink(message, server.service.ctx.config.publicUrl, server.url);
+    const pending = await p.api.get(`/contacts/${(await contactRow(email))!.id}`);
+    // Pending: nothing chosen yet is applied.
+    expect(pending.body.topics).toEqual(expect.objectContaining({ [launches.body.id]: false, [digest.body.id]: true }));
+    expect((await fetch(link, { method: 'POST' })).status).toBe(200);
+    const confirmed = await p.api.get(`/contacts/${(await contactRow(email))!.id}`);
+    expect(confirmed.body).toMatchObject({ subscribed: true });
+    // Ticked: on; offered and left unticked: off, even a topic on by default.
+    expect(confirmed.body.topics).toEqual(
+      expect.objectContaining({ [launches.body.id]: true, [digest.body.id]: false }),
+    );
   });
 });

@@ -48,7 +48,7 @@ describe('MCP over Streamable HTTP', () => {
     const upsert = byName.get('contacts_upsert')!;
     expect(upsert.inputSchema.type).toBe('object');
     expect(upsert.inputSchema.required).toEqual(['email']);
-    expect(Object.keys(upsert.inputSchema.properties!).sort()).toEqual(['data', 'email', 'subscribed']);
+    expect(Object.keys(upsert.inputSchema.properties!).sort()).toEqual(['data', 'email', 'subscribed', 'topics']);
     const send = byName.get('emails_send')!.inputSchema.properties!;
     expect(Object.keys(send)).toEqual(
       expect.arrayContaining(['to', 'subject', 'body', 'template', 'confirmationToken']),

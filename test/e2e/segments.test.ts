@@ -50,7 +50,7 @@ const SEGMENT_KEYS = [
   'type',
   'updatedAt',
 ];
-const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'updatedAt'];
+const CONTACT_KEYS = ['createdAt', 'data', 'email', 'id', 'snoozedUntil', 'subscribed', 'topics', 'updatedAt'];
 
 // ---------------------------------------------------------------------------------------------
 // Conditions

@@ -150,10 +150,22 @@ describe('unsubscribe', () => {
   it('accepts the RFC 8058 one-click POST', async () => {
     const c = await createContact(p.api);
     const token = tokenOf(c.id);
-    const res = await page('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=One-Click');
+    const res = await page('POST', `/unsubscribe/${token}`, 'List-Unsubscribe=One-Click', {
+      'user-agent': 'MailClient/1.0',
+    });
     expectHtml(res, 200, 'en');
     expect((await getContact(c.id)).subscribed).toBe(false);
     await expectOneEvent(c.id, 'contact.unsubscribed', { source: 'one_click' });
+    // In the consent history, newest first: the header's unsubscribe, made by the visitor from where it came.
+    const consent = await expectBody(p.api.get(`/contacts/${c.id}/consent`));
+    expect(consent.data.map((r: { change: string }) => r.change)).toEqual(['unsubscribed', 'subscribed']);
+    expect(consent.data[0]).toMatchObject({
+      source: 'one_click',
+      actor: { kind: 'visitor', id: null },
+      ip: expect.stringMatching(/127\.0\.0\.1/),
+      userAgent: 'MailClient/1.0',
+    });
+    expect(consent.data[1]).toMatchObject({ source: 'api', actor: { kind: 'secret-key' }, ip: null });
   });
 
   it('accepts the one-click POST as multipart/form-data too, and a POST without a body', async () => {

@@ -34,6 +34,7 @@ const TEMPLATE_KEYS = [
   'projectId',
   'replyTo',
   'subject',
+  'topicId',
   'trackClicks',
   'trackOpens',
   'type',

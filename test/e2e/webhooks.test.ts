@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { Webhook, WebhookDelivery } from '../../src/api.js';
+import type { Contact, Topic, Webhook, WebhookDelivery } from '../../src/api.js';
 import { verifiedDomain } from '../support/domains.js';
 import { useMailServer } from '../support/mail-server.js';
 import { deliveredMessage, sendOk, UNKNOWN_ID, UUID } from '../support/sending.js';
@@ -337,6 +337,77 @@ describe('deliveries', () => {
       'contact.subscribed',
       'contact.unsubscribed',
     ]);
+  });
+
+  it('reports a preference-center submit that changes two topics once, and one that changes nothing not at all', async () => {
+    const p = await mail.server.project('wh-topics');
+    const path = newPath('topics');
+    const hook = await hookTo(p.api, path, ['contact.topics_changed']);
+    const topic = async (name: string, defaultOn: boolean) =>
+      expectBody<Topic>(p.api.post('/topics', { name, defaultOn }), 201);
+    const [digest, launches, events] = [
+      await topic('Digest', true),
+      await topic('Launches', false),
+      await topic('Events', false),
+    ];
+    const contact = await expectBody<Contact>(p.api.post('/contacts', { email: 'topics@example.com' }), 201);
+    const token = mail.server.service.ctx.links.subscriberToken({ projectId: p.id, contactId: contact.id });
+    // The preference center's one submit: Digest unticked, Launches ticked, Events left unticked.
+    const submit = async () => {
+      const res = await fetch(`${mail.server.url}/manage/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ action: 'save', days: '', [`topic.${launches.id}`]: 'on' }).toString(),
+      });
+      expect(res.status).toBe(200);
+    };
+
+    await submit();
+    const [changed] = await received(path);
+    expect(signatureValid(hook.secret, changed!)).toBe(true);
+    expect(bodyOf(changed!)).toEqual({
+      type: 'contact.topics_changed',
+      timestamp: expect.any(String),
+      data: {
+        contactId: contact.id,
+        email: 'topics@example.com',
+        source: 'manage_page',
+        topics: [
+          { id: digest.id, name: 'Digest', subscribed: false },
+          { id: launches.id, name: 'Launches', subscribed: true },
+        ],
+        eventId: expect.any(String),
+      },
+    });
+
+    // The same submit again changes nothing, nor does the API naming a topic as it is: no event. A
+    // later change through the API is the next delivery.
+    await submit();
+    expect((await p.api.patch(`/contacts/${contact.id}`, { topics: { [digest.id]: false } })).status).toBe(200);
+    expect((await p.api.patch(`/contacts/${contact.id}`, { topics: { [events.id]: true } })).status).toBe(200);
+    const both = await received(path, 2);
+    expect(bodyOf(both[1]!).data).toMatchObject({
+      source: 'api',
+      topics: [{ id: events.id, name: 'Events', subscribed: true }],
+    });
+    await deliveryWhen(p.api, hook.id, bodyOf(both[1]!).data.eventId as string, settled);
+    expect((await deliveries(p.api, hook.id)).total).toBe(2);
+    expect(hooks.to(path)).toHaveLength(2);
+    const stored = await expectBody(p.api.get(`/events/contact/${contact.id}?name=contact.topics_changed`));
+    expect(stored.data).toHaveLength(2);
+    // Clients cannot track it, and the API document names it among the events a webhook takes.
+    const tracked = await p.api.post(
+      '/v1/track',
+      { email: 'x@example.com', event: 'contact.topics_changed' },
+      p.publicKey,
+    );
+    expect(tracked.status).toBe(422);
+    const doc = await (await fetch(`${mail.server.url}/openapi.json`)).json();
+    for (const method of ['post', 'patch'] as const) {
+      const path = method === 'post' ? '/webhooks' : '/webhooks/{id}';
+      const body = doc.paths[path][method].requestBody.content['application/json'].schema;
+      expect(body.properties.events.description, method).toContain('contact.topics_changed');
+    }
   });
 
   it('signs new deliveries with the new secret only after a rotation', async () => {

@@ -55,14 +55,25 @@ interface NewContact {
 interface NewSegment extends SegmentRef {
   members?: string[];
 }
+interface NewTopic {
+  id: string;
+  defaultOn: boolean;
+  /** email → the contact's choice; contacts not named have the default. */
+  choices: Record<string, boolean>;
+}
 interface World {
   projectId: string;
   ids: Map<string, string>;
   segments: Map<string, SegmentRef>;
+  topics: Map<string, { id: string; defaultOn: boolean }>;
   subjects: FilterSubject[];
 }
 
-async function createWorld(contacts: NewContact[], segments: NewSegment[] = []): Promise<World> {
+async function createWorld(
+  contacts: NewContact[],
+  segments: NewSegment[] = [],
+  topics: NewTopic[] = [],
+): Promise<World> {
   const db = database.db;
   const projectId = randomUUID();
   await run(
@@ -113,7 +124,27 @@ async function createWorld(contacts: NewContact[], segments: NewSegment[] = []):
       select ${s.id}::uuid, m::uuid from jsonb_array_elements_text(${JSON.stringify(members)}::jsonb) as m(m)`,
     );
   }
-  return { projectId, ids, segments: new Map(segments.map((s) => [s.id, s])), subjects: await loadSubjects(projectId) };
+  for (const t of topics) {
+    await run(
+      db,
+      sql`insert into topics (id, project_id, name, default_on, created_at, updated_at)
+        values (${t.id}::uuid, ${projectId}::uuid, ${t.id}, ${t.defaultOn}, now(), now())`,
+    );
+    for (const [email, subscribed] of Object.entries(t.choices)) {
+      await run(
+        db,
+        sql`insert into contact_topics (topic_id, contact_id, subscribed, updated_at)
+          values (${t.id}::uuid, ${ids.get(email)!}::uuid, ${subscribed}, now())`,
+      );
+    }
+  }
+  return {
+    projectId,
+    ids,
+    segments: new Map(segments.map((s) => [s.id, s])),
+    topics: new Map(topics.map((t) => [t.id, { id: t.id, defaultOn: t.defaultOn }])),
+    subjects: await loadSubjects(projectId),
+  };
 }
 
 /** The subjects as a workflow would load them: data as the database returns it. */
@@ -134,7 +165,14 @@ async function loadSubjects(projectId: string): Promise<FilterSubject[]> {
       sql`select m.segment_id, m.contact_id from segment_members m join contacts c on c.id = m.contact_id where c.project_id = ${projectId}::uuid`,
     )
   ).rows;
+  const choices = (
+    await run(
+      db,
+      sql`select ct.contact_id, ct.topic_id, ct.subscribed from contact_topics ct join contacts c on c.id = ct.contact_id where c.project_id = ${projectId}::uuid`,
+    )
+  ).rows;
   return contacts.map((c) => ({
+    topics: Object.fromEntries(choices.filter((t) => t.contact_id === c.id).map((t) => [t.topic_id, t.subscribed])),
     contact: { email: c.email, subscribed: c.subscribed, createdAt: new Date(c.created_at), data: c.data },
     events: events
       .filter((e) => e.contact_id === c.id)
@@ -144,7 +182,13 @@ async function loadSubjects(projectId: string): Promise<FilterSubject[]> {
 }
 
 function contextOf(world: World, fieldTypes: Record<string, FieldType>): CompileContext {
-  return { projectId: world.projectId, fieldTypes, now: NOW, segments: (id) => world.segments.get(id) };
+  return {
+    projectId: world.projectId,
+    fieldTypes,
+    now: NOW,
+    segments: (id) => world.segments.get(id),
+    topics: (id) => world.topics.get(id),
+  };
 }
 
 async function sqlMatches(world: World, condition: FilterCondition, ctx: CompileContext): Promise<string[]> {
@@ -171,6 +215,7 @@ describe('compiled filters on the database, operator by operator', () => {
     loopB: randomUUID(),
     unknown: randomUUID(),
   };
+  const TOPIC = { on: randomUUID(), off: randomUUID(), unknown: randomUUID() };
   const fieldTypes: Record<string, FieldType> = {
     plan: 'string',
     age: 'number',
@@ -285,6 +330,15 @@ describe('compiled filters on the database, operator by operator', () => {
           type: 'DYNAMIC',
           trackMembership: false,
           condition: only({ field: 'segment', operator: 'notMemberOfSegment', value: SEG.loopA }),
+        },
+      ],
+      [
+        // Whether a contact is subscribed does not matter to the filter: bob is unsubscribed.
+        { id: TOPIC.on, defaultOn: true, choices: { 'ada@example.com': false, 'bob@example.com': true } },
+        {
+          id: TOPIC.off,
+          defaultOn: false,
+          choices: { 'cy@test.org': true, 'bob@example.com': true, 'eve@example.com': false },
         },
       ],
     );
@@ -407,6 +461,22 @@ describe('compiled filters on the database, operator by operator', () => {
       'notMemberOfSegment: unknown, everybody',
       { field: 'segment', operator: 'notMemberOfSegment', value: SEG.unknown },
       'ada bob cy dee_1 eve fay%x',
+    ],
+    [
+      'memberOfTopic: on by default, less those who left',
+      { field: 'topic', operator: 'memberOfTopic', value: TOPIC.on },
+      'bob cy dee_1 eve fay%x',
+    ],
+    [
+      'memberOfTopic: off by default, those who chose it',
+      { field: 'topic', operator: 'memberOfTopic', value: TOPIC.off.toUpperCase() },
+      'bob cy',
+    ],
+    ['memberOfTopic: unknown, nobody', { field: 'topic', operator: 'memberOfTopic', value: TOPIC.unknown }, ''],
+    [
+      'notMemberOfTopic: off by default',
+      { field: 'topic', operator: 'notMemberOfTopic', value: TOPIC.off },
+      'ada dee_1 eve fay%x',
     ],
     [
       'notMemberOfSegment: untracked',
@@ -569,6 +639,8 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
   };
   const KEYS = Object.keys(TYPICAL);
   const EVENTS = ['signup', 'purchase', 'login', 'segment.vip.entry'];
+  /** Two topics of the world (on and off by default) and one of no project. */
+  const FUZZ_TOPICS = [randomUUID(), randomUUID(), randomUUID()];
   const FIELDS = [
     'email',
     'subscribed',
@@ -627,6 +699,7 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
         : { field, operator, ...window };
     }
     if (operatorKind(operator) === 'segment') return { field: 'segment', operator, value: pick(segmentIds) };
+    if (operatorKind(operator) === 'topic') return { field: 'topic', operator, value: pick(FUZZ_TOPICS) };
     let field = pick(FIELDS);
     const ref = parseField(field)!;
     if (ref.kind !== 'data' && !STANDARD_FIELD_OPERATORS[ref.kind].has(operator))
@@ -718,24 +791,32 @@ describe('compiled SQL agrees with the evaluator on random trees', () => {
     };
     const inline = randomCondition(contacts, [], 1, 2, false);
     const inlineNested = randomCondition(contacts, [ids.static, ids.tracked, ids.inline, ids.unknown], 1, 2, true);
-    const world = await createWorld(contacts, [
-      {
-        id: ids.static,
-        type: 'STATIC',
-        trackMembership: false,
-        condition: null,
-        members: emails.filter(() => chance(0.3)),
-      },
-      {
-        id: ids.tracked,
-        type: 'DYNAMIC',
-        trackMembership: true,
-        condition: inline,
-        members: emails.filter(() => chance(0.3)),
-      },
-      { id: ids.inline, type: 'DYNAMIC', trackMembership: false, condition: inline },
-      { id: ids.inlineNested, type: 'DYNAMIC', trackMembership: false, condition: inlineNested },
-    ]);
+    const world = await createWorld(
+      contacts,
+      [
+        {
+          id: ids.static,
+          type: 'STATIC',
+          trackMembership: false,
+          condition: null,
+          members: emails.filter(() => chance(0.3)),
+        },
+        {
+          id: ids.tracked,
+          type: 'DYNAMIC',
+          trackMembership: true,
+          condition: inline,
+          members: emails.filter(() => chance(0.3)),
+        },
+        { id: ids.inline, type: 'DYNAMIC', trackMembership: false, condition: inline },
+        { id: ids.inlineNested, type: 'DYNAMIC', trackMembership: false, condition: inlineNested },
+      ],
+      FUZZ_TOPICS.slice(0, 2).map((id, i) => ({
+        id,
+        defaultOn: i === 0,
+        choices: Object.fromEntries(emails.filter(() => chance(0.4)).map((e) => [e, chance(0.5)])),
+      })),
+    );
     const segmentIds = Object.values(ids);
     let informative = 0;
     for (let i = 0; i < 300; i++) {

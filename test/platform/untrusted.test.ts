@@ -80,6 +80,25 @@ describe('TemplateRenderer', () => {
     expect(await renderer.render('body', source, { x: 'ab' })).toBe('4 <!-- escalates -->');
   });
 
+  it('keeps a template inline when one render of it is held up by a pause of the process', async () => {
+    const source = 'Hi {{ name }}! <!-- paused once -->';
+    const first = new TemplateRenderer(pool, { inlineFirst: true });
+    expect(await first.render('body', source, { name: 'Ann' })).toBe('Hi Ann! <!-- paused once -->');
+    const busyBefore = pool.load().template;
+    let reads = 0;
+    const scope = {
+      get name() {
+        // The first read holds the thread past the inline limit between two nodes, as a collection would.
+        if (reads++ === 0) for (const until = performance.now() + 30; performance.now() < until; );
+        return 'Bo';
+      },
+    };
+    expect(await first.render('body', source, scope)).toBe('Hi Bo! <!-- paused once -->');
+    expect(reads).toBe(2);
+    expect(first.placement('body', source)).toBe('inline');
+    expect(pool.load().template).toEqual(busyBefore);
+  });
+
   it('stops a render that escapes liquidjs’ own limit at the deadline, with a TemplateError, and goes on', async () => {
     const { result, lagMs } = await maxLoopLag(() =>
       renderer.render('subject', ESCAPES_LIQUID_LIMIT, {}).catch((err: unknown) => err),

@@ -151,8 +151,9 @@ export function useDashboard(options: { env?: () => Record<string, string>; sign
     d.browser = await launchChromium();
     const context = await d.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     d.page = await context.newPage();
-    // Generous: the suite runs two files at once on two cores; a wait that ends is never slow.
-    d.page.setDefaultTimeout(20_000);
+    // Generous: the suite runs two files at once on two cores, next to the services, clusters and
+    // browsers they start, where one request now and then waits over 20 s; a wait that ends is never slow.
+    d.page.setDefaultTimeout(40_000);
     if (options.signedIn === false) return;
     const res = await d.page.request.post(`${d.service.url}/auth/setup`, {
       data: { token: d.setupToken(), ...OWNER },

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
 import { afterEach, inject } from 'vitest';
 import { admin } from './global-setup.js';
 
@@ -61,4 +64,39 @@ export function useCleanups(): { cleanups: (() => Promise<void>)[]; database(): 
       return db;
     },
   };
+}
+
+const MIGRATIONS = path.resolve(import.meta.dirname, '../../src/platform/db/migrations');
+
+/**
+ * Makes `db` (a copy of the migrated template) over as a database of an older release: empty, and
+ * migrated only up to the migration before `firstLeftOut` (a tag such as `0030`).
+ */
+export async function migratedBefore(db: TestDatabase, firstLeftOut: string): Promise<void> {
+  const url = new URL(db.url);
+  await admin(inject('serverUrl'), `drop database ${url.pathname.slice(1)} with (force)`);
+  await admin(inject('serverUrl'), `create database ${url.pathname.slice(1)}`);
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'pbx-migrations-'));
+  try {
+    const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS, 'meta/_journal.json'), 'utf8'));
+    journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < firstLeftOut);
+    fs.mkdirSync(path.join(folder, 'meta'));
+    fs.writeFileSync(path.join(folder, 'meta/_journal.json'), JSON.stringify(journal));
+    for (const e of journal.entries)
+      fs.copyFileSync(path.join(MIGRATIONS, `${e.tag}.sql`), path.join(folder, `${e.tag}.sql`));
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await migrate(drizzle(c), { migrationsFolder: folder });
+    } finally {
+      await c.end();
+    }
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Runs an insert `… returning id` on a database of an older release and returns the id. */
+export async function insertedId(c: pg.Client, statement: string, params: unknown[] = []): Promise<string> {
+  return (await c.query(statement, params)).rows[0].id as string;
 }

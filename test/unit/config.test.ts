@@ -53,6 +53,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DB_POOL_SIZE: 'many' })).toThrow(/DB_POOL_SIZE/);
   });
 
+  it('reads WORKER_HEAP_GROWTH_PERCENT as a whole percentage, 60 by default, 0 for V8’s own', () => {
+    expect(loadConfig({}).workerHeapGrowthPercent).toBe(60);
+    expect(loadConfig({ WORKER_HEAP_GROWTH_PERCENT: '0' }).workerHeapGrowthPercent).toBe(0);
+    expect(() => loadConfig({ WORKER_HEAP_GROWTH_PERCENT: '-5' })).toThrow(/WORKER_HEAP_GROWTH_PERCENT/);
+    expect(() => loadConfig({ WORKER_HEAP_GROWTH_PERCENT: '2.5' })).toThrow(/WORKER_HEAP_GROWTH_PERCENT/);
+  });
+
+  it('keeps webhook deliveries 30 days by default', () => {
+    expect(loadConfig({}).webhookDeliveryRetentionDays).toBe(30);
+    expect(loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '90' }).webhookDeliveryRetentionDays).toBe(90);
+    expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
+  });
+
   it('keeps only the origin of SNS_TRUSTED_ORIGIN', () => {
     expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe(
       'http://127.0.0.1:9000',

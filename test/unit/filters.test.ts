@@ -148,6 +148,8 @@ describe('filterConditionSchema', () => {
       { field: 'login', operator: 'notTriggeredWithin', value: 30, unit: 'days' },
       { field: 'segment', operator: 'memberOfSegment', value: SEG.static },
       { field: 'segment', operator: 'notMemberOfSegment', value: SEG.pro.toUpperCase() },
+      { field: 'topic', operator: 'memberOfTopic', value: SEG.static },
+      { field: 'topic', operator: 'notMemberOfTopic', value: SEG.pro },
     ];
     expect(new Set(filters.map((f) => f.operator))).toEqual(new Set(OPERATORS));
     const tree = { logic: 'OR', groups: [{ filters, conditions: { logic: 'AND', groups: [{ filters: [] }] } }] };

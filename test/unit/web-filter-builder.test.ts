@@ -123,6 +123,7 @@ describe('operators in words, read from the registry', () => {
         ...(['string', 'number', 'boolean', 'date'] as const).map((t) => field('data.x', t)),
         { field: 'login', label: 'login', kind: 'event' as const },
         { field: 'segment', label: 'VIP', kind: 'segment' as const },
+        { field: 'topic', label: 'Launches', kind: 'topic' as const },
       ].flatMap(operatorsFor),
     );
     expect([...offered].sort()).toEqual([...OPERATORS].sort());

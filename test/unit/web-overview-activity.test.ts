@@ -19,6 +19,7 @@ import {
 import {
   dataSummary,
   eventFiltersToQuery,
+  eventValueText,
   isBuiltInEvent,
   parseEventFilters,
 } from '../../web/src/pages/events/event-filters.js';
@@ -156,7 +157,8 @@ describe('the events page', () => {
   });
 
   it('tells the names the service records itself', () => {
-    expect(['email.opened', 'contact.unsubscribed', 'segment.vip.entry'].every(isBuiltInEvent)).toBe(true);
+    const builtIn = ['email.opened', 'contact.unsubscribed', 'contact.topics_changed', 'segment.vip.entry'];
+    expect(builtIn.every(isBuiltInEvent)).toBe(true);
     expect(['signup', 'segment.vip', 'emailed'].some(isBuiltInEvent)).toBe(false);
   });
 
@@ -165,5 +167,17 @@ describe('the events page', () => {
     expect(dataSummary({ plan: 'pro', seats: 3, tags: ['a'] })).toBe('plan: pro, seats: 3, tags: ["a"]');
     expect(dataSummary({ a: 1, b: 2, c: 3, d: 4, e: 5 })).toBe('a: 1, b: 2, c: 3, 2 more');
     expect(dataSummary({ note: 'x'.repeat(50) })).toBe(`note: ${'x'.repeat(39)}…`);
+  });
+
+  it('says the topics a contact changed in words, not JSON', () => {
+    const topics = [
+      { id: CONTACT, name: 'Digest', subscribed: false },
+      { id: EMAIL, name: 'Launches', subscribed: true },
+    ];
+    expect(eventValueText(topics)).toBe('Digest: off, Launches: on');
+    expect(dataSummary({ topics })).toBe('topics: Digest: off, Launches: on');
+    // Other lists stay as they are.
+    expect(eventValueText([{ name: 'x' }])).toBe('[{"name":"x"}]');
+    expect(eventValueText([])).toBe('[]');
   });
 });

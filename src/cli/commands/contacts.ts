@@ -168,12 +168,15 @@ export const contactsImport: Command = {
       state.created += job.created;
       state.updated += job.updated;
       state.failed += job.failed;
-      fs.writeFileSync(stateFileOf(file), JSON.stringify(state));
+      // Written aside and renamed: a kill mid-write leaves the last whole state, never half of one.
+      fs.writeFileSync(`${stateFileOf(file)}.tmp`, JSON.stringify(state));
+      fs.renameSync(`${stateFileOf(file)}.tmp`, stateFileOf(file));
       progress.update(state.offset, state.rows);
     }
     progress.update(stat.size, state.rows);
     progress.end();
     fs.rmSync(stateFileOf(file), { force: true });
+    fs.rmSync(`${stateFileOf(file)}.tmp`, { force: true });
     const summary = {
       rows: state.rows,
       created: state.created,

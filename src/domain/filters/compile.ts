@@ -40,6 +40,19 @@ export interface FilterContext {
   now: Date;
   /** The project's segment with that (lower-case) id, or undefined. */
   segments: (id: string) => SegmentRef | undefined;
+  /** The project's topic with that (lower-case) id, or undefined (no topic: nobody is a member). */
+  topics?: (id: string) => TopicRef | undefined;
+}
+
+export interface TopicRef {
+  id: string;
+  /** What a contact that never chose receives. */
+  defaultOn: boolean;
+}
+
+/** The topic a membership filter names, when the project has it. */
+export function topicTarget(value: unknown, ctx: FilterContext): TopicRef | undefined {
+  return typeof value === 'string' ? ctx.topics?.(value.toLowerCase()) : undefined;
 }
 
 export interface CompileContext extends FilterContext {
@@ -114,7 +127,21 @@ const OPERATOR_SQL: Record<Operator, (f: Filter, s: State) => SQL> = {
   notTriggeredWithin: (f, s) => not(triggeredInWindow(f, s, (since) => ({ gte: since }))),
   memberOfSegment: (f, s) => memberOf(f, s),
   notMemberOfSegment: (f, s) => not(memberOf(f, s)),
+  memberOfTopic: (f, s) => inTopic(f, s),
+  notMemberOfTopic: (f, s) => not(inTopic(f, s)),
 };
+
+/**
+ * Receives the topic: the contact's choice (`contact_topics`), or without one the topic's default.
+ * Not `subscribed`: a filter asks about the choice; sending adds the subscription itself.
+ */
+function inTopic(f: Filter, s: State): SQL {
+  const topic = topicTarget(f.value, s.ctx);
+  if (!topic) return sql`false`;
+  return topic.defaultOn
+    ? sql`not exists (select 1 from contact_topics ct where ct.topic_id = ${topic.id}::uuid and ct.contact_id = c.id and not ct.subscribed)`
+    : sql`exists (select 1 from contact_topics ct where ct.topic_id = ${topic.id}::uuid and ct.contact_id = c.id and ct.subscribed)`;
+}
 
 /** equals and the orderings: by the column's type, or by the `data` key's inferred type. */
 function compare(f: Filter, cmp: Comparison, s: State): SQL {

@@ -18,6 +18,7 @@ import {
   rangeFor,
   scalarText,
   segmentTarget,
+  topicTarget,
 } from './compile.js';
 import {
   type FieldRef,
@@ -41,6 +42,8 @@ export interface FilterSubject {
   memberOf: Set<string>;
   /** A workflow execution's context, for `context.<key>` fields. */
   context?: Record<string, unknown>;
+  /** The topics the contact chose (topic id → receives it); a topic not named has its default. */
+  topics?: Record<string, boolean>;
 }
 
 export function evaluateCondition(condition: FilterCondition, subject: FilterSubject, ctx: FilterContext): boolean {
@@ -86,7 +89,14 @@ const OPERATOR_TEST: Record<Operator, (f: Filter, s: State) => boolean> = {
   notTriggeredWithin: (f, s) => !triggeredInWindow(f, s, (since) => ({ gte: since })),
   memberOfSegment: (f, s) => memberOf(f, s),
   notMemberOfSegment: (f, s) => !memberOf(f, s),
+  memberOfTopic: (f, s) => inTopic(f, s),
+  notMemberOfTopic: (f, s) => !inTopic(f, s),
 };
+
+function inTopic(f: Filter, s: State): boolean {
+  const topic = topicTarget(f.value, s.ctx);
+  return topic ? (s.subject.topics?.[topic.id] ?? topic.defaultOn) : false;
+}
 
 /**
  * The field a filter names: a standard field, a `data` value (typed by its key), or a `context`

@@ -50,6 +50,10 @@
  *                       static and tracked segments by their member list, untracked dynamic ones
  *                       by their condition; an unknown segment has no members
  *   notMemberOfSegment  { field: 'segment', operator: 'notMemberOfSegment', value: '<segment uuid>' }
+ *   memberOfTopic       { field: 'topic', operator: 'memberOfTopic', value: '<topic uuid>' }
+ *                       receives the topic: its choice, or without one the topic's default; an
+ *                       unknown topic has no members (whether it is subscribed is its own field)
+ *   notMemberOfTopic    { field: 'topic', operator: 'notMemberOfTopic', value: '<topic uuid>' }
  *
  * Workflow CONDITION steps may also name `context.<key>` (nested keys by dotted path): a value of the
  * execution's context, compared by the type of the value itself. Only the evaluator reads it.

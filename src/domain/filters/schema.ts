@@ -11,13 +11,13 @@
 import { z } from 'zod';
 import { isUuid } from '../formats.js';
 
-/** Whom an operator asks about: a field of the contact, its events, or a segment's membership. */
-export type OperatorKind = 'field' | 'event' | 'segment';
+/** Whom an operator asks about: a field of the contact, its events, a segment's or a topic's membership. */
+export type OperatorKind = 'field' | 'event' | 'segment' | 'topic';
 /**
  * What an operator's `value` holds: nothing; a value to compare with (`scalar`, or `ordered` for the
  * orderings); a non-empty text to look for; a number of `unit`s before now; a segment id.
  */
-export type Operand = 'none' | 'scalar' | 'ordered' | 'text' | 'window' | 'segment';
+export type Operand = 'none' | 'scalar' | 'ordered' | 'text' | 'window' | 'segment' | 'topic';
 
 /**
  * Every operator, with whom it asks about and what its value holds: the schema's checks, the
@@ -45,6 +45,8 @@ export const OPERATOR_SPECS = {
   notTriggeredWithin: { kind: 'event', operand: 'window' },
   memberOfSegment: { kind: 'segment', operand: 'segment' },
   notMemberOfSegment: { kind: 'segment', operand: 'segment' },
+  memberOfTopic: { kind: 'topic', operand: 'topic' },
+  notMemberOfTopic: { kind: 'topic', operand: 'topic' },
 } as const satisfies Record<string, { kind: OperatorKind; operand: Operand }>;
 
 export type Operator = keyof typeof OPERATOR_SPECS;
@@ -255,8 +257,8 @@ function checkFilter(
     const what =
       operand === 'window'
         ? 'Required: the number of units'
-        : operand === 'segment'
-          ? 'Required: the segment id goes in value'
+        : operand === 'segment' || operand === 'topic'
+          ? `Required: the ${operand} id goes in value`
           : 'Required';
     invalidType('value', operand === 'window' ? 'number' : 'string', what);
   } else if (operand === 'window') {
@@ -271,14 +273,14 @@ function checkFilter(
         message: 'Must be greater than 0',
       });
     }
-  } else if (operand === 'segment') {
-    if (typeof value !== 'string') invalidType('value', 'string', 'Expected the segment id');
+  } else if (operand === 'segment' || operand === 'topic') {
+    if (typeof value !== 'string') invalidType('value', 'string', `Expected the ${operand} id`);
     else if (!isUuid(value)) {
       ctx.addIssue({
         code: 'invalid_string',
         path: ['value'],
         validation: 'uuid',
-        message: 'Expected a segment id (uuid)',
+        message: `Expected a ${operand} id (uuid)`,
       });
     }
   } else if (ref) {
@@ -442,7 +444,7 @@ export function filterReferences(condition: FilterCondition): {
         const kind = operatorKind(f.operator);
         if (kind === 'field') fields.add(f.field);
         else if (kind === 'event') events.add(f.field);
-        else if (typeof f.value === 'string') segments.add(f.value.toLowerCase());
+        else if (kind === 'segment' && typeof f.value === 'string') segments.add(f.value.toLowerCase());
       }
       if (g.conditions) walk(g.conditions);
     }

@@ -90,7 +90,8 @@ const stepType = <C extends z.ZodTypeAny>(spec: StepTypeSpec<C>) => spec;
 export const STEP_TYPE_SPECS = {
   /** Sends the template to the contact; marketing rules apply. */
   SEND_EMAIL: stepType({
-    config: z.object({ templateId: z.string().uuid() }).strict(),
+    /** `topicId`: a MARKETING email about this topic, skipped for contacts that do not receive it. */
+    config: z.object({ templateId: z.string().uuid(), topicId: z.string().uuid().optional() }).strict(),
     branches: [],
     references: (c) => ({ templates: [c.templateId] }),
   }),
@@ -135,9 +136,13 @@ export const STEP_TYPE_SPECS = {
       .object({
         data: z.record(z.string().min(1).max(256), z.unknown()).optional(),
         subscribed: z.boolean().optional(),
+        /** Topic id → receives it, for the topics named. */
+        topics: z.record(z.string().uuid(), z.boolean()).optional(),
       })
       .strict()
-      .refine((c) => c.data !== undefined || c.subscribed !== undefined, { message: 'Give data, subscribed or both' }),
+      .refine((c) => c.data !== undefined || c.subscribed !== undefined || c.topics !== undefined, {
+        message: 'Give data, subscribed, topics or any of them',
+      }),
     branches: [],
     references: (c) => ({ fields: Object.keys(c.data ?? {}).map((k) => `data.${k}`) }),
   }),

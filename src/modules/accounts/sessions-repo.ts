@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, run } from '../../platform/db/client.js';
 
 /** Every query on `user_sessions`. */
@@ -50,17 +50,24 @@ export async function liveSessionsOf(ex: Executor, userId: string, now: Date): P
 
 /** Ends one of the user's sessions; false when they have no such session. */
 export async function deleteSession(ex: Executor, userId: string, id: string): Promise<boolean> {
-  const r = await run(ex, sql`delete from user_sessions where user_id = ${userId} and id = ${id} returning id`);
+  const r = await run(ex, deleteSessionStatement(userId, id));
   return r.rows.length > 0;
+}
+
+/** The deletion of `deleteSession`, `returning id`, for a caller that writes its audit entry with it. */
+export function deleteSessionStatement(userId: string, id: string): SQL {
+  return sql`delete from user_sessions where user_id = ${userId} and id = ${id} returning id`;
 }
 
 /** Ends every session of the user but `keep` (null: all of them); returns how many ended. */
 export async function deleteSessionsOf(ex: Executor, userId: string, keep: string | null): Promise<number> {
-  const r = await run(
-    ex,
-    sql`delete from user_sessions where user_id = ${userId} and id is distinct from ${keep}::uuid returning id`,
-  );
+  const r = await run(ex, deleteSessionsOfStatement(userId, keep));
   return r.rows.length;
+}
+
+/** The deletion of `deleteSessionsOf`, `returning id`, for a caller that writes its audit entry with it. */
+export function deleteSessionsOfStatement(userId: string, keep: string | null): SQL {
+  return sql`delete from user_sessions where user_id = ${userId} and id is distinct from ${keep}::uuid returning id`;
 }
 
 export async function deleteExpiredSessions(ex: Executor, now: Date): Promise<void> {

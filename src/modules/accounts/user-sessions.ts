@@ -32,11 +32,11 @@ export async function listSessions(ctx: AppContext, userId: string, currentId: s
 
 /** Ends one of the user's sessions (the current one too: that is signing out). */
 export async function endSession(ctx: AppContext, userId: string, id: string): Promise<void> {
-  const ended = await audit.audited(
-    ctx,
-    (tx) => sessionsRepo.deleteSession(tx, userId, id),
-    (done) => done && { projectId: null, action: 'session.ended', target: { type: 'session', id } },
-  );
+  const [ended] = await audit.changeAudited(ctx.db, sessionsRepo.deleteSessionStatement(userId, id), {
+    projectId: null,
+    action: 'session.ended',
+    target: { type: 'session', id },
+  });
   if (!ended) throw notFound('Session');
 }
 
@@ -49,16 +49,13 @@ export async function confirmTwoFactor(ctx: AppContext, userId: string, sessionI
 
 /** Every other session of the user ends; this one stays. */
 export async function endOtherSessions(ctx: AppContext, userId: string, currentId: string): Promise<number> {
-  return audit.audited(
-    ctx,
-    (tx) => sessionsRepo.deleteSessionsOf(tx, userId, currentId),
-    (ended) => ({
-      projectId: null,
-      action: 'session.others_ended',
-      target: { type: 'user', id: userId },
-      changes: { ended },
-    }),
-  );
+  const ended = await audit.changeAudited(ctx.db, sessionsRepo.deleteSessionsOfStatement(userId, currentId), {
+    projectId: null,
+    action: 'session.others_ended',
+    target: { type: 'user', id: userId },
+    countAs: 'ended',
+  });
+  return ended.length;
 }
 
 /**
@@ -73,12 +70,13 @@ export async function endMemberSessions(
 ): Promise<{ ended: number }> {
   await members.requireRole(ctx.db, projectId, actorId, 'owner');
   if (!(await members.roleOf(ctx.db, projectId, userId))) throw notFound('Member');
-  const ended = await audit.audited(
-    ctx,
-    (tx) => sessionsRepo.deleteSessionsOf(tx, userId, null),
-    (n) => ({ projectId, action: 'member.signed_out', target: { type: 'member', id: userId }, changes: { ended: n } }),
-  );
-  return { ended };
+  const ended = await audit.changeAudited(ctx.db, sessionsRepo.deleteSessionsOfStatement(userId, null), {
+    projectId,
+    action: 'member.signed_out',
+    target: { type: 'member', id: userId },
+    countAs: 'ended',
+  });
+  return { ended: ended.length };
 }
 
 /** A new password, given the current one; every other session ends, this one stays signed in. */

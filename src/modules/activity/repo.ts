@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { TOPICS_CHANGED_EVENT } from '../../domain/event-names.js';
 import { type Executor, run } from '../../platform/db/client.js';
 import type { CampaignCounters, CampaignRow } from '../campaigns/service.js';
 
@@ -133,7 +134,7 @@ export async function topEventNames(ex: Executor, projectId: string, since: stri
     sql`
     select name, sum(count) as n from event_daily_counts
     where project_id = ${projectId} and day between ${since}::date and ${until}::date
-      and name not like 'email.%' and name not in ('contact.subscribed', 'contact.unsubscribed')
+      and name not like 'email.%' and name not in ('contact.subscribed', 'contact.unsubscribed', ${TOPICS_CHANGED_EVENT})
       and name !~ '^segment\\..+\\.(entry|exit)$'
     group by name having sum(count) > 0 order by n desc, name limit ${limit}`,
   );

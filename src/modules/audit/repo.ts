@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Executor, run } from '../../platform/db/client.js';
+import { type Executor, run, runNamed } from '../../platform/db/client.js';
 
 /** Every query on `audit_log`: appended to in the transaction of each change, read by `GET /audit-log`, purged by age. */
 
@@ -39,7 +39,8 @@ export interface NewEntry {
 
 /**
  * One statement, no round trip of its own for the actor's name: the user's address or the key's
- * name is read as the row is written, and kept as it was then.
+ * name is read as the row is written, and kept as it was then. Prepared: planning it (with the two
+ * lookups) cost more than running it.
  */
 export async function insertEntry(ex: Executor, e: NewEntry): Promise<void> {
   await run(
@@ -51,7 +52,49 @@ export async function insertEntry(ex: Executor, e: NewEntry): Promise<void> {
           (select name from api_keys where id = ${e.keyId}::uuid)),
         ${e.ip}, ${e.userAgent}, ${e.requestId}, ${e.action}, ${e.targetType}, ${e.targetId},
         ${e.changes === null ? null : JSON.stringify(e.changes)}::jsonb)`,
+    { prepared: true },
   );
+}
+
+/** An entry written by the statement of its change: its target's id may be a column of the changed row. */
+export interface StatementEntry extends Omit<NewEntry, 'id' | 'targetId'> {
+  /** A value, or SQL over `changed` (the changed row): `sql\`changed.id::text\``. */
+  targetId: string | null | SQL;
+  /**
+   * One entry whatever the change did, with the number of rows it changed under `changes[countAs]`;
+   * without it, one entry for each changed row and none when no row changed.
+   */
+  countAs?: string;
+}
+
+/**
+ * The change and its entry as one statement: `change` (an insert, update or delete with `returning`)
+ * becomes the CTE `changed`, the entry is inserted from it, and the statement answers the changed
+ * rows as `change` alone would. One round trip, like the change alone, and atomic without a
+ * transaction: if the entry cannot be written, the change is not either, and a change that fails
+ * writes no entry. In a transaction, the same holds within it.
+ */
+export async function changeWithEntry<T>(ex: Executor, change: SQL, e: StatementEntry): Promise<T[]> {
+  const changes = e.changes === null ? null : JSON.stringify(e.changes);
+  const values = sql`gen_random_uuid(), ${e.projectId}::uuid, now(), ${e.actor},
+        coalesce(${e.actorName}::text, (select email from users where id = ${e.userId}::uuid),
+          (select name from api_keys where id = ${e.keyId}::uuid)),
+        ${e.ip}, ${e.userAgent}, ${e.requestId}, ${e.action}, ${e.targetType}`;
+  const entry =
+    e.countAs === undefined
+      ? sql`select ${values}, ${e.targetId}::text, ${changes}::jsonb from changed`
+      : sql`select ${values}, ${e.targetId}::text,
+          coalesce(${changes}::jsonb, '{}'::jsonb) || jsonb_build_object(${e.countAs}::text, (select count(*) from changed)::int)`;
+  // Prepared (planned once per connection): planning the entry's insert and its lookups cost more
+  // than running them. Its rows are parsed as the change's alone would be.
+  const r = await runNamed<T>(
+    ex,
+    sql`with changed as (${change}),
+      audit_entry as (insert into audit_log (id, project_id, created_at, actor, actor_name, ip, user_agent, request_id,
+        action, target_type, target_id, changes) ${entry})
+      select * from changed`,
+  );
+  return r.rows;
 }
 
 export interface EntryQuery {

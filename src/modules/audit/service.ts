@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { SQL } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Executor } from '../../platform/db/client.js';
 import { encodeCursor } from '../../platform/http/pagination.js';
-import { currentRequest } from '../../platform/http/request-scope.js';
+import { currentRequest, requestOrigin } from '../../platform/http/request-scope.js';
 import * as repo from './repo.js';
 import type { AuditEntry, AuditQuery } from './schemas.js';
 
@@ -107,7 +108,7 @@ export function settingsDiff(before: object, after: object): ChangeSummary {
   return Object.keys(values).length > 0 ? { fields, values } : { fields };
 }
 
-interface Who {
+export interface Who {
   actor: string;
   name: string | null;
   userId: string | null;
@@ -117,7 +118,7 @@ interface Who {
 const SYSTEM: Who = { actor: 'system', name: null, userId: null, keyId: null };
 
 /** The caller of a request: its signed-in user, its named key, or the project's secret key. */
-function requestActor(request: FastifyRequest): Who {
+export function requestActor(request: FastifyRequest): Who {
   const project = request.project;
   const userId = project?.userId ?? (request as { userId?: string | null }).userId ?? null;
   if (userId) return { actor: `user:${userId}`, name: null, userId, keyId: null };
@@ -136,26 +137,30 @@ function explicitActor(actor: ExplicitActor): Who {
   return SYSTEM;
 }
 
-const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? null;
+/** Who wrote an entry and from where: the request's caller, or the record's own actor. */
+function origin(entry: { actor?: ExplicitActor }) {
+  const request = currentRequest();
+  const who = entry.actor ? explicitActor(entry.actor) : request ? requestActor(request) : SYSTEM;
+  const fromRequest = request && entry.actor?.kind !== 'system';
+  return {
+    actor: who.actor,
+    actorName: who.name,
+    userId: who.userId,
+    keyId: who.keyId,
+    ...(fromRequest ? requestOrigin() : { ip: null, userAgent: null }),
+    requestId: fromRequest ? request.id : null,
+  };
+}
 
 /**
  * Appends an entry for a change, in `tx`, the transaction of the change (or the statement's
  * executor when the change is one statement in it). One statement, no read before it.
  */
 export async function record(tx: Executor, entry: AuditRecord): Promise<void> {
-  const request = currentRequest();
-  const who = entry.actor ? explicitActor(entry.actor) : request ? requestActor(request) : SYSTEM;
-  const fromRequest = request && entry.actor?.kind !== 'system';
   await repo.insertEntry(tx, {
     id: randomUUID(),
     projectId: entry.projectId,
-    actor: who.actor,
-    actorName: who.name,
-    userId: who.userId,
-    keyId: who.keyId,
-    ip: fromRequest ? request.ip : null,
-    userAgent: fromRequest ? (header(request.headers['user-agent'])?.slice(0, 300) ?? null) : null,
-    requestId: fromRequest ? request.id : null,
+    ...origin(entry),
     action: entry.action,
     targetType: entry.target.type,
     targetId: entry.target.id,
@@ -163,9 +168,45 @@ export async function record(tx: Executor, entry: AuditRecord): Promise<void> {
   });
 }
 
+/** An entry written by its change's own statement (`changed`): see `changeAudited`. */
+export interface StatementRecord extends Omit<AuditRecord, 'target'> {
+  /** The id may be SQL over the changed row: `sql\`changed.id::text\``. */
+  target: { type: string; id: string | null | SQL };
+  /**
+   * One entry whatever the change did, with how many rows it changed under `changes[countAs]`;
+   * without it, one entry per changed row, and none when the change changed nothing.
+   */
+  countAs?: string;
+}
+
 /**
- * Runs `work` in a transaction and records what it did in the same one: for a service whose change
- * is otherwise a single statement. `describe` gets the result, so a created id can be the target.
+ * Runs `change`, one insert, update or delete with `returning`, and writes its entry in the same
+ * statement (`with changed as (change) insert into audit_log … from changed`): the entry is written
+ * exactly when the change is, at the cost of the change alone, one round trip, no transaction to
+ * open. Answers the rows `change` returns, parsed as its own would be. In a transaction (`ex` = its
+ * `tx`), a change of several statements writes its entry with one of them and no round trip of its own.
+ * The statement is prepared (planned once per connection): `change` names the columns it returns,
+ * never `returning *`, since a prepared statement whose columns change (a column added by a
+ * migration while the service runs) fails until its connection ends.
+ */
+export async function changeAudited<T>(ex: Executor, change: SQL, entry: StatementRecord): Promise<T[]> {
+  return repo.changeWithEntry<T>(ex, change, {
+    projectId: entry.projectId,
+    ...origin(entry),
+    action: entry.action,
+    targetType: entry.target.type,
+    targetId: entry.target.id,
+    changes: entry.changes ? cleanSummary(entry.changes) : null,
+    countAs: entry.countAs,
+  });
+}
+
+/**
+ * Runs `work` in a transaction and records what it did in the same one. `describe` gets the result,
+ * so a created id can be the target. It costs a transaction (BEGIN, the entry, COMMIT: three round
+ * trips more than a change of one statement): a change that is one statement writes its entry with
+ * `changeAudited` instead; this is for the rare ones whose statement cannot be a CTE (one with a
+ * `with` of its own that changes data) or that are more than one statement.
  */
 export async function audited<T>(
   ctx: AppContext,

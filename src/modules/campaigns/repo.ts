@@ -20,6 +20,7 @@ export interface CampaignRow extends EmailContentRow {
   audience_type: AudienceType;
   audience_condition: FilterCondition | null;
   segment_id: string | null;
+  topic_id: string | null;
   scheduled_for: Date | null;
   /** When its emails go (domain/campaign-timing): at a time of day in each recipient's zone, or spread. */
   local_time: LocalTime | null;
@@ -57,6 +58,7 @@ export interface CampaignValues extends TemplateValues {
   audienceType: AudienceType;
   segmentId: string | null;
   audienceCondition: FilterCondition | null;
+  topicId: string | null;
   localTime: LocalTime | null;
   spreadHours: number | null;
   abTest: AbTest | null;
@@ -75,10 +77,10 @@ export async function insertCampaign(
     sql`
     insert into campaigns (project_id, name, description, subject, body, body_source, from_email, from_name, reply_to,
       type, track_opens, track_clicks, audience_type, segment_id, audience_condition, local_time, spread_hours,
-      ab_test, created_at, updated_at)
+      ab_test, topic_id, created_at, updated_at)
     values (${projectId}, ${v.name}, ${v.description}, ${v.subject}, ${v.body}, ${json(v.bodySource)}::jsonb, ${v.from},
       ${v.fromName}, ${v.replyTo}, ${v.type}, ${v.trackOpens}, ${v.trackClicks}, ${v.audienceType}, ${v.segmentId}, ${json(v.audienceCondition)}::jsonb,
-      ${json(v.localTime)}::jsonb, ${v.spreadHours}, ${json(v.abTest)}::jsonb, ${now}, ${now})
+      ${json(v.localTime)}::jsonb, ${v.spreadHours}, ${json(v.abTest)}::jsonb, ${v.topicId}, ${now}, ${now})
     returning *`,
   );
   return r.rows[0]!;
@@ -125,7 +127,7 @@ export async function replaceCampaign(
       track_opens = ${v.trackOpens}, track_clicks = ${v.trackClicks},
       audience_type = ${v.audienceType}, segment_id = ${v.segmentId},
       audience_condition = ${json(v.audienceCondition)}::jsonb, local_time = ${json(v.localTime)}::jsonb,
-      spread_hours = ${v.spreadHours}, ab_test = ${json(v.abTest)}::jsonb, updated_at = ${now}
+      spread_hours = ${v.spreadHours}, ab_test = ${json(v.abTest)}::jsonb, topic_id = ${v.topicId}, updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
     returning *`,
   );

@@ -77,6 +77,8 @@ export const campaignBody = emailContentBody.extend({
   segmentId: z.string().uuid().nullable().optional(),
   /** Required when audienceType is FILTERED (400 otherwise). */
   audienceCondition: filterConditionSchema.nullable().optional(),
+  /** A MARKETING campaign about this topic reaches only its members, and its unsubscribe link leaves only it. */
+  topicId: z.string().uuid().nullable().optional(),
 });
 export type CampaignBody = z.infer<typeof campaignBody>;
 
@@ -87,6 +89,8 @@ export const campaignSchema = emailContentSchema.extend({
   audienceType: audienceTypeSchema,
   audienceCondition: z.unknown().nullable(),
   segmentId: z.string().uuid().nullable(),
+  /** The topic it is about (MARKETING only); null: every subscribed contact of the audience. */
+  topicId: z.string().uuid().nullable(),
   scheduledFor: z.string().nullable(),
   /** Each recipient's email at this time of day in its zone; null: not by local time. */
   localTime: z.object({ time: z.string(), whenPassed: z.enum(WHEN_PASSED) }).nullable(),

@@ -45,6 +45,7 @@ import {
 } from '../emails/service.js';
 import { projectTimeZone } from '../projects/service.js';
 import { compileAudience, filterContext } from '../segments/audience.js';
+import { topicAudienceSql } from '../topics/service.js';
 import { trackingFor } from '../tracking-settings/service.js';
 import { contentChooser, waitsForWinner } from './ab-test.js';
 import { drawTestPhase, markTested } from './ab-test-repo.js';
@@ -98,10 +99,17 @@ export function audienceOf(
   }
 }
 
+/**
+ * The audience as SQL on contacts `c`; a MARKETING campaign about a topic adds the topic's members
+ * (a probe of `contact_topics` per contact), a campaign without one is the same query as ever.
+ */
 export async function audienceSql(ex: Executor, c: CampaignRow, now: Date): Promise<SQL> {
   const condition = audienceOf(c);
-  if (!condition) return sql`true`;
-  return compileAudience(condition, await filterContext(ex, c.project_id, now), 'audienceCondition');
+  const base = condition
+    ? compileAudience(condition, await filterContext(ex, c.project_id, now), 'audienceCondition')
+    : sql`true`;
+  if (!c.topic_id || c.type !== 'MARKETING') return base;
+  return sql`(${base}) and ${await topicAudienceSql(ex, c.project_id, c.topic_id, sql.raw('c'))}`;
 }
 
 /** Writes the recipient list, once: a second run finds the campaign frozen and does nothing. */
@@ -165,6 +173,7 @@ export function campaignContent(c: CampaignRow, project: ProjectTracking): Conte
     attachmentSetId: null,
     templateId: null,
     campaignId: c.id,
+    topicId: c.type === 'MARKETING' ? c.topic_id : null,
     tracking: resolveTracking(c.type, project, { opens: c.track_opens, clicks: c.track_clicks }),
   };
 }

@@ -16,6 +16,7 @@ import { checkAudience, filterContext, registerFilterUsage } from '../segments/a
 import { findSegment } from '../segments/service.js';
 import { copyName } from '../templates/schemas.js';
 import { checkSyntax, contentOf, contentValues, toEmailContent } from '../templates/service.js';
+import { checkTopicId } from '../topics/service.js';
 import { trackingFor } from '../tracking-settings/service.js';
 import { variantContents, variantOf } from './ab-test.js';
 import { CANCELLED_REASON, completeCampaigns } from './counters.js';
@@ -40,6 +41,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     audienceType: row.audience_type,
     audienceCondition: row.audience_condition,
     segmentId: row.segment_id,
+    topicId: row.topic_id,
     scheduledFor: iso(row.scheduled_for),
     localTime: row.local_time,
     spread: row.spread_hours === null ? null : { hours: row.spread_hours },
@@ -90,6 +92,17 @@ function valuesOf(body: CampaignBody): CampaignValues {
       },
     ]);
   }
+  if (body.topicId && (body.type ?? 'MARKETING') !== 'MARKETING') {
+    throw validationError([
+      {
+        field: 'topicId',
+        message:
+          'Only a MARKETING campaign is about a topic; transactional mail reaches its recipients whatever they chose',
+        code: 'topic_needs_marketing',
+        received: body.topicId,
+      },
+    ]);
+  }
   if (body.localTime && body.spread) {
     throw validationError([
       {
@@ -106,6 +119,7 @@ function valuesOf(body: CampaignBody): CampaignValues {
     audienceType: body.audienceType,
     segmentId: body.audienceType === 'SEGMENT' ? body.segmentId!.toLowerCase() : null,
     audienceCondition: body.audienceType === 'FILTERED' ? body.audienceCondition! : null,
+    topicId: body.topicId?.toLowerCase() ?? null,
     localTime: body.localTime ?? null,
     spreadHours: body.spread?.hours ?? null,
     abTest: body.abTest ?? null,
@@ -141,9 +155,10 @@ async function checkVariants(ctx: AppContext, v: CampaignValues): Promise<void> 
 async function checkAudienceOf(
   ex: Executor,
   projectId: string,
-  v: Pick<CampaignValues, 'audienceType' | 'segmentId' | 'audienceCondition'>,
+  v: Pick<CampaignValues, 'audienceType' | 'segmentId' | 'audienceCondition'> & { topicId?: string | null },
   now: Date,
 ) {
+  await checkTopicId(ex, projectId, v.topicId, 'topicId');
   if (v.audienceType === 'SEGMENT' && !(await findSegment(ex, projectId, v.segmentId!))) {
     throw validationError([
       {
@@ -284,6 +299,7 @@ export async function duplicateCampaign(ctx: AppContext, projectId: string, id: 
         audienceType: source.audience_type,
         segmentId: source.segment_id,
         audienceCondition: source.audience_condition,
+        topicId: source.topic_id,
         localTime: source.local_time,
         spreadHours: source.spread_hours,
         abTest: source.ab_test,
@@ -351,7 +367,12 @@ export async function sendCampaign(ctx: AppContext, projectId: string, id: strin
       await checkAudienceOf(
         tx,
         projectId,
-        { audienceType: c.audience_type, segmentId: c.segment_id, audienceCondition: c.audience_condition },
+        {
+          audienceType: c.audience_type,
+          segmentId: c.segment_id,
+          audienceCondition: c.audience_condition,
+          topicId: c.topic_id,
+        },
         now,
       );
     } catch (err) {

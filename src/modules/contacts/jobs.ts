@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
 import { parseDataPatch } from '../../domain/contact-data.js';
-import { emailColumn } from '../../domain/csv-contacts.js';
+import { emailColumn, topicColumn } from '../../domain/csv-contacts.js';
+import { ERASED_MESSAGE } from '../../domain/erasure.js';
 import { iso } from '../../domain/formats.js';
 import { type ImportPreset, importRow, PRESET_LABELS, presetEmailColumn } from '../../domain/import-presets.js';
 import type { AppContext } from '../../platform/context.js';
@@ -10,10 +11,11 @@ import { AppError, notFound } from '../../platform/http/errors.js';
 import { enqueue, JobTakenOver } from '../../platform/queue.js';
 import * as audit from '../audit/service.js';
 import { suppress } from '../suppressions/service.js';
+import { allTopics, setTopicSubscriptions, type TopicChange } from '../topics/service.js';
 import * as repo from './repo.js';
 import type { ContactJob } from './schemas.js';
 import { dataSchema } from './schemas.js';
-import { setSubscription, type UpsertInput, upsertContacts } from './service.js';
+import { erasedAddresses, setSubscription, type UpsertInput, upsertContacts } from './service.js';
 
 export const CONTACT_JOB_QUEUE = 'contacts.job';
 export type BulkAction = 'subscribe' | 'unsubscribe' | 'delete';
@@ -163,13 +165,32 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
   const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
   const room = MAX_ERRORS - job.errors.length;
   const valid: UpsertInput[] = [];
+  const validRows: number[] = [];
+  /** Per valid row, the topics its `topic:` columns set (topic id → receives it). */
+  const topicsOf: (Record<string, boolean> | null)[] = [];
   const suppressions: { email: string; reason: 'bounce' | 'manual'; detail: string }[] = [];
+  const topicIds = await topicResolver(tx, job.project_id, rows);
   for (const [i, record] of rows.entries()) {
-    const parsed = importRow(job.input.preset, record);
+    let parsed = importRow(job.input.preset, record);
+    // `topic:` columns name topics of the project, by name (any case) or id.
+    let topics: Record<string, boolean> | null = null;
+    if (parsed.ok && 'topics' in parsed && parsed.topics) {
+      topics = {};
+      for (const [named, on] of Object.entries(parsed.topics)) {
+        const id = topicIds(named);
+        if (!id) {
+          parsed = { ok: false, email: parsed.email, message: `No topic of this project is named "${named}"` };
+          break;
+        }
+        topics[id] = on;
+      }
+    }
     // The same limits on `data` as the API's.
     const data = parsed.ok ? dataSchema.safeParse(parsed.data) : undefined;
     if (parsed.ok && data!.success) {
       valid.push({ email: parsed.email, subscribed: parsed.subscribed, patch: parseDataPatch(parsed.data) });
+      validRows.push(i);
+      topicsOf.push(topics);
       if ('suppress' in parsed && parsed.suppress) suppressions.push({ email: parsed.email, ...parsed.suppress });
       continue;
     }
@@ -178,11 +199,43 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
     // Row numbers count the header as row 1, as a spreadsheet shows them.
     if (result.errors.length < room) result.errors.push({ row: firstRow + i + 2, email: parsed.email, message });
   }
+  // An address erased from the project (and kept out by its hash) is a failed row: neither the
+  // contact nor a suppression of it is written.
+  const erased = await erasedAddresses(
+    ctx,
+    tx,
+    job.project_id,
+    valid.map((v) => v.email),
+  );
+  if (erased.size > 0) {
+    for (const [i, v] of valid.entries()) {
+      if (!erased.has(v.email)) continue;
+      result.failed++;
+      if (result.errors.length < room)
+        result.errors.push({ row: firstRow + validRows[i]! + 2, message: ERASED_MESSAGE });
+    }
+    // The rows kept, with the topics of each: the two lists stay aligned.
+    const kept = valid.flatMap((v, i) => (erased.has(v.email) ? [] : [i]));
+    topicsOf.splice(0, topicsOf.length, ...kept.map((i) => topicsOf[i]!));
+    valid.splice(0, valid.length, ...kept.map((i) => valid[i]!));
+    const keptSuppressions = suppressions.filter((s) => !erased.has(s.email));
+    suppressions.splice(0, suppressions.length, ...keptSuppressions);
+  }
   const upserted = await upsertContacts(ctx, tx, valid, {
     projectId: job.project_id,
     subscribedByDefault: true,
     source: 'import',
+    consent: { sourceId: job.id },
   });
+  const topicChanges: TopicChange[] = upserted.flatMap((r, i) =>
+    Object.entries(topicsOf[i] ?? {}).map(([topicId, subscribed]) => ({
+      contactId: r.contact.id,
+      topicId,
+      subscribed,
+    })),
+  );
+  if (topicChanges.length > 0)
+    await setTopicSubscriptions(ctx, tx, job.project_id, topicChanges, 'import', { sourceId: job.id });
   // An address the other product had stopped mailing (bounced, blocklisted) stays unmailable here,
   // committed with the chunk so a resumed job neither loses nor doubles it.
   for (const s of suppressions)
@@ -202,12 +255,26 @@ async function importChunk(ctx: AppContext, tx: Tx, job: JobRow, rows: Record<st
   return result;
 }
 
+/** Finds a topic of the project by the name (any case) or id a `topic:` column gives; reads them only when a row names one. */
+async function topicResolver(tx: Tx, projectId: string, rows: Record<string, string>[]) {
+  const named = rows.length > 0 && Object.keys(rows[0]!).some((c) => topicColumn(c) !== null);
+  const topics = named ? await allTopics(tx, projectId) : [];
+  const byKey = new Map<string, string>();
+  for (const t of topics) {
+    byKey.set(t.id, t.id);
+    byKey.set(t.name.toLowerCase(), t.id);
+  }
+  return (name: string) => byKey.get(name.toLowerCase());
+}
+
 async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
   const result: ChunkResult = { created: 0, updated: 0, failed: 0, errors: [] };
   const done = new Set(
     job.kind === 'delete'
       ? await repo.deleteContacts(tx, job.project_id, ids)
-      : (await setSubscription(ctx, tx, job.project_id, ids, job.kind === 'subscribe', 'bulk')).map((r) => r.id),
+      : (
+          await setSubscription(ctx, tx, job.project_id, ids, job.kind === 'subscribe', 'bulk', { sourceId: job.id })
+        ).map((r) => r.id),
   );
   for (const id of ids) {
     if (done.has(id)) result.updated++;
@@ -222,7 +289,8 @@ async function bulkChunk(ctx: AppContext, tx: Tx, job: JobRow, ids: string[]) {
 
 /**
  * Runs an import or bulk job in chunks; each chunk commits with the job's progress, so a job
- * interrupted by a crash resumes after the last committed chunk instead of starting over.
+ * interrupted by a crash resumes after the last committed chunk instead of starting over. A finished
+ * import keeps its counts and errors, not its file: the file is personal data nothing reads again.
  */
 export async function runContactJob(ctx: AppContext, jobId: string, heartbeat: () => Promise<void>): Promise<void> {
   const load = async () =>
@@ -268,7 +336,8 @@ export async function runContactJob(ctx: AppContext, jobId: string, heartbeat: (
   await run(
     ctx.db,
     sql`
-    update contact_jobs set status = 'completed', total = ${items.length}, finished_at = ${ctx.clock.now()}
+    update contact_jobs set status = 'completed', total = ${items.length}, finished_at = ${ctx.clock.now()},
+      input = input - 'csv'
     where id = ${jobId}`,
   );
 }

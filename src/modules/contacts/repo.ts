@@ -26,6 +26,8 @@ export interface UpsertRow {
   subscribed: boolean | null;
   set: Record<string, unknown>;
   unset: string[];
+  /** The address's erasure hash (domain/erasure.ts): an address erased from the project is not written. */
+  hash: string;
 }
 
 /** An event for a contact of the statement, with the id it is to have. */
@@ -70,11 +72,15 @@ export async function upsertContacts(ex: Executor, u: Upsert): Promise<UpsertedC
     subscribed: r.subscribed,
     set: r.set,
     unset: r.unset,
+    hash: r.hash,
   }));
   const ctes: SQL[] = [
+    // An address erased from its project is left out: no contact, no event (its caller says why).
     sql`input as (
       select * from jsonb_to_recordset(${jsonb(rows)})
-        as r(project_id uuid, email text, subscribed boolean, set jsonb, unset jsonb))`,
+        as r(project_id uuid, email text, subscribed boolean, set jsonb, unset jsonb, hash text)
+      where not exists (
+        select 1 from erased_addresses x where x.project_id = r.project_id and x.address_hash = r.hash))`,
     // Index lookups, locked in input order so concurrent batches cannot deadlock.
     sql`old as (
       select c.id, c.subscribed from input i cross join lateral (
@@ -156,6 +162,15 @@ export async function updateContacts(
   now: Date,
 ): Promise<UpdatedContactRow[]> {
   if (changes.length === 0) return [];
+  const r = await run(ex, updateContactsStatement(projectId, changes, now));
+  return r.rows as UpdatedContactRow[];
+}
+
+/**
+ * The update of `updateContacts` (`changes` not empty), for a caller that writes its audit entry
+ * with it; its columns by name, since that statement is prepared (see `audit.changeAudited`).
+ */
+export function updateContactsStatement(projectId: string, changes: ContactChange[], now: Date): SQL {
   const rows = changes.map((c) => ({
     id: c.id,
     email: c.email ?? null,
@@ -166,9 +181,7 @@ export async function updateContacts(
     set: c.patch.set,
     unset: c.patch.unset,
   }));
-  const r = await run(
-    ex,
-    sql`
+  return sql`
     update contacts c set
       email = coalesce(o.email, c.email),
       data = (c.data || o.set) - array(select jsonb_array_elements_text(o.unset)),
@@ -183,9 +196,8 @@ export async function updateContacts(
       cross join lateral (
         select id, subscribed from contacts where project_id = ${projectId} and id = r.id for update) c2) o
     where c.id = o.id
-    returning c.*, o.old_subscribed`,
-  );
-  return r.rows as UpdatedContactRow[];
+    returning c.id, c.project_id, c.email, c.subscribed, c.snoozed_until, c.data, c.created_at, c.updated_at,
+      o.old_subscribed`;
 }
 
 export async function recordFieldTypes(
@@ -299,14 +311,28 @@ export async function lookupEmails(
   ex: Executor,
   projectId: string,
   emails: string[],
-): Promise<{ id: string; email: string }[]> {
+): Promise<{ id: string; email: string; subscribed: boolean }[]> {
   const r = await run(
     ex,
     sql`
-    select id, email from contacts
+    select id, email, subscribed from contacts
     where project_id = ${projectId} and email in (select value from jsonb_array_elements_text(${jsonb(emails)}))`,
   );
-  return r.rows as { id: string; email: string }[];
+  return r.rows as { id: string; email: string; subscribed: boolean }[];
+}
+
+/** The addresses among `hashes` (email → erasure hash) that were erased from the project. */
+export async function erasedAmong(ex: Executor, projectId: string, hashes: Map<string, string>): Promise<Set<string>> {
+  if (hashes.size === 0) return new Set();
+  const r = await run<{ address_hash: string }>(
+    ex,
+    sql`
+    select address_hash from erased_addresses
+    where project_id = ${projectId}
+      and address_hash in (select value from jsonb_array_elements_text(${jsonb([...hashes.values()])}))`,
+  );
+  const erased = new Set(r.rows.map((row) => row.address_hash));
+  return new Set([...hashes].filter(([, hash]) => erased.has(hash)).map(([email]) => email));
 }
 
 export async function typedKeys(ex: Executor, projectId: string): Promise<string[]> {

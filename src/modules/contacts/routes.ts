@@ -7,7 +7,10 @@ import { noContent, wrapped } from '../../platform/http/envelope.js';
 import { AppError } from '../../platform/http/errors.js';
 import { idempotencyKeyOf, requestIdentity } from '../../platform/http/idempotency.js';
 import { moduleRoutes } from '../../platform/http/module-routes.js';
+import { invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
 import { readUpload } from '../../platform/http/uploads.js';
+import { consentPageSchema, consentQuery } from '../consent/schemas.js';
+import { listConsent } from '../consent/service.js';
 import * as events from '../events/schemas.js';
 import * as fields from './fields.js';
 import * as jobs from './jobs.js';
@@ -167,6 +170,16 @@ export const contactRoutes = moduleRoutes(
     app.get('/contacts/:id', { schema: { params: s.idParams, response: { 200: s.contactSchema } } }, (req) =>
       service.getContact(ctx, projectOf(req).id, req.params.id),
     );
+    // The contact's consent history: 404 for a contact the project does not have.
+    app.get(
+      '/contacts/:id/consent',
+      { schema: { params: s.idParams, querystring: consentQuery, response: { 200: consentPageSchema } } },
+      async (req) => {
+        if (req.query.cursor && !isKeysetCursor(req.query.cursor, 'timestamp')) throw invalidCursorError();
+        const { id } = await service.getContact(ctx, projectOf(req).id, req.params.id);
+        return listConsent(ctx, projectOf(req).id, id, req.query);
+      },
+    );
     app.patch(
       '/contacts/:id',
       { schema: { params: s.idParams, body: s.patchContactBody, response: { 200: s.contactSchema } } },
@@ -176,6 +189,7 @@ export const contactRoutes = moduleRoutes(
           subscribed: req.body.subscribed,
           snoozedUntil: req.body.snoozedUntil == null ? req.body.snoozedUntil : new Date(req.body.snoozedUntil),
           patch: parseDataPatch(req.body.data),
+          topics: req.body.topics,
         }),
     );
     app.delete('/contacts/:id', { schema: { params: s.idParams } }, (req, reply) =>

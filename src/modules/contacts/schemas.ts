@@ -4,6 +4,7 @@ import { IMPORT_PRESETS } from '../../domain/import-presets.js';
 import { booleanQuery, cursorPageSchema, cursorQuery, dirQuery, limitQuery } from '../../platform/http/pagination.js';
 import { usageListsSchema } from '../../platform/usage.js';
 import { eventNameSchema } from '../events/schemas.js';
+import { contactTopicsSchema } from '../topics/schemas.js';
 
 const MAX_DATA_BYTES = 64 * 1024;
 
@@ -23,6 +24,8 @@ export const contactSchema = z.object({
   subscribed: z.boolean(),
   snoozedUntil: z.string().nullable(),
   data: z.record(z.unknown()),
+  /** Topic id → whether the contact receives it: every topic of the project (GET /topics). */
+  topics: contactTopicsSchema.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -37,6 +40,8 @@ export const createContactBody = z.object({
   email: emailSchema,
   subscribed: z.boolean().optional(),
   data: dataSchema.optional(),
+  /** Topic id → receives it; topics not named keep their state (a new contact: the topic's default). */
+  topics: contactTopicsSchema.optional(),
 });
 export type CreateContactBody = z.infer<typeof createContactBody>;
 
@@ -45,6 +50,7 @@ export const patchContactBody = z.object({
   subscribed: z.boolean().optional(),
   snoozedUntil: z.string().datetime({ offset: true }).nullable().optional(),
   data: dataSchema.optional(),
+  topics: contactTopicsSchema.optional(),
 });
 
 export const listContactsQuery = z.object({

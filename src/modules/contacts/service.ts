@@ -7,9 +7,10 @@ import {
   mergeDataPatches,
   parseDataPatch,
 } from '../../domain/contact-data.js';
+import { ERASED_MESSAGE, erasedAddressHash } from '../../domain/erasure.js';
 import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
-import type { Executor, Tx } from '../../platform/db/client.js';
+import { type Executor, retryingConflicts, type Tx } from '../../platform/db/client.js';
 import { isUniqueViolation } from '../../platform/db/errors.js';
 import { AppError, notFound, validationError } from '../../platform/http/errors.js';
 import {
@@ -21,8 +22,17 @@ import {
 } from '../../platform/http/pagination.js';
 import { enqueue } from '../../platform/queue.js';
 import * as audit from '../audit/service.js';
+import { type ConsentDetail, flipChange, recordConsent } from '../consent/service.js';
 import { recordEvent } from '../events/record.js';
 import { type EventListQuery, listEvents } from '../events/service.js';
+import type { ContactTopics } from '../topics/schemas.js';
+import {
+  changesOf,
+  checkTopicIds,
+  setTopicSubscriptions,
+  type TopicSource,
+  topicsOfContacts,
+} from '../topics/service.js';
 import { knownFieldTypes } from './field-types.js';
 import type { ContactRow, ListQuery } from './repo.js';
 import * as repo from './repo.js';
@@ -58,6 +68,11 @@ export interface UpsertOptions {
   subscribedByDefault: boolean;
   /** Stored on subscription events, to tell which path changed the subscription. */
   source: string;
+  /**
+   * For the consent history: the form, job or email of the change, and the consent text shown. Given,
+   * new contacts are recorded too, with the state they start in.
+   */
+  consent?: ConsentDetail;
   /** The moment of the request, when the caller reports it; now otherwise. */
   at?: Date;
 }
@@ -69,22 +84,37 @@ export interface UpsertResult {
   eventId: string | null;
 }
 
-/** Emits contact.subscribed / contact.unsubscribed for a contact whose subscription flipped. */
+/**
+ * Emits contact.subscribed / contact.unsubscribed for a contact whose subscription flipped, and adds
+ * the flip to its consent history.
+ */
 export async function emitSubscriptionChange(
   ctx: AppContext,
   ex: Executor,
   before: boolean | null,
   row: ContactRow,
-  data: Record<string, unknown>,
+  data: { source: string; snoozedUntil?: string },
+  consent: ConsentDetail = {},
 ) {
   if (before === null || before === row.subscribed) return;
+  const at = ctx.clock.now();
   await recordEvent(ex, {
     projectId: row.project_id,
     contactId: row.id,
     name: row.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
     data,
-    at: ctx.clock.now(),
+    at,
   });
+  await recordConsent(ex, [
+    {
+      ...consent,
+      projectId: row.project_id,
+      contactId: row.id,
+      change: consent.change ?? flipChange(row.subscribed, data.source, row.snoozed_until !== null),
+      source: data.source,
+      at,
+    },
+  ]);
 }
 
 /** A contact change of a batch, with the events it records (each with the id it is to have). */
@@ -92,6 +122,8 @@ export interface ContactWrite {
   projectId: string;
   input: UpsertInput;
   events: { id: string; name: string; data: Record<string, unknown>; at: Date }[];
+  /** For the consent history, where it differs from write to write of one batch (the visitor of each form submission). */
+  consent?: ConsentDetail;
 }
 
 const contactKey = (w: ContactWrite) => `${w.projectId} ${w.input.email}`;
@@ -112,6 +144,7 @@ function mergeByContact(writes: ContactWrite[]): ContactWrite[] {
               patch: mergeDataPatches(prior.input.patch, write.input.patch),
             },
             events: [...prior.events, ...write.events],
+            consent: write.consent ?? prior.consent,
           }
         : write,
     );
@@ -149,6 +182,7 @@ export async function writeContacts(
 ): Promise<Omit<UpsertResult, 'eventId'>[]> {
   if (writes.length === 0) return [];
   const unique = mergeByContact(writes);
+  const now = options.at ?? ctx.clock.now();
   const rows = await repo.upsertContacts(ex, {
     rows: unique.map((w) => ({
       projectId: w.projectId,
@@ -156,18 +190,71 @@ export async function writeContacts(
       subscribed: w.input.subscribed ?? null,
       set: w.input.patch.set,
       unset: w.input.patch.unset,
+      hash: erasedAddressHash(ctx.erasureSalt, w.projectId, w.input.email),
     })),
     subscribedByDefault: options.subscribedByDefault,
     newTypes: await newFieldTypes(ex, unique),
     events: unique.flatMap((w) => w.events.map((e) => ({ ...e, projectId: w.projectId, email: w.input.email }))),
-    now: options.at ?? ctx.clock.now(),
+    now,
   });
   const results = new Map<string, Omit<UpsertResult, 'eventId'>>();
+  const consentOf = new Map(unique.map((w) => [contactKey(w), w.consent ?? options.consent]));
   for (const row of rows) {
-    results.set(`${row.project_id} ${row.email}`, { contact: row, isNew: row.inserted });
-    await emitSubscriptionChange(ctx, ex, row.old_subscribed, row, { source: options.source });
+    const key = `${row.project_id} ${row.email}`;
+    results.set(key, { contact: row, isNew: row.inserted });
+    await emitSubscriptionChange(ctx, ex, row.old_subscribed, row, { source: options.source }, consentOf.get(key));
   }
+  // An address erased from its project was left out: the whole write is refused, so a caller in a
+  // transaction keeps nothing of it (/v1/track then writes its batch's requests one by one).
+  if (results.size < unique.length) throw addressErasedError();
+  await recordConsent(ex, createdWithConsent(unique, results, options, now));
   return writes.map((w) => results.get(contactKey(w))!);
+}
+
+/** 422 ADDRESS_ERASED: the address was erased from the project, and the project keeps it out. */
+export function addressErasedError(): AppError {
+  return new AppError(422, 'ADDRESS_ERASED', ERASED_MESSAGE, {
+    suggestion:
+      'Nothing was stored. If the person asks to be added again, an admin can turn off "Keep erased addresses out" in the project’s privacy settings (Settings page, or PATCH /privacy-settings).',
+  });
+}
+
+/** Which of these addresses were erased from the project (an import leaves them out, row by row). */
+export async function erasedAddresses(ctx: AppContext, ex: Executor, projectId: string, emails: string[]) {
+  return repo.erasedAmong(
+    ex,
+    projectId,
+    new Map(emails.map((e) => [e, erasedAddressHash(ctx.erasureSalt, projectId, e)])),
+  );
+}
+
+/**
+ * New contacts start their consent history on the paths that create contacts on purpose (the API,
+ * the dashboard, an import, a form: those passing `consent`). A contact created as a side effect (by
+ * a tracked event, a send, a segment) has given no consent, so it has nothing to record.
+ */
+function createdWithConsent(
+  writes: ContactWrite[],
+  results: Map<string, Omit<UpsertResult, 'eventId'>>,
+  options: Omit<UpsertOptions, 'projectId'>,
+  at: Date,
+) {
+  return writes.flatMap((w) => {
+    const result = results.get(contactKey(w));
+    const consent = w.consent ?? options.consent;
+    if (!consent || !result?.isNew) return [];
+    const { contact } = result;
+    return [
+      {
+        ...consent,
+        projectId: contact.project_id,
+        contactId: contact.id,
+        change: consent.change ?? (contact.subscribed ? ('subscribed' as const) : ('unsubscribed' as const)),
+        source: options.source,
+        at,
+      },
+    ];
+  });
 }
 
 /**
@@ -201,9 +288,33 @@ export async function upsertContact(
   return result!;
 }
 
+/** The contacts with their topics (`topics` of the API). */
+export async function withTopicsAll(ex: Executor, projectId: string, contacts: Contact[]): Promise<Contact[]> {
+  const topics = await topicsOfContacts(
+    ex,
+    projectId,
+    contacts.map((c) => c.id),
+  );
+  return contacts.map((c) => ({ ...c, topics: topics.get(c.id) ?? {} }));
+}
+
+export async function withTopics(ex: Executor, projectId: string, contact: Contact): Promise<Contact> {
+  return (await withTopicsAll(ex, projectId, [contact]))[0]!;
+}
+
+const TOPIC_SOURCES: readonly string[] = ['api', 'dashboard', 'import', 'workflow', 'form', 'manage_page'];
+const topicSource = (source: string | undefined): TopicSource =>
+  (TOPIC_SOURCES.includes(source ?? 'api') ? (source ?? 'api') : 'api') as TopicSource;
+
 /** The fields a contact change names, `data.<key>` for its data: never their values (personal data). */
-function contactFields(change: { email?: string; subscribed?: boolean; snoozedUntil?: Date | null; data?: unknown }) {
-  const fields = (['email', 'subscribed', 'snoozedUntil'] as const).filter((f) => change[f] !== undefined);
+function contactFields(change: {
+  email?: string;
+  subscribed?: boolean;
+  snoozedUntil?: Date | null;
+  data?: unknown;
+  topics?: unknown;
+}) {
+  const fields = (['email', 'subscribed', 'snoozedUntil', 'topics'] as const).filter((f) => change[f] !== undefined);
   const data = change.data && typeof change.data === 'object' ? Object.keys(change.data).map((k) => `data.${k}`) : [];
   return { fields: [...fields, ...data] };
 }
@@ -214,13 +325,17 @@ export async function createContact(
   projectId: string,
   body: CreateContactBody,
 ): Promise<{ contact: Contact; isNew: boolean }> {
+  if (body.topics) await checkTopicIds(ctx.db, projectId, Object.keys(body.topics));
   const { contact, isNew } = await ctx.db.transaction(async (tx) => {
     const upserted = await upsertContact(
       ctx,
       tx,
       { email: body.email, subscribed: body.subscribed, patch: parseDataPatch(body.data) },
-      { projectId, subscribedByDefault: true, source: 'api' },
+      { projectId, subscribedByDefault: true, source: 'api', consent: {} },
     );
+    if (body.topics) {
+      await setTopicSubscriptions(ctx, tx, projectId, changesOf(upserted.contact.id, body.topics), 'api');
+    }
     await audit.record(tx, {
       projectId,
       action: upserted.isNew ? 'contact.created' : 'contact.updated',
@@ -229,7 +344,7 @@ export async function createContact(
     });
     return upserted;
   });
-  return { contact: toContact(contact), isNew };
+  return { contact: await withTopics(ctx.db, projectId, toContact(contact)), isNew };
 }
 
 export interface ContactUpdate {
@@ -237,8 +352,12 @@ export interface ContactUpdate {
   subscribed?: boolean;
   snoozedUntil?: Date | null;
   patch: DataPatch;
+  /** Topic id → receives it, for the topics it names. */
+  topics?: ContactTopics;
   /** Stored on the subscription event; `api` unless another path made the change. */
   source?: string;
+  /** For the consent history: the form, job or email of the change, and the consent text shown. */
+  consent?: ConsentDetail;
 }
 
 export async function updateContactById(
@@ -268,11 +387,14 @@ export async function updateContactById(
       },
     ]);
   }
+  if (change.topics) await checkTopicIds(ctx.db, projectId, Object.keys(change.topics));
   try {
-    return await ctx.db.transaction(async (tx) => {
-      const row = await changeContact(ctx, tx, projectId, id, change, now);
-      if (!row) throw notFound('Contact');
-      await audit.record(tx, {
+    const updated = await ctx.db.transaction(async (tx) => {
+      // A new address that was erased from the project is kept out here too.
+      if (change.email && (await erasedAddresses(ctx, tx, projectId, [change.email])).size > 0)
+        throw addressErasedError();
+      // The entry is written by the contact's update itself: no round trip of its own.
+      const row = await changeContact(ctx, tx, projectId, id, change, now, {
         projectId,
         action: 'contact.updated',
         target: { type: 'contact', id },
@@ -281,8 +403,10 @@ export async function updateContactById(
           data: { ...change.patch.set, ...Object.fromEntries(change.patch.unset.map((k) => [k, null])) },
         }),
       });
+      if (!row) throw notFound('Contact');
       return toContact(row);
     });
+    return await withTopics(ctx.db, projectId, updated);
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new AppError(409, 'EMAIL_ALREADY_EXISTS', 'Another contact in this project already uses this email', {
@@ -297,7 +421,7 @@ export async function updateContactById(
 /**
  * Applies a change to one contact inside the caller's transaction: the `data` patch with its field
  * types, the subscription (with its event) and a snooze (with the job that ends it). Null when the
- * contact is not the project's.
+ * contact is not the project's. With `entry`, the contact's update writes it (`audit.changeAudited`).
  */
 export async function changeContact(
   ctx: AppContext,
@@ -306,6 +430,7 @@ export async function changeContact(
   id: string,
   change: ContactUpdate,
   now: Date,
+  entry?: audit.StatementRecord,
 ): Promise<ContactRow | null> {
   const current = await repo.findContact(tx, projectId, id);
   if (!current) return null;
@@ -317,12 +442,36 @@ export async function changeContact(
     projectId,
     await knownFieldTypes.untyped(tx, projectId, inferPatchTypes(change.patch)),
   );
-  const [row] = await repo.updateContacts(tx, projectId, [{ ...change, id, subscribed }], now);
+  const changes = [{ ...change, id, subscribed }];
+  const [row] = entry
+    ? await audit.changeAudited<repo.UpdatedContactRow>(
+        tx,
+        repo.updateContactsStatement(projectId, changes, now),
+        entry,
+      )
+    : await repo.updateContacts(tx, projectId, changes, now);
   if (!row) return null;
-  await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, {
-    source: change.source ?? 'api',
-    ...(row.snoozed_until ? { snoozedUntil: new Date(row.snoozed_until).toISOString() } : {}),
-  });
+  if (change.topics) {
+    await setTopicSubscriptions(
+      ctx,
+      tx,
+      projectId,
+      changesOf(id, change.topics),
+      topicSource(change.source),
+      change.consent,
+    );
+  }
+  await emitSubscriptionChange(
+    ctx,
+    tx,
+    row.old_subscribed,
+    row,
+    {
+      source: change.source ?? 'api',
+      ...(row.snoozed_until ? { snoozedUntil: new Date(row.snoozed_until).toISOString() } : {}),
+    },
+    change.consent,
+  );
   if (change.snoozedUntil) {
     await enqueue(tx, SNOOZE_END_QUEUE, { projectId, contactId: id }, { runAt: change.snoozedUntil });
   }
@@ -337,6 +486,7 @@ export async function setSubscription(
   ids: string[],
   subscribed: boolean,
   source: string,
+  consent?: ConsentDetail,
 ) {
   const rows = await repo.updateContacts(
     tx,
@@ -344,7 +494,7 @@ export async function setSubscription(
     ids.map((id) => ({ id, subscribed, patch: emptyPatch() })),
     ctx.clock.now(),
   );
-  for (const row of rows) await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source });
+  for (const row of rows) await emitSubscriptionChange(ctx, tx, row.old_subscribed, row, { source }, consent);
   // `changed`: the subscription flipped (a repeated unsubscribe changes nothing).
   return rows.map((r) => ({ id: r.id, changed: r.old_subscribed !== null && r.old_subscribed !== r.subscribed }));
 }
@@ -367,15 +517,21 @@ export async function endSnooze(ctx: AppContext, projectId: string, contactId: s
 export async function getContact(ctx: AppContext, projectId: string, id: string): Promise<Contact> {
   const row = await repo.findContact(ctx.db, projectId, id);
   if (!row) throw notFound('Contact');
-  return toContact(row);
+  return withTopics(ctx.db, projectId, toContact(row));
 }
 
+/**
+ * Deleting a contact cascades into every table that holds its rows, so it can lose a deadlock to a
+ * concurrent write of some of them (an erase's batch, a topic's choices).
+ */
 export async function deleteContact(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  await ctx.db.transaction(async (tx) => {
-    const deleted = await repo.deleteContacts(tx, projectId, [id]);
-    if (deleted.length === 0) throw notFound('Contact');
-    await audit.record(tx, { projectId, action: 'contact.deleted', target: { type: 'contact', id } });
-  });
+  await retryingConflicts(() =>
+    ctx.db.transaction(async (tx) => {
+      const deleted = await repo.deleteContacts(tx, projectId, [id]);
+      if (deleted.length === 0) throw notFound('Contact');
+      await audit.record(tx, { projectId, action: 'contact.deleted', target: { type: 'contact', id } });
+    }),
+  );
 }
 
 /** A client can forge any JSON as a cursor; only the shape we issue for this sort may reach the SQL casts. */
@@ -396,7 +552,8 @@ export async function listContacts(ctx: AppContext, q: ListQuery): Promise<Curso
     q.after ? Promise.resolve(0) : repo.countContacts(ctx.db, q),
   ]);
   const keyOf = (row: ContactRow) => [q.sort === 'email' ? row.email : new Date(row.created_at).toISOString(), row.id];
-  return { ...cursorPage(rows, q.limit, keyOf, toContact), total };
+  const page = cursorPage(rows, q.limit, keyOf, toContact);
+  return { ...page, data: await withTopicsAll(ctx.db, q.projectId, page.data), total };
 }
 
 export async function lookupContacts(ctx: AppContext, projectId: string, emails: string[]) {

@@ -2,13 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { type DataPatch, parseDataPatch, renderData } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import type { AppContext } from '../../platform/context.js';
-import {
-  type Executor,
-  isDatabaseUnavailable,
-  isTransientConflict,
-  queryDeadlineMs,
-} from '../../platform/db/client.js';
-import { GroupCommit, type Outcome } from '../../platform/group-commit.js';
+import { type Executor, queryDeadlineMs } from '../../platform/db/client.js';
+import { GroupCommit, type Outcome, transactionalWrite } from '../../platform/group-commit.js';
 import { claimIdempotencyKeys, type RequestIdentity, rememberResponses } from '../../platform/http/idempotency.js';
 import { reservedEventError } from '../events/service.js';
 import type { TrackBody } from './schemas.js';
@@ -49,7 +44,9 @@ export class Tracker {
 
   constructor(private readonly ctx: AppContext) {
     this.batches = new GroupCommit({
-      write: (requests, deadline) => writeTracks(ctx, requests, deadline),
+      // The Idempotency-Keys, the contacts, the events with their outbox entries and the kept
+      // responses: at most four statements whatever the size of the batch.
+      write: transactionalWrite(ctx.database, (tx, requests) => writeBatch(ctx, tx, requests)),
       deadlineMs: queryDeadlineMs(ctx.config.databaseTimeouts),
       maxBatch: MAX_BATCH,
       maxInFlight: MAX_IN_FLIGHT,
@@ -89,31 +86,6 @@ export function trackerOf(ctx: AppContext): Tracker {
   const tracker = trackers.get(ctx) ?? new Tracker(ctx);
   trackers.set(ctx, tracker);
   return tracker;
-}
-
-/**
- * Writes a batch of track requests: the Idempotency-Keys, the contacts, the events with their
- * outbox entries and the kept responses, in one transaction of at most four statements whatever the
- * size of the batch, committed only before `deadline`, when its requests are answered 503 if it
- * has not committed by then (platform/group-commit.ts).
- * A batch that fails is written again request by request, so that a request that cannot be
- * written fails alone; a database that cannot be reached fails them all at once.
- */
-export async function writeTracks(
-  ctx: AppContext,
-  requests: TrackRequest[],
-  deadline: number,
-  retried = false,
-): Promise<Outcome<Tracked>[]> {
-  try {
-    return await ctx.database.transactionBefore(deadline, (tx) => writeBatch(ctx, tx, requests));
-  } catch (error) {
-    // A lone request that lost a deadlock kept nothing, so it is written once more while it has time.
-    if (requests.length === 1 && isTransientConflict(error) && !retried && Date.now() < deadline)
-      return writeTracks(ctx, requests, deadline, true);
-    if (requests.length === 1 || isDatabaseUnavailable(error)) return requests.map(() => ({ ok: false, error }));
-    return (await Promise.all(requests.map((r) => writeTracks(ctx, [r], deadline)))).flat();
-  }
 }
 
 async function writeBatch(ctx: AppContext, ex: Executor, requests: TrackRequest[]): Promise<Outcome<Tracked>[]> {

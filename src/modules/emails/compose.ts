@@ -22,6 +22,11 @@ export interface Content {
   attachmentSetId: string | null;
   templateId: string | null;
   campaignId: string | null;
+  /**
+   * The topic a MARKETING email is about: its unsubscribe link and one-click header leave only this
+   * topic (the signed link carries it). Null or absent: the links are about all marketing.
+   */
+  topicId?: string | null;
   /** Resolved by the sender from the send's, the template's or campaign's and the project's choices (domain/tracking.ts). */
   tracking: Tracking;
 }
@@ -31,6 +36,8 @@ export interface Recipient {
   name: string | null;
   /** Values given for this send only (`persistent: false`). */
   transient: Record<string, unknown>;
+  /** False when the email is about a topic the contact does not receive: a marketing email is then skipped. */
+  inTopic?: boolean;
 }
 
 export interface Linking {
@@ -58,7 +65,12 @@ export async function composeEmail(
   render: Render,
 ): Promise<NewEmail> {
   const { contact } = recipient;
-  const urls = subscriberUrls(linking.publicUrl, linking.signer, { projectId, contactId: contact.id, emailId: id });
+  const urls = subscriberUrls(linking.publicUrl, linking.signer, {
+    projectId,
+    contactId: contact.id,
+    emailId: id,
+    ...(content.type === 'MARKETING' && content.topicId ? { topicId: content.topicId } : {}),
+  });
   const scope = templateScope(contact, recipient.transient, urls);
   const subject = (await render('subject', content.subject, scope)).replace(/[\r\n]+/g, ' ').trim();
   const hasHtml = content.body !== null;
@@ -90,7 +102,8 @@ export async function composeEmail(
   }
   if (content.tracking.opens && hasHtml) html = addOpenPixel(html, openPixelUrl(linking.publicUrl, linking.signer, id));
 
-  const skipped = content.type === 'MARKETING' && !contact.subscribed;
+  const unsubscribed = content.type === 'MARKETING' && !contact.subscribed;
+  const skipped = unsubscribed || (content.type === 'MARKETING' && recipient.inTopic === false);
   return {
     id,
     projectId,
@@ -110,6 +123,10 @@ export async function composeEmail(
     headers,
     attachmentSetId: content.attachmentSetId,
     messageId: `<${id}@${content.from.email.slice(content.from.email.lastIndexOf('@') + 1)}>`,
-    lastError: skipped ? 'Not sent: marketing email to an unsubscribed contact' : null,
+    lastError: unsubscribed
+      ? 'Not sent: marketing email to an unsubscribed contact'
+      : skipped
+        ? 'Not sent: the contact does not receive the topic of this email'
+        : null,
   };
 }

@@ -21,6 +21,7 @@ import { outboxFile } from '../../platform/mail/transport.js';
 import { upsertContact } from '../contacts/service.js';
 import { assertVerifiedSender, capturingMail } from '../domains/service.js';
 import { cachedTemplate } from '../templates/service.js';
+import { findTopic, membersAmong } from '../topics/service.js';
 import { trackingFor } from '../tracking-settings/service.js';
 import { isParked } from './campaign-mail-repo.js';
 import { type Content, composeEmail, type Render } from './compose.js';
@@ -143,6 +144,8 @@ export async function sendEmails(ctx: AppContext, projectId: string, body: SendB
       attachmentSetId: null,
       templateId: template?.id ?? null,
       campaignId: null,
+      // A MARKETING template about a topic: its emails go to the topic's members only, and leave only it.
+      topicId: type === 'MARKETING' ? (template?.topicId ?? null) : null,
       tracking: resolveTracking(type, await trackingFor(ctx, projectId), choiceOf(body), choiceOf(template)),
     },
     recipients: (Array.isArray(body.to) ? body.to : [body.to]).map((r) => {
@@ -220,6 +223,8 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
   await assertVerifiedSender(ctx, ctx.db, projectId, send.content.from.email);
   const content: Content = { ...send.content, attachmentSetId: attachmentSet?.id ?? null };
   const idempotencyKey = send.request?.idempotencyKey;
+  // A topic deleted since the template named it reaches nobody.
+  const topic = content.topicId ? await findTopic(ctx.db, projectId, content.topicId) : null;
 
   return ctx.db.transaction(async (tx) => {
     if (idempotencyKey) {
@@ -242,13 +247,16 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
         { email: recipient.email, subscribed: send.subscribed, patch },
         { projectId, subscribedByDefault: false, source: 'send', at: now },
       );
+      const inTopic = content.topicId
+        ? topic !== null && (await membersAmong(tx, topic, [contact.id])).has(contact.id)
+        : true;
       try {
         emails.push(
           await composeEmail(
             randomUUID(),
             projectId,
             content,
-            { contact, name: recipient.name, transient: patch.transient },
+            { contact, name: recipient.name, transient: patch.transient, inTopic },
             { publicUrl: ctx.config.publicUrl, signer: ctx.links },
             send.render,
           ),
@@ -267,6 +275,10 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
   });
 }
 
+type AddressMessage = { from: string; fromName?: string | null; to: string; subject: string; html: string };
+/** Values the subject and body may use besides `email`: `data` as a contact's, `transient` on top. */
+type AddressScope = { data?: Record<string, unknown>; transient?: Record<string, unknown> };
+
 /**
  * One email of the project's to an address that need not be a contact (an invitation to the
  * dashboard): HEADLESS (nothing tracked, no footer), from a verified sender, stored and queued,
@@ -275,9 +287,23 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
 export async function sendToAddress(
   ctx: AppContext,
   projectId: string,
-  message: { from: string; fromName?: string | null; to: string; subject: string; html: string },
+  message: AddressMessage,
   ex: Executor = ctx.db,
+  scope: AddressScope = {},
 ): Promise<string> {
+  const email = await composeToAddress(ctx, projectId, message, scope, ex);
+  await storeToAddresses(ctx, ex, [email]);
+  return email.id;
+}
+
+/** `sendToAddress` in two steps: the email rendered, which needs no transaction… */
+export async function composeToAddress(
+  ctx: AppContext,
+  projectId: string,
+  message: AddressMessage,
+  scope: AddressScope = {},
+  ex: Executor = ctx.db,
+): Promise<repo.NewEmail> {
   await assertVerifiedSender(ctx, ex, projectId, message.from);
   const id = randomUUID();
   const email = await composeEmail(
@@ -295,12 +321,24 @@ export async function sendToAddress(
       campaignId: null,
       tracking: NO_TRACKING,
     },
-    { contact: { id: randomUUID(), email: message.to, subscribed: true, data: {} }, name: null, transient: {} },
+    {
+      contact: { id: randomUUID(), email: message.to, subscribed: true, data: scope.data ?? {} },
+      name: null,
+      transient: scope.transient ?? {},
+    },
     { publicUrl: ctx.config.publicUrl, signer: ctx.links },
     ctx.templates.render.bind(ctx.templates),
   );
-  await repo.insertEmails(ex, [{ ...email, contactId: null }], ctx.clock.now(), true);
-  return id;
+  return { ...email, contactId: null };
+}
+
+/**
+ * …and stored, queued on the transactional lane. The delivery engines are woken at most every
+ * 100 ms (`ctx.deliveryWake`, as /v1/send does; they look every 250 ms anyway): a NOTIFY in every
+ * transaction would make their commits take the notification queue's lock one after the other.
+ */
+export async function storeToAddresses(ctx: AppContext, ex: Executor, emails: repo.NewEmail[]): Promise<void> {
+  await repo.insertEmails(ex, emails, ctx.clock.now(), ctx.deliveryWake.due());
 }
 
 /** The `.eml` the dev outbox holds for an email of the project. */

@@ -112,6 +112,12 @@ export async function recentEventData(
 }
 
 export async function deleteEventsNamed(ex: Executor, projectId: string, name: string): Promise<number> {
+  // The counts first, in the order the counting statements take them: deleting a contact takes its
+  // counts before its events too, so the two never wait on each other in a cycle.
+  await run(
+    ex,
+    sql`select 1 from event_daily_counts where project_id = ${projectId} and name = ${name} order by day for update`,
+  );
   const r = await run(
     ex,
     sql`

@@ -1,6 +1,7 @@
 import { sampleFieldTypes } from '../../domain/contact-data.js';
 import { isReservedEventName } from '../../domain/event-names.js';
 import type { AppContext } from '../../platform/context.js';
+import { retryingConflicts } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
 import { type CursorPage, cursorPage, invalidCursorError, isKeysetCursor } from '../../platform/http/pagination.js';
 import * as audit from '../audit/service.js';
@@ -85,10 +86,18 @@ export async function eventUsage(ctx: AppContext, projectId: string, name: strin
 
 export async function deleteEvents(ctx: AppContext, projectId: string, name: string) {
   if (isReservedEventName(name)) throw reservedEventError('eventName', name);
-  const deleted = await audit.audited(
-    ctx,
-    (tx) => repo.deleteEventsNamed(tx, projectId, name),
-    (n) => ({ projectId, action: 'events.deleted', target: { type: 'event_name', id: name }, changes: { deleted: n } }),
+  // Its counts and events are written meanwhile by tracking, the dispatcher and contacts' deletions.
+  const deleted = await retryingConflicts(() =>
+    audit.audited(
+      ctx,
+      (tx) => repo.deleteEventsNamed(tx, projectId, name),
+      (n) => ({
+        projectId,
+        action: 'events.deleted',
+        target: { type: 'event_name', id: name },
+        changes: { deleted: n },
+      }),
+    ),
   );
   return { event: name, deleted };
 }

@@ -1,24 +1,17 @@
 import { retentionPlan } from '../../domain/retention.js';
 import type { AppContext } from '../../platform/context.js';
-import { dropPartitionsBefore, ensureMonthsAhead, sealUnpartitioned } from '../../platform/db/partitions.js';
+import { dropPartitionsBefore, maintainPartitions } from '../../platform/db/partitions.js';
 import { eventRetentions } from '../projects/service.js';
 import { deleteEventsBefore } from './repo.js';
 
-/** Months of partitions made ahead of the current one, so a missed run or two costs nothing. */
-export const EVENT_MONTHS_AHEAD = 3;
 /** Rows per delete statement: short transactions that never hold many row locks or much WAL at once. */
 const RETENTION_BATCH = 5_000;
 
-/**
- * Keeps the events table's partitions ahead of time: finishes the conversion of a table from before
- * partitioning (each step resumable), then makes the months to come.
- */
+/** Keeps the events table's partitions ahead of time (`maintainPartitions`). */
 export async function maintainEventPartitions(ctx: AppContext): Promise<{ sealed: string[]; made: string[] }> {
-  const now = ctx.clock.now();
-  const sealed = await sealUnpartitioned(ctx.database, 'events', now);
-  const made = await ensureMonthsAhead(ctx.db, 'events', now, EVENT_MONTHS_AHEAD);
-  if (sealed.length > 0 || made.length > 0) ctx.log.info({ sealed, made }, 'event partitions maintained');
-  return { sealed, made };
+  const done = await maintainPartitions(ctx.database, 'events', ctx.clock.now());
+  if (done.sealed.length > 0 || done.made.length > 0) ctx.log.info(done, 'event partitions maintained');
+  return done;
 }
 
 /**

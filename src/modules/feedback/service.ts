@@ -126,5 +126,6 @@ async function stopSending(
   now: Date,
 ): Promise<void> {
   await suppress(tx, { projectId: email.project_id, email: email.to_email, reason, emailId: email.id, detail }, now);
-  if (email.contact_id) await setSubscription(ctx, tx, email.project_id, [email.contact_id], false, reason);
+  if (email.contact_id)
+    await setSubscription(ctx, tx, email.project_id, [email.contact_id], false, reason, { sourceId: email.id });
 }

@@ -24,6 +24,8 @@ background:#fff;color:#18181b}
 .postbox-form .pb-error{margin:0;color:#b91c1c;font-size:14px}
 .postbox-form .pb-consent{margin:0;color:#52525b;font-size:14px}
 .postbox-form .pb-optional{font-weight:400;color:#52525b}
+.postbox-form .pb-topics{display:grid;gap:8px;margin:0;padding:0;border:0}
+.postbox-form .pb-topics legend{font-weight:600;padding:0;margin:0 0 4px}
 .postbox-form button{font:inherit;padding:10px 16px;border:1px solid #18181b;border-radius:6px;background:#18181b;
 color:#fff;cursor:pointer;justify-self:start}
 .postbox-form button[disabled]{opacity:.7;cursor:progress}
@@ -59,8 +61,35 @@ function fieldHtml(prefix: string, field: FormField, locale: Locale): string {
   return `<div class="pb-field"><label for="${id}">${label}${optional}</label><input ${attrs}>${error}</div>\n`;
 }
 
+/** A topic a form offers, as it shows it. */
+export interface OfferedTopic {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** The offered topics: one checkbox each, unticked (consent is given, not assumed). */
+function topicsHtml(prefix: string, topics: OfferedTopic[], locale: Locale): string {
+  if (topics.length === 0) return '';
+  const s = stringsFor(locale);
+  return (
+    `<fieldset class="pb-topics"><legend>${escapeHtml(s.topicsHeading)}</legend>\n` +
+    topics
+      .map((t, i) => {
+        const id = `${prefix}-topic-${i}`;
+        const hint = t.description ? ` <span class="pb-optional">${escapeHtml(t.description)}</span>` : '';
+        return (
+          `<label class="pb-check" for="${id}"><input id="${id}" type="checkbox" name="topic" ` +
+          `value="${escapeHtml(t.id)}" data-topic="${escapeHtml(t.id)}"> <span>${escapeHtml(t.name)}${hint}</span></label>\n`
+        );
+      })
+      .join('') +
+    '</fieldset>\n'
+  );
+}
+
 /** The `<form>` itself, in `locale`, posting to the service at `publicUrl`. */
-export function formHtml(publicUrl: string, form: Form, locale: Locale): string {
+export function formHtml(publicUrl: string, form: Form, locale: Locale, topics: OfferedTopic[] = []): string {
   const s = formStringsFor(locale);
   const prefix = `pb-${form.id.slice(0, 8)}`;
   const consent = textIn(form.consentText, locale);
@@ -72,6 +101,7 @@ export function formHtml(publicUrl: string, form: Form, locale: Locale): string 
     `<input id="${prefix}-email" name="email" type="email" autocomplete="email" required ` +
     `aria-describedby="${prefix}-email-error"><p id="${prefix}-email-error" class="pb-error" hidden></p></div>\n` +
     form.fields.map((f) => fieldHtml(prefix, f, locale)).join('') +
+    topicsHtml(prefix, topics, locale) +
     // People never see this field, so never fill it in; form-filling bots do.
     `<div class="pb-hp" aria-hidden="true"><label for="${prefix}-website">Website</label>` +
     `<input id="${prefix}-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>\n` +
@@ -87,10 +117,10 @@ export function formHtml(publicUrl: string, form: Form, locale: Locale): string 
 export const scriptUrl = (publicUrl: string) => `${publicUrl}/f/script.js`;
 
 /** What GET /forms/:id offers to paste into a website: the form, its styles and its script. */
-export function embedCode(publicUrl: string, form: Form): string {
+export function embedCode(publicUrl: string, form: Form, topics: OfferedTopic[] = []): string {
   return (
     `<style>${FORM_STYLE.trim()}</style>\n` +
-    formHtml(publicUrl, form, formLocale(form)) +
+    formHtml(publicUrl, form, formLocale(form), topics) +
     `<script src="${escapeHtml(scriptUrl(publicUrl))}" defer></script>\n`
   );
 }

@@ -3,7 +3,7 @@ import { formStringsFor } from '../../domain/form-i18n.js';
 import { textIn } from '../../domain/signup-form.js';
 import { fill, type Locale } from '../../domain/subscriber-i18n.js';
 import { layout } from '../subscriptions/pages.js';
-import { FORM_STYLE, formHtml } from './embed.js';
+import { FORM_STYLE, formHtml, type OfferedTopic } from './embed.js';
 import type { Form } from './schemas.js';
 
 /**
@@ -16,13 +16,13 @@ const text = (value: string) => `<p>${escapeHtml(value)}</p>\n`;
 const script = (src: string) => `<script src="${escapeHtml(src)}" defer></script>\n`;
 
 /** GET /f/<id>: the form, its script solving the proof of work in the background. */
-export function hostedFormPage(publicUrl: string, form: Form, locale: Locale): string {
+export function hostedFormPage(publicUrl: string, form: Form, locale: Locale, topics: OfferedTopic[] = []): string {
   const s = formStringsFor(locale);
   const title = textIn(form.title, locale) ?? s.defaultTitle;
   return layout(
     locale,
     title,
-    formHtml(publicUrl, form, locale),
+    formHtml(publicUrl, form, locale, topics),
     `<style>${FORM_STYLE}</style>\n${script('script.js')}`,
   );
 }

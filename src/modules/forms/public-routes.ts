@@ -14,6 +14,8 @@ import * as s from './schemas.js';
 import { FORM_SCRIPT } from './script.js';
 import * as service from './service.js';
 import * as signup from './signup.js';
+import { formStatsCounter } from './stats.js';
+import { Submissions } from './submissions.js';
 
 /**
  * The public side of signup forms, all without a key (the form id is public): the hosted page
@@ -22,9 +24,11 @@ import * as signup from './signup.js';
  * allowed origins only. Every refusal says why in the visitor's language and stores nothing.
  */
 
-/** Per client address and per form, in the platform's rate-limit counters (Redis when configured). */
-const PER_IP = { max: 30, timeWindow: 10 * 60_000 };
-const PER_FORM = { max: 600, timeWindow: 10 * 60_000 };
+/**
+ * Per client address and per form, in the platform's rate-limit counters (Redis when configured):
+ * FORM_RATE_LIMIT_PER_IP (30) and FORM_RATE_LIMIT_PER_FORM (600) submissions per 10 minutes.
+ */
+const RATE_WINDOW_MS = 10 * 60_000;
 
 const open = { auth: 'none' as const };
 type FormRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -55,13 +59,18 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
     (await instanceSecret(ctx.db, 'form-challenge-key')).toString('base64'),
     ctx.clock,
   );
+  const stats = formStatsCounter(ctx);
+  const submissions = new Submissions(ctx);
+  fastify.addHook('onClose', () => stats.stop());
   const perIp = fastify.createRateLimit({
-    ...PER_IP,
+    max: ctx.config.formRateLimit.perIp,
+    timeWindow: RATE_WINDOW_MS,
     keyGenerator: (req) => `form-ip:${req.ip}`,
     allowList: () => false,
   });
   const perForm = fastify.createRateLimit({
-    ...PER_FORM,
+    max: ctx.config.formRateLimit.perForm,
+    timeWindow: RATE_WINDOW_MS,
     keyGenerator: (req) => `form:${(req.params as { id: string }).id}`,
     allowList: () => false,
   });
@@ -69,7 +78,7 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
   /** The form of the path, with the CORS headers its allowed origins earn; a refusal otherwise. */
   async function formFor(request: FormRequest, reply: FastifyReply, locale: Locale) {
     const s = formStringsFor(locale);
-    const form = isUuid(request.params.id) ? await service.findForm(ctx.db, request.params.id) : null;
+    const form = isUuid(request.params.id) ? await service.findForm(ctx, request.params.id) : null;
     if (!form) throw refused(404, 'NOT_FOUND', s.notFound);
     const origin = request.headers.origin;
     // The service's own pages (the hosted form) are no other site; PUBLIC_URL is known once listening.
@@ -111,6 +120,8 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
     async (request, reply) => {
       const form = await formFor(request, reply, visitorLocale(request));
       reply.header('cache-control', 'no-store');
+      // The form's script asks for a challenge each time the form is shown: a view, hosted or embedded.
+      stats.count(form.id, 'views');
       return { success: true as const, data: await challenges.issue(form.id) };
     },
   );
@@ -142,7 +153,11 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
       const verdict = await challenges.check(form.id, body.altcha);
       if (verdict === 'too_fast') throw refused(400, 'TOO_FAST', strings.refusedTooFast);
       if (verdict !== 'ok') throw refused(400, 'CHALLENGE_FAILED', strings.refusedChallenge);
-      const status = await signup.submit(ctx, form, parsed, locale);
+      // The offered topics, each chosen (ticked) or not; anything else a client sends is ignored.
+      const ticked = new Set(Array.isArray(body.topics) ? body.topics.filter((t) => typeof t === 'string') : []);
+      const topics = Object.fromEntries(form.topics.map((id) => [id, ticked.has(id)]));
+      const status = await submissions.submit(form, { ...parsed, topics }, locale);
+      stats.count(form.id, 'submissions');
       const message =
         textIn(form.success_message, locale) ??
         (status === 'pending' ? strings.checkInbox.replace('{email}', parsed.email) : strings.subscribed);
@@ -169,10 +184,15 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
     const route = { config: open, schema: { hide: true } };
 
     app.get<{ Params: { id: string } }>('/f/:id', route, async (request, reply) => {
-      const form = isUuid(request.params.id) ? await service.findForm(ctx.db, request.params.id) : null;
+      const form = isUuid(request.params.id) ? await service.findForm(ctx, request.params.id) : null;
       if (!form) return sendMessagePage(request, reply, 404);
       const ancestors = form.allowed_origins.length > 0 ? `'self' ${form.allowed_origins.join(' ')}` : "'self'";
-      const html = pages.hostedFormPage(ctx.config.publicUrl, service.toForm(ctx, form), visitorLocale(request));
+      const html = pages.hostedFormPage(
+        ctx.config.publicUrl,
+        service.toForm(ctx, form),
+        visitorLocale(request),
+        await service.offeredTopics(ctx, form),
+      );
       return sendHtml(reply, 200, html, ancestors);
     });
 
@@ -193,6 +213,7 @@ export async function formPublicRoutes(fastify: FastifyInstance, { ctx }: { ctx:
     app.post<{ Params: { token: string } }>('/f/confirm/:token', route, async (request, reply) => {
       const found = await signup.confirm(ctx, request.params.token);
       if (found.state !== 'valid' && found.state !== 'confirmed') return notValid(request, reply, found);
+      if (found.state === 'valid') stats.count(found.signup.form_id, 'confirmations');
       return sendHtml(reply, 200, pages.confirmedPage(found.locale, found.email));
     });
 

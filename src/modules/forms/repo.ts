@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { FormField, LocalizedText } from '../../domain/signup-form.js';
 import { type Executor, run } from '../../platform/db/client.js';
 
@@ -9,7 +9,7 @@ export interface FormRow {
   project_id: string;
   name: string;
   fields: FormField[];
-  topics: unknown[];
+  topics: string[];
   double_opt_in: boolean;
   sender_email: string | null;
   sender_name: string | null;
@@ -19,6 +19,7 @@ export interface FormRow {
   success_message: LocalizedText;
   redirect_url: string | null;
   allowed_origins: string[];
+  confirmation_template_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -35,22 +36,35 @@ export interface FormValues {
   successMessage: LocalizedText;
   redirectUrl: string | null;
   allowedOrigins: string[];
+  topics: string[];
+  confirmationTemplateId: string | null;
 }
 
 const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 
 export async function insertForm(ex: Executor, projectId: string, v: FormValues, now: Date): Promise<FormRow> {
-  const r = await run<FormRow>(
-    ex,
-    sql`
+  const r = await run<FormRow>(ex, insertFormStatement(projectId, v, now));
+  return r.rows[0]!;
+}
+
+/**
+ * A form's columns by name: the statements that write an audit entry with them are prepared, and a
+ * prepared statement whose columns change (a column added while the service runs) would fail.
+ */
+const FORM_COLUMNS = sql`id, project_id, name, fields, topics, double_opt_in, sender_email, sender_name,
+  confirmation_ttl_days, title, consent_text, success_message, redirect_url, allowed_origins, confirmation_template_id,
+  created_at, updated_at`;
+
+/** The insert of `insertForm`, for a caller that writes its audit entry with it. */
+export function insertFormStatement(projectId: string, v: FormValues, now: Date): SQL {
+  return sql`
     insert into forms (project_id, name, fields, double_opt_in, sender_email, sender_name, confirmation_ttl_days,
-      title, consent_text, success_message, redirect_url, allowed_origins, created_at, updated_at)
+      title, consent_text, success_message, redirect_url, allowed_origins, topics, confirmation_template_id,
+      created_at, updated_at)
     values (${projectId}, ${v.name}, ${json(v.fields)}, ${v.doubleOptIn}, ${v.senderEmail}, ${v.senderName},
       ${v.confirmationTtlDays}, ${json(v.title)}, ${json(v.consentText)}, ${json(v.successMessage)}, ${v.redirectUrl},
-      ${json(v.allowedOrigins)}, ${now}, ${now})
-    returning *`,
-  );
-  return r.rows[0]!;
+      ${json(v.allowedOrigins)}, ${json(v.topics)}, ${v.confirmationTemplateId}, ${now}, ${now})
+    returning ${FORM_COLUMNS}`;
 }
 
 /** A form by id alone: the public endpoints know no project, the form id is public. */
@@ -92,17 +106,20 @@ export async function updateForm(
   v: FormValues,
   now: Date,
 ): Promise<FormRow | null> {
-  const r = await run<FormRow>(
-    ex,
-    sql`
+  const r = await run<FormRow>(ex, updateFormStatement(projectId, id, v, now));
+  return r.rows[0] ?? null;
+}
+
+/** The update of `updateForm`, for a caller that writes its audit entry with it. */
+export function updateFormStatement(projectId: string, id: string, v: FormValues, now: Date): SQL {
+  return sql`
     update forms set name = ${v.name}, fields = ${json(v.fields)}, double_opt_in = ${v.doubleOptIn},
       sender_email = ${v.senderEmail}, sender_name = ${v.senderName}, confirmation_ttl_days = ${v.confirmationTtlDays},
       title = ${json(v.title)}, consent_text = ${json(v.consentText)}, success_message = ${json(v.successMessage)},
-      redirect_url = ${v.redirectUrl}, allowed_origins = ${json(v.allowedOrigins)}, updated_at = ${now}
+      redirect_url = ${v.redirectUrl}, allowed_origins = ${json(v.allowedOrigins)}, topics = ${json(v.topics)},
+      confirmation_template_id = ${v.confirmationTemplateId}, updated_at = ${now}
     where id = ${id} and project_id = ${projectId}
-    returning *`,
-  );
-  return r.rows[0] ?? null;
+    returning ${FORM_COLUMNS}`;
 }
 
 /** Deletes the form and the signups still waiting on it (their links stop working). */
@@ -129,6 +146,8 @@ export interface SignupRow {
   confirmation_sent_at: Date | null;
   confirmed_at: Date | null;
   created_at: Date;
+  /** Topic id → chosen, for the topics the form offered. */
+  topics: Record<string, boolean>;
 }
 
 export interface NewSignup {
@@ -141,29 +160,40 @@ export interface NewSignup {
   consentText: string | null;
   locale: string;
   contactCreated: boolean;
+  topics: Record<string, boolean>;
 }
 
 /**
- * Records a signup with a new token, or renews the one of this contact, unless a confirmation went
- * to it after `notBefore`: then the earlier email and its link stay as they are. True when the
- * caller is to send the confirmation now. One statement, so concurrent submissions send one email.
+ * Records signups with new tokens, or renews those of these contacts, except where a confirmation
+ * went to the contact after `notBefore`: then the earlier email and its link stay as they are.
+ * Answers the contacts the caller is to send the confirmation to now. One statement, so concurrent
+ * submissions send one email; at most one signup per contact.
  */
-export async function renewSignup(ex: Executor, s: NewSignup, now: Date, notBefore: Date): Promise<boolean> {
-  const r = await run(
+export async function renewSignups(
+  ex: Executor,
+  signups: NewSignup[],
+  now: Date,
+  notBefore: Date,
+): Promise<Set<string>> {
+  if (signups.length === 0) return new Set();
+  const r = await run<{ contact_id: string }>(
     ex,
     sql`
     insert into form_signups (contact_id, project_id, form_id, token_hash, expires_at, data, consent_text, locale,
-      contact_created, confirmation_sent_at, created_at)
-    values (${s.contactId}, ${s.projectId}, ${s.formId}, ${s.tokenHash}, ${s.expiresAt}, ${json(s.data)},
-      ${s.consentText}, ${s.locale}, ${s.contactCreated}, ${now}, ${now})
+      contact_created, confirmation_sent_at, created_at, topics)
+    select s."contactId", s."projectId", s."formId", s."tokenHash", s."expiresAt", s.data, s."consentText", s.locale,
+      s."contactCreated", ${now}, ${now}, s.topics
+    from jsonb_to_recordset(${json(signups)}) as s("contactId" uuid, "projectId" uuid, "formId" uuid,
+      "tokenHash" text, "expiresAt" timestamptz, data jsonb, "consentText" text, locale text, "contactCreated" boolean,
+      topics jsonb)
     on conflict (contact_id) do update set form_id = excluded.form_id, token_hash = excluded.token_hash,
-      expires_at = excluded.expires_at, data = excluded.data, consent_text = excluded.consent_text,
+      expires_at = excluded.expires_at, data = excluded.data, consent_text = excluded.consent_text, topics = excluded.topics,
       locale = excluded.locale, contact_created = form_signups.contact_created and form_signups.confirmed_at is null,
       confirmation_sent_at = excluded.confirmation_sent_at, confirmed_at = null, created_at = excluded.created_at
     where form_signups.confirmation_sent_at <= ${notBefore}
     returning contact_id`,
   );
-  return r.rows.length > 0;
+  return new Set(r.rows.map((row) => row.contact_id));
 }
 
 export async function findSignup(ex: Executor, contactId: string): Promise<SignupRow | null> {
@@ -197,6 +227,25 @@ export async function purgeSignups(ex: Executor, before: Date, limit: number) {
     sql`delete from form_signups where contact_id in (
         select contact_id from form_signups where created_at < ${before} limit ${limit} for update skip locked)
       returning contact_id, project_id, contact_created and confirmed_at is null as orphan`,
+  );
+  return r.rows;
+}
+
+/** The signups of these contacts still waiting on their link: one primary-key probe per contact. */
+export async function pendingSignups(ex: Executor, projectId: string, contactIds: string[]) {
+  if (contactIds.length === 0) return [];
+  const r = await run<{
+    contact_id: string;
+    form_id: string;
+    form_name: string | null;
+    confirmation_sent_at: Date | null;
+    expires_at: Date;
+  }>(
+    ex,
+    sql`select s.contact_id, s.form_id, f.name as form_name, s.confirmation_sent_at, s.expires_at
+      from form_signups s left join forms f on f.id = s.form_id
+      where s.contact_id = any(${`{${contactIds.join(',')}}`}::uuid[]) and s.project_id = ${projectId}
+        and s.confirmed_at is null`,
   );
   return r.rows;
 }

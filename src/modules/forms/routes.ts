@@ -15,6 +15,19 @@ function routes(app: ZodApp, ctx: AppContext) {
   app.get('/forms', { schema: { querystring: s.listFormsQuery, response: { 200: s.formPageSchema } } }, (req) =>
     service.listForms(ctx, projectOf(req).id, req.query),
   );
+  app.get(
+    '/forms/pending-signups',
+    { schema: { querystring: s.pendingSignupsQuery, response: { 200: s.pendingSignupsSchema } } },
+    (req) => service.pendingSignups(ctx, projectOf(req).id, req.query.contactIds),
+  );
+  app.post('/forms/preview', { schema: { body: s.previewFormBody, response: { 200: s.formPreviewSchema } } }, (req) =>
+    service.previewForm(ctx, projectOf(req).id, req.body),
+  );
+  app.get(
+    '/forms/:id/stats',
+    { schema: { params: s.idParams, querystring: s.formStatsQuery, response: { 200: s.formStatsSchema } } },
+    (req) => service.formStats(ctx, projectOf(req).id, req.params.id, req.query),
+  );
   resourceById(
     app,
     ctx,

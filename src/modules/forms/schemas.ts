@@ -27,6 +27,10 @@ const formSettings = {
   successMessage: localizedText(1000),
   redirectUrl,
   allowedOrigins: z.array(originSchema).max(20),
+  /** The topics a visitor may choose on the form (topic ids of the project, shown in this order). */
+  topics: z.array(z.string().uuid()).max(20),
+  /** A template of the project for the confirmation email, using {{ confirmationUrl }}; null: the built-in one. */
+  confirmationTemplateId: z.string().uuid().nullable(),
 };
 
 export const createFormBody = z.object({
@@ -41,8 +45,26 @@ export const createFormBody = z.object({
   successMessage: formSettings.successMessage.default({}),
   redirectUrl: redirectUrl.default(null),
   allowedOrigins: formSettings.allowedOrigins.default([]),
+  topics: formSettings.topics.default([]),
+  confirmationTemplateId: formSettings.confirmationTemplateId.default(null),
 });
 export type CreateFormBody = z.infer<typeof createFormBody>;
+
+/** POST /forms/preview: a form as the builder has it, saved or not (the name may still be empty). */
+export const previewFormBody = createFormBody.extend({
+  name: z.string().max(100).default(''),
+  /** The form's id once saved, so that its code is the code to paste. */
+  id: z.string().uuid().optional(),
+});
+export type PreviewFormBody = z.infer<typeof previewFormBody>;
+
+export const formPreviewSchema = z.object({
+  /** The hosted page as /f/<id> would serve it, in English, without its script (for a sandboxed frame). */
+  html: z.string(),
+  /** The code to paste into a site, as GET /forms/:id gives it. */
+  embedCode: z.string(),
+});
+export type FormPreview = z.infer<typeof formPreviewSchema>;
 
 export const patchFormBody = z.object({ name, ...formSettings }).partial();
 export type PatchFormBody = z.infer<typeof patchFormBody>;
@@ -54,8 +76,8 @@ export const formSchema = z.object({
   projectId: z.string().uuid(),
   name: z.string(),
   fields: z.array(z.object({ key: z.string(), type: z.enum(FIELD_TYPES), required: z.boolean(), label: localized })),
-  /** Topics come later: always an empty list for now. */
-  topics: z.array(z.unknown()),
+  /** The topics offered (topic ids): each a checkbox, unticked until the visitor ticks it. */
+  topics: z.array(z.string()),
   doubleOptIn: z.boolean(),
   senderEmail: z.string().nullable(),
   senderName: z.string().nullable(),
@@ -65,6 +87,7 @@ export const formSchema = z.object({
   successMessage: localized,
   redirectUrl: z.string().nullable(),
   allowedOrigins: z.array(z.string()),
+  confirmationTemplateId: z.string().nullable(),
   /** The hosted page of the form. */
   url: z.string(),
   createdAt: z.string(),
@@ -75,6 +98,56 @@ export type Form = z.infer<typeof formSchema>;
 /** GET /forms/:id adds the HTML to paste into a website. */
 export const formDetailSchema = formSchema.extend({ embedCode: z.string() });
 export type FormDetail = z.infer<typeof formDetailSchema>;
+
+export const formStatsQuery = z.object({
+  /** How many days back from today (UTC), today included. */
+  days: z.coerce.number().int().min(1).max(365).default(30),
+});
+
+const counts = { views: z.number().int(), submissions: z.number().int(), confirmations: z.number().int() };
+
+/** GET /forms/:id/stats: the form's counts per UTC day, and their sums over those days. */
+export const formStatsSchema = z.object({
+  formId: z.string().uuid(),
+  from: z.string(),
+  to: z.string(),
+  totals: z.object({
+    ...counts,
+    /** Submissions per view; null without views. */
+    submissionRate: z.number().nullable(),
+    /** Confirmations per submission; null without submissions or without double opt-in. */
+    confirmationRate: z.number().nullable(),
+  }),
+  days: z.array(z.object({ day: z.string(), ...counts })),
+});
+export type FormStats = z.infer<typeof formStatsSchema>;
+
+export const pendingSignupsQuery = z.object({
+  /** Comma-separated contact ids (up to 100), such as a page of the contacts list. */
+  contactIds: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().uuid()).max(100)),
+});
+
+/** GET /forms/pending-signups: which of these contacts signed up with double opt-in and have not confirmed. */
+export const pendingSignupsSchema = z.object({
+  data: z.array(
+    z.object({
+      contactId: z.string().uuid(),
+      formId: z.string().uuid(),
+      formName: z.string().nullable(),
+      confirmationSentAt: z.string().nullable(),
+      expiresAt: z.string(),
+    }),
+  ),
+});
+export type PendingSignups = z.infer<typeof pendingSignupsSchema>;
 
 export const listFormsQuery = z.object({ limit: limitQuery, cursor: cursorQuery });
 export const formPageSchema = cursorPageSchema(formSchema);
@@ -91,6 +164,8 @@ export const submissionBody = z
     altcha: z.unknown(),
     /** The honeypot: a field people never see, so never fill. */
     website: z.unknown(),
+    /** The ids of the offered topics the visitor ticked; offered topics not named are declined. */
+    topics: z.unknown(),
   })
   .partial()
   .passthrough();

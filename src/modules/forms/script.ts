@@ -120,12 +120,16 @@ export const FORM_SCRIPT = `(function () {
       form.querySelectorAll('[data-key]').forEach(function (input) {
         data[input.getAttribute('data-key')] = input.type === 'checkbox' ? input.checked : input.value;
       });
+      var topics = [];
+      form.querySelectorAll('[data-topic]').forEach(function (input) {
+        if (input.checked) topics.push(input.getAttribute('data-topic'));
+      });
       proof.then(function (altcha) {
         return fetch(base + '/submissions', {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
           body: JSON.stringify({ email: form.elements.email.value, data: data, website: form.elements.website.value,
-            locale: form.lang, altcha: altcha })
+            locale: form.lang, altcha: altcha, topics: topics })
         }).then(readJson);
       }).then(function (r) {
         if (r.ok) return done(r.body.data);

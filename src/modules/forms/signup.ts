@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { parseDataPatch } from '../../domain/contact-data.js';
-import { formStringsFor } from '../../domain/form-i18n.js';
-import { addressRefusal, textIn } from '../../domain/signup-form.js';
-import { baseLocale, type Locale, stringsFor } from '../../domain/subscriber-i18n.js';
+import { baseLocale, type Locale } from '../../domain/subscriber-i18n.js';
 import type { AppContext } from '../../platform/context.js';
-import type { Executor, Tx } from '../../platform/db/client.js';
+import type { Executor } from '../../platform/db/client.js';
 import { AppError } from '../../platform/http/errors.js';
-import { changeContact, deleteContact, findContact, lookupEmails, upsertContact } from '../contacts/service.js';
-import { sendToAddress } from '../emails/service.js';
+import { type ConsentOrigin, recordConsent } from '../consent/service.js';
+import { changeContact, deleteContact, findContact } from '../contacts/service.js';
+import { composeToAddress, type NewEmail, storeToAddresses } from '../emails/service.js';
 import { recordEvent } from '../events/record.js';
-import { verifyEmail } from '../verify/service.js';
-import { confirmationEmail } from './confirmation-email.js';
+import { cachedTemplate } from '../templates/service.js';
+import { builtInConfirmationEmail } from './confirmation-email.js';
 import * as repo from './repo.js';
 
 /**
@@ -29,105 +28,106 @@ export type SubmissionStatus = 'pending' | 'subscribed';
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 export const confirmUrl = (ctx: AppContext, token: string) => `${ctx.config.publicUrl}/f/confirm/${token}`;
 
-/** Refuses, in the visitor's words, an address the /v1/verify checks find disposable, mistyped or mail-less. */
-async function checkAddress(ctx: AppContext, email: string, locale: Locale) {
-  const refusal = addressRefusal(await verifyEmail(ctx, email), formStringsFor(locale));
-  if (!refusal) return;
-  throw new AppError(422, 'ADDRESS_REFUSED', refusal.message, {
-    errors: [{ field: 'email', message: refusal.message, code: 'invalid_string', received: email }],
-    ...(refusal.suggestion ? { suggestion: refusal.suggestion, details: { suggestedEmail: refusal.suggestion } } : {}),
-  });
-}
-
-export async function submit(
-  ctx: AppContext,
-  form: repo.FormRow,
-  input: { email: string; data: Record<string, string | number | boolean> },
-  locale: Locale,
-): Promise<SubmissionStatus> {
-  await checkAddress(ctx, input.email, locale);
-  const projectId = form.project_id;
-  if (!form.double_opt_in) {
-    await ctx.db.transaction((tx) =>
-      upsertContact(
-        ctx,
-        tx,
-        { email: input.email, subscribed: true, patch: parseDataPatch({ locale, ...input.data }) },
-        { projectId, subscribedByDefault: true, source: 'form' },
-      ),
-    );
-    return 'subscribed';
-  }
-  try {
-    await ctx.db.transaction(async (tx) => {
-      const [known] = await lookupEmails(tx, projectId, [input.email]);
-      const existing = known ? await findContact(tx, projectId, known.id) : null;
-      // Already subscribed: nothing to confirm, and the answer must not tell who is on the list.
-      if (existing?.subscribed) return;
-      const contact = existing
-        ? { id: existing.id, isNew: false }
-        : await upsertContact(
-            ctx,
-            tx,
-            { email: input.email, subscribed: false, patch: parseDataPatch({ locale }) },
-            { projectId, subscribedByDefault: false, source: 'form' },
-          ).then((r) => ({ id: r.contact.id, isNew: r.isNew }));
-      await sendIfDue(ctx, tx, form, {
-        contactId: contact.id,
-        email: input.email,
-        data: input.data,
-        locale,
-        contactCreated: contact.isNew,
-        consentText: textIn(form.consent_text, locale) ?? null,
-      });
-    });
-  } catch (err) {
-    // The form's sender is no longer one the project may use: the operator's problem, said in the
-    // log; the visitor hears that the form cannot take signups just now. Nothing was stored.
-    if (!(err instanceof AppError && err.statusCode === 403)) throw err;
-    ctx.log.warn({ formId: form.id, err: { message: err.message } }, 'signup form cannot send its confirmation');
-    throw new AppError(503, 'FORM_UNAVAILABLE', stringsFor(locale).errorText, { retryAfterSeconds: 300 });
-  }
-  return 'pending';
-}
-
-interface PendingSignup {
+export interface PendingSignup {
   contactId: string;
   email: string;
   data: Record<string, string | number | boolean>;
   locale: Locale;
   contactCreated: boolean;
   consentText: string | null;
+  /** The offered topics, chosen or not: applied when the link is used. */
+  topics: Record<string, boolean>;
 }
 
-/** Renews the signup with a new link and sends it, unless a confirmation went to it within the hour. */
-async function sendIfDue(ctx: AppContext, tx: Tx, form: repo.FormRow, signup: PendingSignup): Promise<void> {
-  const now = ctx.clock.now();
+/** A new link and the confirmation email that carries it, rendered (none when the form has no sender). */
+export interface Confirmation {
+  token: string;
+  email: NewEmail | null;
+}
+
+export async function prepareConfirmation(
+  ctx: AppContext,
+  form: repo.FormRow,
+  signup: Pick<PendingSignup, 'email' | 'data' | 'locale'>,
+): Promise<Confirmation> {
   const token = randomBytes(32).toString('base64url');
-  const due = await repo.renewSignup(
-    tx,
-    {
-      ...signup,
-      projectId: form.project_id,
-      formId: form.id,
-      tokenHash: hashToken(token),
-      expiresAt: new Date(now.getTime() + form.confirmation_ttl_days * 86_400_000),
-    },
-    now,
-    new Date(now.getTime() - HOUR_MS),
-  );
-  if (!due || !form.sender_email) return;
-  const message = confirmationEmail(signup.locale, {
-    email: signup.email,
-    url: confirmUrl(ctx, token),
-    days: form.confirmation_ttl_days,
-  });
-  await sendToAddress(
+  if (!form.sender_email) return { token, email: null };
+  const message = await confirmationContent(ctx, form, signup.locale);
+  const email = await composeToAddress(
     ctx,
     form.project_id,
     { from: form.sender_email, fromName: form.sender_name, to: signup.email, ...message },
-    tx,
+    {
+      data: { ...signup.data, locale: signup.locale },
+      transient: { confirmationUrl: confirmUrl(ctx, token), confirmationDays: form.confirmation_ttl_days },
+    },
   );
+  return { token, email };
+}
+
+/** A signup to renew with a new link, the link's email, and who asked for it. */
+export interface ConfirmationRequest {
+  form: repo.FormRow;
+  signup: PendingSignup;
+  confirmation: Confirmation;
+  /** The visitor, when the request is written apart from theirs (consent/service.ts). */
+  origin?: ConsentOrigin;
+}
+
+/**
+ * Renews the signups with their new links and sends them, except to contacts a confirmation went to
+ * within the hour: a statement each for the signups, their consent records and their emails, however
+ * many. One request per contact.
+ */
+export async function sendConfirmations(ctx: AppContext, tx: Executor, requests: ConfirmationRequest[]): Promise<void> {
+  const now = ctx.clock.now();
+  const due = await repo.renewSignups(
+    tx,
+    requests.map(({ form, signup, confirmation }) => ({
+      ...signup,
+      projectId: form.project_id,
+      formId: form.id,
+      tokenHash: hashToken(confirmation.token),
+      expiresAt: new Date(now.getTime() + form.confirmation_ttl_days * 86_400_000),
+    })),
+    now,
+    new Date(now.getTime() - HOUR_MS),
+  );
+  const sent = requests.filter((r) => due.has(r.signup.contactId));
+  await recordConsent(
+    tx,
+    sent.map(({ form, signup, origin }) => ({
+      projectId: form.project_id,
+      contactId: signup.contactId,
+      change: 'pending' as const,
+      source: 'form',
+      sourceId: form.id,
+      consentText: signup.consentText,
+      origin,
+      at: now,
+    })),
+  );
+  // Linked to the contact, so that its export and erase find it.
+  await storeToAddresses(
+    ctx,
+    tx,
+    sent.flatMap(({ signup, confirmation }) =>
+      confirmation.email ? [{ ...confirmation.email, contactId: signup.contactId }] : [],
+    ),
+  );
+}
+
+/**
+ * The subject and body (Liquid sources) of a form's confirmation email: the template it names, or
+ * the built-in one in the visitor's language when it names none or its template is gone.
+ */
+async function confirmationContent(ctx: AppContext, form: repo.FormRow, locale: Locale) {
+  if (form.confirmation_template_id) {
+    const template = await cachedTemplate(ctx, form.project_id, form.confirmation_template_id);
+    if (template) return { subject: template.subject, html: template.body };
+    ctx.log.warn({ formId: form.id }, "the template of a form's confirmation email is gone; the built-in one is sent");
+  }
+  return builtInConfirmationEmail(locale);
 }
 
 export type TokenState =
@@ -168,7 +168,13 @@ export async function confirm(ctx: AppContext, token: string): Promise<TokenStat
       tx,
       signup.project_id,
       signup.contact_id,
-      { subscribed: true, patch: parseDataPatch(signup.data), source: 'form' },
+      {
+        subscribed: true,
+        patch: parseDataPatch(signup.data),
+        topics: signup.topics ?? {},
+        source: 'form',
+        consent: { change: 'confirmed', sourceId: signup.form_id, consentText: signup.consent_text },
+      },
       now,
     );
     await recordEvent(tx, {
@@ -189,14 +195,16 @@ export async function resend(ctx: AppContext, token: string): Promise<TokenState
     if (found.state === 'invalid' || found.state === 'confirmed') return found;
     const form = await repo.findForm(tx, found.signup.form_id);
     if (!form?.double_opt_in) return { state: 'invalid' };
-    await sendIfDue(ctx, tx, form, {
+    const signup = {
       contactId: found.signup.contact_id,
       email: found.email,
       data: found.signup.data,
       locale: found.locale,
       contactCreated: found.signup.contact_created,
       consentText: found.signup.consent_text,
-    });
+      topics: found.signup.topics ?? {},
+    };
+    await sendConfirmations(ctx, tx, [{ form, signup, confirmation: await prepareConfirmation(ctx, form, signup) }]);
     return found;
   });
 }

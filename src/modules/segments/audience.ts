@@ -11,6 +11,7 @@ import type { Executor } from '../../platform/db/client.js';
 import { validationError } from '../../platform/http/errors.js';
 import type { UsageKind, UsageRegistry } from '../../platform/usage.js';
 import { fieldTypes } from '../contacts/service.js';
+import { allTopics } from '../topics/service.js';
 import { projectSegmentRefs } from './repo.js';
 
 /**
@@ -23,14 +24,20 @@ export async function filterContext(
   now: Date,
   override?: SegmentRef,
 ): Promise<CompileContext> {
-  const [types, segments] = await Promise.all([fieldTypes(ex, projectId), projectSegmentRefs(ex, projectId)]);
+  const [types, segments, topics] = await Promise.all([
+    fieldTypes(ex, projectId),
+    projectSegmentRefs(ex, projectId),
+    allTopics(ex, projectId),
+  ]);
   const byId = new Map(segments.map((s) => [s.id, s]));
+  const topicsById = new Map(topics.map((t) => [t.id, { id: t.id, defaultOn: t.default_on }]));
   if (override) byId.set(override.id, override);
   return {
     projectId,
     now,
     fieldTypes: Object.fromEntries(types.map((t) => [t.key, t.type])),
     segments: (id) => byId.get(id),
+    topics: (id) => topicsById.get(id),
   };
 }
 

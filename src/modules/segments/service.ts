@@ -11,7 +11,14 @@ import { enqueue } from '../../platform/queue.js';
 import type { UsageRegistry } from '../../platform/usage.js';
 import * as audit from '../audit/service.js';
 import type { Contact } from '../contacts/schemas.js';
-import { type ContactRow, findContact, lookupEmails, toContact, upsertContacts } from '../contacts/service.js';
+import {
+  type ContactRow,
+  findContact,
+  lookupEmails,
+  toContact,
+  upsertContacts,
+  withTopicsAll,
+} from '../contacts/service.js';
 import { checkAudience, compileAudience, filterContext, MARKETING_RECIPIENT, registerFilterUsage } from './audience.js';
 import type { SegmentRow } from './repo.js';
 import * as repo from './repo.js';
@@ -252,7 +259,7 @@ export async function listSegmentContacts(ctx: AppContext, projectId: string, id
       repo.countMatching(ctx.db, projectId, condition),
     ]);
   }
-  return numberedPage<Contact>(rows.map(toContact), total, q);
+  return numberedPage<Contact>(await withTopicsAll(ctx.db, projectId, rows.map(toContact)), total, q);
 }
 
 /**
@@ -343,7 +350,7 @@ export async function countCondition(
       ? repo.matchingContacts(ctx.db, projectId, condition, { offset: 0, limit: input.preview })
       : Promise.resolve([]),
   ]);
-  return { ...split, contacts: rows.map(toContact) };
+  return { ...split, contacts: await withTopicsAll(ctx.db, projectId, rows.map(toContact)) };
 }
 
 /** A tree the builder has not saved, checked as a save would check it and compiled for now. */

@@ -24,6 +24,12 @@ form{display:inline-block;margin:0 8px 8px 0}
 button{font:inherit;padding:8px 16px;border:1px solid #18181b;border-radius:6px;background:#18181b;color:#fff;
 cursor:pointer}
 button.secondary{background:#fff;color:#18181b}
+fieldset{margin:0 0 20px;padding:0;border:0}
+legend{padding:0;margin:0 0 8px;font-weight:600}
+.choice{display:flex;gap:10px;align-items:flex-start;margin:0 0 10px}
+.choice input{margin-top:5px;width:18px;height:18px;flex:none}
+.choice span{display:block}
+.prefs form,.prefs{display:block}
 .notice{padding:8px 12px;border-radius:6px;background:#ecfdf5;color:#065f46}
 .muted{color:#71717a;font-size:14px}
 a{color:#18181b}
@@ -63,6 +69,68 @@ export interface PageContact {
   email: string;
   subscribed: boolean;
   snoozedUntil: Date | null;
+}
+
+/** A public topic as the preference center shows it, with whether the contact receives it. */
+export interface PageTopic {
+  id: string;
+  name: string;
+  description: string;
+  on: boolean;
+}
+
+/** GET /unsubscribe of an email about a topic: asks before leaving that topic only. */
+export function unsubscribeTopicConfirmPage(locale: Locale, token: string, contact: PageContact, topic: PageTopic) {
+  const s = stringsFor(locale);
+  if (!topic.on || !contact.subscribed) return unsubscribedTopicPage(locale, token, contact, topic);
+  return layout(
+    locale,
+    fill(s.unsubscribeTopicQuestion, { topic: topic.name }),
+    text(s.unsubscribeTopicExplain, { email: contact.email, topic: topic.name }) +
+      button(s.unsubscribe, { confirm: 'yes' }) +
+      `<p class="muted">${link(pageUrl('manage', token), s.managePreferences)}</p>\n`,
+  );
+}
+
+/**
+ * After leaving a topic (from the page or a one-click POST). The way back rejoins that topic only,
+ * so it is offered while the contact receives the rest; otherwise the preference center is the way.
+ */
+export function unsubscribedTopicPage(locale: Locale, token: string, contact: PageContact, topic: PageTopic) {
+  const s = stringsFor(locale);
+  const wayBack = contact.subscribed
+    ? `<p class="muted">${escapeHtml(s.unsubscribedByMistake)} ${link(pageUrl('subscribe', token), s.resubscribe)}</p>\n`
+    : '';
+  return layout(
+    locale,
+    fill(s.unsubscribedTopicTitle, { topic: topic.name }),
+    text(s.unsubscribedTopicText, { email: contact.email, topic: topic.name }) +
+      wayBack +
+      `<p class="muted">${link(pageUrl('manage', token), s.managePreferences)}</p>\n`,
+  );
+}
+
+/** GET /subscribe of an email about a topic: asks before rejoining that topic only. */
+export function subscribeTopicConfirmPage(locale: Locale, token: string, contact: PageContact, topic: PageTopic) {
+  const s = stringsFor(locale);
+  if (topic.on) return subscribedTopicPage(locale, token, contact, topic);
+  return layout(
+    locale,
+    fill(s.resubscribeTopicQuestion, { topic: topic.name }),
+    text(s.resubscribeTopicExplain, { email: contact.email, topic: topic.name }) +
+      button(s.resubscribe, { confirm: 'yes' }),
+  );
+}
+
+/** After rejoining a topic. */
+export function subscribedTopicPage(locale: Locale, token: string, contact: PageContact, topic: PageTopic) {
+  const s = stringsFor(locale);
+  return layout(
+    locale,
+    fill(s.resubscribedTopicTitle, { topic: topic.name }),
+    text(s.resubscribedTopicText, { email: contact.email, topic: topic.name }) +
+      `<p class="muted">${link(pageUrl('manage', token), s.managePreferences)}</p>\n`,
+  );
 }
 
 /** GET /unsubscribe: asks before doing anything (mail scanners open links). */
@@ -116,9 +184,18 @@ function statusOf(s: SubscriberStrings, locale: Locale, contact: PageContact): s
   return contact.subscribed ? s.statusSubscribed : s.statusUnsubscribed;
 }
 
-/** GET/POST /manage: the address, its state, and what can be done about it. */
-export function managePage(locale: Locale, contact: PageContact, options: { saved?: boolean } = {}): string {
+/**
+ * GET/POST /manage: the preference center. The address and its state; while mail is received, one
+ * form with each public topic's switch, a break and "unsubscribe from everything", saved by one
+ * submit (`action=save`); otherwise the way back in.
+ */
+export function managePage(
+  locale: Locale,
+  contact: PageContact,
+  options: { saved?: boolean; topics?: PageTopic[] } = {},
+): string {
   const s = stringsFor(locale);
+  const topics = options.topics ?? [];
   const receiving = contact.subscribed || contact.snoozedUntil !== null;
   let body = options.saved ? `<p class="notice" role="status">${escapeHtml(s.saved)}</p>\n` : '';
   body +=
@@ -126,16 +203,31 @@ export function managePage(locale: Locale, contact: PageContact, options: { save
     `<dt>${escapeHtml(s.status)}</dt><dd>${escapeHtml(statusOf(s, locale, contact))}</dd></dl>\n`;
   if (!contact.subscribed) body += button(s.resubscribe, { action: 'subscribe' });
   if (receiving) {
-    body += button(s.unsubscribe, { action: 'unsubscribe' }, !contact.subscribed);
-    body += `<h2>${escapeHtml(s.snoozeHeading)}</h2>\n${text(s.snoozeExplain)}`;
-    body +=
-      '<form method="post"><input type="hidden" name="action" value="snooze">' +
-      SNOOZE_DAYS.map(
-        (n) =>
-          ` <button type="submit" class="secondary" name="days" value="${n}">` +
-          `${escapeHtml(fill(s.snoozeDays, { n }))}</button>`,
-      ).join('') +
-      '</form>\n';
+    const choice = (input: string, label: string, hint = '') =>
+      `<label class="choice">${input}<span>${escapeHtml(label)}${
+        hint ? `<span class="muted">${escapeHtml(hint)}</span>` : ''
+      }</span></label>\n`;
+    let form = '<form method="post" class="prefs"><input type="hidden" name="action" value="save">\n';
+    if (topics.length > 0) {
+      form += `<fieldset><legend>${escapeHtml(s.topicsHeading)}</legend>\n<p class="muted">${escapeHtml(s.topicsExplain)}</p>\n`;
+      for (const t of topics) {
+        form += choice(
+          `<input type="checkbox" name="topic.${escapeHtml(t.id)}" value="on"${t.on ? ' checked' : ''}>`,
+          t.name,
+          t.description,
+        );
+      }
+      form += '</fieldset>\n';
+    }
+    form += `<fieldset><legend>${escapeHtml(s.snoozeHeading)}</legend>\n<p class="muted">${escapeHtml(s.snoozeExplain)}</p>\n`;
+    form += choice('<input type="radio" name="days" value="" checked>', s.noSnooze);
+    for (const n of SNOOZE_DAYS)
+      form += choice(`<input type="radio" name="days" value="${n}">`, fill(s.snoozeDays, { n }));
+    form += '</fieldset>\n';
+    form += `<fieldset><legend>${escapeHtml(s.unsubscribe)}</legend>\n`;
+    form += choice('<input type="checkbox" name="all" value="off">', s.unsubscribeAll, s.unsubscribeAllExplain);
+    form += `</fieldset>\n<button type="submit">${escapeHtml(s.savePreferences)}</button></form>\n`;
+    body += form;
   }
   return layout(locale, s.preferencesTitle, body);
 }

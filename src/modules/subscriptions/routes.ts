@@ -119,28 +119,46 @@ export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ct
     );
 
   type Page = (locale: Locale, token: string, contact: pages.PageContact) => string;
-  /** A confirmation page (GET) and the change it confirms (POST), with the page that says it is done. */
+  type TopicPage = (locale: Locale, token: string, contact: pages.PageContact, topic: pages.PageTopic) => string;
+  /**
+   * A confirmation page (GET) and the change it confirms (POST), with the page that says it is done.
+   * The link of an email about a topic changes that topic only; a topic deleted since, the whole
+   * subscription (a reader who asks to stop is stopped).
+   */
   const subscriptionChange = (
     prefix: string,
-    change: { subscribed: boolean; source: (request: TokenRequest) => service.ChangeSource },
-    confirmPage: Page,
-    donePage: Page,
+    change: { subscribed: boolean; source: (request: TokenRequest) => service.LinkSource },
+    whole: { confirm: Page; done: Page },
+    oneTopic: { confirm: TopicPage; done: TopicPage },
   ) =>
     scope(prefix, (app) => {
       app.get(
         '/:token',
         route,
-        withContact(async (request, reply, { contact }) =>
-          sendPage(reply, 200, confirmPage(localeOf(contact.data), request.params.token, pageContact(contact))),
-        ),
+        withContact(async (request, reply, { ref, contact }) => {
+          const locale = localeOf(contact.data);
+          const topic = await service.topicOfLink(ctx, ref, contact);
+          const html = topic
+            ? oneTopic.confirm(locale, request.params.token, pageContact(contact), topic)
+            : whole.confirm(locale, request.params.token, pageContact(contact));
+          return sendPage(reply, 200, html);
+        }),
       );
       app.post(
         '/:token',
         route,
         withContact(async (request, reply, { ref, contact }) => {
-          const updated = await service.setSubscribed(ctx, ref, change.subscribed, change.source(request));
+          const locale = localeOf(contact.data);
+          const topic = await service.topicOfLink(ctx, ref, contact);
+          const source = change.source(request);
+          const updated = topic
+            ? await service.setTopic(ctx, ref, topic.id, change.subscribed, source)
+            : await service.setSubscribed(ctx, ref, change.subscribed, source);
           if (!updated) return sendMessagePage(request, reply, 404);
-          return sendPage(reply, 200, donePage(localeOf(contact.data), request.params.token, pageContact(updated)));
+          const html = topic
+            ? oneTopic.done(locale, request.params.token, pageContact(updated), { ...topic, on: change.subscribed })
+            : whole.done(locale, request.params.token, pageContact(updated));
+          return sendPage(reply, 200, html);
         }),
       );
     });
@@ -151,22 +169,28 @@ export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ct
       subscribed: false,
       source: (request) => (isOneClick(fieldsOf(request.body)) ? 'one_click' : 'unsubscribe_page'),
     },
-    pages.unsubscribeConfirmPage,
-    pages.unsubscribedPage,
+    { confirm: pages.unsubscribeConfirmPage, done: pages.unsubscribedPage },
+    { confirm: pages.unsubscribeTopicConfirmPage, done: pages.unsubscribedTopicPage },
   );
   await subscriptionChange(
     '/subscribe',
     { subscribed: true, source: () => 'subscribe_page' },
-    pages.subscribeConfirmPage,
-    pages.subscribedPage,
+    { confirm: pages.subscribeConfirmPage, done: pages.subscribedPage },
+    { confirm: pages.subscribeTopicConfirmPage, done: pages.subscribedTopicPage },
   );
 
   await scope('/manage', (app) => {
     app.get(
       '/:token',
       route,
-      withContact(async (_request, reply, { contact }) =>
-        sendPage(reply, 200, pages.managePage(localeOf(contact.data), pageContact(contact))),
+      withContact(async (_request, reply, { ref, contact }) =>
+        sendPage(
+          reply,
+          200,
+          pages.managePage(localeOf(contact.data), pageContact(contact), {
+            topics: await service.publicTopicsOf(ctx, ref, contact),
+          }),
+        ),
       ),
     );
     app.post(
@@ -175,7 +199,21 @@ export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ct
       withContact(async (request, reply, { ref, contact }) => {
         const fields = fieldsOf(request.body);
         let updated: Contact | null;
-        if (fields.action === 'unsubscribe') updated = await service.setSubscribed(ctx, ref, false, 'manage_page');
+        if (fields.action === 'save') {
+          // One submit: everything off, or the topics' switches and a break.
+          const days = fields.days?.trim() ? pages.SNOOZE_DAYS.find((d) => String(d) === fields.days?.trim()) : null;
+          if (days === undefined) return sendMessagePage(request, reply, 400);
+          if (fields.all === 'off') updated = await service.setSubscribed(ctx, ref, false, 'manage_page');
+          else {
+            const changes: Record<string, boolean> = {};
+            for (const t of await service.publicTopicsOf(ctx, ref, contact)) {
+              const on = fields[`topic.${t.id}`] === 'on';
+              if (on !== t.on) changes[t.id] = on;
+            }
+            updated = await service.savePreferences(ctx, ref, changes, days);
+          }
+        } else if (fields.action === 'unsubscribe')
+          updated = await service.setSubscribed(ctx, ref, false, 'manage_page');
         else if (fields.action === 'subscribe') updated = await service.setSubscribed(ctx, ref, true, 'manage_page');
         else if (fields.action === 'snooze') {
           const days = pages.SNOOZE_DAYS.find((d) => String(d) === fields.days?.trim());
@@ -183,7 +221,12 @@ export async function subscriptionRoutes(fastify: FastifyInstance, { ctx }: { ct
           updated = await service.snooze(ctx, ref, days);
         } else return sendMessagePage(request, reply, 400);
         if (!updated) return sendMessagePage(request, reply, 404);
-        return sendPage(reply, 200, pages.managePage(localeOf(contact.data), pageContact(updated), { saved: true }));
+        const topics = await service.publicTopicsOf(ctx, ref, updated);
+        return sendPage(
+          reply,
+          200,
+          pages.managePage(localeOf(contact.data), pageContact(updated), { saved: true, topics }),
+        );
       }),
     );
   });

@@ -29,6 +29,22 @@ export type BodySource = Record<string, unknown>;
 export interface TemplateRow extends EmailContentRow {
   /** The number of its latest version (template_versions.n). */
   version: number;
+  /** The topic its MARKETING sends are about. */
+  topic_id: string | null;
+}
+
+/** Sets the topic of a template (a send setting: no version is made for it). */
+export async function setTemplateTopic(
+  ex: Executor,
+  projectId: string,
+  id: string,
+  topicId: string | null,
+): Promise<TemplateRow | null> {
+  const r = await run(
+    ex,
+    sql`update templates set topic_id = ${topicId} where project_id = ${projectId} and id = ${id} returning *`,
+  );
+  return (r.rows[0] as TemplateRow | undefined) ?? null;
 }
 
 /** The content of a template, or of a campaign, as written. */

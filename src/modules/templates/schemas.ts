@@ -65,7 +65,10 @@ export const emailContentBody = z.object({
 });
 export type EmailContentBody = z.infer<typeof emailContentBody>;
 
-export const createTemplateBody = emailContentBody;
+/** A MARKETING template may name a topic: its sends reach only the topic's members, and leave only it. */
+const topicIdField = z.string().uuid().nullable().optional();
+
+export const createTemplateBody = emailContentBody.extend({ topicId: topicIdField });
 export type CreateTemplateBody = z.infer<typeof createTemplateBody>;
 
 /** A new name for a copy: "<name> (copy)", cut to fit. */
@@ -86,6 +89,7 @@ export const patchTemplateBody = z.object({
   bodySource: bodySourceSchema.nullable().optional(),
   trackOpens: trackFlag.optional(),
   trackClicks: trackFlag.optional(),
+  topicId: topicIdField,
 });
 
 export const listTemplatesQuery = offsetPageQuery.extend({
@@ -117,6 +121,8 @@ export const emailContentSchema = z.object({
 export type EmailContent = z.infer<typeof emailContentSchema>;
 
 export const templateSchema = emailContentSchema.extend({
+  /** The topic its MARKETING sends are about (a send setting, not part of the versioned content). */
+  topicId: z.string().uuid().nullable(),
   projectId: z.string().uuid(),
   version: z.number().int().describe('The number of its latest version (GET /templates/{id}/versions)'),
   createdAt: z.string(),

@@ -6,6 +6,7 @@ import { type FieldError, notFound, validationError } from '../../platform/http/
 import { numberedPage, pageWindow } from '../../platform/http/pagination.js';
 import * as audit from '../audit/service.js';
 import { assertVerifiedSender } from '../domains/service.js';
+import { checkTopicId } from '../topics/service.js';
 import { insertWithVersion, saveVersion, TEMPLATES_CHANNEL, versionContent } from './history.js';
 import type { EmailContentRow, TemplateFields, TemplateListQuery, TemplateRow, TemplateValues } from './repo.js';
 import * as repo from './repo.js';
@@ -44,6 +45,7 @@ export function contentOf(body: EmailContentBody): TemplateValues {
 export function toTemplate(row: TemplateRow): Template {
   return {
     ...toEmailContent(row),
+    topicId: row.topic_id ?? null,
     projectId: row.project_id,
     version: row.version,
     createdAt: iso(row.created_at),
@@ -84,8 +86,48 @@ export async function createTemplate(
 ): Promise<Template> {
   await checkSyntax(ctx, input);
   await assertVerifiedSender(ctx, ctx.db, projectId, input.from);
+  await checkTemplateTopic(ctx, projectId, input.topicId, input.type);
   const values = { ...contentOf(input), bodySource: input.bodySource ?? null };
-  return toTemplate(await insertWithVersion(ctx, projectId, values, author));
+  const row = await insertWithVersion(ctx, projectId, values, author);
+  return toTemplate(input.topicId ? await setTopic(ctx, projectId, row.id, input.topicId) : row);
+}
+
+/** A topic of the project, on a MARKETING template only (422 on `topicId`). */
+async function checkTemplateTopic(
+  ctx: AppContext,
+  projectId: string,
+  topicId: string | null | undefined,
+  type: string,
+) {
+  if (!topicId) return;
+  if (type !== 'MARKETING') {
+    throw validationError([
+      {
+        field: 'topicId',
+        message: 'Only a MARKETING template is about a topic',
+        code: 'topic_needs_marketing',
+        received: topicId,
+      },
+    ]);
+  }
+  await checkTopicId(ctx.db, projectId, topicId, 'topicId');
+}
+
+async function setTopic(ctx: AppContext, projectId: string, id: string, topicId: string | null): Promise<TemplateRow> {
+  const row = await audit.audited(
+    ctx,
+    (tx) => repo.setTemplateTopic(tx, projectId, id, topicId),
+    (r) =>
+      r && {
+        projectId,
+        action: 'template.updated',
+        target: { type: 'template', id },
+        changes: { fields: ['topicId'] },
+      },
+  );
+  if (!row) throw notFound('Template');
+  await ctx.caches.changed(ctx.db, TEMPLATES_CHANNEL, `${projectId}:${id}`);
+  return row;
 }
 
 /** A template of the project, or null (another project's id included). */
@@ -116,17 +158,21 @@ export async function updateTemplate(
   ctx: AppContext,
   projectId: string,
   id: string,
-  change: Partial<TemplateFields>,
+  changeWithTopic: Partial<TemplateFields> & { topicId?: string | null },
   author: Author,
 ): Promise<Template> {
+  const { topicId, ...change } = changeWithTopic;
   const current = await repo.findTemplate(ctx.db, projectId, id);
   if (!current) throw notFound('Template');
   await checkSyntax(ctx, change);
+  if (topicId !== undefined) await checkTemplateTopic(ctx, projectId, topicId, change.type ?? current.type);
   if (change.from !== undefined && change.from !== current.from_email) {
     await assertVerifiedSender(ctx, ctx.db, projectId, change.from);
   }
   const row = await saveVersion(ctx, projectId, id, change, { event: 'edited', restoredFrom: null, author });
   if (!row) throw notFound('Template');
+  if (topicId !== undefined && topicId !== current.topic_id)
+    return toTemplate(await setTopic(ctx, projectId, id, topicId));
   return toTemplate(row);
 }
 
@@ -172,7 +218,8 @@ export async function duplicateTemplate(
   const source = await repo.findTemplate(ctx.db, projectId, id);
   if (!source) throw notFound('Template');
   const values = { ...repo.fieldsOf(source), name: copyName(source.name) };
-  return toTemplate(await insertWithVersion(ctx, projectId, values, author, id));
+  const row = await insertWithVersion(ctx, projectId, values, author, id);
+  return toTemplate(source.topic_id ? await setTopic(ctx, projectId, row.id, source.topic_id) : row);
 }
 
 export interface TemplatePage {

@@ -22,8 +22,18 @@ function withDeadline<T>(lookup: Promise<Lookup<T>>, ms: number): Promise<Lookup
  * `ctx.dns`, each bounded by DNS_DEADLINE_MS. A failed lookup never fails the request: it is a
  * failed check, named in `reasons`.
  */
-export async function verifyEmail(ctx: AppContext, email: string): Promise<VerifyResult> {
+export async function verifyEmail(ctx: AppContext, email: string, cache?: DomainLookupCache): Promise<VerifyResult> {
   const { domain } = splitAddress(email);
+  const found = cache
+    ? cache.get(domain, ctx.clock.now().getTime(), () => lookupDomain(ctx, domain))
+    : lookupDomain(ctx, domain);
+  return evaluateAddress(email, await found);
+}
+
+type DomainLookups = Parameters<typeof evaluateAddress>[1];
+const hasRecords = (l: Lookup<unknown>) => l.ok && l.records.length > 0;
+
+async function lookupDomain(ctx: AppContext, domain: string): Promise<DomainLookups> {
   const parent = registrableDomain(domain);
   const bounded = <T>(lookup: Promise<Lookup<T>>) => withDeadline(lookup, DNS_DEADLINE_MS);
   const [ns, parentNs, mx, addresses] = await Promise.all([
@@ -32,5 +42,40 @@ export async function verifyEmail(ctx: AppContext, email: string): Promise<Verif
     bounded(ctx.dns.mx(domain)),
     bounded(ctx.dns.addresses(domain)),
   ]);
-  return evaluateAddress(email, { ns, parentNs, mx, addresses });
+  return { ns, parentNs, mx, addresses };
+}
+
+/**
+ * The DNS lookups of a domain remembered for a while, for callers that verify many addresses of
+ * few domains (signup forms: most visitors share a handful of providers). Concurrent verifications
+ * of one domain share one set of lookups; a set with a failed lookup (a timeout, say) is not kept.
+ */
+export class DomainLookupCache {
+  private readonly entries = new Map<string, { until: number; found: Promise<DomainLookups> }>();
+
+  constructor(
+    private readonly ttlMs = 10 * 60_000,
+    private readonly max = 10_000,
+  ) {}
+
+  get(domain: string, now: number, lookup: () => Promise<DomainLookups>): Promise<DomainLookups> {
+    const key = domain.toLowerCase();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.found;
+    if (hit) this.entries.delete(key);
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    const found = lookup();
+    const entry = { until: now + this.ttlMs, found };
+    this.entries.set(key, entry);
+    void found.then(
+      (l) => {
+        const failed = [l.ns, l.parentNs, l.mx, l.addresses].some((x) => x && !x.ok);
+        if (failed && this.entries.get(key) === entry) this.entries.delete(key);
+        // A domain without mail is refused; it may be fixed soon, so that answer is kept briefly.
+        else if (!hasRecords(l.mx) && !hasRecords(l.addresses)) entry.until = Math.min(entry.until, now + 30_000);
+      },
+      () => this.entries.get(key) === entry && this.entries.delete(key),
+    );
+    return found;
+  }
 }

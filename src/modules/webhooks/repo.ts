@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, run } from '../../platform/db/client.js';
 import type { WebhookDeliveryStatus } from './schemas.js';
 
@@ -32,22 +32,19 @@ export interface WebhookValues {
   enabled: boolean;
 }
 
-export async function insertWebhook(
-  ex: Executor,
-  projectId: string,
-  v: WebhookValues,
-  secret: string,
-  now: Date,
-): Promise<WebhookRow> {
-  const r = await run<WebhookRow>(
-    ex,
-    sql`
+/**
+ * A webhook's columns by name: the statements that write an audit entry with them are prepared, and
+ * a prepared statement whose columns change (a column added while the service runs) would fail.
+ */
+const WEBHOOK_COLUMNS = sql`id, project_id, url, events, description, secret, enabled, created_at, updated_at`;
+
+/** The insert of a webhook, returning its row: run it with `audit.changeAudited`. */
+export function insertWebhookStatement(projectId: string, v: WebhookValues, secret: string, now: Date): SQL {
+  return sql`
     insert into webhooks (project_id, url, events, description, secret, enabled, created_at, updated_at)
     values (${projectId}, ${v.url}, ${JSON.stringify(v.events)}::jsonb, ${v.description}, ${secret}, ${v.enabled},
       ${now}, ${now})
-    returning *`,
-  );
-  return r.rows[0]!;
+    returning ${WEBHOOK_COLUMNS}`;
 }
 
 export async function findWebhook(ex: Executor, projectId: string, id: string): Promise<WebhookRow | null> {
@@ -64,16 +61,14 @@ export async function listWebhooks(ex: Executor, projectId: string): Promise<Web
   return r.rows;
 }
 
-export async function updateWebhook(
-  ex: Executor,
+/** The update of a webhook, returning its row (none when the project has no such webhook). */
+export function updateWebhookStatement(
   projectId: string,
   id: string,
   v: Partial<WebhookValues> & { secret?: string },
   now: Date,
-): Promise<WebhookRow | null> {
-  const r = await run<WebhookRow>(
-    ex,
-    sql`
+): SQL {
+  return sql`
     update webhooks set
       url = coalesce(${v.url ?? null}, url),
       events = coalesce(${v.events ? JSON.stringify(v.events) : null}::jsonb, events),
@@ -82,14 +77,12 @@ export async function updateWebhook(
       secret = coalesce(${v.secret ?? null}, secret),
       updated_at = ${now}
     where project_id = ${projectId} and id = ${id}
-    returning *`,
-  );
-  return r.rows[0] ?? null;
+    returning ${WEBHOOK_COLUMNS}`;
 }
 
-export async function deleteWebhook(ex: Executor, projectId: string, id: string): Promise<boolean> {
-  const r = await run(ex, sql`delete from webhooks where project_id = ${projectId} and id = ${id} returning 1`);
-  return r.rows.length > 0;
+/** The deletion of a webhook, `returning id` (no row when the project has no such webhook). */
+export function deleteWebhookStatement(projectId: string, id: string): SQL {
+  return sql`delete from webhooks where project_id = ${projectId} and id = ${id} returning id`;
 }
 
 /** The enabled webhooks of these projects, for matching a batch of events. */
@@ -143,19 +136,19 @@ export interface DeliveryRow {
 }
 
 /** A pending delivery with what sending it needs; null once it is settled or its webhook is gone. */
-export async function pendingDelivery(ex: Executor, id: string) {
+export async function pendingDelivery(ex: Executor, id: string, createdAt?: Date) {
   const r = await run<DeliveryRow & { url: string; secret: string; enabled: boolean }>(
     ex,
     sql`
     select d.*, w.url, w.secret, w.enabled from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-    where d.id = ${id} and d.status = 'pending'`,
+    where d.id = ${id} and d.status = 'pending'${createdAt ? sql` and d.created_at = ${createdAt}` : sql``}`,
   );
   return r.rows[0] ?? null;
 }
 
 export async function recordAttempt(
   ex: Executor,
-  id: string,
+  delivery: { id: string; created_at: Date },
   outcome: { status: WebhookDeliveryStatus; responseStatus: number | null; error: string | null },
   now: Date,
 ): Promise<void> {
@@ -166,7 +159,7 @@ export async function recordAttempt(
       response_status = ${outcome.responseStatus},
       last_error = ${outcome.error?.slice(0, 2000) ?? null},
       delivered_at = case when ${outcome.status} = 'delivered' then ${now}::timestamptz end, updated_at = ${now}
-    where id = ${id} and status = 'pending'`,
+    where id = ${delivery.id} and created_at = ${delivery.created_at} and status = 'pending'`,
   );
 }
 

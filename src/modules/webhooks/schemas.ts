@@ -3,7 +3,17 @@ import { eventPatternSchema } from '../../domain/webhook-events.js';
 import { webhookUrl } from '../../domain/webhook-request.js';
 import { offsetPageQuery, offsetPageSchema } from '../../platform/http/pagination.js';
 
-const events = z.array(eventPatternSchema).min(1).max(50);
+const events = z
+  .array(eventPatternSchema)
+  .min(1)
+  .max(50)
+  .describe(
+    'Event names, prefixes ending in .* (email.*, contact.*) or * for every event. Besides the names your ' +
+      'clients track, the service emits email.sent, email.failed, email.bounced, email.complained, ' +
+      'email.opened, email.clicked, email.received, contact.subscribed, contact.unsubscribed, ' +
+      'contact.confirmed, contact.topics_changed, segment.<slug>.entry, segment.<slug>.exit, ' +
+      'campaign.paused, campaign.resumed and campaign.completed',
+  );
 const description = z.string().max(500).nullable();
 
 export const createWebhookBody = z.object({

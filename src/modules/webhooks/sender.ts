@@ -44,14 +44,24 @@ async function writeDeliveries(ctx: AppContext, ex: Executor, events: HookEvent[
     }
   }
   if (deliveries.length === 0) return;
-  const ids = await repo.insertDeliveries(ex, deliveries, ctx.clock.now());
+  const now = ctx.clock.now();
+  const ids = await repo.insertDeliveries(ex, deliveries, now);
   await enqueueMany(
     ex,
     WEBHOOK_DELIVERY_QUEUE,
-    ids.map((deliveryId) => ({ deliveryId })),
+    ids.map((deliveryId): DeliveryJob => ({ deliveryId, createdAt: now.toISOString() })),
     { maxAttempts: WEBHOOK_MAX_ATTEMPTS },
   );
 }
+
+/**
+ * A delivery's job names its row by id and time: the time picks the month partition that holds it
+ * (jobs enqueued before deliveries were partitioned carry the id alone, and probe every partition).
+ */
+export type DeliveryJob = {
+  deliveryId: string;
+  createdAt?: string;
+};
 
 /**
  * Every dispatched event that a project's enabled webhook subscribes to becomes a delivery row and
@@ -88,14 +98,15 @@ export function announce(ctx: AppContext, ex: Executor, events: ProjectEvent[]):
  * One attempt of a delivery: a 2xx settles it, a temporary failure (timeout, connection error, 408,
  * 429, 5xx) is recorded and retried with backoff by the queue, anything else fails it at once.
  */
-export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: string }>): Promise<void> {
-  const delivery = await repo.pendingDelivery(ctx.db, job.payload.deliveryId);
+export async function deliverWebhook(ctx: AppContext, job: Job<DeliveryJob>): Promise<void> {
+  const { deliveryId, createdAt } = job.payload;
+  const delivery = await repo.pendingDelivery(ctx.db, deliveryId, createdAt ? new Date(createdAt) : undefined);
   if (!delivery) return;
   const now = () => ctx.clock.now();
   if (!delivery.enabled) {
     return repo.recordAttempt(
       ctx.db,
-      delivery.id,
+      delivery,
       { status: 'failed', responseStatus: null, error: 'The webhook was disabled' },
       now(),
     );
@@ -116,7 +127,7 @@ export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: str
     });
     await repo.recordAttempt(
       ctx.db,
-      delivery.id,
+      delivery,
       { status: 'delivered', responseStatus: answer.status, error: null },
       now(),
     );
@@ -126,14 +137,14 @@ export async function deliverWebhook(ctx: AppContext, job: Job<{ deliveryId: str
     if (!retry) {
       return repo.recordAttempt(
         ctx.db,
-        delivery.id,
+        delivery,
         { status: 'failed', responseStatus: failure.status ?? null, error: failure.message },
         now(),
       );
     }
     await repo.recordAttempt(
       ctx.db,
-      delivery.id,
+      delivery,
       { status: 'pending', responseStatus: failure.status ?? null, error: failure.message },
       now(),
     );

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { iso } from '../../domain/formats.js';
 import type { AppContext } from '../../platform/context.js';
@@ -56,17 +57,18 @@ export async function createWebhook(ctx: AppContext, projectId: string, body: z.
     description: body.description ?? null,
     enabled: body.enabled,
   };
-  const row = await audit.audited(
-    ctx,
-    (tx) => repo.insertWebhook(tx, projectId, values, newSigningSecret(), ctx.clock.now()),
-    // Not the URL: one may carry a token in its query.
-    (w) => ({
+  // Not the URL: one may carry a token in its query.
+  const [row] = await audit.changeAudited<WebhookRow>(
+    ctx.db,
+    repo.insertWebhookStatement(projectId, values, newSigningSecret(), ctx.clock.now()),
+    {
       projectId,
       action: 'webhook.created',
-      target: { type: 'webhook', id: w.id },
+      target: { type: 'webhook', id: sql`changed.id::text` },
       changes: { events: values.events, enabled: values.enabled },
-    }),
+    },
   );
+  if (!row) throw new Error('The webhook was not inserted');
   return toWebhook(row);
 }
 
@@ -85,11 +87,10 @@ export async function updateWebhook(
   body: z.infer<typeof patchWebhookBody>,
 ) {
   const values = { ...body, ...(body.events ? { events: [...new Set(body.events)] } : {}) };
-  const row = await audit.audited(
-    ctx,
-    (tx) => repo.updateWebhook(tx, projectId, id, values, ctx.clock.now()),
-    (w) =>
-      w && { projectId, action: 'webhook.updated', target: { type: 'webhook', id }, changes: audit.fieldsOf(body) },
+  const [row] = await audit.changeAudited<WebhookRow>(
+    ctx.db,
+    repo.updateWebhookStatement(projectId, id, values, ctx.clock.now()),
+    { projectId, action: 'webhook.updated', target: { type: 'webhook', id }, changes: audit.fieldsOf(body) },
   );
   if (!row) throw notFound('Webhook');
   return toWebhook(row);
@@ -97,21 +98,21 @@ export async function updateWebhook(
 
 /** A new secret at once; deliveries already under way are signed with the new one from their next attempt. */
 export async function rotateSecret(ctx: AppContext, projectId: string, id: string) {
-  const row = await audit.audited(
-    ctx,
-    (tx) => repo.updateWebhook(tx, projectId, id, { secret: newSigningSecret() }, ctx.clock.now()),
-    (w) => w && { projectId, action: 'webhook.secret_rotated', target: { type: 'webhook', id } },
+  const [row] = await audit.changeAudited<WebhookRow>(
+    ctx.db,
+    repo.updateWebhookStatement(projectId, id, { secret: newSigningSecret() }, ctx.clock.now()),
+    { projectId, action: 'webhook.secret_rotated', target: { type: 'webhook', id } },
   );
   if (!row) throw notFound('Webhook');
   return toWebhook(row);
 }
 
 export async function deleteWebhook(ctx: AppContext, projectId: string, id: string): Promise<void> {
-  const deleted = await audit.audited(
-    ctx,
-    (tx) => repo.deleteWebhook(tx, projectId, id),
-    (done) => (done ? { projectId, action: 'webhook.deleted', target: { type: 'webhook', id } } : null),
-  );
+  const [deleted] = await audit.changeAudited(ctx.db, repo.deleteWebhookStatement(projectId, id), {
+    projectId,
+    action: 'webhook.deleted',
+    target: { type: 'webhook', id },
+  });
   if (!deleted) throw notFound('Webhook');
 }
 

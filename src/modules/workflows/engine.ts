@@ -190,8 +190,16 @@ export class WorkflowEngine {
         );
         for (const o of outcomes) {
           if (!o.contactUpdate || !moved.has(o.write.id)) continue;
-          const { projectId, contactId, patch, subscribed } = o.contactUpdate;
-          await changeContact(this.ctx, tx, projectId, contactId, { patch, subscribed, source: 'workflow' }, now);
+          const { projectId, contactId, patch, subscribed, topics } = o.contactUpdate;
+          const consent = { sourceId: o.write.id };
+          await changeContact(
+            this.ctx,
+            tx,
+            projectId,
+            contactId,
+            { patch, subscribed, topics, source: 'workflow', consent },
+            now,
+          );
         }
         if (outcomes.some((o) => o.email && moved.has(o.write.id))) await notify(tx, EMAILS_CHANNEL);
       });

@@ -38,6 +38,7 @@ import { projectTimeZones } from '../projects/service.js';
 import { checkAudience, filterContext } from '../segments/audience.js';
 import { membershipsOf } from '../segments/service.js';
 import { cachedTemplate, findTemplate } from '../templates/service.js';
+import { checkTopicId, checkTopicIds, findTopic, membersAmong, topicsOfContacts } from '../topics/service.js';
 import { trackingFor } from '../tracking-settings/service.js';
 import { type ClaimedExecution, historyCount } from './executions-repo.js';
 import type { StepRow } from './repo.js';
@@ -58,6 +59,7 @@ export type StepResult =
 export interface ContactUpdate {
   patch: DataPatch;
   subscribed?: boolean;
+  topics?: Record<string, boolean>;
 }
 
 export interface StepInput<T extends StepType> {
@@ -99,7 +101,8 @@ const later = (now: Date, d: Duration) => new Date(now.getTime() + durationMs(d)
 
 /** The template rendered for the contact (and `{{ context.… }}`), under the marketing rules. */
 const sendEmail: StepHandler<'SEND_EMAIL'> = {
-  async check(ex, projectId, { templateId }) {
+  async check(ex, projectId, { templateId, topicId }) {
+    await checkTopicId(ex, projectId, topicId, 'config.topicId');
     if (await findTemplate(ex, projectId, templateId)) return;
     throw validationError([
       {
@@ -110,9 +113,17 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
       },
     ]);
   },
-  async run(ctx, { exec, config: { templateId } }) {
+  async run(ctx, { exec, config: { templateId, topicId } }) {
     const template = await cachedTemplate(ctx, exec.project_id, templateId);
     if (!template) return { kind: 'fail', error: `Template ${templateId} no longer exists` };
+    // About a topic: a marketing email is skipped for a contact that does not receive it (or a topic deleted since).
+    const topicOfSend = topicId ?? template.topicId;
+    const aboutTopic = template.type === 'MARKETING' && topicOfSend ? topicOfSend : null;
+    let inTopic = true;
+    if (aboutTopic) {
+      const topic = await findTopic(ctx.db, exec.project_id, aboutTopic);
+      inTopic = topic ? (await membersAmong(ctx.db, topic, [exec.contact_id])).has(exec.contact_id) : false;
+    }
     try {
       await assertVerifiedSender(ctx, ctx.db, exec.project_id, template.from);
     } catch (err) {
@@ -133,9 +144,10 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
           attachmentSetId: null,
           templateId: template.id,
           campaignId: null,
+          topicId: aboutTopic,
           tracking: resolveTracking(template.type, await trackingFor(ctx, exec.project_id), choiceOf(template)),
         },
-        { contact: contactOf(exec), name: null, transient: { context: exec.context } },
+        { contact: contactOf(exec), name: null, transient: { context: exec.context }, inTopic },
         { publicUrl: ctx.config.publicUrl, signer: ctx.links },
         ctx.templates.render.bind(ctx.templates),
       );
@@ -203,9 +215,10 @@ const condition: StepHandler<'CONDITION', { subject: FilterSubject; filters: Fil
       }
     }
     const contactIds = [...new Set(claims.map((c) => c.exec.contact_id))];
-    const [events, memberships] = await Promise.all([
+    const [events, memberships, topics] = await Promise.all([
       eventsOfContacts(ctx.db, contactIds, [...names]),
       membershipsOf(ctx.db, contactIds),
+      topicChoicesByProject(ctx.db, claims),
     ]);
     for (const { exec } of claims) {
       if (prepared.has(exec.id)) continue;
@@ -223,6 +236,7 @@ const condition: StepHandler<'CONDITION', { subject: FilterSubject; filters: Fil
             .map((e) => ({ name: e.name, createdAt: new Date(e.created_at) })),
           memberOf: new Set(memberships.filter((m) => m.contact_id === exec.contact_id).map((m) => m.segment_id)),
           context: exec.context,
+          topics: topics.get(exec.contact_id) ?? {},
         },
       });
     }
@@ -235,8 +249,11 @@ const condition: StepHandler<'CONDITION', { subject: FilterSubject; filters: Fil
 
 /** The patch, applied by the engine under the `data` rules in its write. */
 const updateContact: StepHandler<'UPDATE_CONTACT'> = {
-  run(_ctx, { config: { data, subscribed } }) {
-    return { kind: 'next', branch: null, contactUpdate: { patch: parseDataPatch(data), subscribed } };
+  async check(ex, projectId, { topics }) {
+    if (topics) await checkTopicIds(ex, projectId, Object.keys(topics), 'config.topics');
+  },
+  run(_ctx, { config: { data, subscribed, topics } }) {
+    return { kind: 'next', branch: null, contactUpdate: { patch: parseDataPatch(data), subscribed, topics } };
   },
 };
 
@@ -341,3 +358,21 @@ const STEP_HANDLERS = {
 
 /** A type's handler, seen through what every handler has (its config is the stored, checked one). */
 export const stepHandler = (type: StepType): StepHandler<StepType, unknown> => STEP_HANDLERS[type];
+
+/** The topics of the claims' contacts (topic id → receives it), per contact, each project's at once. */
+async function topicChoicesByProject(
+  ex: Executor,
+  claims: { exec: { project_id: string; contact_id: string } }[],
+): Promise<Map<string, Record<string, boolean>>> {
+  const byProject = new Map<string, Set<string>>();
+  for (const { exec } of claims) {
+    const ids = byProject.get(exec.project_id) ?? new Set<string>();
+    ids.add(exec.contact_id);
+    byProject.set(exec.project_id, ids);
+  }
+  const out = new Map<string, Record<string, boolean>>();
+  for (const [projectId, ids] of byProject) {
+    for (const [id, topics] of await topicsOfContacts(ex, projectId, [...ids])) out.set(id, topics);
+  }
+  return out;
+}

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type ExtractTablesWithRelations, type SQL, sql } from 'drizzle-orm';
+import { type ExtractTablesWithRelations, is, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { SERVICE_FILES } from '../service-files.js';
 import { startEmbeddedPostgres } from './embedded.js';
@@ -150,6 +150,21 @@ export function isTransientConflict(err: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/**
+ * Runs `work`, a transaction whose only effects are in the database, again when it loses to a
+ * concurrent one, up to `attempts` times in all: nothing of the lost run was kept, and run again it
+ * finds the other settled. A caller sees the conflict only when it repeats.
+ */
+export async function retryingConflicts<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= attempts || !isTransientConflict(err)) throw err;
+    }
+  }
+}
+
 const migrationsFolder = SERVICE_FILES.migrations;
 const MIGRATION_LOCK = 727_001;
 
@@ -217,8 +232,7 @@ async function openPostgres(
   const dialect = new PgDialect();
   preparedRunners.set(db, (query) => {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    const name = `q${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    return pool.query({ name, text, values: params as unknown[] });
+    return pool.query({ name: statementName(text), text, values: params as unknown[] });
   });
   if (pooled) await warnOfUnboundedStatements(pool, log);
   // The process lock and LISTEN live as long as their session: never on a pooled one.
@@ -335,9 +349,35 @@ export async function notify(ex: Executor, channel: string, payload = ''): Promi
 type Runner = (query: SQL) => Promise<{ rows: any[] }>;
 const preparedRunners = new WeakMap<object, Runner>();
 
+/** What drizzle's database and transactions hold of their session: enough to run a named statement. */
+interface NamedSession {
+  dialect: PgDialect;
+  prepareQuery(
+    query: { sql: string; params: unknown[] },
+    fields: undefined,
+    name: string,
+    arrayMode: false,
+  ): { execute(): Promise<unknown> };
+}
+
+const statementName = (text: string) => `q${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+
 /**
- * Runs a statement and returns its rows under `rows`. With `prepared`, a hot statement run outside
- * a transaction becomes a named prepared statement, planned once per connection instead of on every call.
+ * Runs a statement as a named prepared statement, planned once per connection, on the database
+ * (any connection of the pool) or in a transaction (its connection): its rows are parsed as
+ * `ex.execute` parses them (timestamps as text), so it can stand in for `run` without `prepared`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see Runner
+export async function runNamed<T = any>(ex: Executor, query: SQL): Promise<{ rows: T[] }> {
+  const session = (ex as unknown as { session: NamedSession }).session;
+  const q = session.dialect.sqlToQuery(query);
+  return (await session.prepareQuery(q, undefined, statementName(q.sql), false).execute()) as { rows: T[] };
+}
+
+/**
+ * Runs a statement and returns its rows under `rows`. With `prepared`, a hot statement becomes a
+ * named prepared statement, planned once per connection instead of on every call: on the pool (its
+ * rows parsed by pg, timestamps as Dates), or in a transaction as `runNamed`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: see Runner
 export async function run<T = any>(
@@ -345,7 +385,10 @@ export async function run<T = any>(
   query: SQL,
   options: { prepared?: boolean } = {},
 ): Promise<{ rows: T[] }> {
-  const prepared = options.prepared ? preparedRunners.get(ex) : undefined;
-  if (prepared) return prepared(query);
+  if (options.prepared) {
+    const pooled = preparedRunners.get(ex);
+    if (pooled) return pooled(query);
+    if (is(ex, PgTransaction)) return runNamed<T>(ex, query);
+  }
   return (await ex.execute(query)) as unknown as { rows: T[] };
 }

@@ -10,6 +10,8 @@ import { type Database, type Db, type Executor, run } from './client.js';
  * of everything before a bound, one resumable step at a time.
  */
 
+/** Months of partitions made ahead of the current one, so a missed run or two costs nothing. */
+export const MONTHS_AHEAD = 3;
 const LOCK_TIMEOUT = sql.raw(`set local lock_timeout = '5s'`);
 /** An advisory lock of its own, beside the migrations' (727_001). */
 const PARTITIONS_LOCK = 727_002;
@@ -52,6 +54,20 @@ function monthName(table: string, from: Date): string {
 }
 
 const ident = (name: string) => sql.raw(`"${name.replaceAll('"', '""')}"`);
+
+/**
+ * Keeps `table`'s partitions ahead of time: finishes the conversion of a table from before
+ * partitioning (each step resumable), then makes the months to come.
+ */
+export async function maintainPartitions(
+  database: Database,
+  table: string,
+  now: Date,
+): Promise<{ sealed: string[]; made: string[] }> {
+  const sealed = await sealUnpartitioned(database, table, now);
+  const made = await ensureMonthsAhead(database.db, table, now, MONTHS_AHEAD);
+  return { sealed, made };
+}
 
 /**
  * Makes the partitions of the month of `now` and the `ahead` months after it, where no partition

@@ -20,6 +20,21 @@ export function currentRequest(): FastifyRequest | undefined {
   return scope.getStore();
 }
 
+/** Where a request comes from, as the audit log and consent history keep it. */
+export interface RequestOrigin {
+  ip: string | null;
+  /** Cut to 300 characters: it is kept in rows, and a client chooses its length. */
+  userAgent: string | null;
+}
+
+/** The IP address and user agent of the request being handled; nulls outside one. */
+export function requestOrigin(): RequestOrigin {
+  const request = currentRequest();
+  if (!request) return { ip: null, userAgent: null };
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: (Array.isArray(agent) ? agent[0] : agent)?.slice(0, 300) ?? null };
+}
+
 /** Runs `work` as no request's: for background work started during a request that outlives it. */
 export function outsideRequest<T>(work: () => T): T {
   return scope.exit(work);

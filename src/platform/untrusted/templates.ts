@@ -7,11 +7,11 @@
  * admitted to the inline path when `inlineCandidate` allows: at most 16 KiB, whose parse is bounded
  * by its size (a few milliseconds at worst, once: the parse is cached), and no array filter (the
  * filters that outrun liquidjs' time limit). An inline render has limits ten times tighter than the
- * engine's (10 ms between nodes, 1,000,000 memory units); a render that reaches them is not an
- * error but is handed to the pool, and the source is never inlined again. So the event loop spends
- * at most one bounded parse and one short render on any source, whoever wrote it and whatever the
- * data, while a small template renders at the engine's full speed (a few microseconds), which
- * keeps a campaign of 100,000 messages cheap. Everything else costs the event loop one message to
+ * engine's (10 ms between nodes, 1,000,000 memory units); a render that reaches them three times
+ * in a row is not an error but is handed to the pool, and the source is never inlined again. So
+ * the event loop spends at most one bounded parse and three short renders on any source, whoever
+ * wrote it and whatever the data, while a small template renders at the engine's full speed (a few
+ * microseconds), which keeps a campaign of 100,000 messages cheap. Everything else costs the event loop one message to
  * a thread and back (about 50 µs) per render.
  *
  * A worker process (`inlineFirst`) skips the first pass through the pool: its sources are campaign
@@ -32,6 +32,14 @@ import type { TemplateResult } from './tasks.js';
 /** `inline`: admitted; `pool`: not (yet) admitted; `heavy`: once reached the inline limits, never inline again. */
 type Placement = 'inline' | 'pool' | 'heavy';
 
+/**
+ * Inline renders in a row that may reach the limits before a source goes to the pool for good: a
+ * pause of the whole process (a garbage collection, a core taken by another process) can outlast
+ * the 10 ms between two nodes of one render, hardly of three in a row, and a source sent to the pool
+ * by one pause would cost every later message of its campaign a thread's round trip.
+ */
+const INLINE_TRIES = 3;
+
 /** Placements remembered per part; only of sources that may run inline (16 KiB at most), so at most 16 M characters. */
 const REMEMBERED = 1000;
 
@@ -46,12 +54,15 @@ export class TemplateRenderer {
   /** One part rendered for one scope; TemplateError when it cannot be, PoolBusyError when the pool is full. */
   async render(part: TemplatePart, source: string, scope: Record<string, unknown>): Promise<string> {
     if (this.where(part, source) === 'inline') {
-      try {
-        return renderInline(source, part, scope);
-      } catch (err) {
-        if (!(err instanceof InlineLimitReached)) throw err;
-        this.place(part, source, 'heavy');
+      for (let tries = 1; ; tries++) {
+        try {
+          return renderInline(source, part, scope);
+        } catch (err) {
+          if (!(err instanceof InlineLimitReached)) throw err;
+          if (tries === INLINE_TRIES) break;
+        }
       }
+      this.place(part, source, 'heavy');
     }
     const result = await this.inPool(part, source, scope);
     if (!result.ok) throw new TemplateError(part, result.message);

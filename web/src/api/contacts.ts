@@ -1,5 +1,5 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Contact, ContactJob, TrackedEvent, UpsertedContact } from '../../../src/api.js';
+import type { ConsentPage, Contact, ContactJob, TrackedEvent, UpsertedContact } from '../../../src/api.js';
 import { api } from './client.js';
 
 export interface CursorPage<T> {
@@ -22,6 +22,7 @@ export interface ContactsQuery {
 const contactsKey = (projectId: string) => ['contacts', projectId] as const;
 const contactKey = (projectId: string, id: string) => ['contact', projectId, id] as const;
 const eventsKey = (projectId: string, id: string) => ['contact-events', projectId, id] as const;
+const consentKey = (projectId: string, id: string) => ['contact-consent', projectId, id] as const;
 const path = (id: string) => `/contacts/${encodeURIComponent(id)}`;
 
 /** One page of contacts, searched and filtered by the server: never the whole list. */
@@ -136,6 +137,8 @@ export interface ContactChange {
   subscribed?: boolean;
   snoozedUntil?: string | null;
   data?: Record<string, unknown>;
+  /** Topic id → receives it, for the topics named. */
+  topics?: Record<string, boolean>;
 }
 
 export function useUpdateContact(projectId: string, id: string) {
@@ -145,10 +148,15 @@ export function useUpdateContact(projectId: string, id: string) {
     onSuccess: (contact, change) => {
       queryClient.setQueryData(contactKey(projectId, id), contact);
       void queryClient.invalidateQueries({ queryKey: contactsKey(projectId) });
-      // A subscription change is an event of the contact's; new data keys are new fields.
-      if (change.subscribed !== undefined || change.snoozedUntil !== undefined)
+      // A change of the subscription or of a topic is an event of the contact's and a line of its
+      // consent history; new data keys are new fields.
+      if (change.subscribed !== undefined || change.snoozedUntil !== undefined || change.topics) {
         void queryClient.invalidateQueries({ queryKey: eventsKey(projectId, id) });
+        void queryClient.invalidateQueries({ queryKey: consentKey(projectId, id) });
+      }
       if (change.data) void queryClient.invalidateQueries({ queryKey: ['contact-fields', projectId] });
+      // A topic's subscriber count moves with it.
+      if (change.topics) void queryClient.invalidateQueries({ queryKey: ['topics', projectId] });
     },
   });
 }
@@ -183,6 +191,19 @@ export function useContactEvents(projectId: string, id: string, limit = 20) {
         signal,
         query: { limit, cursor: pageParam },
       }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => (last.hasMore && last.cursor ? last.cursor : undefined),
+  });
+}
+
+export type ConsentRecord = ConsentPage['data'][number];
+
+/** A contact's consent history, newest first, a page at a time. */
+export function useContactConsent(projectId: string, id: string, limit = 10) {
+  return useInfiniteQuery({
+    queryKey: consentKey(projectId, id),
+    queryFn: ({ signal, pageParam }) =>
+      api<ConsentPage>('GET', `${path(id)}/consent`, { projectId, signal, query: { limit, cursor: pageParam } }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => (last.hasMore && last.cursor ? last.cursor : undefined),
   });

@@ -31,6 +31,8 @@ export interface TemplateInput {
   description: string | null;
   type: EmailType;
   bodySource: Record<string, unknown> | null;
+  /** The topic its MARKETING emails are about. */
+  topicId?: string | null;
 }
 
 export interface TemplateUsage {

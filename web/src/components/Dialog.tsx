@@ -7,6 +7,8 @@ interface DialogProps {
   children: ReactNode;
   /** Set while a request runs, so Escape does not close a dialog mid-change. */
   busy?: boolean;
+  /** Added to `dialog`, for a dialog that needs more room (`dialog-wide`). */
+  className?: string;
 }
 
 /**
@@ -14,7 +16,7 @@ interface DialogProps {
  * inside), Escape fires `cancel`, and focus returns to the opener on close. Its content is mounted
  * only while it is open, so a form in it starts afresh at each opening.
  */
-export function Dialog({ open, title, onClose, children, busy = false }: DialogProps) {
+export function Dialog({ open, title, onClose, children, busy = false, className }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
 
@@ -28,7 +30,7 @@ export function Dialog({ open, title, onClose, children, busy = false }: DialogP
   return (
     <dialog
       ref={ref}
-      className="dialog"
+      className={className ? `dialog ${className}` : 'dialog'}
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault();

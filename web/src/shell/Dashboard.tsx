@@ -28,6 +28,7 @@ const TemplatesPage = lazy(() => import('../pages/templates/TemplatesPage.js'));
 const TemplateEditorPage = lazy(() => import('../pages/templates/TemplateEditorPage.js'));
 const WebhooksPage = lazy(() => import('../pages/webhooks/WebhooksPage.js'));
 const FormsPage = lazy(() => import('../pages/forms/FormsPage.js'));
+const TopicsPage = lazy(() => import('../pages/topics/TopicsPage.js'));
 const ApiKeysPage = lazy(() => import('../pages/api-keys/ApiKeysPage.js'));
 const WebhookPage = lazy(() => import('../pages/webhooks/WebhookPage.js'));
 const SuppressionsPage = lazy(() => import('../pages/suppressions/SuppressionsPage.js'));
@@ -146,6 +147,7 @@ function ProjectPages({ projectId }: { projectId: string }) {
         <Route path="suppressions" element={<SuppressionsPage />} />
         <Route path="webhooks" element={<WebhooksPage />} />
         <Route path="forms" element={<FormsPage />} />
+        <Route path="topics" element={<TopicsPage />} />
         <Route path="api-keys" element={<ApiKeysPage />} />
         <Route path="webhooks/:id" element={<WebhookPage />} />
         <Route path="settings" element={<SettingsPage />} />

@@ -32,6 +32,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/segments', label: 'Segments', description: 'Groups of contacts by their data and what they did' },
       { to: '/events', label: 'Events', description: 'What contacts did in your product, as tracked' },
       { to: '/forms', label: 'Signup forms', description: 'Forms that grow your list, with double opt-in' },
+      { to: '/topics', label: 'Topics', description: 'What your mail is about, for contacts to choose' },
       { to: '/suppressions', label: 'Suppressions', description: 'Addresses no mail goes to, and why' },
     ],
   },

@@ -121,7 +121,7 @@ export function FieldPicker({
                   const i = index++;
                   return (
                     <ChoiceOption
-                      key={`${c.kind}:${c.segmentId ?? c.field}`}
+                      key={`${c.kind}:${c.segmentId ?? c.topicId ?? c.field}`}
                       id={optionId(i)}
                       choice={c}
                       active={i === activeIndex}

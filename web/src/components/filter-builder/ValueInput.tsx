@@ -29,7 +29,7 @@ export function ValueInput({
   const operand = operandOf(filter.operator);
   const set = (value: unknown) => onChange({ ...filter, value });
   const common = { 'aria-invalid': invalid || undefined, 'aria-describedby': errorId };
-  if (operand === 'none' || operand === 'segment' || !choice) return null;
+  if (operand === 'none' || operand === 'segment' || operand === 'topic' || !choice) return null;
   if (operand === 'window') {
     return (
       <span className="filter-window">

@@ -2,6 +2,7 @@ import type { ActivityType } from '../../../../src/api.js';
 import { useContactFields } from '../../api/contacts.js';
 import { useEventNames } from '../../api/events.js';
 import { useSegmentList } from '../../api/segments.js';
+import { useTopicList } from '../../api/topics.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { type FieldChoice, type ValueType, valueTypeOf } from './operator-words.js';
 
@@ -47,6 +48,7 @@ export function useFieldChoices(
   const fields = useContactFields(projectId);
   const events = useEventNames(projectId);
   const segments = useSegmentList(projectId);
+  const topics = useTopicList(projectId);
   const all = fields.data?.fields ?? [];
   const names = events.data?.names ?? [];
   const activity = new Set<string>(Object.keys(EMAIL_ACTIVITY));
@@ -96,12 +98,22 @@ export function useFieldChoices(
           detail: `${countFormat.format(s.memberCount)} member${s.memberCount === 1 ? '' : 's'}`,
         })),
     },
+    {
+      label: 'Topics',
+      choices: (topics.data ?? []).map((t) => ({
+        field: 'topic',
+        label: t.name,
+        kind: 'topic' as const,
+        topicId: t.id,
+        detail: `${countFormat.format(t.subscribers)} subscriber${t.subscribers === 1 ? '' : 's'}`,
+      })),
+    },
   ];
   return {
     groups,
     choices: groups.flatMap((g) => g.choices),
-    loading: fields.isPending || events.isPending || segments.isPending,
-    error: fields.error ?? events.error ?? segments.error,
+    loading: fields.isPending || events.isPending || segments.isPending || topics.isPending,
+    error: fields.error ?? events.error ?? segments.error ?? topics.error,
   };
 }
 

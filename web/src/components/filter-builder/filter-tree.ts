@@ -76,6 +76,7 @@ export function withOperator(filter: Filter, operator: Operator, choice?: FieldC
   const next: Filter = { field: filter.field, operator };
   if (operand === 'window') next.unit = DEFAULT_UNIT;
   if (operand === 'segment') next.value = choice?.segmentId ?? filter.value;
+  if (operand === 'topic') next.value = choice?.topicId ?? filter.value;
   if (operand === 'scalar' && choice?.type === 'boolean') next.value = true;
   return next;
 }

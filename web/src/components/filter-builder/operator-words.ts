@@ -18,16 +18,18 @@ import {
 
 export type ValueType = 'string' | 'number' | 'boolean' | 'date';
 
-/** One entry of the field picker: a contact field, an event name or a segment. */
+/** One entry of the field picker: a contact field, an event name, a segment or a topic. */
 export interface FieldChoice {
   /** What goes in the filter's `field`: `email`, `data.plan`, an event name, `segment`. */
   field: string;
   label: string;
-  kind: 'field' | 'event' | 'segment';
-  /** The value type of a field; events and segments have none. */
+  kind: 'field' | 'event' | 'segment' | 'topic';
+  /** The value type of a field; events, segments and topics have none. */
   type?: ValueType;
   /** The segment a segment choice stands for. */
   segmentId?: string;
+  /** The topic a topic choice stands for. */
+  topicId?: string;
   /** Shown beside the label: a segment's member count. */
   detail?: string;
 }
@@ -73,6 +75,8 @@ const OPERATOR_WORDS: Record<Operator, Words> = {
   notTriggeredWithin: 'has not happened in the last…',
   memberOfSegment: 'is in the segment',
   notMemberOfSegment: 'is not in the segment',
+  memberOfTopic: 'receives the topic',
+  notMemberOfTopic: 'does not receive the topic',
 };
 
 export function operatorLabel(operator: Operator, type?: ValueType): string {
@@ -98,6 +102,16 @@ export function choiceOf(filter: Filter, choices: readonly FieldChoice[]): Field
         label: 'A deleted segment',
         kind,
         segmentId: typeof filter.value === 'string' ? filter.value : undefined,
+      }
+    );
+  }
+  if (kind === 'topic') {
+    return (
+      choices.find((c) => c.kind === 'topic' && c.topicId === filter.value) ?? {
+        field: filter.field,
+        label: 'A deleted topic',
+        kind,
+        topicId: typeof filter.value === 'string' ? filter.value : undefined,
       }
     );
   }

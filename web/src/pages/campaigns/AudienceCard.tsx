@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import type { Campaign } from '../../../../src/api.js';
 import { errorMessage } from '../../api/errors.js';
+import { useTopicList } from '../../api/topics.js';
 import { FilterBuilder } from '../../components/filter-builder/FilterBuilder.js';
 import { emptyCondition } from '../../components/filter-builder/filter-tree.js';
 import { LiveCountView } from '../../components/filter-builder/LiveCount.js';
@@ -61,13 +62,15 @@ export function AudienceCard({
   projectId: string;
   form: CampaignForm;
   count: AudienceCount;
-  onChange: (patch: Partial<Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition'>>) => void;
+  onChange: (patch: Partial<Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition' | 'topicId'>>) => void;
   /** The last save's field errors. */
   errors: Record<string, string>;
 }) {
   const name = useId();
   const segmentSelect = useId();
   const segments = useSegments(projectId);
+  const topicSelect = useId();
+  const topics = useTopicList(projectId);
   const marketing = form.type === 'MARKETING';
   const error = errors.segmentId ?? errors.audienceType;
   const choices: [CampaignForm['audienceType'], string, string | null][] = [
@@ -125,6 +128,35 @@ export function AudienceCard({
           </div>
         )}
       </fieldset>
+      {marketing && (
+        <div className="field audience-topic">
+          <label htmlFor={topicSelect}>Topic</label>
+          <select
+            id={topicSelect}
+            value={form.topicId}
+            onChange={(e) => onChange({ topicId: e.target.value })}
+            aria-invalid={errors.topicId ? true : undefined}
+            aria-describedby={`${topicSelect}-hint${errors.topicId ? ` ${topicSelect}-error` : ''}`}
+          >
+            <option value="">{topics.isPending ? 'Loading topics…' : 'None: every subscribed contact'}</option>
+            {(topics.data ?? []).map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name} ({plural(t.subscribers, 'subscriber')})
+              </option>
+            ))}
+          </select>
+          <p id={`${topicSelect}-hint`} className="field-hint">
+            About a topic, it reaches only the contacts that receive the topic, and its unsubscribe link leaves only
+            that topic.
+          </p>
+          {topics.isError && <p className="field-error">{errorMessage(topics.error)}</p>}
+          {errors.topicId && (
+            <p id={`${topicSelect}-error`} className="field-error">
+              {errors.topicId}
+            </p>
+          )}
+        </div>
+      )}
       {form.audienceType === 'FILTERED' && (
         <div className="stack-tight audience-condition">
           <FilterBuilder

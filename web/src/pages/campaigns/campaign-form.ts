@@ -48,6 +48,7 @@ export const EMPTY_FORM: CampaignForm = {
   audienceType: 'ALL',
   segmentId: '',
   condition: emptyCondition(),
+  topicId: '',
   ...EMPTY_TIMING,
   ...EMPTY_AB,
 };
@@ -57,6 +58,7 @@ export const formOf = (c: Campaign): CampaignForm => ({
   audienceType: c.audienceType,
   segmentId: c.segmentId ?? '',
   condition: (c.audienceCondition as FilterCondition | null) ?? emptyCondition(),
+  topicId: c.topicId ?? '',
   ...timingFormOf(c),
   ...abFormOf(c),
 });
@@ -73,6 +75,7 @@ export const withTemplate = (form: CampaignForm, t: Template): CampaignForm => (
   type: t.type,
   trackOpens: trackChoiceOf(t.trackOpens),
   trackClicks: trackChoiceOf(t.trackClicks),
+  topicId: form.topicId || (t.topicId ?? ''),
 });
 
 /**
@@ -114,6 +117,7 @@ export function campaignPayload(form: CampaignForm): CampaignInput {
     audienceType: form.audienceType,
     segmentId: form.audienceType === 'SEGMENT' ? form.segmentId : null,
     audienceCondition: form.audienceType === 'FILTERED' ? pruneEmpty(form.condition) : null,
+    topicId: form.type === 'MARKETING' && form.topicId ? form.topicId : null,
     ...timingPayload(form),
     ...abPayload(form),
   };
@@ -126,8 +130,24 @@ export function campaignPayload(form: CampaignForm): CampaignInput {
  * returned as it is, for the live count to say what it lacks.
  */
 export function audienceCondition(
-  form: Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition'>,
+  form: Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition'> &
+    Partial<Pick<CampaignForm, 'topicId' | 'type'>>,
 ): FilterCondition | null {
+  const base = baseAudience(form);
+  // About a topic, a marketing campaign reaches the topic's members among the audience.
+  if (!base || !form.topicId || form.type !== 'MARKETING') return base;
+  return {
+    logic: 'AND',
+    groups: [
+      {
+        filters: [{ field: 'topic', operator: 'memberOfTopic', value: form.topicId }],
+        ...(base.groups.some((g) => g.filters.length > 0 || g.conditions) ? { conditions: base } : {}),
+      },
+    ],
+  };
+}
+
+function baseAudience(form: Pick<CampaignForm, 'audienceType' | 'segmentId' | 'condition'>): FilterCondition | null {
   switch (form.audienceType) {
     case 'ALL':
       return emptyCondition();

@@ -40,6 +40,7 @@ export interface CampaignInput {
   audienceType: Campaign['audienceType'];
   segmentId: string | null;
   audienceCondition: FilterCondition | null;
+  topicId: string | null;
   localTime: Campaign['localTime'];
   spread: Campaign['spread'];
   abTest: AbTestInput | null;

@@ -4,10 +4,13 @@ import { useContact } from '../../api/contacts.js';
 import { RecordPage } from '../../components/RecordPage.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
+import { ConsentCard } from './ConsentCard.js';
 import { ContactDataCard } from './ContactDataCard.js';
 import { ContactEmailsCard } from './ContactEmailsCard.js';
+import { ContactPrivacyCard } from './ContactPrivacyCard.js';
 import { ContactSegmentsCard } from './ContactSegmentsCard.js';
 import { DeleteContactDialog } from './DeleteContactDialog.js';
+import { EraseContactDialog } from './EraseContactDialog.js';
 import { EventsTimeline } from './EventsTimeline.js';
 import { SubscriptionCard } from './SubscriptionCard.js';
 import './contacts.css';
@@ -19,6 +22,7 @@ export default function ContactPage() {
   const contact = useContact(project.id, id);
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState(false);
+  const [erasing, setErasing] = useState(false);
   usePageTitle(contact.data?.email ?? 'Contact');
 
   return (
@@ -54,9 +58,11 @@ export default function ContactPage() {
           <div className="columns-record">
             <div className="stack">
               <SubscriptionCard projectId={project.id} contact={c} />
+              <ConsentCard projectId={project.id} contactId={c.id} />
               <ContactDataCard projectId={project.id} contact={c} />
               <ContactSegmentsCard projectId={project.id} contactId={c.id} />
               <ContactEmailsCard projectId={project.id} email={c.email} />
+              <ContactPrivacyCard projectId={project.id} contact={c} onErase={() => setErasing(true)} />
             </div>
             <EventsTimeline projectId={project.id} contactId={c.id} />
           </div>
@@ -66,6 +72,12 @@ export default function ContactPage() {
             contact={deleting ? c : null}
             onClose={() => setDeleting(false)}
             onDeleted={() => navigate('/contacts', { replace: true })}
+          />
+          <EraseContactDialog
+            projectId={project.id}
+            contact={erasing ? c : null}
+            onClose={() => setErasing(false)}
+            onErased={() => navigate('/contacts', { replace: true })}
           />
         </>
       )}

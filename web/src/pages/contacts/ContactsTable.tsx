@@ -3,6 +3,8 @@ import { Link, useNavigate } from 'react-router-dom';
 import type { Contact } from '../../../../src/api.js';
 import { TableHead, TableSkeleton } from '../../components/TableHead.js';
 import { formatDate, formatDateTime } from '../../format/dates.js';
+import { useCurrentProject } from '../../shell/current-project.js';
+import { usePendingSignups } from '../forms/forms-api.js';
 import { contactName, subscriptionLabel } from './contact-format.js';
 import { type PageSelection, pageSelection } from './selection.js';
 
@@ -47,6 +49,12 @@ export function ContactsTable({
   selection?: Selection;
 }) {
   const ids = contacts.map((c) => c.id);
+  const project = useCurrentProject();
+  // Only the unsubscribed can be waiting on a confirmation link.
+  const pending = usePendingSignups(
+    project.id,
+    contacts.filter((c) => !c.subscribed).map((c) => c.id),
+  ).data;
   return (
     <div className="table-scroll">
       <table
@@ -69,7 +77,7 @@ export function ContactsTable({
         />
         <tbody>
           {contacts.map((c) => (
-            <ContactRow key={c.id} contact={c} selection={selection} />
+            <ContactRow key={c.id} contact={c} selection={selection} pending={pending?.has(c.id) ?? false} />
           ))}
         </tbody>
       </table>
@@ -77,7 +85,7 @@ export function ContactsTable({
   );
 }
 
-function ContactRow({ contact, selection }: { contact: Contact; selection?: Selection }) {
+function ContactRow({ contact, selection, pending }: { contact: Contact; selection?: Selection; pending: boolean }) {
   const name = contactName(contact.data);
   const created = new Date(contact.createdAt);
   const selected = selection?.selected.has(contact.id) ?? false;
@@ -110,6 +118,14 @@ function ContactRow({ contact, selection }: { contact: Contact; selection?: Sele
       <td className="cell-name">{name ?? <span className="muted">—</span>}</td>
       <td className="cell-subscription">
         <SubscriptionBadge contact={contact} />
+        {pending && (
+          <span
+            className="badge badge-pending badge-after"
+            title="Signed up through a form; the confirmation link is not used yet"
+          >
+            Pending
+          </span>
+        )}
       </td>
       <td className="cell-created">
         <time dateTime={contact.createdAt} title={formatDateTime(created)}>

@@ -6,7 +6,7 @@ import { Alert } from '../../components/Alert.js';
 import { RecordLink } from '../../components/RecordLink.js';
 import { formatDateTime } from '../../format/dates.js';
 import { EventName } from '../events/EventData.js';
-import { valueText } from './data-editor.js';
+import { eventValueText } from '../events/event-filters.js';
 
 /** The contact's events, newest first, a page at a time from GET /events/contact/{id}. */
 export function EventsTimeline({ projectId, contactId }: { projectId: string; contactId: string }) {
@@ -76,7 +76,7 @@ function TimelineItem({ event, nameOf }: { event: TrackedEvent; nameOf: (ref: Re
             return (
               <div key={k}>
                 <dt>{ref ? ref.kind : k}</dt>
-                <dd>{ref ? <RecordLink to={ref} name={nameOf(ref)} /> : valueText(v)}</dd>
+                <dd>{ref ? <RecordLink to={ref} name={nameOf(ref)} /> : eventValueText(v)}</dd>
               </div>
             );
           })}

@@ -2,9 +2,11 @@ import { useState } from 'react';
 import type { Contact } from '../../../../src/api.js';
 import { type ContactChange, useUpdateContact } from '../../api/contacts.js';
 import { errorMessage } from '../../api/errors.js';
+import { useTopicList } from '../../api/topics.js';
 import { Alert } from '../../components/Alert.js';
 import { SelectField } from '../../components/SelectField.js';
 import { formatDateTime } from '../../format/dates.js';
+import { usePendingSignups } from '../forms/forms-api.js';
 import { snoozeEnd, subscriptionLabel } from './contact-format.js';
 
 const SNOOZE_OPTIONS = [
@@ -23,6 +25,7 @@ export function SubscriptionCard({ projectId, contact }: { projectId: string; co
   const [snoozeDays, setSnoozeDays] = useState<number>(7);
   const [done, setDone] = useState('');
   const snoozed = contact.snoozedUntil !== null;
+  const pending = usePendingSignups(projectId, contact.subscribed ? [] : [contact.id]).data?.get(contact.id);
 
   const change = (body: ContactChange, message: string) => update.mutate(body, { onSuccess: () => setDone(message) });
 
@@ -30,10 +33,20 @@ export function SubscriptionCard({ projectId, contact }: { projectId: string; co
     <section className="card stack" aria-labelledby="subscription-title">
       <div className="card-heading">
         <h2 id="subscription-title">Subscription</h2>
-        <span className={contact.subscribed ? 'badge badge-ok' : snoozed ? 'badge badge-pending' : 'badge'}>
-          {subscriptionLabel(contact)}
+        <span className="badge-row">
+          <span className={contact.subscribed ? 'badge badge-ok' : snoozed ? 'badge badge-pending' : 'badge'}>
+            {subscriptionLabel(contact)}
+          </span>
+          {pending && <span className="badge badge-pending">Pending</span>}
         </span>
       </div>
+      {pending && (
+        <p>
+          Signed up through the form {pending.formName ? `“${pending.formName}”` : 'since deleted'}
+          {pending.confirmationSentAt ? `; confirmation email sent ${formatDateTime(pending.confirmationSentAt)}` : ''}.
+          Waiting for the click on its link (it works until {formatDateTime(pending.expiresAt)}).
+        </p>
+      )}
       <p className="muted">
         {contact.subscribed
           ? 'Campaigns reach this contact.'
@@ -82,9 +95,59 @@ export function SubscriptionCard({ projectId, contact }: { projectId: string; co
           </button>
         </div>
       )}
+      <ContactTopics projectId={projectId} contact={contact} disabled={update.isPending} onChange={change} />
       <p className="visually-hidden" aria-live="polite">
         {update.isPending ? '' : done}
       </p>
     </section>
+  );
+}
+
+/**
+ * The contact's topics, each a switch saved at once (PATCH `topics`); internal topics too, marked.
+ * With `subscribed` false no topic reaches the contact, whatever is ticked here.
+ */
+function ContactTopics({
+  projectId,
+  contact,
+  disabled,
+  onChange,
+}: {
+  projectId: string;
+  contact: Contact;
+  disabled: boolean;
+  onChange: (body: ContactChange, message: string) => void;
+}) {
+  const topics = useTopicList(projectId);
+  if (topics.isPending) return <p className="muted">Loading topics…</p>;
+  if (topics.isError)
+    return <p className="field-error">The topics could not be loaded: {errorMessage(topics.error)}</p>;
+  if (topics.data.length === 0) return null;
+  return (
+    <fieldset className="plain-fieldset stack-tight contact-topics">
+      <legend className="field-label">Topics</legend>
+      {topics.data.map((t) => {
+        const on = contact.topics?.[t.id] ?? t.defaultOn;
+        return (
+          <label key={t.id} className="check-row">
+            <input
+              type="checkbox"
+              checked={on}
+              disabled={disabled}
+              onChange={(e) =>
+                onChange(
+                  { topics: { [t.id]: e.target.checked } },
+                  `${e.target.checked ? 'Added to' : 'Removed from'} ${t.name}.`,
+                )
+              }
+            />
+            <span>
+              {t.name}
+              {!t.public && <span className="muted small"> (internal)</span>}
+            </span>
+          </label>
+        );
+      })}
+    </fieldset>
   );
 }

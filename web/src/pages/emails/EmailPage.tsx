@@ -1,13 +1,13 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import type { EmailRecord } from '../../../../src/api.js';
-import { errorMessage } from '../../api/errors.js';
 import { type RecordRef, useRecordNames } from '../../api/record-names.js';
 import { Alert } from '../../components/Alert.js';
 import { QueryView } from '../../components/QueryView.js';
 import { RecordLink } from '../../components/RecordLink.js';
 import { RecordPage } from '../../components/RecordPage.js';
 import { TableHead } from '../../components/TableHead.js';
+import { useDownload } from '../../components/useDownload.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { deliveryStory, hasMessageFile, mailbox, type StoryStep, typeLabel } from './email-status.js';
@@ -261,7 +261,7 @@ function RelatedCard({ projectId, email }: { projectId: string; email: EmailReco
 }
 
 function DownloadCard({ projectId, email }: { projectId: string; email: EmailRecord }) {
-  const [state, setState] = useState<{ busy: boolean; problem: string | null }>({ busy: false, problem: null });
+  const file = useDownload(() => downloadEml(projectId, email));
   const headingId = useId();
   const available = hasMessageFile(email);
   return (
@@ -273,24 +273,11 @@ function DownloadCard({ projectId, email }: { projectId: string; email: EmailRec
             The message exactly as it left, headers and all, while mail is captured here (no SMTP relay configured).
           </p>
           <p>
-            <button
-              type="button"
-              className="button"
-              disabled={state.busy}
-              onClick={async () => {
-                setState({ busy: true, problem: null });
-                try {
-                  await downloadEml(projectId, email);
-                  setState({ busy: false, problem: null });
-                } catch (error) {
-                  setState({ busy: false, problem: errorMessage(error) });
-                }
-              }}
-            >
-              {state.busy ? 'Downloading…' : 'Download .eml'}
+            <button type="button" className="button" disabled={file.busy} onClick={file.start}>
+              {file.busy ? 'Downloading…' : 'Download .eml'}
             </button>
           </p>
-          {state.problem && <Alert>{state.problem}</Alert>}
+          {file.problem && <Alert>{file.problem}</Alert>}
         </>
       ) : (
         <p className="muted small">

@@ -1,3 +1,5 @@
+import { valueText } from '../contacts/data-editor.js';
+
 /** The events page's state in the URL: `?name=signup&cursor=…`; no name shows every event. */
 
 export interface EventFilters {
@@ -30,11 +32,28 @@ export const isBuiltInEvent = (name: string) =>
   name === 'contact.subscribed' ||
   name === 'contact.unsubscribed' ||
   name === 'contact.confirmed' ||
+  name === 'contact.topics_changed' ||
   /^segment\..+\.(entry|exit)$/.test(name);
+
+interface TopicState {
+  name: string;
+  subscribed: boolean;
+}
+
+const isTopicStates = (v: unknown): v is TopicState[] =>
+  Array.isArray(v) &&
+  v.length > 0 &&
+  v.every((t) => typeof t?.name === 'string' && typeof (t as TopicState).subscribed === 'boolean');
+
+/** One value of an event's data in words: the topics of `contact.topics_changed` read `Digest: off, Launches: on`. */
+export function eventValueText(v: unknown): string {
+  if (isTopicStates(v)) return v.map((t) => `${t.name}: ${t.subscribed ? 'on' : 'off'}`).join(', ');
+  return valueText(v);
+}
 
 /** One value of an event's data, shortened to 40 characters. */
 export function datumText(v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  const text = eventValueText(v);
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 

@@ -8,6 +8,7 @@ import { formatDate } from '../../format/dates.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { FormDialog } from './FormDialog.js';
+import { FormStatsPanel } from './FormStats.js';
 import { useForms } from './forms-api.js';
 import './forms.css';
 
@@ -19,6 +20,9 @@ export default function FormsPage() {
   const cursor = trail.at(-1) ?? null;
   const forms = useForms(project.id, cursor);
   const [editing, setEditing] = useState<Form | 'new' | null>(null);
+  const [statsOf, setStatsOf] = useState<string | null>(null);
+  // The statistics shown: of the form chosen, else of the newest one.
+  const shown = forms.data?.data.find((f) => f.id === statsOf) ?? forms.data?.data[0];
 
   return (
     <section aria-labelledby="forms-title" className="stack">
@@ -49,7 +53,9 @@ export default function FormsPage() {
             </EmptyState>
           }
         >
-          {(found) => <FormsTable forms={found.data} onOpen={setEditing} />}
+          {(found) => (
+            <FormsTable forms={found.data} onOpen={setEditing} shown={shown?.id} onStats={(f) => setStatsOf(f.id)} />
+          )}
         </QueryView>
       </div>
 
@@ -64,6 +70,8 @@ export default function FormsPage() {
         />
       )}
 
+      {shown && <FormStatsPanel projectId={project.id} form={shown} />}
+
       <FormDialog
         projectId={project.id}
         form={editing === 'new' ? undefined : (editing ?? undefined)}
@@ -74,12 +82,22 @@ export default function FormsPage() {
   );
 }
 
-function FormsTable({ forms, onOpen }: { forms: readonly Form[]; onOpen: (form: Form) => void }) {
+function FormsTable({
+  forms,
+  onOpen,
+  shown,
+  onStats,
+}: {
+  forms: readonly Form[];
+  onOpen: (form: Form) => void;
+  shown?: string;
+  onStats: (form: Form) => void;
+}) {
   return (
     <div className="table-scroll">
       <table className="table table-cards forms-table">
         <caption className="visually-hidden">Signup forms</caption>
-        <TableHead columns={['Name', 'Confirmation', 'Page', 'Created']} />
+        <TableHead columns={['Name', 'Confirmation', 'Page', 'Statistics', 'Created']} />
         <tbody>
           {forms.map((f) => (
             <tr key={f.id}>
@@ -97,6 +115,16 @@ function FormsTable({ forms, onOpen }: { forms: readonly Form[]; onOpen: (form: 
                 <a href={f.url} target="_blank" rel="noreferrer">
                   Open the page<span className="visually-hidden"> of {f.name}</span>
                 </a>
+              </td>
+              <td>
+                <button
+                  type="button"
+                  className="button button-small"
+                  aria-pressed={f.id === shown}
+                  onClick={() => onStats(f)}
+                >
+                  Statistics<span className="visually-hidden"> of {f.name}</span>
+                </button>
               </td>
               <td className="cell-when">
                 <time dateTime={f.createdAt}>{formatDate(f.createdAt)}</time>

@@ -16,6 +16,7 @@ import { SelectField } from '../../components/SelectField.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { usePageTitle } from '../../shell/usePageTitle.js';
 import { DEFAULT_ZONE_HINT, defaultZoneOptions } from './default-time-zone.js';
+import { PrivacyCard } from './PrivacyCard.js';
 import { disableCopy, generalBody, MAX_NAME, projectNameProblem, settingsAllowed } from './project-settings.js';
 import { SsoCard } from './SsoCard.js';
 import { useRegenerateKeys, useUpdateProject } from './settings-api.js';
@@ -31,8 +32,8 @@ export default function SettingsPage() {
       <div className="page-heading">
         <h1 id="settings-title">Settings</h1>
         <p className="muted">
-          Project “{project.name}”: its name and default time zone, its API keys, whether it works at all, and what its
-          emails track.
+          Project “{project.name}”: its name and default time zone, its API keys, whether it works at all, what its
+          emails track, and how long it keeps what.
         </p>
       </div>
       {project.disabled && (
@@ -45,6 +46,7 @@ export default function SettingsPage() {
       <StatusCard project={project} />
       <TwoFactorRequirementCard project={project} />
       <TrackingCard project={project} />
+      <PrivacyCard project={project} />
       {instanceAdmin && <InstanceCard />}
       {instanceAdmin && <SsoCard />}
     </section>

@@ -27,6 +27,7 @@ import { SendTest } from './SendTest.js';
 import { SpamCheckPanel } from './SpamCheckPanel.js';
 import { parseSampleData, transientData } from './sample-data.js';
 import { TemplateHistory } from './TemplateHistory.js';
+import { TopicSelect } from './TopicSelect.js';
 import { TrackingSelects } from './TrackingSelects.js';
 import {
   EMPTY_FORM,
@@ -286,6 +287,14 @@ function TemplateEditor({ projectId, template }: { projectId: string; template: 
                 clicks={form.trackClicks}
                 onChange={(change) => setForm((f) => ({ ...f, ...change }))}
               />
+              {form.type === 'MARKETING' && (
+                <TopicSelect
+                  projectId={projectId}
+                  value={form.topicId}
+                  onChange={(topicId) => set('topicId', topicId)}
+                  error={saveFields.topicId}
+                />
+              )}
               <DescriptionField
                 value={form.description}
                 onChange={(v) => set('description', v)}

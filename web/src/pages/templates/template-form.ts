@@ -27,6 +27,8 @@ export interface TemplateForm {
   bodySource: Record<string, unknown> | null;
   trackOpens: TrackChoice;
   trackClicks: TrackChoice;
+  /** The topic its MARKETING emails are about; empty: none. */
+  topicId: string;
 }
 
 export const FORM_FIELDS = [
@@ -41,6 +43,7 @@ export const FORM_FIELDS = [
   'bodySource',
   'trackOpens',
   'trackClicks',
+  'topicId',
 ] as const;
 
 export const STARTER_BODY = `<h1>Hello {{ firstName ?? "there" }}</h1>
@@ -59,6 +62,7 @@ export const EMPTY_FORM: TemplateForm = {
   bodySource: null,
   trackOpens: 'default',
   trackClicks: 'default',
+  topicId: '',
 };
 
 /** The form of a template's (or a campaign's) content. */
@@ -75,6 +79,7 @@ export function formOf(t: EmailContent): TemplateForm {
     bodySource: t.bodySource,
     trackOpens: trackChoiceOf(t.trackOpens),
     trackClicks: trackChoiceOf(t.trackClicks),
+    topicId: (t as { topicId?: string | null }).topicId ?? '',
   };
 }
 
@@ -94,6 +99,7 @@ export function templatePayload(form: TemplateForm) {
     bodySource: form.bodySource,
     trackOpens: trackValueOf(form.trackOpens),
     trackClicks: trackValueOf(form.trackClicks),
+    topicId: form.type === 'MARKETING' && form.topicId ? form.topicId : null,
   };
 }
 

@@ -17,6 +17,7 @@ export const SERVICE_EVENTS = [
   { name: 'contact.subscribed', label: 'Contact subscribed' },
   { name: 'contact.unsubscribed', label: 'Contact unsubscribed' },
   { name: 'contact.confirmed', label: 'Signup confirmed (double opt-in)' },
+  { name: 'contact.topics_changed', label: 'Contact’s topics changed' },
   { name: 'campaign.paused', label: 'Campaign paused' },
   { name: 'campaign.resumed', label: 'Campaign resumed' },
   { name: 'campaign.completed', label: 'Campaign completed' },

@@ -8,6 +8,7 @@ import { Field } from '../../components/Field.js';
 import { useCurrentProject } from '../../shell/current-project.js';
 import { DataEditor } from '../contacts/DataEditor.js';
 import { type DataRow, dataChange, fieldTypesByKey, rowsFromData } from '../contacts/data-editor.js';
+import { TopicSelect } from '../templates/TopicSelect.js';
 import { AmountAndUnit } from './AmountAndUnit.js';
 import { ConditionEditor, emptyCondition } from './ConditionEditor.js';
 import { DELAY_KIND_LABELS, type DelayKind, delayConfigOf, delayErrors, delayKindOf } from './step-views.js';
@@ -45,6 +46,23 @@ interface ConfigFormProps {
   triggerEvent: string | null;
 }
 
+/** The topic a step's marketing email is about; none leaves `topicId` out (the template's topic applies). */
+function StepTopic({ value, onChange, error }: { value: Config; onChange: (next: Config) => void; error?: string }) {
+  const project = useCurrentProject();
+  return (
+    <TopicSelect
+      projectId={project.id}
+      label="Topic"
+      value={String(value.topicId ?? '')}
+      onChange={(topicId) => {
+        const { topicId: _, ...rest } = value;
+        onChange(topicId ? { ...rest, topicId } : rest);
+      }}
+      error={error}
+    />
+  );
+}
+
 /** The config of one step as a form: each type's own inputs. */
 export function StepConfigForm({ type, value, onChange, errors, triggerEvent }: ConfigFormProps) {
   const error = (field: string) =>
@@ -52,11 +70,14 @@ export function StepConfigForm({ type, value, onChange, errors, triggerEvent }: 
   switch (type) {
     case 'SEND_EMAIL':
       return (
-        <TemplatePicker
-          value={String(value.templateId ?? '')}
-          onChange={(templateId) => onChange({ templateId })}
-          error={error('templateId')}
-        />
+        <>
+          <TemplatePicker
+            value={String(value.templateId ?? '')}
+            onChange={(templateId) => onChange({ ...value, templateId })}
+            error={error('templateId')}
+          />
+          <StepTopic value={value} onChange={onChange} error={error('topicId')} />
+        </>
       );
     case 'DELAY':
       return <DelayForm value={value} onChange={onChange} errors={errors} />;
