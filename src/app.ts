@@ -47,7 +47,7 @@ import type { AppContext } from './platform/context.js';
 import { probe, probeDatabase } from './platform/health.js';
 import { registerAuth } from './platform/http/auth.js';
 import { AppError, errorBody, handleError } from './platform/http/errors.js';
-import { fallbackStore } from './platform/http/rate-limit-store.js';
+import { fallbackStore, rateLimitNamespace } from './platform/http/rate-limit-store.js';
 import { registerRequestScope } from './platform/http/request-scope.js';
 import { registerStorableInput } from './platform/http/storable-input.js';
 import { registerHttpMetrics } from './platform/metrics/http.js';
@@ -127,7 +127,12 @@ export async function buildApp(ctx: AppContext, options: { metrics?: Metrics } =
       req.project?.keyKind === 'public' ? ctx.config.rateLimitPublicPerMinute : ctx.config.rateLimitPerMinute,
     timeWindow: 60_000,
     ...(redis
-      ? { store: fallbackStore(redis, 'ratelimit:', { warn: (m) => ctx.log.warn(m), info: (m) => ctx.log.info(m) }) }
+      ? {
+          store: fallbackStore(redis, await rateLimitNamespace(ctx.db), {
+            warn: (m) => ctx.log.warn(m),
+            info: (m) => ctx.log.info(m),
+          }),
+        }
       : {}),
     // Counted per project; requests without one (health, docs) are not limited.
     keyGenerator: (req) => (req.project ? `${req.project.id}:${req.project.keyKind}` : req.ip),

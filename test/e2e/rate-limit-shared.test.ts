@@ -34,4 +34,25 @@ describe.skipIf(!shared)('rate limit across API replicas (Redis)', () => {
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await a.get('/contacts')).status).toBe(429);
   });
+
+  it('counts sign-ins per installation: replicas share them, another database on the same Redis does not', async () => {
+    const other = await startTestServer();
+    try {
+      const signIn = (url: string) =>
+        fetch(`${url}/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'nobody@replicas.test', password: 'not the password at all' }),
+        }).then((r) => r.status);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push(await signIn(first.url), await signIn(second.url));
+      expect(statuses).toEqual(Array(10).fill(401));
+      expect(await signIn(second.url)).toBe(429);
+      expect(await signIn(first.url)).toBe(429);
+      // Same client address, same Redis, another installation: its own count.
+      expect(await signIn(other.url)).toBe(401);
+    } finally {
+      await other.stop();
+    }
+  });
 });

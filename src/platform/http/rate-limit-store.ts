@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import type { Db } from '../db/client.js';
+import { instanceSecret } from '../secrets.js';
 
 /** The store contract of @fastify/rate-limit (its built-in stores are not typed). */
 interface Counter {
@@ -29,6 +31,15 @@ const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (
   e: boolean,
   cache?: number,
 ) => Store;
+
+/**
+ * The prefix of this installation's counters in Redis. Every process on one database shares it;
+ * another installation pointed at the same Redis (a staging copy, a second tenant) counts apart,
+ * so its sign-ins cannot use up this one's limits.
+ */
+export async function rateLimitNamespace(db: Db): Promise<string> {
+  return `ratelimit:${(await instanceSecret(db, 'rate-limit-namespace')).toString('hex').slice(0, 16)}:`;
+}
 
 export interface FallbackLog {
   warn(message: string): void;
