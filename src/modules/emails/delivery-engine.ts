@@ -168,7 +168,7 @@ export class DeliveryEngine {
     }
     const claimed = await repo
       .claimDueEmails(
-        this.ctx.db,
+        this.ctx.database.indexed,
         now,
         reclaimableAt,
         { transactional, campaign, total: room },
@@ -222,7 +222,7 @@ export class DeliveryEngine {
   private async releaseLostClaims(): Promise<void> {
     if (this.lostClaimChecks === 0 || performance.now() < this.lostClaimCheckAt) return;
     const n = await repo.releaseUnheld(
-      this.ctx.db,
+      this.ctx.database.indexed,
       this.ctx.database.processKey,
       [...this.inHand],
       this.ctx.clock.now(),
@@ -425,7 +425,7 @@ export class DeliveryEngine {
       try {
         const outcomes = batch.map((p) => p.outcome);
         const campaigns = await repo.recordOutcomes(
-          this.ctx.db,
+          this.ctx.database.indexed,
           outcomes,
           this.ctx.clock.now(),
           this.ctx.database.processKey,

@@ -265,6 +265,19 @@ export async function recordOutcomes(
   subscribed: SQL,
 ): Promise<FollowUp[]> {
   if (outcomes.length === 0) return [];
+  // Run for every few messages: planned once per connection.
+  const r = await run<FollowUp>(ex, outcomeStatement(outcomes, now, owner, effects, subscribed), { prepared: true });
+  return r.rows;
+}
+
+/** The statement of `recordOutcomes`. */
+function outcomeStatement(
+  outcomes: Outcome[],
+  now: Date,
+  owner: bigint,
+  effects: OutcomeEffects,
+  subscribed: SQL,
+): SQL {
   const rows = outcomes.map((o) => ({
     id: o.id,
     status: o.status === 'retry' || o.status === 'released' ? 'queued' : o.status,
@@ -279,9 +292,7 @@ export async function recordOutcomes(
           ? (o.until?.toISOString() ?? null)
           : null,
   }));
-  const r = await run<FollowUp>(
-    ex,
-    sql`
+  return sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as r(id uuid, status text, released boolean, rejected boolean, error text, response text, next timestamptz)),
@@ -317,9 +328,5 @@ export async function recordOutcomes(
       { outboxWhen: subscribed },
     )},
     ${effects.countFinal('final')}
-    ${effects.followUp}`,
-    // Run for every few messages: planned once per connection.
-    { prepared: true },
-  );
-  return r.rows;
+    ${effects.followUp}`;
 }

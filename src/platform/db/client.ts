@@ -18,6 +18,16 @@ export type Executor = Db | Tx;
 
 export interface Database {
   db: Db;
+  /**
+   * A few connections for the statements the delivery loop runs many times a second (claims and
+   * outcomes), whose sessions never choose a sequential scan where an index applies. Those run as
+   * named prepared statements, planned once per connection: a plan made while a table looked empty,
+   * on a new installation's first campaign, would otherwise go on scanning the whole table as it
+   * grows, until an analyze of it replaced the plan (docs/performance.md, "The outcome statement's
+   * stale plan"). Behind a pooler they are direct connections (`databaseSessionUrl`), so the
+   * setting holds.
+   */
+  indexed: Db;
   /** The server's address without credentials, for logs. */
   location: string;
   migrate(): Promise<void>;
@@ -111,6 +121,8 @@ export interface OpenOptions {
 }
 
 const DEFAULT_POOL_SIZE = 20;
+/** The delivery loop has one claim and one outcome statement in flight at a time, and rarely a release. */
+const INDEXED_POOL_SIZE = 3;
 
 const quietLog: ConnectionLog = { warn: () => {}, info: () => {}, debug: () => {} };
 
@@ -199,9 +211,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  * (or, told to ignore them, drops them): behind one, the same settings are the role's
  * (docs/scaling.md).
  */
-function sessionSettings(timeouts: DatabaseTimeouts): pg.PoolConfig {
+function sessionSettings(timeouts: DatabaseTimeouts, options = '-c jit=off'): pg.PoolConfig {
   return {
-    options: '-c jit=off',
+    options,
     statement_timeout: timeouts.statementMs,
     idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
   };
@@ -213,33 +225,43 @@ async function openPostgres(
 ): Promise<Database> {
   const { sessionUrl, poolSize, timeouts, log } = options;
   const pooled = sessionUrl !== undefined;
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    ...(pooled ? {} : sessionSettings(timeouts)),
-    connectionTimeoutMillis: timeouts.connectMs,
-    // The server cancels a slow statement first; this only ends the wait on a server that is gone or frozen.
-    query_timeout: queryTimeoutMs(timeouts),
-    keepAlive: true,
-  });
   // A connection that breaks (a server restart, say) emits 'error' on its client, idle or checked
   // out; unhandled, that would end the process. The query that was running fails by itself, and
   // the LISTEN connection reports the outage once.
   const onClientError = (err: Error) => log.debug({ err: brief(err) }, 'database connection lost');
-  pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', onClientError));
-  const db = drizzlePg(pool) as unknown as Db;
-  const dialect = new PgDialect();
-  preparedRunners.set(db, (query) => {
-    const { sql: text, params } = dialect.sqlToQuery(query);
-    return pool.query({ name: statementName(text), text, values: params as unknown[] });
-  });
+  const openPool = (connectionString: string, max: number, settings: pg.PoolConfig) => {
+    const pool = new pg.Pool({
+      connectionString,
+      max,
+      ...settings,
+      connectionTimeoutMillis: timeouts.connectMs,
+      // The server cancels a slow statement first; this only ends the wait on a server that is gone or frozen.
+      query_timeout: queryTimeoutMs(timeouts),
+      keepAlive: true,
+    });
+    pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', onClientError));
+    const db = drizzlePg(pool) as unknown as Db;
+    const dialect = new PgDialect();
+    preparedRunners.set(db, (query) => {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      return pool.query({ name: statementName(text), text, values: params as unknown[] });
+    });
+    return { pool, db };
+  };
+  const { pool, db } = openPool(url, poolSize, pooled ? {} : sessionSettings(timeouts));
+  const indexed = openPool(
+    sessionUrl ?? url,
+    INDEXED_POOL_SIZE,
+    sessionSettings(timeouts, '-c jit=off -c enable_seqscan=off'),
+  );
   if (pooled) await warnOfUnboundedStatements(pool, log);
   // The process lock and LISTEN live as long as their session: never on a pooled one.
   const notifications = new Notifications(sessionUrl ?? url, log);
   const parsed = new URL(url);
   return {
     db,
+    indexed: indexed.db,
     location: `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     async migrate() {
       // Its own connection without timeouts: building an index on a large table may take minutes.
@@ -274,7 +296,7 @@ async function openPostgres(
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await notifications.close();
-      await pool.end();
+      await Promise.all([pool.end(), indexed.pool.end()]);
     },
   };
 }
