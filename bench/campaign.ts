@@ -39,7 +39,8 @@
  * Env: BENCH_CONTACTS, BENCH_RAW_COUNT, BENCH_DB=embedded, BENCH_ROLES=all, BENCH_BUILD=1 (the service
  * from the production build in dist/, after `npm run build`), BENCH_NODE_FLAGS (flags given to the service
  * children's `node`), BENCH_PG_URL (admin URL of
- * the PostgreSQL server), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
+ * the PostgreSQL server), BENCH_RELAY_ANSWER_MS (the sink answers each message that long after its
+ * last byte, as a distant relay does), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
  * profiles of the service children).
  */
 import { BODY, emailOf, insertContacts, RECIPIENT, SUBJECT } from './campaign-content.js';

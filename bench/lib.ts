@@ -547,8 +547,9 @@ export interface MailLoopback {
 }
 
 /**
- * The SMTP sink the service delivers to, accepting every message after `onMessage` has seen it,
- * and the DNS server that sender domains are verified against; both stopped by `cleanup`.
+ * The SMTP sink the service delivers to, accepting every message after `onMessage` has seen it
+ * (BENCH_RELAY_ANSWER_MS after its last byte, 0 by default), and the DNS server that sender
+ * domains are verified against; both stopped by `cleanup`.
  */
 export async function startMailLoopback(
   cleanup: Cleanup,
@@ -556,10 +557,15 @@ export async function startMailLoopback(
 ): Promise<MailLoopback> {
   const sink = await startSmtpSink({ keep: false });
   cleanup.add(() => sink.stop());
-  sink.respond((m) => {
+  const accept = (m: ReceivedMessage) => {
     onMessage(m);
-    return { accept: true };
-  });
+    return { accept: true } as const;
+  };
+  // A relay across a network answers the end of a message only after a round trip (and its own queue write).
+  const answerMs = Number(process.env.BENCH_RELAY_ANSWER_MS ?? 0);
+  sink.respond((m) =>
+    answerMs > 0 ? new Promise((resolve) => setTimeout(() => resolve(accept(m)), answerMs)) : accept(m),
+  );
   const dns = await startDnsServer();
   cleanup.add(() => dns.stop());
   const env = {
