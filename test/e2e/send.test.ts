@@ -155,6 +155,24 @@ describe('POST /v1/send: the answer and the contact', () => {
     expect(contact.id).toBe(res.body.data.emails[0].contact.id);
   });
 
+  it('gives each email an id that carries the time it was made (UUIDv7), so later emails have greater ids', async () => {
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const res = await send({ to: rcpt(`ids-${n}`), from: FROM, subject: 'Ids', body: '<p>Ids</p>' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      ids.push(res.body.data.emails[0].email);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    for (const id of ids) {
+      expect(id[14], id).toBe('7');
+      const record = await main.api.get(`/emails/${id}`);
+      expect(record.status).toBe(200);
+      const madeAt = Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+      expect(Math.abs(madeAt - Date.parse(record.body.createdAt))).toBeLessThan(1000);
+    }
+    expect([...ids].sort()).toEqual(ids);
+  });
+
   it('creates a new contact unsubscribed, and keeps an existing contact’s state when subscribed is omitted', async () => {
     const fresh = rcpt('fresh');
     await sendOk(main.api, { to: fresh, from: FROM, subject: 'Hi', body: '<p>Hi</p>' });

@@ -24,10 +24,10 @@
  * (parked); and it judges the guardrails of every sending campaign, for bounces and complaints
  * reported after the last delivery outcome.
  */
-import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { cappedReason, capWindowStart, type MarketingCap, overCap } from '../../domain/campaign-guardrails.js';
 import { type CampaignTiming, localSendTime } from '../../domain/campaign-timing.js';
+import { newEmailId } from '../../domain/email-id.js';
 import type { FilterCondition } from '../../domain/filters/index.js';
 import { contactZone } from '../../domain/local-time.js';
 import { TemplateError } from '../../domain/render.js';
@@ -203,7 +203,7 @@ async function recipientEmail(
   render: Render,
   capCheck: CapCheck | null,
 ): Promise<Made> {
-  const id = randomUUID();
+  const id = newEmailId();
   const contact = { id: r.contact_id, email: r.email!, subscribed: r.subscribed!, data: r.data ?? {} };
   let email: NewEmail;
   try {

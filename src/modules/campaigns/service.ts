@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hasWinnerPhase, variantName } from '../../domain/ab-test.js';
+import { newEmailId } from '../../domain/email-id.js';
 import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import type { AppContext } from '../../platform/context.js';
@@ -507,7 +508,7 @@ export async function sendTest(ctx: AppContext, projectId: string, id: string, e
   const [known] = await lookupEmails(ctx.db, projectId, [email]);
   const row = known ? await findContact(ctx.db, projectId, known.id) : null;
   const contact = { id: row?.id ?? randomUUID(), email, subscribed: true, data: row?.data ?? {} };
-  const emailId = randomUUID();
+  const emailId = newEmailId();
   const own = campaignContent(c, await trackingFor(ctx, projectId));
   const sent = chosen === null ? own : variantContents(own, c.ab_test)[chosen]!;
   const content = { ...sent, subject: `[Test] ${sent.subject}`, campaignId: null };

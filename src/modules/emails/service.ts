@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseDataPatch } from '../../domain/contact-data.js';
+import { newEmailId } from '../../domain/email-id.js';
 import { iso } from '../../domain/formats.js';
 import { TemplateError } from '../../domain/render.js';
 import { choiceOf, NO_TRACKING, resolveTracking } from '../../domain/tracking.js';
@@ -253,7 +254,7 @@ async function storeSend(ctx: AppContext, projectId: string, send: Send) {
       try {
         emails.push(
           await composeEmail(
-            randomUUID(),
+            newEmailId(),
             projectId,
             content,
             { contact, name: recipient.name, transient: patch.transient, inTopic },
@@ -305,7 +306,7 @@ export async function composeToAddress(
   ex: Executor = ctx.db,
 ): Promise<repo.NewEmail> {
   await assertVerifiedSender(ctx, ex, projectId, message.from);
-  const id = randomUUID();
+  const id = newEmailId();
   const email = await composeEmail(
     id,
     projectId,

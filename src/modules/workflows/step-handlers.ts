@@ -1,3 +1,4 @@
+import { newEmailId } from '../../domain/email-id.js';
 /**
  * How each step type runs: one handler per entry of the step-type table (domain/workflows/
  * step-types.ts), checked for completeness by the compiler. A handler returns a result the engine
@@ -5,7 +6,6 @@
  * one transaction, and only for executions that are still where they were claimed.
  */
 
-import { randomUUID } from 'node:crypto';
 import { type DataPatch, parseDataPatch } from '../../domain/contact-data.js';
 import {
   checkSegments,
@@ -132,7 +132,7 @@ const sendEmail: StepHandler<'SEND_EMAIL'> = {
     }
     try {
       const email = await composeEmail(
-        randomUUID(),
+        newEmailId(),
         exec.project_id,
         {
           type: template.type,
