@@ -204,6 +204,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   };
 }
 
+/** JIT compilation is off on every connection the service opens (see `sessionSettings`). */
+const NO_JIT = '-c jit=off';
+
 /**
  * What every session of the pool is started with: JIT compilation costs 50–100 ms on every plan
  * above jit_above_cost (a segment count over a million contacts, say) and wins nothing back on
@@ -211,7 +214,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  * (or, told to ignore them, drops them): behind one, the same settings are the role's
  * (docs/scaling.md).
  */
-function sessionSettings(timeouts: DatabaseTimeouts, options = '-c jit=off'): pg.PoolConfig {
+function sessionSettings(timeouts: DatabaseTimeouts, options = NO_JIT): pg.PoolConfig {
   return {
     options,
     statement_timeout: timeouts.statementMs,
@@ -253,7 +256,7 @@ async function openPostgres(
   const indexed = openPool(
     sessionUrl ?? url,
     INDEXED_POOL_SIZE,
-    sessionSettings(timeouts, '-c jit=off -c enable_seqscan=off'),
+    sessionSettings(timeouts, `${NO_JIT} -c enable_seqscan=off`),
   );
   if (pooled) await warnOfUnboundedStatements(pool, log);
   // The process lock and LISTEN live as long as their session: never on a pooled one.
@@ -266,7 +269,7 @@ async function openPostgres(
     async migrate() {
       // Its own connection without timeouts: building an index on a large table may take minutes.
       // The migration lock is a session's too.
-      const client = new pg.Client({ connectionString: sessionUrl ?? url, options: '-c jit=off' });
+      const client = new pg.Client({ connectionString: sessionUrl ?? url, options: NO_JIT });
       client.on('error', onClientError);
       await client.connect();
       try {
@@ -279,7 +282,7 @@ async function openPostgres(
       }
     },
     async unbounded(work) {
-      const client = new pg.Client({ connectionString: url, options: '-c jit=off' });
+      const client = new pg.Client({ connectionString: url, options: NO_JIT });
       client.on('error', onClientError);
       await client.connect();
       try {
