@@ -32,6 +32,8 @@ export async function insertField(page: Page, field: string, fallback: string): 
   await personalise.getByLabel('Default when empty').fill(fallback);
   await personalise.getByRole('button', { name: 'Insert field' }).click();
   await blockCanvas(page).locator('.liquid-chip').getByText(`${field} · ${fallback}`).waitFor();
+  // The editor takes the focus back on the next animation frame: typed text must wait for it.
+  await expect.poll(() => blockCanvas(page).evaluate((canvas) => canvas.contains(document.activeElement))).toBe(true);
 }
 
 /** Adds a button after the cursor's block with its link; returns its settings, to change more. */
