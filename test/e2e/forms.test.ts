@@ -364,10 +364,10 @@ describe('pending contacts never confirmed', () => {
     }
     expect(await contactRow(ghost)).toMatchObject({ subscribed: false });
     clock.advance(31 * 86_400_000);
-    expect(await purgeUnconfirmedSignups(server.service.ctx)).toBeGreaterThanOrEqual(2);
-    expect(await contactRow(ghost)).toBeUndefined();
+    // The worker's hourly purge falls due on the same clock: whichever call runs first does the work.
+    await purgeUnconfirmedSignups(server.service.ctx);
+    await eventually(async () => ((await storedCount(ghost)) === 0 && (await storedCount(known)) === 1) || undefined);
     expect(await contactRow(known)).toMatchObject({ subscribed: false });
-    expect(await storedCount(known)).toBe(1);
   });
 });
 
