@@ -83,6 +83,7 @@ const EnvSchema = z.object({
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
   WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  EMAIL_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -175,6 +176,8 @@ export interface Config {
   auditRetentionDays: number;
   /** How long webhook deliveries are kept, at least: their months are dropped whole past it. */
   webhookDeliveryRetentionDays: number;
+  /** How long emails (their rows, not only their contents) are kept, at least; undefined: for ever. */
+  emailRetentionDays?: number;
   /** Whether webhooks may reach private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -262,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     webhookDeliveryRetentionDays: e.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    emailRetentionDays: e.EMAIL_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
     sso: ssoConfig(e),

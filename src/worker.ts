@@ -9,6 +9,7 @@ import { CONTACT_JOB_QUEUE, runContactJob } from './modules/contacts/jobs.js';
 import { endSnooze, SNOOZE_END_QUEUE } from './modules/contacts/service.js';
 import { checkAllDomains } from './modules/domains/service.js';
 import { DeliveryEngine } from './modules/emails/delivery-engine.js';
+import { maintainEmailStorage } from './modules/emails/storage.js';
 import { subscribeDailyCounts } from './modules/events/daily-counts.js';
 import { applyEventRetention, maintainEventPartitions } from './modules/events/storage.js';
 import { purgeUnconfirmedSignups } from './modules/forms/signup.js';
@@ -117,6 +118,7 @@ function registerJobs(runner: JobRunner, ctx: AppContext): void {
     await maintainEventPartitions(ctx);
     await applyEventRetention(ctx);
     await maintainDeliveryStorage(ctx);
+    await maintainEmailStorage(ctx);
   });
   runner.every('mail-retention', 60 * 60_000, async () => {
     await applyMailRetention(ctx);

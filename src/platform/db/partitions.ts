@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Db, type Executor, run } from './client.js';
 
 /**
@@ -153,15 +153,18 @@ const literal = (at: Date) => sql.raw(`'${at.toISOString()}'::timestamptz`);
 
 /**
  * Drops, whole, every partition all of whose rows are older than `cutoff` (the default partition
- * never). Each drop waits at most the lock timeout for the table's readers, and is tried again on
- * the next run when it gives up.
+ * never), except one holding a row that matches `keepWhile`: that one waits for a later run. Each
+ * drop waits at most the lock timeout for the table's readers, and is tried again on the next run
+ * when it gives up.
  */
-export async function dropPartitionsBefore(db: Db, table: string, cutoff: Date): Promise<string[]> {
+export async function dropPartitionsBefore(db: Db, table: string, cutoff: Date, keepWhile?: SQL): Promise<string[]> {
   return db.transaction(async (tx) => {
     await lockPartitionsOf(tx, table);
     const dropped: string[] = [];
     for (const p of await partitionsOf(tx, table)) {
       if (p.isDefault || p.to === null || p.to > cutoff) continue;
+      if (keepWhile && (await run(tx, sql`select 1 from ${ident(p.name)} where ${keepWhile} limit 1`)).rows.length > 0)
+        continue;
       await run(tx, sql`alter table ${ident(table)} detach partition ${ident(p.name)}`);
       await run(tx, sql`drop table ${ident(p.name)}`);
       dropped.push(p.name);
