@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { openDatabase, run } from '../src/platform/db/client.js';
+import { ensureMonthsAhead, monthStart } from '../src/platform/db/partitions.js';
 
 /** The audience and the email of the campaign benchmarks: N contacts with the data a realistic template uses. */
 
@@ -72,6 +73,26 @@ export async function insertContacts(
       on conflict do nothing`,
     );
     await run(database.db, sql`analyze contacts`);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * The month partitions of `table` for the `months` months before this one, empty, as a worker that
+ * has run that long without a retention leaves them. Returns how many it made.
+ */
+export async function makePastMonths(
+  connection: { databaseUrl?: string; dataDir: string },
+  table: string,
+  months: number,
+): Promise<number> {
+  const database = await openDatabase(connection);
+  try {
+    let made = 0;
+    for (let i = months; i >= 1; i--)
+      made += (await ensureMonthsAhead(database.db, table, monthStart(new Date(), -i), 0)).length;
+    return made;
   } finally {
     await database.close();
   }

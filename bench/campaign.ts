@@ -41,9 +41,10 @@
  * children's `node`), BENCH_PG_URL (admin URL of
  * the PostgreSQL server), BENCH_RELAY_ANSWER_MS (the sink answers each message that long after its
  * last byte, as a distant relay does), SMTP_MAX_CONNECTIONS, DELIVERY_CONCURRENCY, BENCH_CPU_PROF=<dir> (V8 CPU
- * profiles of the service children).
+ * profiles of the service children), BENCH_PAST_MONTHS (0: month partitions of `emails` made for that many
+ * months back before the service starts, as years of history without a retention leave them).
  */
-import { BODY, emailOf, insertContacts, RECIPIENT, SUBJECT } from './campaign-content.js';
+import { BODY, emailOf, insertContacts, makePastMonths, RECIPIENT, SUBJECT } from './campaign-content.js';
 import {
   apiCall,
   connectPg,
@@ -68,6 +69,7 @@ const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const RAW_COUNT = Number(process.env.BENCH_RAW_COUNT ?? 20_000);
 const EMBEDDED = process.env.BENCH_DB === 'embedded';
 const SPLIT = process.env.BENCH_ROLES !== 'all';
+const PAST_MONTHS = Number(process.env.BENCH_PAST_MONTHS ?? 0);
 const DOMAIN = 'news.bench.example.com';
 /** Goals: to raw signed nodemailer, to raw unsigned nodemailer (issue 18), and the worker's peak RSS. */
 const GOAL_RATIO = 0.7;
@@ -128,6 +130,10 @@ async function main(cleanup: Cleanup): Promise<number> {
   const t = performance.now();
   await insertContacts({ databaseUrl: scratch?.url, dataDir }, project.id, CONTACTS);
   log(`${CONTACTS} contacts inserted in ${round((performance.now() - t) / 1000)} s`);
+  if (PAST_MONTHS > 0) {
+    const made = await makePastMonths({ databaseUrl: scratch?.url, dataDir }, 'emails', PAST_MONTHS);
+    log(`${made} month partitions of emails made back in time`);
+  }
 
   const { api, workerPid, apiPid, workerRss, apiRss } = await startWatchedRoles(cleanup, env, port, SPLIT);
   const stats = scratch ? await connectPg(cleanup, scratch.url) : undefined;

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { campaignOutcomeEffects } from '../../src/modules/campaigns/counters.js';
-import { claimDueEmails, recordOutcomes } from '../../src/modules/emails/delivery-repo.js';
+import { claimDueEmails, type OutcomeOf, outcomeOf, recordOutcomes } from '../../src/modules/emails/delivery-repo.js';
 import { createProject } from '../../src/modules/projects/service.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { openDatabase, run } from '../../src/platform/db/client.js';
@@ -39,10 +39,10 @@ async function rowsScanned(connections: 'indexed' | 'db'): Promise<number> {
     let sent = 0;
     const limits = { transactional: 20, campaign: 20, total: 20 };
     const claim = () => claimDueEmails(ex, new Date(), new Date(Date.now() + 60_000), limits, owner);
-    const record = (ids: string[]) =>
+    const record = (emails: OutcomeOf[]) =>
       recordOutcomes(
         ex,
-        ids.map((id) => ({ id, status: 'sent', response: '250 2.0.0 queued' })),
+        emails.map((e) => ({ ...e, status: 'sent', response: '250 2.0.0 queued' })),
         new Date(),
         owner,
         effects,
@@ -51,7 +51,7 @@ async function rowsScanned(connections: 'indexed' | 'db'): Promise<number> {
     try {
       // Planned on the empty table.
       expect(await claim()).toEqual([]);
-      expect(await record([randomUUID()])).toEqual([]);
+      expect(await record([{ id: randomUUID(), madeAt: new Date() }])).toEqual([]);
 
       const project = await createProject(opened.db, 'plans');
       await run(
@@ -64,7 +64,7 @@ async function rowsScanned(connections: 'indexed' | 'db'): Promise<number> {
       for (let round = 0; round < ROUNDS; round++) {
         const claimed = await claim();
         expect(claimed).toHaveLength(limits.total);
-        await record(claimed.map((e) => e.id));
+        await record(claimed.map(outcomeOf));
         sent += claimed.length;
       }
     } finally {
@@ -95,6 +95,9 @@ it('claims and records outcomes by index on a table that was empty when they wer
   expect(await rowsScanned('indexed')).toBe(0);
 });
 
-it('would otherwise read the whole table on every call, on the pool that serves everything else', async () => {
-  expect(await rowsScanned('db')).toBeGreaterThanOrEqual(QUEUED * ROUNDS);
+// The statements name the span of creation times of their emails, which their plans use even
+// without the delivery connections' setting: a guard against a change of statement that brings
+// the whole-table reads back.
+it('do so on the pool that serves everything else too', async () => {
+  expect(await rowsScanned('db')).toBe(0);
 });

@@ -198,20 +198,20 @@ export class DeliveryEngine {
       const admitted = await admitPaced(this.ctx, claimed, this.ctx.database.processKey, this.effects);
       const sending = new Set(admitted.send.map((e) => e.id));
       // Those pacing deferred are back in the queue already.
-      for (const e of claimed) if (!sending.has(e.id) && !admitted.giveBack.includes(e.id)) this.inHand.delete(e.id);
-      for (const id of admitted.giveBack) this.loop.track(this.giveBack(id));
+      for (const e of claimed) if (!sending.has(e.id) && !admitted.giveBack.includes(e)) this.inHand.delete(e.id);
+      for (const email of admitted.giveBack) this.loop.track(this.giveBack(email));
       return admitted.send;
     } catch (err) {
       // Nothing may go unpaced: the whole claim goes back to the queue for a moment.
       const until = new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS);
-      for (const email of claimed) this.loop.track(this.giveBack(email.id, until));
+      for (const email of claimed) this.loop.track(this.giveBack(email, until));
       throw err;
     }
   }
 
-  private async giveBack(id: string, until?: Date): Promise<void> {
-    await this.settle({ id, status: 'released', ...(until ? { until } : {}) });
-    this.inHand.delete(id);
+  private async giveBack(email: ClaimedEmail, until?: Date): Promise<void> {
+    await this.settle({ ...repo.outcomeOf(email), status: 'released', ...(until ? { until } : {}) });
+    this.inHand.delete(email.id);
   }
 
   /**
@@ -269,11 +269,12 @@ export class DeliveryEngine {
     session: number,
     beforeEnd: () => Promise<void>,
   ): Promise<Outcome> {
+    const of = repo.outcomeOf(email);
     const retry = (error: string): Outcome =>
       email.attempts >= this.options.maxAttempts
-        ? { id: email.id, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
+        ? { ...of, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
         : {
-            id: email.id,
+            ...of,
             status: 'retry',
             error,
             nextAttemptAt: new Date(
@@ -285,7 +286,7 @@ export class DeliveryEngine {
       const limit = (await pacingFor(this.ctx, email.project_id)).concurrency(domain);
       const key = `${email.project_id}:${domain}`;
       if (lane === 'campaign' && this.domains.full(key, limit)) {
-        return { id: email.id, status: 'released', until: new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS) };
+        return { ...of, status: 'released', until: new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS) };
       }
       const dkim = await this.signingKey(email.project_id, email.from_email);
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
@@ -326,12 +327,12 @@ export class DeliveryEngine {
           );
         }),
       );
-      if (!info) return { id: email.id, status: 'released' };
-      return { id: email.id, status: 'sent', response: info.response };
+      if (!info) return { ...of, status: 'released' };
+      return { ...of, status: 'sent', response: info.response };
     } catch (err) {
       if (err instanceof ContentLimitError) {
         return {
-          id: email.id,
+          ...of,
           status: 'failed',
           error:
             'Not sent: the plain-text part could not be made from the HTML: ' +
@@ -341,7 +342,7 @@ export class DeliveryEngine {
       const message = err instanceof Error ? err.message : String(err);
       // A refusal for good is also a hard bounce to the campaign guardrails (domain/campaign-guardrails.ts).
       return classifyFailure(err) === 'permanent'
-        ? { id: email.id, status: 'failed', error: message, rejected: true }
+        ? { ...of, status: 'failed', error: message, rejected: true }
         : retry(message);
     }
   }

@@ -33,6 +33,8 @@ export type ClaimedEmail = Pick<
   has_attachments: boolean;
   /** Whether it comes due at a slot that pacing gave it: it goes without taking another. */
   holds_slot: boolean;
+  /** When it was made, which names the partition of `emails` that holds it. */
+  created_at: Date;
 };
 
 /** How many due emails one claim may take from each lane (see `claimDueEmails`). */
@@ -47,6 +49,14 @@ export interface ClaimLimits {
 /** The conditions a due email meets in either lane: its time has come and no live process holds it. */
 const dueNow = (now: Date) => sql`status = 'queued' and next_attempt_at <= ${now}
   and (locked_until is null or (locked_until <= ${now} and (locked_by is null or ${ownerGone(sql`locked_by`)})))`;
+
+/**
+ * A condition on the email `e`: it was made between the first and the last `made` of the rows of
+ * `source`. The partitions of `emails` outside that span are never read: a statement that reaches
+ * its emails by an array of ids would otherwise probe the index on `id` of every month kept.
+ */
+const madeWithin = (source: SQL, made: SQL) =>
+  sql`e.created_at >= (select min(${made}) from ${source}) and e.created_at <= (select max(${made}) from ${source})`;
 
 /**
  * Claims due emails for the worker process `owner`: first mail without a campaign, then campaign
@@ -68,20 +78,21 @@ export async function claimDueEmails(
     ex,
     sql`
     with transactional as (
-      select id from emails where campaign_id is null and ${dueNow(now)}
+      select id, created_at from emails where campaign_id is null and ${dueNow(now)}
       order by next_attempt_at
       limit ${limits.transactional}
       for update skip locked),
     campaign as (
-      select id from emails where campaign_id is not null and ${dueNow(now)}
+      select id, created_at from emails where campaign_id is not null and ${dueNow(now)}
       order by next_attempt_at
       limit greatest(0, least(${limits.campaign}::int, ${limits.total}::int - (select count(*) from transactional)::int))
-      for update skip locked)
+      for update skip locked),
+    claimed as (select * from transactional union all select * from campaign)
     update emails e set locked_until = ${reclaimableAt}, locked_by = ${String(owner)}::bigint, attempts = e.attempts + 1
     -- the ids as an array: the rows are reached by primary key whatever the plan thinks of the
     -- table's size (planned while it was small, a semi-join read the whole table on every claim)
-    where e.id = any(array(select id from transactional union all select id from campaign))
-    returning e.id, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
+    where e.id = any(array(select id from claimed)) and ${madeWithin(sql`claimed`, sql`created_at`)}
+    returning e.id, e.created_at, e.project_id, e.contact_id, e.campaign_id, e.type, e.from_email, e.from_name, e.to_email, e.to_name,
       e.reply_to, e.subject, e.html, e.text, e.headers,
       (e.attachments is not null or e.attachment_set_id is not null) as has_attachments, e.message_id, e.attempts,
       coalesce(e.paced_at = e.next_attempt_at, false) as holds_slot`,
@@ -237,16 +248,26 @@ export interface FollowUp {
   id: string;
 }
 
-export type Outcome =
-  | { id: string; status: 'sent'; response: string }
-  /** `rejected`: the relay refused it for good (a 5xx answer), rather than given up after retries or unsendable. */
-  | { id: string; status: 'failed'; error: string; rejected?: boolean }
-  | { id: string; status: 'retry'; error: string; nextAttemptAt: Date }
-  /**
-   * Given back unsent, due again now or from `until`: the worker lost its session before sending,
-   * or the recipient domain has as many messages in flight as it may. No attempt is counted.
-   */
-  | { id: string; status: 'released'; until?: Date };
+/** Which email an outcome is for: its id, and when it was made, which names its partition. */
+export interface OutcomeOf {
+  id: string;
+  madeAt: Date;
+}
+
+export const outcomeOf = (email: ClaimedEmail): OutcomeOf => ({ id: email.id, madeAt: email.created_at });
+
+export type Outcome = OutcomeOf &
+  (
+    | { status: 'sent'; response: string }
+    /** `rejected`: the relay refused it for good (a 5xx answer), rather than given up after retries or unsendable. */
+    | { status: 'failed'; error: string; rejected?: boolean }
+    | { status: 'retry'; error: string; nextAttemptAt: Date }
+    /**
+     * Given back unsent, due again now or from `until`: the worker lost its session before sending,
+     * or the recipient domain has as many messages in flight as it may. No attempt is counted.
+     */
+    | { status: 'released'; until?: Date }
+  );
 
 /**
  * Writes a batch of delivery outcomes in one statement, with an `email.sent` or `email.failed`
@@ -280,6 +301,7 @@ function outcomeStatement(
 ): SQL {
   const rows = outcomes.map((o) => ({
     id: o.id,
+    made: o.madeAt,
     status: o.status === 'retry' || o.status === 'released' ? 'queued' : o.status,
     released: o.status === 'released',
     rejected: o.status === 'failed' && o.rejected === true,
@@ -295,7 +317,8 @@ function outcomeStatement(
   return sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as r(id uuid, status text, released boolean, rejected boolean, error text, response text, next timestamptz)),
+        as r(id uuid, made timestamptz, status text, released boolean, rejected boolean, error text, response text,
+          next timestamptz)),
     changed as (
       update emails e set
         status = case when i.status = 'queued' and ${effects.skipRetryWhen} then 'skipped' else i.status end,
@@ -312,7 +335,8 @@ function outcomeStatement(
         updated_at = ${now}
       from input i
       -- the ids as an array: the rows are reached by primary key, never through the queue's index
-      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.status = 'queued'
+      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id
+        and ${madeWithin(sql`input`, sql`made`)} and e.status = 'queued'
         and e.locked_by = ${String(owner)}::bigint
       returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error, i.rejected),
     final as (select * from changed where status in ('sent', 'failed', 'skipped')),

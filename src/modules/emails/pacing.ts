@@ -59,9 +59,7 @@ export async function admitPaced(
   });
   return {
     send: claimed.filter((e) => !decided.decisions.get(e.id)?.release),
-    giveBack: claimed.flatMap((e) =>
-      decided.decisions.get(e.id)?.release && !decided.released.has(e.id) ? [e.id] : [],
-    ),
+    giveBack: claimed.filter((e) => decided.decisions.get(e.id)?.release && !decided.released.has(e.id)),
   };
 }
 
@@ -69,7 +67,7 @@ export interface Admitted {
   /** To send now. */
   send: ClaimedEmail[];
   /** To give back through the outcomes: a cancelled or paused campaign's, which pacing would have deferred. */
-  giveBack: string[];
+  giveBack: ClaimedEmail[];
 }
 
 /** Gives each email the next slot of its recipient domain; those whose slot is ahead wait for it. */

@@ -24,8 +24,10 @@ export interface Database {
    * named prepared statements, planned once per connection: a plan made while a table looked empty,
    * on a new installation's first campaign, would otherwise go on scanning the whole table as it
    * grows, until an analyze of it replaced the plan (docs/performance.md, "The outcome statement's
-   * stale plan"). Behind a pooler they are direct connections (`databaseSessionUrl`), so the
-   * setting holds.
+   * stale plan"). Once means once: these sessions keep the generic plan, since the statements reach
+   * emails by arrays of ids, which no plan can narrow to a partition, and a plan made afresh for each
+   * call costs more than the call (docs/performance.md, "Emails partitioned by month"). Behind a
+   * pooler they are direct connections (`databaseSessionUrl`), so the settings hold.
    */
   indexed: Db;
   /** The server's address without credentials, for logs. */
@@ -256,7 +258,7 @@ async function openPostgres(
   const indexed = openPool(
     sessionUrl ?? url,
     INDEXED_POOL_SIZE,
-    sessionSettings(timeouts, `${NO_JIT} -c enable_seqscan=off`),
+    sessionSettings(timeouts, `${NO_JIT} -c enable_seqscan=off -c plan_cache_mode=force_generic_plan`),
   );
   if (pooled) await warnOfUnboundedStatements(pool, log);
   // The process lock and LISTEN live as long as their session: never on a pooled one.
