@@ -24,10 +24,11 @@ export interface Database {
    * named prepared statements, planned once per connection: a plan made while a table looked empty,
    * on a new installation's first campaign, would otherwise go on scanning the whole table as it
    * grows, until an analyze of it replaced the plan (docs/performance.md, "The outcome statement's
-   * stale plan"). Once means once: these sessions keep the generic plan, since the statements reach
-   * emails by arrays of ids, which no plan can narrow to a partition, and a plan made afresh for each
-   * call costs more than the call (docs/performance.md, "Emails partitioned by month"). Behind a
-   * pooler they are direct connections (`databaseSessionUrl`), so the settings hold.
+   * stale plan"). Once means once: these sessions keep the generic plan. The partitions of `emails`
+   * a call reads are chosen as it runs, from the creation times of its emails, so a plan made afresh
+   * for each call gains nothing and costs more than the call (docs/performance.md, "Emails
+   * partitioned by month"). Behind a pooler they are direct connections (`databaseSessionUrl`), so
+   * the settings hold.
    */
   indexed: Db;
   /** The server's address without credentials, for logs. */
