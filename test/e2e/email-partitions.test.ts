@@ -3,6 +3,8 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { generateKey, hashKey } from '../../src/domain/api-keys.js';
+import { campaignOutcomeEffects } from '../../src/modules/campaigns/counters.js';
+import { claimDueEmails, type EmailKey, keyOf, recordOutcomes } from '../../src/modules/emails/delivery-repo.js';
 import { maintainEmailStorage } from '../../src/modules/emails/storage.js';
 import { createProject } from '../../src/modules/projects/service.js';
 import type { AppContext } from '../../src/platform/context.js';
@@ -88,6 +90,55 @@ describe('emails partitioned by month', () => {
     expect((await recordWhen(api, id, (r) => r.status === 'sent')).to).toBe('reader@example.com');
     expect(await placement(ctx, p.id)).toEqual({ [monthPartition(ctx.clock.now())]: 1 });
     expect((await maintainEmailStorage(ctx)).made).toEqual([]);
+  });
+
+  it('claims and records in one statement emails made in different months, and only by their id and time', async () => {
+    const db = await database();
+    const service = await serve(db.env, 'serve');
+    const ctx = service.ctx;
+    const now = ctx.clock.now();
+    const earlier = new Date(now.getTime() - 70 * DAY);
+    await maintainPartitions(ctx.database, 'emails', earlier);
+    await maintainPartitions(ctx.database, 'emails', now);
+    const p = await createProject(ctx.db, 'spanned');
+    // A retry made ten weeks ago and a new email, both due.
+    await run(
+      ctx.db,
+      sql`insert into emails (id, project_id, type, status, from_email, to_email, subject, html, message_id,
+          next_attempt_at, created_at)
+        select gen_random_uuid(), ${p.id}::uuid, 'TRANSACTIONAL', 'queued', ${`a@${DOMAIN}`}, 'b@example.com', 's', 'h',
+          '<' || gen_random_uuid() || '@x>', ${now}::timestamptz - interval '1 second', t
+        from unnest(array[${earlier}::timestamptz, ${now}::timestamptz]) t`,
+    );
+    expect(await placement(ctx, p.id)).toEqual({ [monthPartition(earlier)]: 1, [monthPartition(now)]: 1 });
+
+    const owner = ctx.database.processKey;
+    const claimed = await claimDueEmails(
+      ctx.database.indexed,
+      now,
+      new Date(now.getTime() + 60_000),
+      { transactional: 10, campaign: 10, total: 10 },
+      owner,
+    );
+    expect(claimed.map((e) => e.created_at.toISOString()).sort()).toEqual(
+      [earlier.toISOString(), now.toISOString()].sort(),
+    );
+    const record = (keys: EmailKey[]) =>
+      recordOutcomes(
+        ctx.database.indexed,
+        keys.map((k) => ({ ...k, status: 'sent', response: '250 2.0.0 queued' })),
+        now,
+        owner,
+        campaignOutcomeEffects(ctx),
+        sql`false`,
+      );
+    // Named with the wrong time, an email is not found: its outcome changes nothing.
+    await record(claimed.map((e) => ({ id: e.id, madeAt: new Date(e.created_at.getTime() + DAY) })));
+    const statuses = () =>
+      run<{ status: string }>(ctx.db, sql`select status from emails where project_id = ${p.id} order by created_at`);
+    expect((await statuses()).rows.map((r) => r.status)).toEqual(['queued', 'queued']);
+    await record(claimed.map(keyOf));
+    expect((await statuses()).rows.map((r) => r.status)).toEqual(['sent', 'sent']);
   });
 
   it('drops, whole, the months past EMAIL_RETENTION_DAYS, but not one that holds an email still queued', async () => {

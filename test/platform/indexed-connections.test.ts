@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { campaignOutcomeEffects } from '../../src/modules/campaigns/counters.js';
-import { claimDueEmails, type OutcomeOf, outcomeOf, recordOutcomes } from '../../src/modules/emails/delivery-repo.js';
+import { claimDueEmails, type EmailKey, keyOf, recordOutcomes } from '../../src/modules/emails/delivery-repo.js';
 import { createProject } from '../../src/modules/projects/service.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { openDatabase, run } from '../../src/platform/db/client.js';
@@ -39,7 +39,7 @@ async function rowsScanned(connections: 'indexed' | 'db'): Promise<number> {
     let sent = 0;
     const limits = { transactional: 20, campaign: 20, total: 20 };
     const claim = () => claimDueEmails(ex, new Date(), new Date(Date.now() + 60_000), limits, owner);
-    const record = (emails: OutcomeOf[]) =>
+    const record = (emails: EmailKey[]) =>
       recordOutcomes(
         ex,
         emails.map((e) => ({ ...e, status: 'sent', response: '250 2.0.0 queued' })),
@@ -64,7 +64,7 @@ async function rowsScanned(connections: 'indexed' | 'db'): Promise<number> {
       for (let round = 0; round < ROUNDS; round++) {
         const claimed = await claim();
         expect(claimed).toHaveLength(limits.total);
-        await record(claimed.map(outcomeOf));
+        await record(claimed.map(keyOf));
         sent += claimed.length;
       }
     } finally {

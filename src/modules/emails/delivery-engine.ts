@@ -210,7 +210,7 @@ export class DeliveryEngine {
   }
 
   private async giveBack(email: ClaimedEmail, until?: Date): Promise<void> {
-    await this.settle({ ...repo.outcomeOf(email), status: 'released', ...(until ? { until } : {}) });
+    await this.settle({ ...repo.keyOf(email), status: 'released', ...(until ? { until } : {}) });
     this.inHand.delete(email.id);
   }
 
@@ -269,12 +269,12 @@ export class DeliveryEngine {
     session: number,
     beforeEnd: () => Promise<void>,
   ): Promise<Outcome> {
-    const of = repo.outcomeOf(email);
+    const ref = repo.keyOf(email);
     const retry = (error: string): Outcome =>
       email.attempts >= this.options.maxAttempts
-        ? { ...of, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
+        ? { ...ref, status: 'failed', error: `${error} (gave up after ${email.attempts} attempts)` }
         : {
-            ...of,
+            ...ref,
             status: 'retry',
             error,
             nextAttemptAt: new Date(
@@ -286,7 +286,7 @@ export class DeliveryEngine {
       const limit = (await pacingFor(this.ctx, email.project_id)).concurrency(domain);
       const key = `${email.project_id}:${domain}`;
       if (lane === 'campaign' && this.domains.full(key, limit)) {
-        return { ...of, status: 'released', until: new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS) };
+        return { ...ref, status: 'released', until: new Date(this.ctx.clock.now().getTime() + BUSY_DOMAIN_MS) };
       }
       const dkim = await this.signingKey(email.project_id, email.from_email);
       // A domain that stops verifying stops sending; its mail waits in case it verifies again.
@@ -327,12 +327,12 @@ export class DeliveryEngine {
           );
         }),
       );
-      if (!info) return { ...of, status: 'released' };
-      return { ...of, status: 'sent', response: info.response };
+      if (!info) return { ...ref, status: 'released' };
+      return { ...ref, status: 'sent', response: info.response };
     } catch (err) {
       if (err instanceof ContentLimitError) {
         return {
-          ...of,
+          ...ref,
           status: 'failed',
           error:
             'Not sent: the plain-text part could not be made from the HTML: ' +
@@ -342,7 +342,7 @@ export class DeliveryEngine {
       const message = err instanceof Error ? err.message : String(err);
       // A refusal for good is also a hard bounce to the campaign guardrails (domain/campaign-guardrails.ts).
       return classifyFailure(err) === 'permanent'
-        ? { ...of, status: 'failed', error: message, rejected: true }
+        ? { ...ref, status: 'failed', error: message, rejected: true }
         : retry(message);
     }
   }

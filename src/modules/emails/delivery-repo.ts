@@ -37,6 +37,14 @@ export type ClaimedEmail = Pick<
   created_at: Date;
 };
 
+/** An email as the statements that change it find it: its id, and when it was made, which names its partition. */
+export interface EmailKey {
+  id: string;
+  madeAt: Date;
+}
+
+export const keyOf = (email: ClaimedEmail): EmailKey => ({ id: email.id, madeAt: email.created_at });
+
 /** How many due emails one claim may take from each lane (see `claimDueEmails`). */
 export interface ClaimLimits {
   /** Mail without a campaign: `/v1/send`, workflow steps, campaign tests. Taken first. */
@@ -141,8 +149,7 @@ export async function latestHeldSlot(ex: Executor, projectId: string, domain: st
 }
 
 /** When a claimed email goes: at `at`, holding the pacing slot `slot` (or none); given back unless it goes now. */
-export interface PacedEmail {
-  id: string;
+export interface PacedEmail extends EmailKey {
   slot: Date | null;
   at: Date;
   release: boolean;
@@ -161,14 +168,15 @@ export async function holdSlots(ex: Executor, emails: PacedEmail[], owner: bigin
     sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(emails)}::jsonb)
-        as i(id uuid, slot timestamptz, at timestamptz, release boolean))
+        as i(id uuid, "madeAt" timestamptz, slot timestamptz, at timestamptz, release boolean))
     update emails e set paced_at = i.slot, next_attempt_at = i.at,
       locked_by = case when i.release then null else e.locked_by end,
       locked_until = case when i.release then null else e.locked_until end,
       attempts = case when i.release then e.attempts - 1 else e.attempts end
     from input i
     -- by primary key, as in recordOutcomes
-    where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id
+    where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.created_at = i."madeAt"
+      and ${madeWithin(sql`input`, sql`"madeAt"`)}
       and e.status = 'queued' and e.locked_by = ${String(owner)}::bigint and not (i.release and ${keep})
     returning case when i.release then e.id end as id`,
   );
@@ -248,15 +256,7 @@ export interface FollowUp {
   id: string;
 }
 
-/** Which email an outcome is for: its id, and when it was made, which names its partition. */
-export interface OutcomeOf {
-  id: string;
-  madeAt: Date;
-}
-
-export const outcomeOf = (email: ClaimedEmail): OutcomeOf => ({ id: email.id, madeAt: email.created_at });
-
-export type Outcome = OutcomeOf &
+export type Outcome = EmailKey &
   (
     | { status: 'sent'; response: string }
     /** `rejected`: the relay refused it for good (a 5xx answer), rather than given up after retries or unsendable. */
@@ -335,7 +335,7 @@ function outcomeStatement(
         updated_at = ${now}
       from input i
       -- the ids as an array: the rows are reached by primary key, never through the queue's index
-      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id
+      where e.id = any((select array_agg(id) from input)::uuid[]) and e.id = i.id and e.created_at = i.made
         and ${madeWithin(sql`input`, sql`made`)} and e.status = 'queued'
         and e.locked_by = ${String(owner)}::bigint
       returning e.id, e.project_id, e.contact_id, e.campaign_id, e.status, i.error, i.rejected),

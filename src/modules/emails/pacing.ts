@@ -42,7 +42,7 @@ export async function admitPaced(
       if (cap === null) continue;
       const granted = await takeVolume(tx, { projectId, domain, day: dayOf(now) }, emails.length, cap);
       for (const e of emails.slice(granted))
-        decisions.set(e.id, { id: e.id, slot: null, at: nextDay(now), release: true });
+        decisions.set(e.id, { ...repo.keyOf(e), slot: null, at: nextDay(now), release: true });
     }
     const limited = groupBy(
       paced.filter((e) => !decisions.has(e.id)),
@@ -83,7 +83,7 @@ async function takeSlots(
   await saveCursor(tx, limit.projectId, limit.domain, plan.next);
   return emails.map((e, i) => {
     const slot = plan.slots[i]!;
-    return { id: e.id, slot, at: slot, release: slot > now };
+    return { ...repo.keyOf(e), slot, at: slot, release: slot > now };
   });
 }
 

@@ -163,7 +163,10 @@ export async function dropPartitionsBefore(db: Db, table: string, cutoff: Date, 
     const dropped: string[] = [];
     for (const p of await partitionsOf(tx, table)) {
       if (p.isDefault || p.to === null || p.to > cutoff) continue;
-      if (keepWhile && (await run(tx, sql`select 1 from ${ident(p.name)} where ${keepWhile} limit 1`)).rows.length > 0)
+      if (
+        keepWhile &&
+        (await run(tx, sql`select 1 from ${ident(p.name)} where (${keepWhile}) limit 1`)).rows.length > 0
+      )
         continue;
       await run(tx, sql`alter table ${ident(table)} detach partition ${ident(p.name)}`);
       await run(tx, sql`drop table ${ident(p.name)}`);
