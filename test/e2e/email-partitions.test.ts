@@ -55,15 +55,22 @@ async function placement(ctx: AppContext, projectId: string): Promise<Record<str
   return Object.fromEntries(r.rows.map((x) => [x.p, x.n]));
 }
 
-/** Emails stored directly with the times and status given: the service stamps them with the present only. */
-async function storeEmails(ctx: AppContext, projectId: string, rows: { at: Date; status: string }[]): Promise<void> {
+/**
+ * Emails stored directly, made at the times given (the service stamps them with the present only),
+ * with their status, and due at `due` (by default years ahead: nothing sends them).
+ */
+async function storeEmails(
+  ctx: AppContext,
+  projectId: string,
+  rows: { at: Date; status: string; due?: Date }[],
+): Promise<void> {
   await run(
     ctx.db,
     sql`insert into emails (id, project_id, type, status, from_email, to_email, subject, html, message_id,
         next_attempt_at, created_at)
       select gen_random_uuid(), ${projectId}::uuid, 'TRANSACTIONAL', r.status, ${`a@${DOMAIN}`}, 'b@example.com', 's', 'h',
-        '<' || gen_random_uuid() || '@x>', r.at + interval '1000 days', r.at
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(at timestamptz, status text)`,
+        '<' || gen_random_uuid() || '@x>', coalesce(r.due, r.at + interval '1000 days'), r.at
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(at timestamptz, status text, due timestamptz)`,
   );
 }
 
@@ -102,14 +109,11 @@ describe('emails partitioned by month', () => {
     await maintainPartitions(ctx.database, 'emails', now);
     const p = await createProject(ctx.db, 'spanned');
     // A retry made ten weeks ago and a new email, both due.
-    await run(
-      ctx.db,
-      sql`insert into emails (id, project_id, type, status, from_email, to_email, subject, html, message_id,
-          next_attempt_at, created_at)
-        select gen_random_uuid(), ${p.id}::uuid, 'TRANSACTIONAL', 'queued', ${`a@${DOMAIN}`}, 'b@example.com', 's', 'h',
-          '<' || gen_random_uuid() || '@x>', ${now}::timestamptz - interval '1 second', t
-        from unnest(array[${earlier}::timestamptz, ${now}::timestamptz]) t`,
-    );
+    const due = new Date(now.getTime() - 1000);
+    await storeEmails(ctx, p.id, [
+      { at: earlier, status: 'queued', due },
+      { at: now, status: 'queued', due },
+    ]);
     expect(await placement(ctx, p.id)).toEqual({ [monthPartition(earlier)]: 1, [monthPartition(now)]: 1 });
 
     const owner = ctx.database.processKey;

@@ -66,6 +66,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_DELIVERY_RETENTION_DAYS/);
   });
 
+  it('keeps emails for ever unless EMAIL_RETENTION_DAYS says otherwise', () => {
+    expect(loadConfig({}).emailRetentionDays).toBeUndefined();
+    expect(loadConfig({ EMAIL_RETENTION_DAYS: '365' }).emailRetentionDays).toBe(365);
+    expect(() => loadConfig({ EMAIL_RETENTION_DAYS: '0' })).toThrow(/EMAIL_RETENTION_DAYS/);
+    expect(() => loadConfig({ EMAIL_RETENTION_DAYS: 'a year' })).toThrow(/EMAIL_RETENTION_DAYS/);
+  });
+
   it('keeps only the origin of SNS_TRUSTED_ORIGIN', () => {
     expect(loadConfig({ SNS_TRUSTED_ORIGIN: 'http://127.0.0.1:9000/some/path' }).snsTrustedOrigin).toBe(
       'http://127.0.0.1:9000',
